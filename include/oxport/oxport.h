@@ -1,0 +1,251 @@
+/*
+ * oxport — trace-based ONNX exporter.  Public API for host frameworks.
+ *
+ * A host creates a context, begins a trace, declares inputs and parameters,
+ * records every operator it executes (ox_trace_op), marks outputs and finishes
+ * the trace.  ox_export() then converts the traced graph through the loaded
+ * symbolic packs and writes an ONNX file.
+ *
+ * Conventions: every call returns an ox_status; on failure the context holds a
+ * message (ox_errmsg).  Values are referred to by ox_vid (0 is never a valid
+ * value).  Parameter bytes are borrowed from the host until the export that
+ * uses them returns, unless the host asks for a copy.
+ */
+#ifndef OXPORT_OXPORT_H
+#define OXPORT_OXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "oxport/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OX_VERSION_MAJOR 0
+#define OX_VERSION_MINOR 1
+#define OX_VERSION_PATCH 0
+#define OX_VERSION_STRING "0.1.0"
+
+/* Library version, e.g. "0.1.0".  May differ from OX_VERSION_STRING when a
+ * host runs against a newer shared library than it was compiled with. */
+OX_API const char *ox_version(void);
+
+typedef enum ox_status {
+    OX_OK = 0,
+    OX_EINVAL = 1,       /* bad argument from the caller */
+    OX_ENOMEM = 2,       /* allocation failed */
+    OX_EIO = 3,          /* file could not be read or written */
+    OX_EFORMAT = 4,      /* malformed ONNX / protobuf input */
+    OX_EUNSUPPORTED = 5, /* operator or argument not supported at the target opset */
+    OX_EPLUGIN = 6,      /* a symbolic pack was rejected or failed */
+    OX_ECONFIG = 7,      /* malformed YAML descriptor or config */
+    OX_ESTATE = 8,       /* call not valid in the object's current state */
+    OX_ECHECK = 9        /* model violates an ONNX structural rule */
+} ox_status;
+
+/* Short fixed description of a status code ("invalid argument", ...). */
+OX_API const char *ox_strerror(ox_status status);
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct ox_context ox_context;
+
+/* Flags for ox_context_new. */
+#define OX_CONTEXT_NO_DEFAULT_PLUGINS 0x1u /* do not scan the installed plugindir */
+#define OX_CONTEXT_NO_DEFAULT_OPSETS 0x2u  /* do not load the installed opset YAML */
+#define OX_CONTEXT_NO_ENV 0x4u             /* ignore OXPORT_PLUGIN_PATH / OXPORT_OPSET_DIR */
+
+OX_API ox_status ox_context_new(unsigned flags, ox_context **out);
+OX_API void ox_context_free(ox_context *ctx);
+
+/* The message describing the last failure on this context (never NULL). */
+OX_API const char *ox_errmsg(const ox_context *ctx);
+
+/* Add a directory (all *.so inside) or a single .so to the plugin search
+ * list.  Paths given here come first in search order; a plugin given this way
+ * may override an operator of a built-in pack. */
+OX_API ox_status ox_context_add_plugin_path(ox_context *ctx, const char *path);
+
+/* Use this directory of opset YAML descriptors instead of the installed one. */
+OX_API ox_status ox_context_set_opset_dir(ox_context *ctx, const char *dir);
+
+/* Load a user config (oxport.yaml): target opset, plugin dirs, disabled ops,
+ * custom domains.  May be called before or after plugins are loaded. */
+OX_API ox_status ox_context_load_config(ox_context *ctx, const char *path);
+
+/* Load everything configured so far (plugins and opsets).  Called implicitly
+ * by the first conversion; call it explicitly to see loader errors early. */
+OX_API ox_status ox_context_load(ox_context *ctx);
+
+/* Default target opset from the config (or OX_DEFAULT_OPSET). */
+#define OX_DEFAULT_OPSET 13
+OX_API int ox_context_target_opset(const ox_context *ctx);
+
+/* ------------------------------------------------------------------ graph */
+
+typedef struct ox_graph ox_graph;
+
+OX_API void ox_graph_free(ox_graph *g);
+
+/* Print the graph in the verbose format of torch.onnx:
+ *   graph(%x : Float(1, 3, 224, 224), ...) { ... return (%y); } */
+OX_API ox_status ox_graph_print(const ox_graph *g, FILE *out);
+
+OX_API size_t ox_graph_node_count(const ox_graph *g);
+
+/* Give axis `axis` of graph input or output `v` a symbolic name (dynamic axes). */
+OX_API ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const char *name);
+
+/* ------------------------------------------------------------------ trace */
+
+typedef struct ox_trace ox_trace;
+
+/* Ownership of tensor bytes handed to the engine. */
+typedef enum ox_ownership {
+    OX_BORROW = 0, /* host keeps the bytes alive until the export returns */
+    OX_COPY = 1    /* engine copies the bytes now */
+} ox_ownership;
+
+/* One recorded argument.  Build them with the ox_arg_* helpers below. */
+typedef struct ox_arg {
+    const char *name;
+    ox_arg_kind kind;
+    union {
+        ox_vid tensor;
+        int64_t i;     /* INT, BOOL (0/1), DTYPE (an ox_dtype) */
+        double f;      /* FLOAT */
+        const char *s; /* STRING */
+        struct { const int64_t *data; size_t n; } ints;
+        struct { const double *data; size_t n; } floats;
+        struct { const ox_vid *data; size_t n; } tensors; /* an entry may be 0 (None) */
+    } u;
+} ox_arg;
+
+/* Type of one recorded output, as the host computed it. */
+typedef struct ox_tensor_desc {
+    ox_dtype dtype;
+    uint32_t rank;
+    const int64_t *sizes; /* rank entries; -1 = unknown */
+} ox_tensor_desc;
+
+OX_API ox_status ox_trace_begin(ox_context *ctx, const char *model_name, ox_trace **out);
+
+/* Abandon a trace that will not be finished. */
+OX_API void ox_trace_abort(ox_trace *t);
+
+/* Graph input.  name may be NULL (then the exporter numbers it). */
+OX_API ox_status ox_trace_input(ox_trace *t, const char *name, ox_dtype dtype, uint32_t rank,
+                                const int64_t *sizes, ox_vid *out);
+
+/* Model parameter (weight or buffer), exported as an initializer. */
+OX_API ox_status ox_trace_param(ox_trace *t, const char *name, ox_dtype dtype, uint32_t rank,
+                                const int64_t *sizes, const void *data, ox_ownership own,
+                                ox_vid *out);
+
+/* A constant the forward pass created (not a parameter).  Converted graphs
+ * see it as a constant value; symbolic functions can read its data. */
+OX_API ox_status ox_trace_const(ox_trace *t, ox_dtype dtype, uint32_t rank, const int64_t *sizes,
+                                const void *data, ox_ownership own, ox_vid *out);
+
+/* Record one executed operator: qualified kind ("aten::conv2d",
+ * "fn::ConstantPadNd", "onnx::Relu"), its arguments by name in schema order,
+ * and the types of its outputs.  On success out_ids receives n_outputs new
+ * value ids.  An in-place op ("aten::relu_") also produces a new value: the
+ * host uses it from then on in place of the mutated tensor. */
+OX_API ox_status ox_trace_op(ox_trace *t, const char *kind, size_t n_args, const ox_arg *args,
+                             size_t n_outputs, const ox_tensor_desc *outputs, ox_vid *out_ids);
+
+/* Scopes: push "Sequential[features]" etc.; the model name is the root. */
+OX_API ox_status ox_trace_push_scope(ox_trace *t, const char *name);
+OX_API ox_status ox_trace_pop_scope(ox_trace *t);
+
+/* Mark a value as a graph output (in order).  name may be NULL. */
+OX_API ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name);
+
+/* Finish: the trace is consumed (freed) and, on success, *out owns the
+ * traced graph.  On failure the trace is freed too. */
+OX_API ox_status ox_trace_finish(ox_trace *t, ox_graph **out);
+
+/* Argument helpers. */
+static inline ox_arg ox_arg_tensor(const char *name, ox_vid v) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_TENSOR; a.u.tensor = v; return a;
+}
+static inline ox_arg ox_arg_none(const char *name) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_NONE; a.u.i = 0; return a;
+}
+static inline ox_arg ox_arg_int(const char *name, int64_t v) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_INT; a.u.i = v; return a;
+}
+static inline ox_arg ox_arg_bool(const char *name, int v) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_BOOL; a.u.i = v ? 1 : 0; return a;
+}
+static inline ox_arg ox_arg_float(const char *name, double v) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_FLOAT; a.u.f = v; return a;
+}
+static inline ox_arg ox_arg_string(const char *name, const char *v) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_STRING; a.u.s = v; return a;
+}
+static inline ox_arg ox_arg_dtype(const char *name, ox_dtype v) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_DTYPE; a.u.i = (int64_t)v; return a;
+}
+static inline ox_arg ox_arg_ints(const char *name, const int64_t *v, size_t n) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_INTS; a.u.ints.data = v; a.u.ints.n = n; return a;
+}
+static inline ox_arg ox_arg_floats(const char *name, const double *v, size_t n) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_FLOATS; a.u.floats.data = v; a.u.floats.n = n; return a;
+}
+static inline ox_arg ox_arg_tensors(const char *name, const ox_vid *v, size_t n) {
+    ox_arg a; a.name = name; a.kind = OX_ARG_TENSOR_LIST; a.u.tensors.data = v; a.u.tensors.n = n; return a;
+}
+
+/* ----------------------------------------------------------------- export */
+
+typedef struct ox_export_options {
+    uint32_t struct_size;          /* set by ox_export_options_init */
+    int opset;                     /* 0 = context default */
+    int export_params;             /* 1 (default): write weights */
+    int keep_initializers_as_inputs; /* -1 (default): only where the IR version requires it */
+    const char *const *input_names;  /* may name a prefix of inputs(+params when kept as inputs) */
+    size_t n_input_names;
+    const char *const *output_names;
+    size_t n_output_names;
+    uint64_t external_data_threshold; /* tensors >= this many bytes go to the side file when external data is on */
+    int external_data;             /* 0 = automatic (only past 2 GiB), 1 = always, -1 = never */
+    const char *external_data_location; /* side file name, default "<model>.onnx.data" */
+    FILE *verbose;                 /* when set, the converted graph is printed here */
+    int do_constant_folding;       /* reserved: accepted, folding pass is optional */
+    const char *producer_name;     /* default "oxport" */
+    const char *producer_version;  /* default ox_version() */
+} ox_export_options;
+
+OX_API void ox_export_options_init(ox_export_options *opts);
+
+/* Convert a traced graph to an ONNX-domain graph at `opset`.  Every problem
+ * found (unsupported ops, limitation hits) is reported at once in ox_errmsg
+ * with status OX_EUNSUPPORTED.  The traced graph is not modified. */
+OX_API ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_graph **out);
+
+/* Write an ONNX-domain graph to `path` (atomically).  The traced graph's
+ * borrowed parameter bytes must still be alive. */
+OX_API ox_status ox_write(ox_context *ctx, const ox_graph *onnx, const char *path,
+                          const ox_export_options *opts);
+
+/* Convert + passes + write in one call. */
+OX_API ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *path,
+                           const ox_export_options *opts);
+
+/* Read an ONNX file (external data resolved relative to it). */
+OX_API ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out);
+
+/* Structural check in the spirit of onnx.checker.  Each violation is one
+ * line written to `report` (may be NULL).  Returns OX_OK or OX_ECHECK. */
+OX_API ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OXPORT_OXPORT_H */

@@ -1,0 +1,192 @@
+/*
+ * oxport plugin ABI — for symbolic packs (.so files loaded with dlopen).
+ *
+ * A pack exports exactly one symbol, ox_plugin_entry, returning a pointer to
+ * a static ox_plugin_desc.  It never links against liboxport: everything it
+ * may call reaches it through the ox_api table handed to init() and to every
+ * symbolic function.  Build packs with -Wl,-z,defs.
+ *
+ * Compatibility rules:
+ *  - the first four fields of ox_plugin_desc never change;
+ *  - the engine rejects another ABI major, or a minor newer than its own;
+ *  - ox_api only ever grows at the end; check api->struct_size before using
+ *    a member added after the minor version you were built for.
+ *
+ * A symbolic function converts one recorded operator into ONNX nodes:
+ *
+ *     static int sym_elu(ox_sym *g, const ox_api *api) {
+ *         ox_vid x = api->arg_tensor(g, "self");
+ *         ox_onode *n = api->op(g, "Elu", 1, &x, 1);
+ *         api->attr_float(n, "alpha", api->arg_float(g, "alpha", 1.0));
+ *         return api->set_output(g, 0, api->node_output(n, 0));
+ *     }
+ *
+ * It returns 0 on success or the result of api->fail(...) (nonzero).
+ */
+#ifndef OXPORT_PLUGIN_H
+#define OXPORT_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "oxport/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OX_PLUGIN_MAGIC 0x4F58504Cu /* "OXPL" */
+#define OX_PLUGIN_ABI_MAJOR 1
+#define OX_PLUGIN_ABI_MINOR 0
+#define OX_PLUGIN_ENTRY_SYMBOL "ox_plugin_entry"
+
+typedef struct ox_sym ox_sym;     /* one symbolic call: the node being converted */
+typedef struct ox_onode ox_onode; /* an ONNX node under construction */
+typedef struct ox_api ox_api;
+
+typedef int (*ox_symbolic_fn)(ox_sym *g, const ox_api *api);
+
+/* One parameter of an operator's schema, in schema order. */
+typedef struct ox_param_decl {
+    const char *name; /* exactly as the host records it, e.g. "self", "kernel_size" */
+    ox_arg_kind kind;
+} ox_param_decl;
+
+/* One operator a pack converts. */
+typedef struct ox_op_decl {
+    const char *name;      /* qualified source name: "aten::elu", "fn::ConstantPadNd" */
+    int since_opset;       /* used for targets >= since_opset (highest one wins) */
+    const ox_param_decl *params;
+    uint32_t n_params;
+    uint32_t n_outputs;    /* forward arity */
+    ox_symbolic_fn symbolic;
+} ox_op_decl;
+
+typedef struct ox_plugin_desc {
+    /* ---- never changes ---- */
+    uint32_t magic;        /* OX_PLUGIN_MAGIC */
+    uint16_t abi_major;    /* OX_PLUGIN_ABI_MAJOR */
+    uint16_t abi_minor;    /* OX_PLUGIN_ABI_MINOR */
+    uint32_t struct_size;  /* sizeof(ox_plugin_desc) */
+    uint32_t op_decl_size; /* sizeof(ox_op_decl) */
+    /* ---- ABI 1.0 ---- */
+    const char *name;
+    const char *version;
+    const char *description;
+    const ox_op_decl *ops;
+    uint32_t n_ops;
+    /* Optional.  Return 0 on success; on failure write a message to err. */
+    int (*init)(const ox_api *api, char *err, size_t err_size);
+    void (*fini)(void);
+} ox_plugin_desc;
+
+/* Fills the fixed header of a descriptor. */
+#define OX_PLUGIN_HEADER                                                                    \
+    OX_PLUGIN_MAGIC, OX_PLUGIN_ABI_MAJOR, OX_PLUGIN_ABI_MINOR, (uint32_t)sizeof(ox_plugin_desc), \
+        (uint32_t)sizeof(ox_op_decl)
+
+typedef const ox_plugin_desc *(*ox_plugin_entry_fn)(void);
+
+#if defined(__GNUC__)
+#define OX_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define OX_PLUGIN_EXPORT
+#endif
+
+/* Functions the engine offers to packs.  Append-only. */
+struct ox_api {
+    uint32_t struct_size;
+    uint16_t abi_major;
+    uint16_t abi_minor;
+
+    /* --- context of the call --- */
+    int (*opset)(ox_sym *g);              /* target opset */
+    const char *(*op_name)(ox_sym *g);    /* "aten::elu" (as recorded, e.g. "aten::relu_") */
+    const char *(*scope)(ox_sym *g);
+
+    /* Fail the conversion of this node.  The message joins the export report
+     * with the node's op and scope.  Always returns nonzero. */
+    int (*fail)(ox_sym *g, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+
+    /* --- recorded arguments, by name ---
+     * A name the host did not record reads as the given default.  arg_kind
+     * returns OX_ARG_NONE both for None and for a name not recorded;
+     * arg_present tells the two apart. */
+    int (*arg_present)(ox_sym *g, const char *name);
+    ox_arg_kind (*arg_kind)(ox_sym *g, const char *name);
+    ox_vid (*arg_tensor)(ox_sym *g, const char *name);         /* 0 when None or absent */
+    size_t (*arg_tensors)(ox_sym *g, const char *name, const ox_vid **out);
+    int64_t (*arg_int)(ox_sym *g, const char *name, int64_t dflt);  /* INT, BOOL, DTYPE */
+    double (*arg_float)(ox_sym *g, const char *name, double dflt);  /* FLOAT, INT, BOOL */
+    const char *(*arg_string)(ox_sym *g, const char *name, const char *dflt);
+    /* INTS; a lone INT reads as a 1-list.  Returns the count, 0 when absent. */
+    size_t (*arg_ints)(ox_sym *g, const char *name, const int64_t **out);
+    size_t (*arg_floats)(ox_sym *g, const char *name, const double **out);
+
+    /* --- values --- */
+    ox_dtype (*dtype)(ox_sym *g, ox_vid v);
+    int (*rank)(ox_sym *g, ox_vid v);                           /* -1 when unknown */
+    int64_t (*size)(ox_sym *g, ox_vid v, int axis);             /* -1 unknown; negative axis counts from the end */
+    int (*is_const)(ox_sym *g, ox_vid v);
+    /* Constant's bytes (dtype, element count).  NULL if v is not constant. */
+    const void *(*const_data)(ox_sym *g, ox_vid v, ox_dtype *dtype, size_t *n_elems);
+    /* The seed's _scalar: a one-element constant as a double.  0 if not constant. */
+    int (*const_scalar)(ox_sym *g, ox_vid v, double *out);
+
+    /* --- building ONNX nodes ---
+     * op creates a node of the default domain with n_inputs inputs (0 entries
+     * are absent optional inputs) and n_outputs outputs.  op_domain creates it
+     * in another domain (that domain's opset_import is registered with the
+     * given version). */
+    ox_onode *(*op)(ox_sym *g, const char *op_type, size_t n_inputs, const ox_vid *inputs,
+                    size_t n_outputs);
+    ox_onode *(*op_domain)(ox_sym *g, const char *domain, int domain_version, const char *op_type,
+                           size_t n_inputs, const ox_vid *inputs, size_t n_outputs);
+    ox_vid (*node_output)(ox_onode *n, size_t i);
+    /* Typed attributes (the seed's alpha_f, dims_i, ...). */
+    void (*attr_float)(ox_onode *n, const char *name, double v);
+    void (*attr_int)(ox_onode *n, const char *name, int64_t v);
+    void (*attr_string)(ox_onode *n, const char *name, const char *v);
+    void (*attr_floats)(ox_onode *n, const char *name, const double *v, size_t count);
+    void (*attr_ints)(ox_onode *n, const char *name, const int64_t *v, size_t count);
+    void (*attr_strings)(ox_onode *n, const char *name, const char *const *v, size_t count);
+    /* Tensor attribute (e.g. Constant's value); data is copied. */
+    void (*attr_tensor)(ox_onode *n, const char *name, ox_dtype dtype, uint32_t rank,
+                        const int64_t *sizes, const void *data);
+    /* Optional type annotation of a node output (helps later passes/printing). */
+    void (*set_type)(ox_sym *g, ox_vid v, ox_dtype dtype, int rank, const int64_t *sizes);
+
+    /* --- constants --- */
+    /* A constant tensor (copied) as an initializer-free onnx::Constant value. */
+    ox_vid (*constant)(ox_sym *g, ox_dtype dtype, uint32_t rank, const int64_t *sizes,
+                       const void *data);
+    ox_vid (*const_ints)(ox_sym *g, const int64_t *v, size_t n); /* 1-D int64 */
+    ox_vid (*const_scalar_of)(ox_sym *g, ox_dtype dtype, double v); /* rank-0 tensor */
+    /* The seed's _if_scalar_type_as: a rank-0 constant of like's dtype. */
+    ox_vid (*scalar_like)(ox_sym *g, double v, ox_vid like);
+
+    /* --- results --- */
+    /* Map forward output i of the recorded op to ONNX value v.  Every output
+     * up to the declared arity must be set. */
+    int (*set_output)(ox_sym *g, size_t i, ox_vid v);
+
+    /* Debug/trace message (printed when the engine is verbose). */
+    void (*log)(ox_sym *g, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+};
+
+/* The one symbol a pack exports. */
+OX_PLUGIN_EXPORT const ox_plugin_desc *ox_plugin_entry(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OXPORT_PLUGIN_H */

@@ -1,0 +1,31 @@
+/*
+ * Bump allocator: a graph allocates everything it owns here and frees it in
+ * one call.  Chunks grow geometrically; large requests get a chunk of their own.
+ */
+#ifndef OXPORT_ARENA_H
+#define OXPORT_ARENA_H
+
+#include <stddef.h>
+
+typedef struct ox_arena_chunk ox_arena_chunk;
+
+typedef struct ox_arena {
+    ox_arena_chunk *head;
+    size_t next_size;
+    size_t total; /* bytes reserved, for diagnostics */
+} ox_arena;
+
+void ox_arena_init(ox_arena *a);
+void ox_arena_free(ox_arena *a);
+/* 16-byte aligned, zero-filled; NULL only when memory is exhausted. */
+void *ox_arena_alloc(ox_arena *a, size_t size);
+void *ox_arena_memdup(ox_arena *a, const void *p, size_t size);
+char *ox_arena_strdup(ox_arena *a, const char *s); /* NULL in, NULL out */
+char *ox_arena_strndup(ox_arena *a, const char *s, size_t n);
+char *ox_arena_printf(ox_arena *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif /* OXPORT_ARENA_H */

@@ -1,0 +1,35 @@
+/*
+ * User config (oxport.yaml): target opset, enabled opset range, plugin
+ * directories, disabled operators, custom domains.
+ */
+#ifndef OXPORT_CONFIG_H
+#define OXPORT_CONFIG_H
+
+#include <stddef.h>
+
+#include "context.h"
+
+typedef struct ox_config_domain {
+    char *domain;
+    int version;
+} ox_config_domain;
+
+typedef struct ox_config {
+    char *path;
+    int target_opset;  /* 0 = not set */
+    int min_opset, max_opset; /* 0 = not set */
+    char **plugin_dirs; /* resolved relative to the config file */
+    size_t n_plugin_dirs;
+    char **disabled_ops;
+    size_t n_disabled_ops;
+    ox_config_domain *domains;
+    size_t n_domains;
+    char *opset_dir;   /* NULL = default */
+} ox_config;
+
+/* Parse a config file.  Errors carry file:line:col and what was expected;
+ * unknown keys are errors. */
+ox_status ox_config_load(ox_context *ctx, const char *path, ox_config **out);
+void ox_config_free(ox_config *cfg);
+
+#endif /* OXPORT_CONFIG_H */

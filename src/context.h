@@ -1,0 +1,44 @@
+/*
+ * The engine context: error message, plugin search paths and loaded packs,
+ * opset descriptors, user config.
+ */
+#ifndef OXPORT_CONTEXT_H
+#define OXPORT_CONTEXT_H
+
+#include <stdbool.h>
+
+#include "oxport/oxport.h"
+
+struct ox_registry;  /* plugin_load.h */
+struct ox_opset_db;  /* opset_yaml.h */
+struct ox_config;    /* config.h */
+
+typedef struct ox_path_entry {
+    char *path;
+    bool explicit_path; /* given through the API/config: may override built-in packs */
+} ox_path_entry;
+
+struct ox_context {
+    unsigned flags;
+    ox_status last_status;
+    char *errmsg; /* malloc'd; never NULL after ox_context_new */
+    ox_path_entry *plugin_paths;
+    size_t n_plugin_paths, cap_plugin_paths;
+    char *opset_dir;       /* NULL = OXPORT_OPSET_DIR or the installed dir */
+    struct ox_config *config;
+    struct ox_registry *registry; /* NULL until loaded */
+    struct ox_opset_db *opsets;   /* NULL until loaded */
+    bool loaded;
+};
+
+/* Set the context's message; returns status so callers can `return ox_fail(...)`. */
+ox_status ox_fail(ox_context *ctx, ox_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Take ownership of a malloc'd message. */
+ox_status ox_fail_take(ox_context *ctx, ox_status status, char *msg);
+void ox_clear_error(ox_context *ctx);
+
+#endif /* OXPORT_CONTEXT_H */

@@ -1,0 +1,200 @@
+/*
+ * The intermediate representation shared by every stage: traced graphs
+ * (aten::/fn:: nodes with named arguments) and ONNX graphs (onnx:: nodes with
+ * attributes) use the same structures.
+ *
+ * Ownership: a graph owns all its nodes, values, strings and attribute data
+ * in one arena; ox_graph_free releases everything.  Tensor bytes are either
+ * borrowed from the host (tensor.owned == 0) or live in the arena.
+ */
+#ifndef OXPORT_IR_H
+#define OXPORT_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "oxport/oxport.h"
+
+/* Element size in bytes, 0 for OX_STRING / unknown. */
+size_t ox_dtype_size(ox_dtype t);
+/* "Float", "Long", ... as torch prints them (the seed's format). */
+const char *ox_dtype_torch_name(ox_dtype t);
+/* "float", "int64", ... (ONNX names, for messages). */
+const char *ox_dtype_name(ox_dtype t);
+bool ox_dtype_valid(int t);
+
+typedef struct ox_type {
+    ox_dtype dtype;   /* OX_UNDEFINED when unknown */
+    int32_t rank;     /* -1 when unknown */
+    int64_t *dims;    /* rank entries, -1 = unknown */
+    const char **dim_params; /* NULL, or rank entries (NULL = none): symbolic dims */
+} ox_type;
+
+typedef enum ox_value_kind {
+    OX_VAL_NODE = 0,  /* produced by a node */
+    OX_VAL_INPUT = 1, /* graph input */
+    OX_VAL_PARAM = 2, /* parameter -> initializer */
+    OX_VAL_CONST = 3  /* constant created in forward -> Constant node or initializer */
+} ox_value_kind;
+
+typedef struct ox_tensor_data {
+    const void *data; /* borrowed or arena-owned */
+    uint64_t nbytes;
+    bool owned;
+} ox_tensor_data;
+
+typedef struct ox_node ox_node;
+
+typedef struct ox_value {
+    ox_vid id;
+    const char *name;     /* may be NULL until the naming pass */
+    ox_type type;
+    ox_value_kind kind;
+    ox_node *producer;    /* for OX_VAL_NODE */
+    uint32_t producer_index;
+    uint32_t n_uses;      /* number of node input slots referring to it */
+    ox_tensor_data tensor; /* PARAM / CONST */
+    bool is_output;
+    const char *doc;
+} ox_value;
+
+/* ONNX attribute kinds: numbers are AttributeProto.AttributeType's. */
+typedef enum ox_attr_kind {
+    OX_ATTR_FLOAT = 1,
+    OX_ATTR_INT = 2,
+    OX_ATTR_STRING = 3,
+    OX_ATTR_TENSOR = 4,
+    OX_ATTR_GRAPH = 5,
+    OX_ATTR_FLOATS = 6,
+    OX_ATTR_INTS = 7,
+    OX_ATTR_STRINGS = 8,
+    OX_ATTR_TENSORS = 9
+} ox_attr_kind;
+
+/* A tensor held inside an attribute (e.g. Constant's value). */
+typedef struct ox_attr_tensor {
+    ox_dtype dtype;
+    uint32_t rank;
+    int64_t *dims;
+    ox_tensor_data data;
+    const char *name;
+} ox_attr_tensor;
+
+typedef struct ox_attr {
+    const char *name;
+    ox_attr_kind kind;
+    union {
+        double f; /* FLOAT (stored as double, written as float32) */
+        int64_t i;
+        struct { const char *p; size_t len; } s; /* STRING: bytes, may hold NULs */
+        ox_attr_tensor *t;
+        struct { double *p; size_t n; } floats;
+        struct { int64_t *p; size_t n; } ints;
+        struct { const char **p; size_t n; } strings;
+        struct { ox_attr_tensor **p; size_t n; } tensors;
+        struct ox_graph *g; /* GRAPH: kept from files read, not written by conversion */
+    } u;
+} ox_attr;
+
+/* A recorded argument of a traced node (deep-copied into the arena). */
+typedef struct ox_targ {
+    const char *name;
+    ox_arg_kind kind;
+    union {
+        ox_vid tensor;
+        int64_t i;
+        double f;
+        const char *s;
+        struct { int64_t *p; size_t n; } ints;
+        struct { double *p; size_t n; } floats;
+        struct { ox_vid *p; size_t n; } tensors;
+    } u;
+} ox_targ;
+
+struct ox_node {
+    uint32_t id;          /* creation order, stable */
+    const char *kind;     /* "aten::conv2d", "fn::ConstantPadNd", "onnx::Conv", "com.microsoft::Foo" */
+    const char *domain;   /* "" for the ONNX default domain; otherwise as written */
+    const char *op_type;  /* part after "::" */
+    const char *name;     /* node name (may be NULL until naming) */
+    const char *scope;    /* "AlexNet/Sequential[features]/Conv2d[0]" or "" */
+    const char *doc;      /* doc_string read from a file (the scope is written as doc_string) */
+    uint32_t n_inputs;
+    ox_vid *inputs;       /* 0 = absent optional input */
+    uint32_t n_outputs;
+    ox_vid *outputs;
+    uint32_t n_attrs;
+    ox_attr *attrs;       /* ONNX nodes */
+    uint32_t n_args;
+    ox_targ *args;        /* traced nodes; their tensor args are also listed in inputs */
+    ox_node *prev, *next; /* topological order */
+};
+
+typedef struct ox_opset_import {
+    const char *domain; /* "" = ai.onnx */
+    int64_t version;
+} ox_opset_import;
+
+struct ox_graph {
+    ox_arena arena;
+    const char *name;
+    const char *doc;
+    /* values[id] for id in [1, n_values); values[0] is NULL */
+    ox_value **values;
+    uint32_t n_values, cap_values;
+    ox_node *first, *last;
+    uint32_t n_nodes;
+    uint32_t next_node_id;
+    /* Graph inputs in declaration order (OX_VAL_INPUT). */
+    ox_vid *inputs;
+    uint32_t n_inputs, cap_inputs;
+    /* Parameters and initializers in declaration order (OX_VAL_PARAM; files
+     * read put every initializer here). */
+    ox_vid *params;
+    uint32_t n_params, cap_params;
+    ox_vid *outputs;
+    uint32_t n_outputs, cap_outputs;
+    /* Model-level metadata (set for ONNX graphs / files read). */
+    int64_t ir_version;
+    ox_opset_import *opsets;
+    uint32_t n_opsets, cap_opsets;
+    const char *producer_name;
+    const char *producer_version;
+    /* Values listed in GraphProto.value_info of a file read. */
+    /* Bytes that must stay alive (e.g. a mapped file a reader borrowed from). */
+    void *mapping;
+    size_t mapping_len;
+    bool is_onnx; /* true after conversion or when read from a file */
+};
+
+/* --- construction --- */
+ox_graph *ox_graph_new(const char *name);
+/* New value with a copy of the type (dims/dim_params may be NULL). */
+ox_value *ox_graph_add_value(ox_graph *g, ox_value_kind kind, ox_dtype dtype, int32_t rank,
+                             const int64_t *dims);
+ox_value *ox_graph_value(const ox_graph *g, ox_vid id); /* NULL when out of range */
+/* New node appended at the end; inputs copied; outputs created as new values
+ * (types undefined) unless n_outputs == 0.  kind is "domain::op_type"; for
+ * "onnx::X" the domain is "". */
+ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, const ox_vid *inputs,
+                           uint32_t n_outputs);
+void ox_graph_remove_node(ox_graph *g, ox_node *n); /* unlinks, updates use counts */
+void ox_graph_replace_uses(ox_graph *g, ox_vid from, ox_vid to); /* in node inputs and outputs list */
+int ox_graph_add_input(ox_graph *g, ox_vid v);
+int ox_graph_add_param(ox_graph *g, ox_vid v);
+int ox_graph_add_output(ox_graph *g, ox_vid v);
+int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version); /* adds or raises */
+int64_t ox_graph_opset(const ox_graph *g, const char *domain); /* 0 when absent */
+
+/* Attributes on ONNX nodes (data copied into the graph arena). */
+ox_attr *ox_node_add_attr(ox_graph *g, ox_node *n, const char *name, ox_attr_kind kind);
+const ox_attr *ox_node_attr(const ox_node *n, const char *name);
+/* Recorded argument of a traced node by name (NULL when not recorded). */
+const ox_targ *ox_node_arg(const ox_node *n, const char *name);
+
+/* IR version for a default-domain opset (DESIGN.md table). */
+int64_t ox_ir_version_for_opset(int64_t opset);
+
+#endif /* OXPORT_IR_H */

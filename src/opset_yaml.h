@@ -1,0 +1,60 @@
+/*
+ * YAML opset descriptors: per ONNX opset version, which operators are
+ * supported, their parameters (name + kind), and limitations with a human
+ * message.  opset_N.yaml inherits from the highest lower opset file and
+ * overrides only what changes.
+ */
+#ifndef OXPORT_OPSET_YAML_H
+#define OXPORT_OPSET_YAML_H
+
+#include <stddef.h>
+
+#include "context.h"
+#include "ir.h"
+#include "report.h"
+
+typedef struct ox_opset_db ox_opset_db;
+
+typedef struct ox_opset_param {
+    const char *name;
+    ox_arg_kind kind;
+    int optional; /* may be left unrecorded by a host (the symbolic has a default) */
+} ox_opset_param;
+
+typedef struct ox_opset_limitation {
+    const char *arg;      /* recorded argument the limitation is about */
+    const char *message;  /* human text */
+    /* The matcher is private to opset_yaml.c. */
+    const void *matcher;
+} ox_opset_limitation;
+
+typedef struct ox_opset_op {
+    const char *name;         /* "aten::max_pool2d" */
+    int declared_in;          /* opset file that last changed it */
+    const ox_opset_param *params;
+    size_t n_params;
+    const ox_opset_limitation *limitations;
+    size_t n_limitations;
+    const char *doc;          /* optional one-line description */
+} ox_opset_op;
+
+/* Load all opset_*.yaml in dir.  Errors: "file:line:col: expected ..., got ...". */
+ox_status ox_opset_db_load(ox_context *ctx, const char *dir, ox_opset_db **out);
+void ox_opset_db_free(ox_opset_db *db);
+int ox_opset_db_min(const ox_opset_db *db);
+int ox_opset_db_max(const ox_opset_db *db);
+/* Resolved (inherited) descriptor of op at opset; NULL = not declared there. */
+const ox_opset_op *ox_opset_db_lookup(const ox_opset_db *db, int opset, const char *name);
+/* Operators declared at opset, sorted by name. */
+size_t ox_opset_db_ops(const ox_opset_db *db, int opset, const ox_opset_op *const **out);
+/* Check a traced node's recorded arguments against op's descriptor at opset.
+ * Appends one line per problem, e.g.
+ *   "aten::max_pool2d(ceil_mode=True) at AlexNet/Sequential[features]/MaxPool2d[2]:
+ *    ceil_mode=True is not supported before opset 10; supported from opset 10"
+ * Returns the number of problems found. */
+size_t ox_opset_db_check_node(const ox_opset_db *db, int opset, const ox_graph *g,
+                              const ox_node *n, ox_report *r);
+/* Lowest opset >= from where op is declared and node hits no limitation; 0 = none. */
+int ox_opset_db_lifting_opset(const ox_opset_db *db, int from, const ox_graph *g, const ox_node *n);
+
+#endif /* OXPORT_OPSET_YAML_H */

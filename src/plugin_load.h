@@ -1,0 +1,54 @@
+/*
+ * Symbolic-pack loader and operator registry.
+ *
+ * Search order: paths given through the API (ox_context_add_plugin_path),
+ * OXPORT_PLUGIN_PATH (colon-separated), the config's plugin_dirs, then the
+ * installed plugindir unless OXPORT_NO_DEFAULT_PLUGINDIR is set or the
+ * context was created with OX_CONTEXT_NO_DEFAULT_PLUGINS.
+ */
+#ifndef OXPORT_PLUGIN_LOAD_H
+#define OXPORT_PLUGIN_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "context.h"
+#include "report.h"
+#include "oxport/plugin.h"
+
+typedef struct ox_registry ox_registry;
+
+typedef struct ox_plugin_info {
+    const char *path;
+    const ox_plugin_desc *desc;
+    bool explicit_path; /* came from the API/env/config rather than the installed dir */
+} ox_plugin_info;
+
+typedef struct ox_op_impl {
+    const ox_op_decl *decl;
+    const ox_plugin_info *plugin;
+    const ox_plugin_info *overrides; /* pack whose declaration this one replaced, or NULL */
+} ox_op_impl;
+
+/* Load every pack on the search path into ctx->registry (idempotent).
+ * On rejection of a pack the message names file, field and both values. */
+ox_status ox_registry_load(ox_context *ctx);
+void ox_registry_free(ox_registry *r);
+
+/* Validate one .so without adding it to a registry: every diagnostic goes
+ * to the report (for `oxport plugins --check`). */
+ox_status ox_plugin_check_file(ox_context *ctx, const char *path, ox_report *r);
+
+size_t ox_registry_plugins(const ox_registry *r, const ox_plugin_info *const **out);
+/* The implementation for target `opset`: highest since_opset <= opset.
+ * In-place names ("aten::relu_") resolve to the out-of-place op.  NULL when none. */
+const ox_op_impl *ox_registry_find(const ox_registry *r, const char *name, int opset);
+/* Lowest since_opset of any implementation of name, 0 when none. */
+int ox_registry_lowest_since(const ox_registry *r, const char *name);
+/* All implementations sorted by name then since_opset. */
+size_t ox_registry_ops(const ox_registry *r, const ox_op_impl *const **out);
+
+/* The table handed to packs (symbolic_api.c). */
+const ox_api *ox_symbolic_api(void);
+
+#endif /* OXPORT_PLUGIN_LOAD_H */
