@@ -41,4 +41,9 @@ ox_status ox_fail(ox_context *ctx, ox_status status, const char *fmt, ...)
 ox_status ox_fail_take(ox_context *ctx, ox_status status, char *msg);
 void ox_clear_error(ox_context *ctx);
 
+/* Plugin path with its provenance (config dirs are explicit too). */
+ox_status ox_context_add_plugin_path_ex(ox_context *ctx, const char *path, bool explicit_path);
+/* The opset descriptor directory in effect. */
+const char *ox_context_opset_dir(const ox_context *ctx);
+
 #endif /* OXPORT_CONTEXT_H */

@@ -162,12 +162,17 @@ struct ox_graph {
     uint32_t n_opsets, cap_opsets;
     const char *producer_name;
     const char *producer_version;
-    /* Values listed in GraphProto.value_info of a file read. */
-    /* Bytes that must stay alive (e.g. a mapped file a reader borrowed from). */
+    /* Bytes that must stay alive (e.g. a mapped file a reader borrowed from);
+     * released with mapping_free(mapping, mapping_len) by ox_graph_free. */
     void *mapping;
     size_t mapping_len;
+    void (*mapping_free)(void *mapping, size_t len);
     bool is_onnx; /* true after conversion or when read from a file */
 };
+
+/* Owned tensor bytes of at least this size are malloc'd (freed by
+ * ox_graph_free) instead of living in the arena, to keep arena chunks small. */
+#define OX_IR_MALLOC_THRESHOLD ((uint64_t)65536)
 
 /* --- construction --- */
 ox_graph *ox_graph_new(const char *name);
@@ -175,13 +180,23 @@ ox_graph *ox_graph_new(const char *name);
 ox_value *ox_graph_add_value(ox_graph *g, ox_value_kind kind, ox_dtype dtype, int32_t rank,
                              const int64_t *dims);
 ox_value *ox_graph_value(const ox_graph *g, ox_vid id); /* NULL when out of range */
+/* Replace a value's type (dims copied; dim_params cleared). */
+int ox_value_set_type(ox_graph *g, ox_value *v, ox_dtype dtype, int32_t rank, const int64_t *dims);
+int ox_value_set_dim_param(ox_graph *g, ox_value *v, uint32_t axis, const char *name);
+/* Copy tensor bytes into storage owned by the graph. */
+int ox_tensor_own(ox_graph *g, ox_tensor_data *t, const void *data, uint64_t nbytes);
 /* New node appended at the end; inputs copied; outputs created as new values
  * (types undefined) unless n_outputs == 0.  kind is "domain::op_type"; for
  * "onnx::X" the domain is "". */
 ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, const ox_vid *inputs,
                            uint32_t n_outputs);
 void ox_graph_remove_node(ox_graph *g, ox_node *n); /* unlinks, updates use counts */
-void ox_graph_replace_uses(ox_graph *g, ox_vid from, ox_vid to); /* in node inputs and outputs list */
+/* Move a node without touching use counts (for reordering passes). */
+void ox_graph_unlink_node(ox_graph *g, ox_node *n);
+void ox_graph_append_node(ox_graph *g, ox_node *n);
+/* Rewire every use of `from` to `to` (node inputs, traced args, graph outputs).
+ * O(nodes): fine for a one-off rewrite; passes rewrite many values in one sweep. */
+void ox_graph_replace_uses(ox_graph *g, ox_vid from, ox_vid to);
 int ox_graph_add_input(ox_graph *g, ox_vid v);
 int ox_graph_add_param(ox_graph *g, ox_vid v);
 int ox_graph_add_output(ox_graph *g, ox_vid v);

@@ -48,6 +48,10 @@ int ox_registry_lowest_since(const ox_registry *r, const char *name);
 /* All implementations sorted by name then since_opset. */
 size_t ox_registry_ops(const ox_registry *r, const ox_op_impl *const **out);
 
+/* After packs and opset YAML are loaded: every parameter kind a pack declares
+ * must agree with the YAML (called by ox_context_load). */
+ox_status ox_registry_crosscheck(ox_context *ctx);
+
 /* The table handed to packs (symbolic_api.c). */
 const ox_api *ox_symbolic_api(void);
 

@@ -1,0 +1,215 @@
+#include "context.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "opset_yaml.h"
+#include "plugin_load.h"
+
+static char oom_message[] = "out of memory";
+
+const char *ox_version(void)
+{
+    return OXPORT_VERSION;
+}
+
+const char *ox_strerror(ox_status status)
+{
+    switch (status) {
+    case OX_OK: return "success";
+    case OX_EINVAL: return "invalid argument";
+    case OX_ENOMEM: return "out of memory";
+    case OX_EIO: return "input/output error";
+    case OX_EFORMAT: return "malformed ONNX input";
+    case OX_EUNSUPPORTED: return "unsupported operator or argument";
+    case OX_EPLUGIN: return "symbolic pack rejected or failed";
+    case OX_ECONFIG: return "malformed YAML descriptor or config";
+    case OX_ESTATE: return "call not valid in this state";
+    case OX_ECHECK: return "ONNX structural rule violated";
+    }
+    return "unknown status";
+}
+
+static void set_message(ox_context *ctx, char *msg)
+{
+    if (ctx->errmsg != oom_message)
+        free(ctx->errmsg);
+    ctx->errmsg = msg ? msg : oom_message;
+}
+
+ox_status ox_fail(ox_context *ctx, ox_status status, const char *fmt, ...)
+{
+    if (!ctx)
+        return status;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *msg = NULL;
+    if (n >= 0 && (msg = malloc((size_t)n + 1))) {
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    set_message(ctx, msg);
+    ctx->last_status = status;
+    return status;
+}
+
+ox_status ox_fail_take(ox_context *ctx, ox_status status, char *msg)
+{
+    if (!ctx) {
+        free(msg);
+        return status;
+    }
+    set_message(ctx, msg);
+    ctx->last_status = status;
+    return status;
+}
+
+void ox_clear_error(ox_context *ctx)
+{
+    char *empty = malloc(1);
+    if (empty)
+        empty[0] = '\0';
+    set_message(ctx, empty);
+    ctx->last_status = OX_OK;
+}
+
+ox_status ox_context_new(unsigned flags, ox_context **out)
+{
+    if (!out)
+        return OX_EINVAL;
+    *out = NULL;
+    ox_context *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx)
+        return OX_ENOMEM;
+    ctx->flags = flags;
+    ctx->errmsg = calloc(1, 1);
+    if (!ctx->errmsg) {
+        free(ctx);
+        return OX_ENOMEM;
+    }
+    *out = ctx;
+    return OX_OK;
+}
+
+void ox_context_free(ox_context *ctx)
+{
+    if (!ctx)
+        return;
+    ox_registry_free(ctx->registry);
+    ox_opset_db_free(ctx->opsets);
+    ox_config_free(ctx->config);
+    for (size_t i = 0; i < ctx->n_plugin_paths; i++)
+        free(ctx->plugin_paths[i].path);
+    free(ctx->plugin_paths);
+    free(ctx->opset_dir);
+    if (ctx->errmsg != oom_message)
+        free(ctx->errmsg);
+    free(ctx);
+}
+
+const char *ox_errmsg(const ox_context *ctx)
+{
+    if (!ctx)
+        return "no context (ox_context_new failed or was not called)";
+    return ctx->errmsg ? ctx->errmsg : "";
+}
+
+ox_status ox_context_add_plugin_path_ex(ox_context *ctx, const char *path, bool explicit_path)
+{
+    if (!ctx || !path || !*path)
+        return ox_fail(ctx, OX_EINVAL, "ox_context_add_plugin_path: path is NULL or empty");
+    if (ctx->loaded)
+        return ox_fail(ctx, OX_ESTATE,
+                       "ox_context_add_plugin_path(\"%s\"): plugins are already loaded; add paths "
+                       "before the first conversion or ox_context_load",
+                       path);
+    if (ctx->n_plugin_paths == ctx->cap_plugin_paths) {
+        size_t ncap = ctx->cap_plugin_paths ? ctx->cap_plugin_paths * 2 : 8;
+        ox_path_entry *np = realloc(ctx->plugin_paths, ncap * sizeof(*np));
+        if (!np)
+            return ox_fail(ctx, OX_ENOMEM, "out of memory adding plugin path %s", path);
+        ctx->plugin_paths = np;
+        ctx->cap_plugin_paths = ncap;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        return ox_fail(ctx, OX_ENOMEM, "out of memory adding plugin path %s", path);
+    ctx->plugin_paths[ctx->n_plugin_paths].path = copy;
+    ctx->plugin_paths[ctx->n_plugin_paths].explicit_path = explicit_path;
+    ctx->n_plugin_paths++;
+    return OX_OK;
+}
+
+ox_status ox_context_add_plugin_path(ox_context *ctx, const char *path)
+{
+    return ox_context_add_plugin_path_ex(ctx, path, true);
+}
+
+ox_status ox_context_set_opset_dir(ox_context *ctx, const char *dir)
+{
+    if (!ctx || !dir || !*dir)
+        return ox_fail(ctx, OX_EINVAL, "ox_context_set_opset_dir: dir is NULL or empty");
+    if (ctx->loaded)
+        return ox_fail(ctx, OX_ESTATE,
+                       "ox_context_set_opset_dir(\"%s\"): opsets are already loaded", dir);
+    char *copy = strdup(dir);
+    if (!copy)
+        return ox_fail(ctx, OX_ENOMEM, "out of memory");
+    free(ctx->opset_dir);
+    ctx->opset_dir = copy;
+    return OX_OK;
+}
+
+/* Which descriptor directory applies: the API's, then OXPORT_OPSET_DIR, then
+ * the config's, then the installed one. */
+const char *ox_context_opset_dir(const ox_context *ctx)
+{
+    if (ctx->opset_dir)
+        return ctx->opset_dir;
+    if (!(ctx->flags & OX_CONTEXT_NO_ENV)) {
+        const char *env = getenv("OXPORT_OPSET_DIR");
+        if (env && *env)
+            return env;
+    }
+    if (ctx->config && ctx->config->opset_dir)
+        return ctx->config->opset_dir;
+    return OXPORT_OPSETDIR;
+}
+
+ox_status ox_context_load(ox_context *ctx)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    if (ctx->loaded)
+        return OX_OK;
+    ox_status st;
+    if (!ctx->opsets && !(ctx->flags & OX_CONTEXT_NO_DEFAULT_OPSETS)) {
+        st = ox_opset_db_load(ctx, ox_context_opset_dir(ctx), &ctx->opsets);
+        if (st != OX_OK)
+            return st;
+    }
+    st = ox_registry_load(ctx);
+    if (st != OX_OK)
+        return st;
+    if (ctx->opsets) {
+        st = ox_registry_crosscheck(ctx);
+        if (st != OX_OK)
+            return st;
+    }
+    ctx->loaded = true;
+    ox_clear_error(ctx);
+    return OX_OK;
+}
+
+int ox_context_target_opset(const ox_context *ctx)
+{
+    if (ctx && ctx->config && ctx->config->target_opset > 0)
+        return ctx->config->target_opset;
+    return OX_DEFAULT_OPSET;
+}

@@ -1,0 +1,405 @@
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Grow a malloc'd vector of ox_vid; the vectors live outside the arena
+ * because they are resized, and are freed with the graph. */
+static int vid_push(ox_vid **v, uint32_t *n, uint32_t *cap, ox_vid x)
+{
+    if (*n == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 16;
+        ox_vid *nv = realloc(*v, (size_t)ncap * sizeof(**v));
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = ncap;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+ox_graph *ox_graph_new(const char *name)
+{
+    ox_graph *g = calloc(1, sizeof(*g));
+    if (!g)
+        return NULL;
+    ox_arena_init(&g->arena);
+    g->name = ox_arena_strdup(&g->arena, name ? name : "");
+    g->n_values = 1; /* id 0 is "no value" */
+    g->cap_values = 64;
+    g->values = calloc(g->cap_values, sizeof(*g->values));
+    if (!g->name || !g->values) {
+        ox_graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+void ox_graph_free(ox_graph *g)
+{
+    if (!g)
+        return;
+    for (uint32_t i = 1; i < g->n_values; i++) {
+        ox_value *v = g->values[i];
+        /* owned tensor bytes larger than a page are malloc'd, see ox_tensor_own */
+        if (v && v->tensor.owned && v->tensor.data && v->tensor.nbytes >= OX_IR_MALLOC_THRESHOLD)
+            free((void *)v->tensor.data);
+    }
+    free(g->values);
+    free(g->inputs);
+    free(g->params);
+    free(g->outputs);
+    free(g->opsets);
+    if (g->mapping_free)
+        g->mapping_free(g->mapping, g->mapping_len);
+    ox_arena_free(&g->arena);
+    free(g);
+}
+
+ox_value *ox_graph_value(const ox_graph *g, ox_vid id)
+{
+    if (!g || id == 0 || id >= g->n_values)
+        return NULL;
+    return g->values[id];
+}
+
+ox_value *ox_graph_add_value(ox_graph *g, ox_value_kind kind, ox_dtype dtype, int32_t rank,
+                             const int64_t *dims)
+{
+    if (g->n_values == UINT32_MAX)
+        return NULL;
+    if (g->n_values == g->cap_values) {
+        uint32_t ncap = g->cap_values * 2;
+        ox_value **nv = realloc(g->values, (size_t)ncap * sizeof(*nv));
+        if (!nv)
+            return NULL;
+        g->values = nv;
+        g->cap_values = ncap;
+    }
+    ox_value *v = ox_arena_alloc(&g->arena, sizeof(*v));
+    if (!v)
+        return NULL;
+    v->id = g->n_values;
+    v->kind = kind;
+    v->type.dtype = dtype;
+    v->type.rank = rank;
+    if (rank > 0) {
+        v->type.dims = ox_arena_alloc(&g->arena, (size_t)rank * sizeof(int64_t));
+        if (!v->type.dims)
+            return NULL;
+        for (int32_t i = 0; i < rank; i++)
+            v->type.dims[i] = dims ? dims[i] : -1;
+    }
+    g->values[g->n_values++] = v;
+    return v;
+}
+
+int ox_value_set_type(ox_graph *g, ox_value *v, ox_dtype dtype, int32_t rank, const int64_t *dims)
+{
+    v->type.dtype = dtype;
+    v->type.dim_params = NULL;
+    if (rank <= 0) {
+        v->type.rank = rank;
+        v->type.dims = NULL;
+        return 0;
+    }
+    int64_t *d = ox_arena_alloc(&g->arena, (size_t)rank * sizeof(int64_t));
+    if (!d)
+        return -1;
+    for (int32_t i = 0; i < rank; i++)
+        d[i] = dims ? dims[i] : -1;
+    v->type.rank = rank;
+    v->type.dims = d;
+    return 0;
+}
+
+int ox_value_set_dim_param(ox_graph *g, ox_value *v, uint32_t axis, const char *name)
+{
+    if (v->type.rank <= 0 || axis >= (uint32_t)v->type.rank)
+        return -1;
+    if (!v->type.dim_params) {
+        v->type.dim_params = ox_arena_alloc(&g->arena, (size_t)v->type.rank * sizeof(char *));
+        if (!v->type.dim_params)
+            return -1;
+    }
+    v->type.dim_params[axis] = name ? ox_arena_strdup(&g->arena, name) : NULL;
+    return 0;
+}
+
+/* Split "domain::op" into domain ("" for onnx) and op_type. */
+static int split_kind(ox_graph *g, ox_node *n, const char *kind)
+{
+    const char *sep = strstr(kind, "::");
+    n->kind = ox_arena_strdup(&g->arena, kind);
+    if (!n->kind)
+        return -1;
+    if (!sep) {
+        n->domain = "";
+        n->op_type = n->kind;
+        return 0;
+    }
+    size_t dlen = (size_t)(sep - kind);
+    if (dlen == 4 && memcmp(kind, "onnx", 4) == 0)
+        n->domain = "";
+    else if (!(n->domain = ox_arena_strndup(&g->arena, kind, dlen)))
+        return -1;
+    n->op_type = n->kind + dlen + 2;
+    return 0;
+}
+
+ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, const ox_vid *inputs,
+                           uint32_t n_outputs)
+{
+    ox_node *n = ox_arena_alloc(&g->arena, sizeof(*n));
+    if (!n || split_kind(g, n, kind) != 0)
+        return NULL;
+    n->id = g->next_node_id++;
+    n->scope = "";
+    if (n_inputs) {
+        n->inputs = ox_arena_alloc(&g->arena, (size_t)n_inputs * sizeof(ox_vid));
+        if (!n->inputs)
+            return NULL;
+        for (uint32_t i = 0; i < n_inputs; i++) {
+            n->inputs[i] = inputs ? inputs[i] : 0;
+            ox_value *v = ox_graph_value(g, n->inputs[i]);
+            if (v)
+                v->n_uses++;
+        }
+    }
+    n->n_inputs = n_inputs;
+    if (n_outputs) {
+        n->outputs = ox_arena_alloc(&g->arena, (size_t)n_outputs * sizeof(ox_vid));
+        if (!n->outputs)
+            return NULL;
+        for (uint32_t i = 0; i < n_outputs; i++) {
+            ox_value *v = ox_graph_add_value(g, OX_VAL_NODE, OX_UNDEFINED, -1, NULL);
+            if (!v)
+                return NULL;
+            v->producer = n;
+            v->producer_index = i;
+            n->outputs[i] = v->id;
+        }
+    }
+    n->n_outputs = n_outputs;
+    n->prev = g->last;
+    if (g->last)
+        g->last->next = n;
+    else
+        g->first = n;
+    g->last = n;
+    g->n_nodes++;
+    return n;
+}
+
+void ox_graph_remove_node(ox_graph *g, ox_node *n)
+{
+    for (uint32_t i = 0; i < n->n_inputs; i++) {
+        ox_value *v = ox_graph_value(g, n->inputs[i]);
+        if (v && v->n_uses)
+            v->n_uses--;
+    }
+    for (uint32_t i = 0; i < n->n_outputs; i++) {
+        ox_value *v = ox_graph_value(g, n->outputs[i]);
+        if (v && v->producer == n)
+            v->producer = NULL;
+    }
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        g->first = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        g->last = n->prev;
+    n->prev = n->next = NULL;
+    g->n_nodes--;
+}
+
+void ox_graph_unlink_node(ox_graph *g, ox_node *n)
+{
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        g->first = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        g->last = n->prev;
+    n->prev = n->next = NULL;
+}
+
+void ox_graph_append_node(ox_graph *g, ox_node *n)
+{
+    n->next = NULL;
+    n->prev = g->last;
+    if (g->last)
+        g->last->next = n;
+    else
+        g->first = n;
+    g->last = n;
+}
+
+void ox_graph_replace_uses(ox_graph *g, ox_vid from, ox_vid to)
+{
+    ox_value *vf = ox_graph_value(g, from);
+    ox_value *vt = ox_graph_value(g, to);
+    if (!vf || !vt || from == to)
+        return;
+    for (ox_node *n = g->first; n; n = n->next) {
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            if (n->inputs[i] == from) {
+                n->inputs[i] = to;
+                vf->n_uses--;
+                vt->n_uses++;
+            }
+        }
+        for (uint32_t i = 0; i < n->n_args; i++) {
+            ox_targ *a = &n->args[i];
+            if (a->kind == OX_ARG_TENSOR && a->u.tensor == from)
+                a->u.tensor = to;
+            else if (a->kind == OX_ARG_TENSOR_LIST)
+                for (size_t k = 0; k < a->u.tensors.n; k++)
+                    if (a->u.tensors.p[k] == from)
+                        a->u.tensors.p[k] = to;
+        }
+    }
+    for (uint32_t i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] == from)
+            g->outputs[i] = to;
+}
+
+int ox_graph_add_input(ox_graph *g, ox_vid v)
+{
+    return vid_push(&g->inputs, &g->n_inputs, &g->cap_inputs, v);
+}
+
+int ox_graph_add_param(ox_graph *g, ox_vid v)
+{
+    return vid_push(&g->params, &g->n_params, &g->cap_params, v);
+}
+
+int ox_graph_add_output(ox_graph *g, ox_vid v)
+{
+    ox_value *val = ox_graph_value(g, v);
+    if (!val)
+        return -1;
+    val->is_output = true;
+    return vid_push(&g->outputs, &g->n_outputs, &g->cap_outputs, v);
+}
+
+int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version)
+{
+    if (!domain || strcmp(domain, "ai.onnx") == 0)
+        domain = "";
+    for (uint32_t i = 0; i < g->n_opsets; i++) {
+        if (strcmp(g->opsets[i].domain, domain) == 0) {
+            if (version > g->opsets[i].version)
+                g->opsets[i].version = version;
+            return 0;
+        }
+    }
+    if (g->n_opsets == g->cap_opsets) {
+        uint32_t ncap = g->cap_opsets ? g->cap_opsets * 2 : 4;
+        ox_opset_import *no = realloc(g->opsets, (size_t)ncap * sizeof(*no));
+        if (!no)
+            return -1;
+        g->opsets = no;
+        g->cap_opsets = ncap;
+    }
+    const char *d = ox_arena_strdup(&g->arena, domain);
+    if (!d)
+        return -1;
+    g->opsets[g->n_opsets].domain = d;
+    g->opsets[g->n_opsets].version = version;
+    g->n_opsets++;
+    return 0;
+}
+
+int64_t ox_graph_opset(const ox_graph *g, const char *domain)
+{
+    if (!domain || strcmp(domain, "ai.onnx") == 0)
+        domain = "";
+    for (uint32_t i = 0; i < g->n_opsets; i++)
+        if (strcmp(g->opsets[i].domain, domain) == 0)
+            return g->opsets[i].version;
+    return 0;
+}
+
+ox_attr *ox_node_add_attr(ox_graph *g, ox_node *n, const char *name, ox_attr_kind kind)
+{
+    /* Attributes are few per node: replace in place when the name repeats,
+     * otherwise grow the array (old storage stays in the arena). */
+    for (uint32_t i = 0; i < n->n_attrs; i++) {
+        if (strcmp(n->attrs[i].name, name) == 0) {
+            ox_attr *a = &n->attrs[i];
+            memset(&a->u, 0, sizeof(a->u));
+            a->kind = kind;
+            return a;
+        }
+    }
+    ox_attr *na = ox_arena_alloc(&g->arena, (size_t)(n->n_attrs + 1) * sizeof(*na));
+    if (!na)
+        return NULL;
+    if (n->n_attrs)
+        memcpy(na, n->attrs, (size_t)n->n_attrs * sizeof(*na));
+    ox_attr *a = &na[n->n_attrs];
+    a->name = ox_arena_strdup(&g->arena, name);
+    if (!a->name)
+        return NULL;
+    a->kind = kind;
+    n->attrs = na;
+    n->n_attrs++;
+    return a;
+}
+
+const ox_attr *ox_node_attr(const ox_node *n, const char *name)
+{
+    for (uint32_t i = 0; i < n->n_attrs; i++)
+        if (strcmp(n->attrs[i].name, name) == 0)
+            return &n->attrs[i];
+    return NULL;
+}
+
+const ox_targ *ox_node_arg(const ox_node *n, const char *name)
+{
+    for (uint32_t i = 0; i < n->n_args; i++)
+        if (strcmp(n->args[i].name, name) == 0)
+            return &n->args[i];
+    return NULL;
+}
+
+size_t ox_graph_node_count(const ox_graph *g)
+{
+    return g ? g->n_nodes : 0;
+}
+
+ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const char *name)
+{
+    ox_value *val = ox_graph_value(g, v);
+    if (!val || !name || !*name)
+        return OX_EINVAL;
+    if (val->kind != OX_VAL_INPUT && !val->is_output)
+        return OX_EINVAL;
+    if (val->type.rank <= 0 || axis >= (uint32_t)val->type.rank)
+        return OX_EINVAL;
+    return ox_value_set_dim_param(g, val, axis, name) == 0 ? OX_OK : OX_ENOMEM;
+}
+
+int ox_tensor_own(ox_graph *g, ox_tensor_data *t, const void *data, uint64_t nbytes)
+{
+    void *copy;
+    if (nbytes >= OX_IR_MALLOC_THRESHOLD) {
+        copy = malloc(nbytes);
+    } else {
+        copy = ox_arena_alloc(&g->arena, nbytes ? nbytes : 1);
+    }
+    if (!copy)
+        return -1;
+    if (nbytes)
+        memcpy(copy, data, nbytes);
+    t->data = copy;
+    t->nbytes = nbytes;
+    t->owned = true;
+    return 0;
+}

@@ -1,0 +1,161 @@
+/* The IR: arena, values, nodes, use counts, attributes, opsets. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ir.h"
+
+START_TEST(arena_alignment_and_zeroing)
+{
+    ox_arena a;
+    ox_arena_init(&a);
+    for (int i = 1; i < 2000; i += 7) {
+        unsigned char *p = ox_arena_alloc(&a, (size_t)i);
+        ck_assert_ptr_nonnull(p);
+        ck_assert_uint_eq((uintptr_t)p % 16, 0);
+        for (int k = 0; k < i; k++)
+            ck_assert_uint_eq(p[k], 0);
+        memset(p, 0xab, (size_t)i);
+    }
+    /* an oversized block does not break the chunk small allocations use */
+    void *big = ox_arena_alloc(&a, 5u << 20);
+    ck_assert_ptr_nonnull(big);
+    char *s = ox_arena_printf(&a, "%s-%d", "conv", 7);
+    ck_assert_str_eq(s, "conv-7");
+    ck_assert_str_eq(ox_arena_strndup(&a, "abcdef", 3), "abc");
+    ck_assert_ptr_null(ox_arena_strdup(&a, NULL));
+    ox_arena_free(&a);
+}
+END_TEST
+
+START_TEST(values_nodes_and_uses)
+{
+    ox_graph *g = ox_graph_new("Net");
+    ck_assert_ptr_nonnull(g);
+    int64_t dims[] = {1, 3, 8, 8};
+    ox_value *x = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 4, dims);
+    ck_assert_uint_eq(x->id, 1);
+    ck_assert_int_eq(ox_graph_add_input(g, x->id), 0);
+    ck_assert_ptr_null(ox_graph_value(g, 0));
+    ck_assert_ptr_null(ox_graph_value(g, 99));
+
+    ox_node *relu = ox_graph_add_node(g, "onnx::Relu", 1, &x->id, 1);
+    ck_assert_str_eq(relu->domain, "");
+    ck_assert_str_eq(relu->op_type, "Relu");
+    ck_assert_uint_eq(x->n_uses, 1);
+    ox_vid y = relu->outputs[0];
+    ck_assert_ptr_eq(ox_graph_value(g, y)->producer, relu);
+
+    ox_node *custom = ox_graph_add_node(g, "com.microsoft::Gelu", 1, &y, 1);
+    ck_assert_str_eq(custom->domain, "com.microsoft");
+    ck_assert_str_eq(custom->op_type, "Gelu");
+    ck_assert_uint_eq(g->n_nodes, 2);
+
+    /* rewiring moves use counts */
+    ox_graph_replace_uses(g, y, x->id);
+    ck_assert_uint_eq(custom->inputs[0], x->id);
+    ck_assert_uint_eq(x->n_uses, 2);
+    ck_assert_uint_eq(ox_graph_value(g, y)->n_uses, 0);
+
+    ox_graph_remove_node(g, relu);
+    ck_assert_uint_eq(g->n_nodes, 1);
+    ck_assert_ptr_eq(g->first, custom);
+    ck_assert_uint_eq(x->n_uses, 1);
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(attributes_replace_by_name)
+{
+    ox_graph *g = ox_graph_new("Net");
+    ox_node *n = ox_graph_add_node(g, "onnx::Gemm", 0, NULL, 1);
+    ox_attr *a = ox_node_add_attr(g, n, "alpha", OX_ATTR_FLOAT);
+    a->u.f = 2.0;
+    ox_attr *b = ox_node_add_attr(g, n, "transB", OX_ATTR_INT);
+    b->u.i = 1;
+    a = ox_node_add_attr(g, n, "alpha", OX_ATTR_FLOAT);
+    a->u.f = 0.5;
+    ck_assert_uint_eq(n->n_attrs, 2);
+    ck_assert_double_eq(ox_node_attr(n, "alpha")->u.f, 0.5);
+    ck_assert_int_eq(ox_node_attr(n, "transB")->u.i, 1);
+    ck_assert_ptr_null(ox_node_attr(n, "beta"));
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(opsets_and_ir_versions)
+{
+    ox_graph *g = ox_graph_new("m");
+    ck_assert_int_eq(ox_graph_opset(g, ""), 0);
+    ox_graph_set_opset(g, "", 9);
+    ox_graph_set_opset(g, "ai.onnx", 13); /* same domain, raised */
+    ox_graph_set_opset(g, "com.example", 1);
+    ck_assert_uint_eq(g->n_opsets, 2);
+    ck_assert_int_eq(ox_graph_opset(g, ""), 13);
+    ck_assert_int_eq(ox_graph_opset(g, "com.example"), 1);
+    ox_graph_free(g);
+
+    ck_assert_int_eq(ox_ir_version_for_opset(8), 3);
+    ck_assert_int_eq(ox_ir_version_for_opset(9), 4);
+    ck_assert_int_eq(ox_ir_version_for_opset(10), 5);
+    ck_assert_int_eq(ox_ir_version_for_opset(11), 6);
+    ck_assert_int_eq(ox_ir_version_for_opset(13), 7);
+    ck_assert_int_eq(ox_ir_version_for_opset(17), 8);
+    ck_assert_int_eq(ox_ir_version_for_opset(20), 9);
+    ck_assert_int_eq(ox_ir_version_for_opset(21), 10);
+}
+END_TEST
+
+START_TEST(owned_tensors_large_and_small)
+{
+    ox_graph *g = ox_graph_new("m");
+    ox_tensor_data small = {0}, large = {0};
+    float s[4] = {1, 2, 3, 4};
+    size_t big_n = (size_t)OX_IR_MALLOC_THRESHOLD * 2;
+    unsigned char *b = malloc(big_n);
+    memset(b, 7, big_n);
+    ck_assert_int_eq(ox_tensor_own(g, &small, s, sizeof s), 0);
+    ck_assert_int_eq(ox_tensor_own(g, &large, b, big_n), 0);
+    free(b);
+    ck_assert_mem_eq(small.data, s, sizeof s);
+    ck_assert_uint_eq(((const unsigned char *)large.data)[big_n - 1], 7);
+    /* the large copy belongs to a value so ox_graph_free releases it (ASan checks) */
+    int64_t d = (int64_t)big_n;
+    ox_value *v = ox_graph_add_value(g, OX_VAL_PARAM, OX_UINT8, 1, &d);
+    v->tensor = large;
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(dtype_tables)
+{
+    ck_assert_uint_eq(ox_dtype_size(OX_FLOAT), 4);
+    ck_assert_uint_eq(ox_dtype_size(OX_INT64), 8);
+    ck_assert_uint_eq(ox_dtype_size(OX_BOOL), 1);
+    ck_assert_uint_eq(ox_dtype_size(OX_FLOAT16), 2);
+    ck_assert_str_eq(ox_dtype_torch_name(OX_FLOAT), "Float");
+    ck_assert_str_eq(ox_dtype_torch_name(OX_INT64), "Long");
+    ck_assert(!ox_dtype_valid(0));
+    ck_assert(!ox_dtype_valid(14));
+    ck_assert(ox_dtype_valid(OX_BFLOAT16));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ir");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, arena_alignment_and_zeroing);
+    tcase_add_test(tc, values_nodes_and_uses);
+    tcase_add_test(tc, attributes_replace_by_name);
+    tcase_add_test(tc, opsets_and_ir_versions);
+    tcase_add_test(tc, owned_tensors_large_and_small);
+    tcase_add_test(tc, dtype_tables);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

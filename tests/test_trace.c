@@ -1,0 +1,193 @@
+/* The tracer API as a host uses it: recording, scopes, validation messages. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "ir.h"
+#include "oxport/oxport.h"
+
+static ox_context *ctx;
+static ox_trace *t;
+
+static void setup(void)
+{
+    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS | OX_CONTEXT_NO_ENV, &ctx), OX_OK);
+    ck_assert_int_eq(ox_trace_begin(ctx, "Net", &t), OX_OK);
+}
+
+static void teardown(void)
+{
+    ox_trace_abort(t);
+    t = NULL;
+    ox_context_free(ctx);
+}
+
+static const int64_t shape4[] = {1, 3, 4, 4};
+static const ox_tensor_desc f4 = {OX_FLOAT, 4, shape4};
+
+START_TEST(records_ops_with_named_args_and_scopes)
+{
+    ox_vid x, w, y;
+    float wdata[3 * 3] = {0};
+    int64_t wshape[] = {3, 3, 1, 1};
+    ck_assert_int_eq(ox_trace_input(t, "x", OX_FLOAT, 4, shape4, &x), OX_OK);
+    ck_assert_int_eq(ox_trace_param(t, "conv.weight", OX_FLOAT, 4, wshape, wdata, OX_BORROW, &w), OX_OK);
+    ck_assert_int_eq(ox_trace_push_scope(t, "Conv2d[conv]"), OX_OK);
+    int64_t stride[] = {1, 1};
+    ox_arg args[] = {ox_arg_tensor("input", x), ox_arg_tensor("weight", w), ox_arg_none("bias"),
+                     ox_arg_ints("stride", stride, 2), ox_arg_int("groups", 1)};
+    ck_assert_int_eq(ox_trace_op(t, "aten::conv2d", 5, args, 1, &f4, &y), OX_OK);
+    ck_assert_int_eq(ox_trace_pop_scope(t), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, y, "out"), OX_OK);
+
+    ox_graph *g;
+    ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
+    t = NULL;
+    ck_assert_uint_eq(g->n_nodes, 1);
+    ox_node *n = g->first;
+    ck_assert_str_eq(n->kind, "aten::conv2d");
+    ck_assert_str_eq(n->domain, "aten");
+    ck_assert_str_eq(n->scope, "Net/Conv2d[conv]");
+    ck_assert_uint_eq(n->n_inputs, 2); /* tensor args, None excluded */
+    ck_assert_uint_eq(n->n_args, 5);
+    ck_assert_int_eq(ox_node_arg(n, "bias")->kind, OX_ARG_NONE);
+    ck_assert_int_eq(ox_node_arg(n, "stride")->u.ints.p[1], 1);
+    ck_assert_ptr_eq(ox_graph_value(g, w)->tensor.data, wdata); /* borrowed, not copied */
+    ck_assert_uint_eq(ox_graph_value(g, w)->tensor.nbytes, sizeof wdata);
+    ck_assert_str_eq(ox_graph_value(g, y)->name, "out");
+    ck_assert_int_eq(ox_graph_value(g, y)->type.dims[3], 4);
+    ck_assert_uint_eq(g->n_params, 1);
+    ck_assert_uint_eq(g->n_outputs, 1);
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(inplace_ops_get_new_values)
+{
+    ox_vid x, a, b;
+    ck_assert_int_eq(ox_trace_input(t, NULL, OX_FLOAT, 4, shape4, &x), OX_OK);
+    ox_arg arg = ox_arg_tensor("self", x);
+    ck_assert_int_eq(ox_trace_op(t, "aten::relu_", 1, &arg, 1, &f4, &a), OX_OK);
+    arg = ox_arg_tensor("self", a);
+    ck_assert_int_eq(ox_trace_op(t, "aten::relu_", 1, &arg, 1, &f4, &b), OX_OK);
+    ck_assert_uint_ne(a, x);
+    ck_assert_uint_ne(b, a);
+}
+END_TEST
+
+START_TEST(copied_params_outlive_host_memory)
+{
+    ox_vid p;
+    int64_t shape[] = {2};
+    float *data = malloc(2 * sizeof *data);
+    data[0] = 1.5f;
+    data[1] = -2.0f;
+    ck_assert_int_eq(ox_trace_param(t, "p", OX_FLOAT, 1, shape, data, OX_COPY, &p), OX_OK);
+    free(data);
+    ox_vid c;
+    int64_t one = 42;
+    ck_assert_int_eq(ox_trace_const(t, OX_INT64, 0, NULL, &one, OX_COPY, &c), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, p, NULL), OX_OK);
+    ox_graph *g;
+    ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
+    t = NULL;
+    const float *copy = ox_graph_value(g, p)->tensor.data;
+    ck_assert_float_eq(copy[0], 1.5f);
+    ck_assert_float_eq(copy[1], -2.0f);
+    ck_assert_int_eq(*(const int64_t *)ox_graph_value(g, c)->tensor.data, 42);
+    ck_assert_int_eq(ox_graph_value(g, c)->kind, OX_VAL_CONST);
+    ox_graph_free(g);
+}
+END_TEST
+
+#define EXPECT_ERR(call, status, text)                                                     \
+    do {                                                                                   \
+        ck_assert_int_eq((call), (status));                                                \
+        ck_assert_msg(strstr(ox_errmsg(ctx), (text)) != NULL, "message was: %s", ox_errmsg(ctx)); \
+    } while (0)
+
+START_TEST(validation_messages)
+{
+    ox_vid x, y;
+    ck_assert_int_eq(ox_trace_input(t, "x", OX_FLOAT, 4, shape4, &x), OX_OK);
+    EXPECT_ERR(ox_trace_input(t, "x", OX_FLOAT, 4, shape4, &y), OX_EINVAL,
+               "name \"x\" is already used");
+    EXPECT_ERR(ox_trace_input(t, "z", (ox_dtype)99, 4, shape4, &y), OX_EINVAL,
+               "dtype 99 is not an ONNX element type");
+    EXPECT_ERR(ox_trace_input(t, "z", OX_FLOAT, 4, NULL, &y), OX_EINVAL, "sizes is NULL");
+    int64_t bad[] = {1, -5};
+    EXPECT_ERR(ox_trace_input(t, "z", OX_FLOAT, 2, bad, &y), OX_EINVAL, "size -5 at axis 1");
+    int64_t unknown[] = {-1};
+    EXPECT_ERR(ox_trace_param(t, "w", OX_FLOAT, 1, unknown, NULL, OX_BORROW, &y), OX_EINVAL,
+               "tensor data needs every size >= 0");
+    int64_t two[] = {2};
+    EXPECT_ERR(ox_trace_param(t, "w", OX_FLOAT, 1, two, NULL, OX_BORROW, &y), OX_EINVAL,
+               "data is NULL for a tensor of 8 bytes");
+    EXPECT_ERR(ox_trace_param(t, NULL, OX_FLOAT, 1, two, NULL, OX_BORROW, &y), OX_EINVAL,
+               "needs a name");
+
+    ox_arg a = ox_arg_tensor("self", x);
+    EXPECT_ERR(ox_trace_op(t, "relu", 1, &a, 1, &f4, &y), OX_EINVAL,
+               "is not a qualified operator name");
+    ox_arg unknown_v = ox_arg_tensor("self", 77);
+    EXPECT_ERR(ox_trace_op(t, "aten::relu", 1, &unknown_v, 1, &f4, &y), OX_EINVAL,
+               "refers to value 77, which this trace has not produced");
+    ox_arg zero = ox_arg_tensor("self", 0);
+    EXPECT_ERR(ox_trace_op(t, "aten::relu", 1, &zero, 1, &f4, &y), OX_EINVAL,
+               "record a missing optional tensor with ox_arg_none");
+    ox_arg dup[] = {ox_arg_tensor("self", x), ox_arg_int("self", 1)};
+    EXPECT_ERR(ox_trace_op(t, "aten::relu", 2, dup, 1, &f4, &y), OX_EINVAL,
+               "argument 'self' is recorded twice");
+    ox_arg badbool = ox_arg_int("ceil_mode", 3);
+    badbool.kind = OX_ARG_BOOL;
+    EXPECT_ERR(ox_trace_op(t, "aten::max_pool2d", 1, &badbool, 1, &f4, &y), OX_EINVAL,
+               "bool argument 'ceil_mode' is 3");
+    EXPECT_ERR(ox_trace_op(t, "aten::relu", 1, &a, 0, &f4, &y), OX_EINVAL,
+               "must produce at least one output");
+    ox_tensor_desc bad_out = {OX_FLOAT, 2, bad};
+    EXPECT_ERR(ox_trace_op(t, "aten::relu", 1, &a, 1, &bad_out, &y), OX_EINVAL, "output 0");
+    EXPECT_ERR(ox_trace_output(t, 1234, NULL), OX_EINVAL, "value 1234 was not produced");
+    EXPECT_ERR(ox_trace_pop_scope(t), OX_ESTATE, "no scope is pushed");
+    EXPECT_ERR(ox_trace_push_scope(t, "A/B"), OX_EINVAL, "cannot contain '/'");
+
+    /* the trace is still usable after every rejected call */
+    ck_assert_int_eq(ox_trace_op(t, "aten::relu", 1, &a, 1, &f4, &y), OX_OK);
+}
+END_TEST
+
+START_TEST(finish_requires_outputs_and_balanced_scopes)
+{
+    ox_graph *g = NULL;
+    ox_vid x;
+    ck_assert_int_eq(ox_trace_input(t, "x", OX_FLOAT, 4, shape4, &x), OX_OK);
+    ox_trace_push_scope(t, "Block[b]");
+    ox_trace_output(t, x, NULL);
+    EXPECT_ERR(ox_trace_finish(t, &g), OX_ESTATE, "1 scope(s) still pushed (innermost: Net/Block[b])");
+    t = NULL;
+    ck_assert_ptr_null(g);
+
+    ck_assert_int_eq(ox_trace_begin(ctx, "Net", &t), OX_OK);
+    EXPECT_ERR(ox_trace_finish(t, &g), OX_ESTATE, "no graph output was marked");
+    t = NULL;
+    EXPECT_ERR(ox_trace_begin(ctx, "", &t), OX_EINVAL, "model_name is empty");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("trace");
+    TCase *tc = tcase_create("api");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, records_ops_with_named_args_and_scopes);
+    tcase_add_test(tc, inplace_ops_get_new_values);
+    tcase_add_test(tc, copied_params_outlive_host_memory);
+    tcase_add_test(tc, validation_messages);
+    tcase_add_test(tc, finish_requires_outputs_and_balanced_scopes);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
