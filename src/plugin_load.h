@@ -49,8 +49,13 @@ int ox_registry_lowest_since(const ox_registry *r, const char *name);
 size_t ox_registry_ops(const ox_registry *r, const ox_op_impl *const **out);
 
 /* After packs and opset YAML are loaded: every parameter kind a pack declares
- * must agree with the YAML (called by ox_context_load). */
+ * must agree with the YAML (called by ox_context_load).  On a contradiction
+ * the registry is unloaded (all-or-nothing) and the status is OX_EPLUGIN. */
 ox_status ox_registry_crosscheck(ox_context *ctx);
+/* Everything `oxport plugins --check` reports about the loaded set: kind
+ * contradictions, YAML parameters a pack does not declare, YAML operators no
+ * pack provides.  One line per finding; returns the number added. */
+size_t ox_registry_consistency(ox_context *ctx, ox_report *r);
 
 /* The table handed to packs (symbolic_api.c). */
 const ox_api *ox_symbolic_api(void);

@@ -1,0 +1,683 @@
+/*
+ * Traced graph -> ONNX graph.  Everything the user must fix is found before
+ * any symbolic runs (pre-scan), and reported at once; conversion then calls
+ * one symbolic per node, and the passes tidy the result.
+ */
+#include "convert.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "opset_yaml.h"
+#include "passes.h"
+#include "plugin_load.h"
+#include "report.h"
+#include "symbolic_api.h"
+
+void ox_convert_opset_range(const ox_context *ctx, int *lo, int *hi, const char **source)
+{
+    int l = 7, h = 21; /* without descriptors: every opset the IR table knows */
+    const char *src = "the ONNX opsets oxport knows";
+    if (ctx->opsets) {
+        l = ox_opset_db_min(ctx->opsets);
+        h = ox_opset_db_max(ctx->opsets);
+        src = "the opset descriptors";
+    }
+    const ox_config *cfg = ctx->config;
+    if (cfg && (cfg->min_opset || cfg->max_opset)) {
+        if (cfg->min_opset > l)
+            l = cfg->min_opset;
+        if (cfg->max_opset && cfg->max_opset < h)
+            h = cfg->max_opset;
+        src = cfg->path ? cfg->path : "the config";
+    }
+    *lo = l;
+    *hi = h;
+    if (source)
+        *source = src;
+}
+
+/* ------------------------------------------------------------- pre-scan */
+
+static const char *scope_of(const ox_node *n)
+{
+    return n->scope && *n->scope ? n->scope : "(top level)";
+}
+
+static const char *disabled_by(const ox_context *ctx, const char *kind)
+{
+    const ox_config *cfg = ctx->config;
+    if (!cfg)
+        return NULL;
+    for (size_t i = 0; i < cfg->n_disabled_ops; i++)
+        if (strcmp(cfg->disabled_ops[i], kind) == 0)
+            return cfg->path ? cfg->path : "the config";
+    return NULL;
+}
+
+static int custom_domain_version(const ox_context *ctx, const char *domain)
+{
+    const ox_config *cfg = ctx->config;
+    if (!cfg)
+        return 0;
+    for (size_t i = 0; i < cfg->n_domains; i++)
+        if (strcmp(cfg->domains[i].domain, domain) == 0)
+            return cfg->domains[i].version;
+    return 0;
+}
+
+/* Nodes already in ONNX form (onnx::X, or a configured custom domain) are
+ * copied, not converted. */
+static bool passes_through(const ox_context *ctx, const ox_node *n)
+{
+    return n->domain[0] == '\0' || custom_domain_version(ctx, n->domain) > 0;
+}
+
+/* Whether a recorded argument kind fits a pack's declared parameter kind.
+ * Packs have no optional marker, so None fits every non-tensor parameter. */
+static bool decl_accepts(ox_arg_kind decl, ox_arg_kind got)
+{
+    if (got == decl)
+        return true;
+    switch (got) {
+    case OX_ARG_NONE: return decl != OX_ARG_TENSOR && decl != OX_ARG_TENSOR_LIST;
+    case OX_ARG_TENSOR: return decl == OX_ARG_OPT_TENSOR || decl == OX_ARG_TENSOR_OR_SCALAR;
+    case OX_ARG_INT:
+        return decl == OX_ARG_INTS || decl == OX_ARG_FLOAT || decl == OX_ARG_SCALAR ||
+               decl == OX_ARG_TENSOR_OR_SCALAR;
+    case OX_ARG_BOOL:
+        return decl == OX_ARG_INT || decl == OX_ARG_SCALAR || decl == OX_ARG_TENSOR_OR_SCALAR;
+    case OX_ARG_FLOAT: return decl == OX_ARG_SCALAR || decl == OX_ARG_TENSOR_OR_SCALAR;
+    default: return false;
+    }
+}
+
+static const char *kind_text(ox_arg_kind k)
+{
+    switch (k) {
+    case OX_ARG_NONE: return "None";
+    case OX_ARG_TENSOR: return "tensor";
+    case OX_ARG_TENSOR_LIST: return "tensor_list";
+    case OX_ARG_INT: return "int";
+    case OX_ARG_FLOAT: return "float";
+    case OX_ARG_BOOL: return "bool";
+    case OX_ARG_STRING: return "string";
+    case OX_ARG_INTS: return "ints";
+    case OX_ARG_FLOATS: return "floats";
+    case OX_ARG_DTYPE: return "dtype";
+    case OX_ARG_OPT_TENSOR: return "optional_tensor";
+    case OX_ARG_SCALAR: return "scalar";
+    case OX_ARG_TENSOR_OR_SCALAR: return "tensor_or_scalar";
+    }
+    return "unknown";
+}
+
+static const ox_param_decl *decl_param(const ox_op_decl *d, const char *name)
+{
+    for (uint32_t i = 0; i < d->n_params; i++)
+        if (strcmp(d->params[i].name, name) == 0)
+            return &d->params[i];
+    return NULL;
+}
+
+static void param_list(const ox_op_decl *d, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < d->n_params && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", d->params[i].name);
+    if (!d->n_params)
+        snprintf(buf, cap, "no parameters");
+}
+
+static bool yaml_declares(const ox_opset_op *yop, const char *param)
+{
+    for (size_t k = 0; yop && k < yop->n_params; k++)
+        if (strcmp(yop->params[k].name, param) == 0)
+            return true;
+    return false;
+}
+
+/* Recorded arguments against the pack's declaration.  Kinds the YAML
+ * declares are checked by ox_opset_db_check_node; this covers the rest. */
+static void check_args(const ox_node *n, const ox_op_impl *im, const ox_opset_op *yop,
+                       ox_report *r)
+{
+    const ox_op_decl *d = im->decl;
+    const char *path = im->plugin->path;
+    for (uint32_t i = 0; i < n->n_args; i++) {
+        const ox_targ *a = &n->args[i];
+        const ox_param_decl *p = decl_param(d, a->name);
+        if (!p) {
+            char list[512];
+            param_list(d, list, sizeof list);
+            ox_report_add(r, "%s at %s: unknown argument '%s' (the symbolic in %s declares %s)",
+                          n->kind, scope_of(n), a->name, path, list);
+            continue;
+        }
+        if (!yaml_declares(yop, a->name) && !decl_accepts(p->kind, a->kind))
+            ox_report_add(r, "%s at %s: argument '%s' is recorded as %s, but the symbolic in %s "
+                             "declares %s",
+                          n->kind, scope_of(n), a->name, kind_text(a->kind), path,
+                          kind_text(p->kind));
+    }
+    for (uint32_t i = 0; i < d->n_params; i++) {
+        const ox_param_decl *p = &d->params[i];
+        if (p->kind != OX_ARG_TENSOR && p->kind != OX_ARG_TENSOR_LIST)
+            continue;
+        const ox_targ *a = ox_node_arg(n, p->name);
+        if (!a)
+            ox_report_add(r, "%s at %s: required %s argument '%s' is not recorded", n->kind,
+                          scope_of(n), kind_text(p->kind), p->name);
+        else if (a->kind == OX_ARG_NONE && !yaml_declares(yop, p->name))
+            ox_report_add(r, "%s at %s: required %s argument '%s' is None", n->kind,
+                          scope_of(n), kind_text(p->kind), p->name);
+    }
+    if (n->n_outputs != d->n_outputs)
+        ox_report_add(r, "%s at %s: recorded with %u output(s), but the symbolic in %s declares %u",
+                      n->kind, scope_of(n), n->n_outputs, path, d->n_outputs);
+}
+
+/* The lowest opset above `opset` at which this op would be supported. */
+static int supported_from(const ox_context *ctx, const char *kind, int opset, int hi)
+{
+    int since = ox_registry_lowest_since(ctx->registry, kind);
+    if (since > opset)
+        return since;
+    if (since == 0 && ctx->opsets)
+        for (int o = opset + 1; o <= hi; o++)
+            if (ox_opset_db_lookup(ctx->opsets, o, kind))
+                return o;
+    return 0;
+}
+
+static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int hi, ox_report *r)
+{
+    for (const ox_node *n = traced->first; n; n = n->next) {
+        if (passes_through(ctx, n))
+            continue;
+        const char *cfg = disabled_by(ctx, n->kind);
+        if (cfg) {
+            ox_report_add(r, "ONNX export failed on %s because %s is disabled by %s (scope: %s)",
+                          n->op_type, n->kind, cfg, scope_of(n));
+            continue;
+        }
+        const ox_op_impl *im = ox_registry_find(ctx->registry, n->kind, opset);
+        if (!im) {
+            int from = supported_from(ctx, n->kind, opset, hi);
+            char tail[48] = "";
+            if (from)
+                snprintf(tail, sizeof tail, "; supported from opset %d", from);
+            ox_report_add(r,
+                          "ONNX export failed on %s because no symbolic for %s is registered "
+                          "(scope: %s)%s",
+                          n->op_type, n->kind, scope_of(n), tail);
+            continue;
+        }
+        const ox_opset_op *yop =
+            ctx->opsets ? ox_opset_db_lookup(ctx->opsets, opset, n->kind) : NULL;
+        check_args(n, im, yop, r);
+        if (yop)
+            ox_opset_db_check_node(ctx->opsets, opset, traced, n, r);
+    }
+}
+
+static char *problems_message(const ox_report *r, int opset)
+{
+    size_t total = 96;
+    for (size_t i = 0; i < r->n; i++)
+        total += strlen(r->lines[i]) + 6;
+    char *msg = malloc(total);
+    if (!msg)
+        return NULL;
+    size_t len = (size_t)snprintf(msg, total, "Couldn't export operator(s): %zu problem(s) at opset %d:",
+                                  r->n, opset);
+    for (size_t i = 0; i < r->n; i++)
+        len += (size_t)snprintf(msg + len, total - len, "\n  - %s", r->lines[i]);
+    return msg;
+}
+
+/* ----------------------------------------------------------- conversion */
+
+typedef struct conv {
+    ox_context *ctx;
+    const ox_graph *traced;
+    ox_graph *out;
+    int opset;
+    ox_vid *vmap;
+    unsigned char *poisoned; /* traced values downstream of a failed symbolic */
+    const char *last_scope, *last_scope_copy;
+    ox_vid *outs;            /* scratch: a symbolic's outputs */
+    uint32_t cap_outs;
+    ox_report problems;
+    bool contract_broken;    /* a pack broke the ABI contract (vs. declined an input) */
+} conv;
+
+static const char *scope_copy(conv *c, const char *scope)
+{
+    if (!scope)
+        return "";
+    if (scope != c->last_scope) {
+        const char *cp = ox_arena_strdup(&c->out->arena, scope);
+        if (!cp)
+            return NULL;
+        c->last_scope = scope;
+        c->last_scope_copy = cp;
+    }
+    return c->last_scope_copy;
+}
+
+/* Copy the host's type of a traced value onto the ONNX value it maps to.
+ * Graph inputs and parameters keep their own (they may carry dim_params). */
+static int copy_type(conv *c, ox_vid tv, ox_vid ov)
+{
+    const ox_value *t = ox_graph_value(c->traced, tv);
+    ox_value *o = ox_graph_value(c->out, ov);
+    if (!t || !o || o->kind != OX_VAL_NODE)
+        return 0;
+    if (t->type.dtype == OX_UNDEFINED && t->type.rank < 0)
+        return 0;
+    return ox_value_set_type(c->out, o, t->type.dtype, t->type.rank, t->type.dims);
+}
+
+static ox_status oom(conv *c)
+{
+    return ox_fail(c->ctx, OX_ENOMEM, "out of memory converting %s", c->traced->name);
+}
+
+static ox_status map_sources(conv *c)
+{
+    const ox_graph *tg = c->traced;
+    for (uint32_t i = 0; i < tg->n_inputs; i++) {
+        const ox_value *t = ox_graph_value(tg, tg->inputs[i]);
+        ox_value *o = ox_graph_add_value(c->out, OX_VAL_INPUT, t->type.dtype, t->type.rank,
+                                         t->type.dims);
+        if (!o || ox_graph_add_input(c->out, o->id) != 0)
+            return oom(c);
+        if (t->name && !(o->name = ox_arena_strdup(&c->out->arena, t->name)))
+            return oom(c);
+        for (int32_t k = 0; t->type.dim_params && k < t->type.rank; k++)
+            if (t->type.dim_params[k] &&
+                ox_value_set_dim_param(c->out, o, (uint32_t)k, t->type.dim_params[k]) != 0)
+                return oom(c);
+        c->vmap[t->id] = o->id;
+    }
+    for (uint32_t i = 0; i < tg->n_params; i++) {
+        const ox_value *t = ox_graph_value(tg, tg->params[i]);
+        ox_value *o = ox_graph_add_value(c->out, OX_VAL_PARAM, t->type.dtype, t->type.rank,
+                                         t->type.dims);
+        if (!o || ox_graph_add_param(c->out, o->id) != 0)
+            return oom(c);
+        if (t->name && !(o->name = ox_arena_strdup(&c->out->arena, t->name)))
+            return oom(c);
+        /* borrowed: the traced graph (and the host's bytes) outlive the write */
+        o->tensor.data = t->tensor.data;
+        o->tensor.nbytes = t->tensor.nbytes;
+        o->tensor.owned = false;
+        c->vmap[t->id] = o->id;
+    }
+    for (uint32_t v = 1; v < tg->n_values; v++) {
+        const ox_value *t = tg->values[v];
+        if (!t || t->kind != OX_VAL_CONST)
+            continue;
+        ox_value *o = ox_graph_add_value(c->out, OX_VAL_CONST, t->type.dtype, t->type.rank,
+                                         t->type.dims);
+        if (!o)
+            return oom(c);
+        o->tensor.data = t->tensor.data;
+        o->tensor.nbytes = t->tensor.nbytes;
+        o->tensor.owned = false;
+        c->vmap[v] = o->id;
+    }
+    return OX_OK;
+}
+
+static bool inputs_poisoned(const conv *c, const ox_node *n)
+{
+    for (uint32_t i = 0; i < n->n_inputs; i++)
+        if (n->inputs[i] < c->traced->n_values && c->poisoned[n->inputs[i]])
+            return true;
+    return false;
+}
+
+static void poison_outputs(conv *c, const ox_node *n)
+{
+    for (uint32_t i = 0; i < n->n_outputs; i++)
+        c->poisoned[n->outputs[i]] = 1;
+}
+
+static ox_status copy_node(conv *c, const ox_node *n)
+{
+    /* inputs in argument order; None keeps an optional input's slot */
+    uint32_t n_in = 0;
+    for (uint32_t i = 0; i < n->n_args; i++) {
+        const ox_targ *a = &n->args[i];
+        n_in += a->kind == OX_ARG_TENSOR_LIST ? (uint32_t)a->u.tensors.n
+                : a->kind == OX_ARG_TENSOR || a->kind == OX_ARG_NONE ? 1u : 0u;
+    }
+    ox_vid *in = n_in ? ox_arena_alloc(&c->out->arena, n_in * sizeof(*in)) : NULL;
+    if (n_in && !in)
+        return oom(c);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n->n_args; i++) {
+        const ox_targ *a = &n->args[i];
+        if (a->kind == OX_ARG_TENSOR)
+            in[k++] = c->vmap[a->u.tensor];
+        else if (a->kind == OX_ARG_NONE)
+            in[k++] = 0;
+        else if (a->kind == OX_ARG_TENSOR_LIST)
+            for (size_t j = 0; j < a->u.tensors.n; j++)
+                in[k++] = a->u.tensors.p[j] ? c->vmap[a->u.tensors.p[j]] : 0;
+    }
+    while (k > 0 && in[k - 1] == 0)
+        k--;
+    ox_node *o = ox_graph_add_node(c->out, n->kind, k, in, n->n_outputs);
+    if (!o || !(o->scope = scope_copy(c, n->scope)))
+        return oom(c);
+    for (uint32_t i = 0; i < n->n_args; i++) {
+        const ox_targ *a = &n->args[i];
+        ox_attr *at = NULL;
+        switch (a->kind) {
+        case OX_ARG_INT: case OX_ARG_BOOL: case OX_ARG_DTYPE:
+            if ((at = ox_node_add_attr(c->out, o, a->name, OX_ATTR_INT)))
+                at->u.i = a->u.i;
+            break;
+        case OX_ARG_FLOAT:
+            if ((at = ox_node_add_attr(c->out, o, a->name, OX_ATTR_FLOAT)))
+                at->u.f = a->u.f;
+            break;
+        case OX_ARG_STRING:
+            if ((at = ox_node_add_attr(c->out, o, a->name, OX_ATTR_STRING))) {
+                at->u.s.len = strlen(a->u.s);
+                if (!(at->u.s.p = ox_arena_strdup(&c->out->arena, a->u.s)))
+                    at = NULL;
+            }
+            break;
+        case OX_ARG_INTS:
+            if ((at = ox_node_add_attr(c->out, o, a->name, OX_ATTR_INTS))) {
+                at->u.ints.n = a->u.ints.n;
+                if (a->u.ints.n && !(at->u.ints.p = ox_arena_memdup(
+                                         &c->out->arena, a->u.ints.p, a->u.ints.n * sizeof(int64_t))))
+                    at = NULL;
+            }
+            break;
+        case OX_ARG_FLOATS:
+            if ((at = ox_node_add_attr(c->out, o, a->name, OX_ATTR_FLOATS))) {
+                at->u.floats.n = a->u.floats.n;
+                if (a->u.floats.n && !(at->u.floats.p = ox_arena_memdup(
+                                           &c->out->arena, a->u.floats.p, a->u.floats.n * sizeof(double))))
+                    at = NULL;
+            }
+            break;
+        default:
+            continue;
+        }
+        if (!at)
+            return oom(c);
+    }
+    if (o->domain[0] && ox_graph_set_opset(c->out, o->domain, custom_domain_version(c->ctx, o->domain)) != 0)
+        return oom(c);
+    for (uint32_t i = 0; i < n->n_outputs; i++) {
+        c->vmap[n->outputs[i]] = o->outputs[i];
+        if (copy_type(c, n->outputs[i], o->outputs[i]) != 0)
+            return oom(c);
+    }
+    return OX_OK;
+}
+
+static ox_status convert_node(conv *c, const ox_node *n)
+{
+    const ox_op_impl *im = ox_registry_find(c->ctx->registry, n->kind, c->opset);
+    if (n->n_outputs > c->cap_outs) {
+        ox_vid *no = realloc(c->outs, n->n_outputs * sizeof(*no));
+        if (!no)
+            return oom(c);
+        c->outs = no;
+        c->cap_outs = n->n_outputs;
+    }
+    memset(c->outs, 0, n->n_outputs * sizeof(*c->outs));
+    ox_sym s;
+    memset(&s, 0, sizeof s);
+    s.ctx = c->ctx;
+    s.opset = c->opset;
+    s.traced = c->traced;
+    s.node = n;
+    s.out = c->out;
+    s.vmap = c->vmap;
+    s.scope = scope_copy(c, n->scope);
+    s.outputs = c->outs;
+    s.n_outputs = n->n_outputs;
+    s.extra_output = -1;
+    if (!s.scope)
+        return oom(c);
+
+    int rc = im->decl->symbolic(&s, ox_symbolic_api());
+
+    const char *path = im->plugin->path;
+    bool failed = true;
+    if (s.oom) {
+        free(s.err);
+        return oom(c);
+    }
+    if (s.err) {
+        ox_report_add(&c->problems, "%s at %s: %s (symbolic in %s)", n->kind, scope_of(n), s.err,
+                      path);
+    } else if (rc != 0) {
+        ox_report_add(&c->problems,
+                      "%s at %s: the symbolic in %s returned %d without a message (it should "
+                      "return api->fail(...))",
+                      n->kind, scope_of(n), path, rc);
+        c->contract_broken = true;
+    } else if (s.extra_output >= 0) {
+        ox_report_add(&c->problems, "%s at %s: the symbolic in %s set output %ld, but the node "
+                                    "has %u output(s)",
+                      n->kind, scope_of(n), path, s.extra_output, n->n_outputs);
+        c->contract_broken = true;
+    } else {
+        failed = false;
+        for (uint32_t i = 0; i < n->n_outputs; i++) {
+            if (!c->outs[i]) {
+                ox_report_add(&c->problems,
+                              "%s at %s: the symbolic in %s left output %u of %u unset",
+                              n->kind, scope_of(n), path, i, n->n_outputs);
+                c->contract_broken = true;
+                failed = true;
+                break;
+            }
+        }
+    }
+    free(s.err);
+    if (failed) {
+        poison_outputs(c, n);
+        return OX_OK;
+    }
+    for (uint32_t i = 0; i < n->n_outputs; i++) {
+        c->vmap[n->outputs[i]] = c->outs[i];
+        if (copy_type(c, n->outputs[i], c->outs[i]) != 0)
+            return oom(c);
+    }
+    return OX_OK;
+}
+
+/* A graph output must be a distinct value produced inside the graph. */
+static ox_status map_outputs(conv *c)
+{
+    const ox_graph *tg = c->traced;
+    for (uint32_t i = 0; i < tg->n_outputs; i++) {
+        ox_vid tv = tg->outputs[i];
+        ox_vid ov = c->vmap[tv];
+        ox_value *o = ox_graph_value(c->out, ov);
+        if (!o)
+            return ox_fail(c->ctx, OX_EINVAL, "ox_convert: graph output %u (value %u) was never "
+                                              "produced", i, tv);
+        if (o->kind == OX_VAL_INPUT || o->kind == OX_VAL_PARAM || o->is_output) {
+            ox_node *id = ox_graph_add_node(c->out, "onnx::Identity", 1, &ov, 1);
+            if (!id || !(id->scope = scope_copy(c, tg->name)))
+                return oom(c);
+            ov = id->outputs[0];
+            o = ox_graph_value(c->out, ov);
+            if (copy_type(c, tv, ov) != 0)
+                return oom(c);
+        }
+        const ox_value *t = ox_graph_value(tg, tv);
+        if (t->name && !o->name && !(o->name = ox_arena_strdup(&c->out->arena, t->name)))
+            return oom(c);
+        if (ox_graph_add_output(c->out, ov) != 0)
+            return oom(c);
+    }
+    return OX_OK;
+}
+
+/* Constants the emitted graph uses become Constant nodes (small) or
+ * initializers (large); the rest vanish. */
+static ox_status materialize_constants(conv *c)
+{
+    ox_graph *g = c->out;
+    uint32_t n_values = g->n_values;
+    for (uint32_t v = 1; v < n_values; v++) {
+        ox_value *x = g->values[v];
+        if (x->kind != OX_VAL_CONST || (!x->n_uses && !x->is_output))
+            continue;
+        if (x->tensor.nbytes > OX_CONVERT_CONSTANT_NODE_MAX) {
+            x->kind = OX_VAL_PARAM;
+            if (ox_graph_add_param(g, v) != 0)
+                return oom(c);
+            continue;
+        }
+        ox_node *n = ox_graph_add_node(g, "onnx::Constant", 0, NULL, 0);
+        ox_vid *outs = ox_arena_alloc(&g->arena, sizeof(*outs));
+        ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
+        ox_attr *a = n ? ox_node_add_attr(g, n, "value", OX_ATTR_TENSOR) : NULL;
+        if (!n || !outs || !t || !a)
+            return oom(c);
+        n->scope = scope_copy(c, c->traced->name);
+        if (!n->scope)
+            return oom(c);
+        t->dtype = x->type.dtype;
+        t->rank = x->type.rank > 0 ? (uint32_t)x->type.rank : 0;
+        t->dims = x->type.dims;
+        t->data = x->tensor;
+        a->u.t = t;
+        outs[0] = v;
+        n->outputs = outs;
+        n->n_outputs = 1;
+        x->kind = OX_VAL_NODE;
+        x->producer = n;
+        x->producer_index = 0;
+        memset(&x->tensor, 0, sizeof x->tensor);
+    }
+    return OX_OK;
+}
+
+static ox_status build(conv *c, ox_graph **out)
+{
+    ox_status st = map_sources(c);
+    if (st != OX_OK)
+        return st;
+    for (const ox_node *n = c->traced->first; n; n = n->next) {
+        if (inputs_poisoned(c, n)) {
+            poison_outputs(c, n);
+            continue;
+        }
+        st = passes_through(c->ctx, n) ? copy_node(c, n) : convert_node(c, n);
+        if (st != OX_OK)
+            return st;
+    }
+    if (c->problems.n || c->problems.oom) {
+        char *msg = problems_message(&c->problems, c->opset);
+        if (!msg)
+            return oom(c);
+        return ox_fail_take(c->ctx, c->contract_broken ? OX_EPLUGIN : OX_EUNSUPPORTED, msg);
+    }
+    if ((st = map_outputs(c)) != OX_OK || (st = materialize_constants(c)) != OX_OK)
+        return st;
+    if ((st = ox_passes_run(c->ctx, c->out)) != OX_OK)
+        return st;
+
+    ox_graph *g = c->out;
+    if (ox_graph_set_opset(g, "", c->opset) != 0)
+        return oom(c);
+    const ox_config *cfg = c->ctx->config;
+    for (size_t i = 0; cfg && i < cfg->n_domains; i++)
+        if (ox_graph_set_opset(g, cfg->domains[i].domain, cfg->domains[i].version) != 0)
+            return oom(c);
+    /* the default domain first, as torch writes it */
+    for (uint32_t i = 1; i < g->n_opsets; i++) {
+        if (g->opsets[i].domain[0] == '\0') {
+            ox_opset_import d = g->opsets[i];
+            memmove(&g->opsets[1], &g->opsets[0], i * sizeof(d));
+            g->opsets[0] = d;
+            break;
+        }
+    }
+    g->ir_version = ox_ir_version_for_opset(c->opset);
+    g->is_onnx = true;
+    *out = g;
+    c->out = NULL;
+    return OX_OK;
+}
+
+ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_graph **out)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    if (!out)
+        return ox_fail(ctx, OX_EINVAL, "ox_convert: out is NULL");
+    *out = NULL;
+    if (!traced)
+        return ox_fail(ctx, OX_EINVAL, "ox_convert: graph is NULL");
+    if (traced->is_onnx)
+        return ox_fail(ctx, OX_EINVAL,
+                       "ox_convert: graph %s is already an ONNX graph (converted or read from a "
+                       "file); pass the traced graph from ox_trace_finish",
+                       traced->name);
+    ox_status st = ox_context_load(ctx);
+    if (st != OX_OK)
+        return st;
+    if (opset == 0)
+        opset = ox_context_target_opset(ctx);
+    int lo, hi;
+    const char *source;
+    ox_convert_opset_range(ctx, &lo, &hi, &source);
+    if (opset < lo || opset > hi)
+        return ox_fail(ctx, OX_EINVAL,
+                       "ox_convert: opset %d is outside the enabled range %d..%d (set by %s)",
+                       opset, lo, hi, source);
+
+    ox_report r;
+    ox_report_init(&r);
+    prescan(ctx, traced, opset, hi, &r);
+    if (r.n || r.oom) {
+        char *msg = r.oom ? NULL : problems_message(&r, opset);
+        ox_report_free(&r);
+        if (!msg)
+            return ox_fail(ctx, OX_ENOMEM, "out of memory reporting unsupported operators");
+        return ox_fail_take(ctx, OX_EUNSUPPORTED, msg);
+    }
+    ox_report_free(&r);
+
+    conv c;
+    memset(&c, 0, sizeof c);
+    c.ctx = ctx;
+    c.traced = traced;
+    c.opset = opset;
+    ox_report_init(&c.problems);
+    c.out = ox_graph_new(traced->name);
+    c.vmap = calloc(traced->n_values, sizeof(*c.vmap));
+    c.poisoned = calloc(traced->n_values, 1);
+    if (!c.out || !c.vmap || !c.poisoned)
+        st = oom(&c);
+    else
+        st = build(&c, out);
+    ox_graph_free(c.out);
+    free(c.vmap);
+    free(c.poisoned);
+    free(c.outs);
+    ox_report_free(&c.problems);
+    if (st == OX_OK)
+        ox_clear_error(ctx);
+    return st;
+}

@@ -1,0 +1,467 @@
+/*
+ * Identity removal, dead-code elimination, topological sort and naming.
+ * Each pass touches every node and edge a constant number of times: graphs
+ * reach millions of nodes, so nothing here rescans the graph per node.
+ */
+#include "passes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ox_pass pipeline[] = {
+    {"remove-identity", ox_pass_remove_identity},
+    {"dce", ox_pass_dce},
+    {"toposort", ox_pass_toposort},
+    {"name", ox_pass_name},
+};
+
+size_t ox_passes(const ox_pass **out)
+{
+    *out = pipeline;
+    return sizeof pipeline / sizeof pipeline[0];
+}
+
+ox_status ox_passes_run(ox_context *ctx, ox_graph *g)
+{
+    for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
+        ox_status st = pipeline[i].run(ctx, g);
+        if (st != OX_OK)
+            return st;
+    }
+    return OX_OK;
+}
+
+static ox_status pass_oom(ox_context *ctx, const char *pass)
+{
+    return ox_fail(ctx, OX_ENOMEM, "out of memory in the %s pass", pass);
+}
+
+/* Nodes in list order, in an array (passes remove nodes while iterating). */
+static ox_node **node_array(const ox_graph *g, size_t *n)
+{
+    size_t count = 0;
+    for (ox_node *x = g->first; x; x = x->next)
+        count++;
+    ox_node **a = malloc((count ? count : 1) * sizeof(*a));
+    if (!a)
+        return NULL;
+    size_t i = 0;
+    for (ox_node *x = g->first; x; x = x->next)
+        a[i++] = x;
+    *n = count;
+    return a;
+}
+
+/* ------------------------------------------------------ identity removal */
+
+static bool is_false_constant(const ox_graph *g, ox_vid v)
+{
+    const ox_value *x = ox_graph_value(g, v);
+    if (!x || x->kind != OX_VAL_NODE || !x->producer)
+        return false;
+    const ox_node *p = x->producer;
+    if (p->domain[0] || strcmp(p->op_type, "Constant") != 0)
+        return false;
+    const ox_attr *a = ox_node_attr(p, "value");
+    if (!a || a->kind != OX_ATTR_TENSOR || !a->u.t || a->u.t->data.nbytes != 1 ||
+        a->u.t->dtype != OX_BOOL)
+        return false;
+    return ((const unsigned char *)a->u.t->data.data)[0] == 0;
+}
+
+static bool value_dead(const ox_graph *g, ox_vid v)
+{
+    const ox_value *x = ox_graph_value(g, v);
+    return !x || (!x->n_uses && !x->is_output);
+}
+
+/* The input a pass-through node forwards, or 0 when it must stay. */
+static ox_vid forwarded_input(const ox_graph *g, const ox_node *n)
+{
+    if (n->domain[0] || n->n_outputs < 1 || n->n_inputs < 1 || !n->inputs[0])
+        return 0;
+    ox_value *out = ox_graph_value(g, n->outputs[0]);
+    if (!out || out->is_output)
+        return 0;
+    if (strcmp(n->op_type, "Identity") == 0)
+        return n->n_inputs == 1 && n->n_outputs == 1 ? n->inputs[0] : 0;
+    if (strcmp(n->op_type, "Dropout") != 0)
+        return 0;
+    /* eval mode: no training_mode input (opset 12+), or a constant false one,
+     * and the mask output unused */
+    if (n->n_inputs >= 3 && n->inputs[2] && !is_false_constant(g, n->inputs[2]))
+        return 0;
+    if (n->n_outputs >= 2 && !value_dead(g, n->outputs[1]))
+        return 0;
+    const ox_attr *a = ox_node_attr(n, "is_test"); /* opset < 7 spelling: keep it honest */
+    if (a && a->kind == OX_ATTR_INT && a->u.i == 0)
+        return 0;
+    return n->inputs[0];
+}
+
+static ox_vid resolve(ox_vid *remap, ox_vid v)
+{
+    ox_vid r = v;
+    while (remap[r])
+        r = remap[r];
+    /* path compression keeps chains of identities linear overall */
+    while (remap[v] && remap[v] != r) {
+        ox_vid next = remap[v];
+        remap[v] = r;
+        v = next;
+    }
+    return r;
+}
+
+ox_status ox_pass_remove_identity(ox_context *ctx, ox_graph *g)
+{
+    ox_vid *remap = NULL;
+    ox_node **dead = NULL;
+    size_t n_dead = 0, cap_dead = 0;
+    for (ox_node *n = g->first; n; n = n->next) {
+        ox_vid in = forwarded_input(g, n);
+        if (!in)
+            continue;
+        if (!remap && !(remap = calloc(g->n_values, sizeof(*remap))))
+            goto oom;
+        if (n_dead == cap_dead) {
+            size_t ncap = cap_dead ? cap_dead * 2 : 16;
+            ox_node **nd = realloc(dead, ncap * sizeof(*nd));
+            if (!nd)
+                goto oom;
+            dead = nd;
+            cap_dead = ncap;
+        }
+        remap[n->outputs[0]] = in;
+        dead[n_dead++] = n;
+    }
+    if (!n_dead)
+        return OX_OK;
+    for (ox_node *n = g->first; n; n = n->next) {
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            ox_vid v = n->inputs[i];
+            if (!v || !remap[v])
+                continue;
+            ox_vid to = resolve(remap, v);
+            n->inputs[i] = to;
+            g->values[v]->n_uses--;
+            g->values[to]->n_uses++;
+        }
+    }
+    for (size_t i = 0; i < n_dead; i++)
+        ox_graph_remove_node(g, dead[i]);
+    free(remap);
+    free(dead);
+    return OX_OK;
+oom:
+    free(remap);
+    free(dead);
+    return pass_oom(ctx, "identity removal");
+}
+
+/* ------------------------------------------------------------------ DCE */
+
+static bool node_dead(const ox_graph *g, const ox_node *n)
+{
+    for (uint32_t i = 0; i < n->n_outputs; i++)
+        if (!value_dead(g, n->outputs[i]))
+            return false;
+    return true;
+}
+
+ox_status ox_pass_dce(ox_context *ctx, ox_graph *g)
+{
+    size_t n;
+    ox_node **nodes = node_array(g, &n);
+    unsigned char *removed = calloc(g->next_node_id ? g->next_node_id : 1, 1);
+    ox_node **stack = malloc((n ? n : 1) * sizeof(*stack));
+    if (!nodes || !removed || !stack) {
+        free(nodes);
+        free(removed);
+        free(stack);
+        return pass_oom(ctx, "dead-code elimination");
+    }
+    /* One reverse sweep; a removal that frees a producer out of order (the
+     * list is not sorted yet) queues it, so every node is looked at O(1) times. */
+    for (size_t k = n; k-- > 0;) {
+        if (removed[nodes[k]->id] || !node_dead(g, nodes[k]))
+            continue;
+        size_t top = 0;
+        stack[top++] = nodes[k];
+        removed[nodes[k]->id] = 1;
+        while (top) {
+            ox_node *x = stack[--top];
+            ox_graph_remove_node(g, x);
+            for (uint32_t i = 0; i < x->n_inputs; i++) {
+                ox_value *v = ox_graph_value(g, x->inputs[i]);
+                if (!v || v->n_uses || v->is_output || v->kind != OX_VAL_NODE || !v->producer)
+                    continue;
+                ox_node *p = v->producer;
+                if (!removed[p->id] && node_dead(g, p)) {
+                    removed[p->id] = 1;
+                    stack[top++] = p;
+                }
+            }
+        }
+    }
+    free(nodes);
+    free(removed);
+    free(stack);
+    /* unused parameters are not written */
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < g->n_params; i++)
+        if (!value_dead(g, g->params[i]))
+            g->params[w++] = g->params[i];
+    g->n_params = w;
+    return OX_OK;
+}
+
+/* ------------------------------------------------------------- toposort */
+
+ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g)
+{
+    size_t n;
+    ox_node **nodes = node_array(g, &n);
+    uint32_t idn = g->next_node_id ? g->next_node_id : 1;
+    ox_node **by_id = calloc(idn, sizeof(*by_id));
+    unsigned char *state = calloc(idn, 1); /* 0 new, 1 on the stack, 2 placed */
+    ox_node **stack = malloc((n ? n : 1) * sizeof(*stack));
+    uint32_t *next_in = malloc((n ? n : 1) * sizeof(*next_in));
+    ox_node **order = malloc((n ? n : 1) * sizeof(*order));
+    ox_status st = OX_OK;
+    if (!nodes || !by_id || !state || !stack || !next_in || !order) {
+        st = pass_oom(ctx, "topological sort");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        by_id[nodes[i]->id] = nodes[i];
+    size_t placed = 0;
+    /* Depth-first from each node in creation order: producers are placed
+     * just before their first consumer, everything else keeps its order. */
+    for (uint32_t id = 0; id < idn; id++) {
+        ox_node *root = by_id[id];
+        if (!root || state[id])
+            continue;
+        size_t top = 0;
+        stack[top] = root;
+        next_in[top++] = 0;
+        state[id] = 1;
+        while (top) {
+            ox_node *x = stack[top - 1];
+            if (next_in[top - 1] < x->n_inputs) {
+                ox_value *v = ox_graph_value(g, x->inputs[next_in[top - 1]++]);
+                if (!v || v->kind != OX_VAL_NODE || !v->producer)
+                    continue;
+                ox_node *p = v->producer;
+                if (p->id >= idn || by_id[p->id] != p)
+                    continue; /* produced by a node no longer in the graph */
+                if (state[p->id] == 1) {
+                    st = ox_fail(ctx, OX_ECHECK,
+                                 "the graph has a cycle: node %u (%s) depends on its own output",
+                                 p->id, p->kind);
+                    goto done;
+                }
+                if (state[p->id] == 0) {
+                    state[p->id] = 1;
+                    stack[top] = p;
+                    next_in[top++] = 0;
+                }
+                continue;
+            }
+            state[x->id] = 2;
+            order[placed++] = x;
+            top--;
+        }
+    }
+    for (size_t i = 0; i < placed; i++) {
+        order[i]->prev = i ? order[i - 1] : NULL;
+        order[i]->next = i + 1 < placed ? order[i + 1] : NULL;
+    }
+    g->first = placed ? order[0] : NULL;
+    g->last = placed ? order[placed - 1] : NULL;
+done:
+    free(nodes);
+    free(by_id);
+    free(state);
+    free(stack);
+    free(next_in);
+    free(order);
+    return st;
+}
+
+/* --------------------------------------------------------------- naming */
+
+/* Names fixed before numbering (given names, and suffixed ones derived from
+ * them).  Generated names are unique by construction (a counter), so only
+ * they are checked against this set: it stays small and cache-resident even
+ * when the graph has millions of values. */
+typedef struct name_set {
+    const char **slots;
+    size_t cap, n;
+} name_set;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int set_grow(name_set *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    const char **slots = calloc(cap, sizeof(*slots));
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < s->cap; i++) {
+        if (!s->slots[i])
+            continue;
+        size_t j = (size_t)hash_str(s->slots[i]) & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = s->slots[i];
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->cap = cap;
+    return 0;
+}
+
+static bool set_contains(const name_set *s, const char *name)
+{
+    if (!s->n)
+        return false;
+    size_t mask = s->cap - 1;
+    for (size_t i = (size_t)hash_str(name) & mask; s->slots[i]; i = (i + 1) & mask)
+        if (strcmp(s->slots[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* 1 inserted, 0 already present, -1 out of memory. */
+static int set_insert(name_set *s, const char *name)
+{
+    if (set_contains(s, name))
+        return 0;
+    if ((s->n + 1) * 2 > s->cap && set_grow(s) != 0)
+        return -1;
+    size_t mask = s->cap - 1;
+    size_t i = (size_t)hash_str(name) & mask;
+    while (s->slots[i])
+        i = (i + 1) & mask;
+    s->slots[i] = name;
+    s->n++;
+    return 1;
+}
+
+/* Claim `base`, or the first free "base_1", "base_2" ...  NULL on OOM. */
+static const char *claim(ox_graph *g, name_set *s, const char *base)
+{
+    int r = set_insert(s, base);
+    if (r)
+        return r > 0 ? base : NULL;
+    for (unsigned long k = 1;; k++) {
+        char *nm = ox_arena_printf(&g->arena, "%s_%lu", base, k);
+        if (!nm || (r = set_insert(s, nm)) < 0)
+            return NULL;
+        if (r)
+            return nm;
+    }
+}
+
+/* Decimal digits of v at the end of buf[24]; returns the first digit. */
+static char *utoa(unsigned long v, char *end)
+{
+    *--end = '\0';
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
+/* The next number no given name took, as a name.  NULL on OOM. */
+static const char *next_number(ox_graph *g, const name_set *given, unsigned long *counter)
+{
+    char buf[24];
+    const char *p;
+    do
+        p = utoa((*counter)++, buf + sizeof buf);
+    while (set_contains(given, p));
+    return ox_arena_memdup(&g->arena, p, (size_t)(buf + sizeof buf - p));
+}
+
+/* "<OpType>_<n>" unless a given node name took it. */
+static const char *node_name(ox_graph *g, name_set *given, const char *op_type, unsigned long n)
+{
+    char num[24];
+    const char *digits = utoa(n, num + sizeof num);
+    size_t lo = strlen(op_type), ld = (size_t)(num + sizeof num - digits);
+    char *nm = ox_arena_alloc(&g->arena, lo + 1 + ld);
+    if (!nm)
+        return NULL;
+    memcpy(nm, op_type, lo);
+    nm[lo] = '_';
+    memcpy(nm + lo + 1, digits, ld);
+    return set_contains(given, nm) ? claim(g, given, nm) : nm;
+}
+
+ox_status ox_pass_name(ox_context *ctx, ox_graph *g)
+{
+    name_set values = {0}, nodes = {0};
+    ox_status st = OX_OK;
+    unsigned long counter = 0;
+    /* Given names first, in declaration order, so they win collisions. */
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        uint32_t n = pass ? g->n_params : g->n_inputs;
+        const ox_vid *ids = pass ? g->params : g->inputs;
+        for (uint32_t i = 0; i < n; i++) {
+            ox_value *v = ox_graph_value(g, ids[i]);
+            if (v && v->name && !(v->name = claim(g, &values, v->name)))
+                goto oom;
+        }
+    }
+    for (ox_node *n = g->first; n; n = n->next) {
+        for (uint32_t i = 0; i < n->n_outputs; i++) {
+            ox_value *v = ox_graph_value(g, n->outputs[i]);
+            if (v && v->name && !(v->name = claim(g, &values, v->name)))
+                goto oom;
+        }
+        if (n->name && !(n->name = claim(g, &nodes, n->name)))
+            goto oom;
+    }
+    /* Unnamed inputs and parameters take their position's number. */
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        uint32_t n = pass ? g->n_params : g->n_inputs;
+        const ox_vid *ids = pass ? g->params : g->inputs;
+        for (uint32_t i = 0; i < n; i++, counter++) {
+            ox_value *v = ox_graph_value(g, ids[i]);
+            if (v && !v->name) {
+                unsigned long c = counter;
+                if (!(v->name = next_number(g, &values, &c)))
+                    goto oom;
+            }
+        }
+    }
+    unsigned long node_counter = 0;
+    for (ox_node *n = g->first; n; n = n->next, node_counter++) {
+        for (uint32_t i = 0; i < n->n_outputs; i++) {
+            ox_value *v = ox_graph_value(g, n->outputs[i]);
+            if (v && !v->name && !(v->name = next_number(g, &values, &counter)))
+                goto oom;
+        }
+        if (!n->name && !(n->name = node_name(g, &nodes, n->op_type, node_counter)))
+            goto oom;
+    }
+    goto done;
+oom:
+    st = pass_oom(ctx, "naming");
+done:
+    free(values.slots);
+    free(nodes.slots);
+    return st;
+}

@@ -1,0 +1,792 @@
+/*
+ * Symbolic-pack loader: finds packs on the search path, validates their
+ * descriptors field by field, runs init, and indexes every operator
+ * declaration by name so conversion resolves each node in O(1).
+ */
+#include "plugin_load.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "opset_yaml.h"
+
+/* The 1.0 layouts: a pack may declare larger structs (a newer minor), never smaller. */
+#define DESC_MIN_1_0 (offsetof(ox_plugin_desc, fini) + sizeof(((ox_plugin_desc *)0)->fini))
+#define OP_DECL_MIN_1_0 (offsetof(ox_op_decl, symbolic) + sizeof(((ox_op_decl *)0)->symbolic))
+
+typedef struct loaded_pack {
+    ox_plugin_info info;
+    ox_plugin_desc desc;  /* copy of the fields inside the declared size */
+    ox_op_decl *decls;    /* copies, desc.n_ops entries */
+    ox_op_impl *impls;    /* one per decl */
+    void *handle;
+    char *path;
+    char *real;           /* realpath, to load a file once however often it is listed */
+    int inited;
+} loaded_pack;
+
+typedef struct op_entry {
+    const char *name;
+    ox_op_impl **impls; /* sorted by since_opset, ascending */
+    size_t n, cap;
+} op_entry;
+
+struct ox_registry {
+    loaded_pack **packs;
+    size_t n_packs, cap_packs;
+    const ox_plugin_info **infos;
+    op_entry *entries;
+    size_t n_entries, cap_entries;
+    uint32_t *slots; /* open addressing: entry index + 1, 0 = empty */
+    size_t n_slots;
+    const ox_op_impl **all; /* sorted by name, then since_opset */
+    size_t n_all;
+};
+
+/* ------------------------------------------------------------ name index */
+
+static uint64_t hash_name(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static op_entry *index_find(const ox_registry *r, const char *name, size_t len)
+{
+    if (!r || !r->n_slots)
+        return NULL;
+    size_t mask = r->n_slots - 1;
+    for (size_t i = (size_t)hash_name(name, len) & mask;; i = (i + 1) & mask) {
+        uint32_t s = r->slots[i];
+        if (!s)
+            return NULL;
+        op_entry *e = &r->entries[s - 1];
+        if (strncmp(e->name, name, len) == 0 && e->name[len] == '\0')
+            return e;
+    }
+}
+
+static int index_rehash(ox_registry *r, size_t n_slots)
+{
+    uint32_t *slots = calloc(n_slots, sizeof(*slots));
+    if (!slots)
+        return -1;
+    for (size_t k = 0; k < r->n_entries; k++) {
+        const char *nm = r->entries[k].name;
+        size_t i = (size_t)hash_name(nm, strlen(nm)) & (n_slots - 1);
+        while (slots[i])
+            i = (i + 1) & (n_slots - 1);
+        slots[i] = (uint32_t)(k + 1);
+    }
+    free(r->slots);
+    r->slots = slots;
+    r->n_slots = n_slots;
+    return 0;
+}
+
+static op_entry *index_add(ox_registry *r, const char *name)
+{
+    if ((r->n_entries + 1) * 2 > r->n_slots &&
+        index_rehash(r, r->n_slots ? r->n_slots * 2 : 64) != 0)
+        return NULL;
+    if (r->n_entries == r->cap_entries) {
+        size_t ncap = r->cap_entries ? r->cap_entries * 2 : 64;
+        op_entry *ne = realloc(r->entries, ncap * sizeof(*ne));
+        if (!ne)
+            return NULL;
+        r->entries = ne;
+        r->cap_entries = ncap;
+    }
+    op_entry *e = &r->entries[r->n_entries];
+    memset(e, 0, sizeof(*e));
+    e->name = name;
+    size_t i = (size_t)hash_name(name, strlen(name)) & (r->n_slots - 1);
+    while (r->slots[i])
+        i = (i + 1) & (r->n_slots - 1);
+    r->slots[i] = (uint32_t)(++r->n_entries);
+    return e;
+}
+
+/* In-place ops ("aten::relu_") are converted by the out-of-place symbolic. */
+static const op_entry *entry_for(const ox_registry *r, const char *name)
+{
+    size_t len = strlen(name);
+    const op_entry *e = index_find(r, name, len);
+    if (!e && len > 2 && name[len - 1] == '_' && name[len - 2] != '_')
+        e = index_find(r, name, len - 1);
+    return e;
+}
+
+const ox_op_impl *ox_registry_find(const ox_registry *r, const char *name, int opset)
+{
+    if (!r || !name)
+        return NULL;
+    const op_entry *e = entry_for(r, name);
+    if (!e)
+        return NULL;
+    const ox_op_impl *best = NULL;
+    for (size_t i = 0; i < e->n && e->impls[i]->decl->since_opset <= opset; i++)
+        best = e->impls[i];
+    return best;
+}
+
+int ox_registry_lowest_since(const ox_registry *r, const char *name)
+{
+    if (!r || !name)
+        return 0;
+    const op_entry *e = entry_for(r, name);
+    return e && e->n ? e->impls[0]->decl->since_opset : 0;
+}
+
+size_t ox_registry_plugins(const ox_registry *r, const ox_plugin_info *const **out)
+{
+    if (!r) {
+        *out = NULL;
+        return 0;
+    }
+    *out = r->infos;
+    return r->n_packs;
+}
+
+size_t ox_registry_ops(const ox_registry *r, const ox_op_impl *const **out)
+{
+    if (!r) {
+        *out = NULL;
+        return 0;
+    }
+    *out = r->all;
+    return r->n_all;
+}
+
+/* -------------------------------------------------------------- freeing */
+
+static void pack_free(loaded_pack *p)
+{
+    if (!p)
+        return;
+    if (p->inited && p->desc.fini)
+        p->desc.fini();
+    if (p->handle)
+        dlclose(p->handle);
+    free(p->decls);
+    free(p->impls);
+    free(p->path);
+    free(p->real);
+    free(p);
+}
+
+void ox_registry_free(ox_registry *r)
+{
+    if (!r)
+        return;
+    /* reverse order: a later pack may have overridden an earlier one */
+    for (size_t i = r->n_packs; i-- > 0;)
+        pack_free(r->packs[i]);
+    for (size_t i = 0; i < r->n_entries; i++)
+        free(r->entries[i].impls);
+    free(r->packs);
+    free(r->infos);
+    free(r->entries);
+    free(r->slots);
+    free(r->all);
+    free(r);
+}
+
+/* ----------------------------------------------------------- validation */
+
+static const char *kind_name(ox_arg_kind k)
+{
+    switch (k) {
+    case OX_ARG_NONE: return "none";
+    case OX_ARG_TENSOR: return "tensor";
+    case OX_ARG_TENSOR_LIST: return "tensor_list";
+    case OX_ARG_INT: return "int";
+    case OX_ARG_FLOAT: return "float";
+    case OX_ARG_BOOL: return "bool";
+    case OX_ARG_STRING: return "string";
+    case OX_ARG_INTS: return "ints";
+    case OX_ARG_FLOATS: return "floats";
+    case OX_ARG_DTYPE: return "dtype";
+    case OX_ARG_OPT_TENSOR: return "optional_tensor";
+    case OX_ARG_SCALAR: return "scalar";
+    case OX_ARG_TENSOR_OR_SCALAR: return "tensor_or_scalar";
+    }
+    return "unknown";
+}
+
+static bool declarable_kind(int k)
+{
+    return k >= OX_ARG_TENSOR && k <= OX_ARG_TENSOR_OR_SCALAR;
+}
+
+/* dlopen + entry + descriptor checks + op declaration checks + init.  Every
+ * diagnostic goes to r; returns 0 when the pack is usable. */
+static int open_pack(const char *path, loaded_pack *p, ox_report *r)
+{
+    size_t before = r->n;
+    dlerror();
+    p->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!p->handle) {
+        const char *e = dlerror();
+        ox_report_add(r, "plugin %s: cannot open: %s", path, e ? e : "unknown dlopen error");
+        return -1;
+    }
+    dlerror();
+    void *sym = dlsym(p->handle, OX_PLUGIN_ENTRY_SYMBOL);
+    if (!sym) {
+        ox_report_add(r, "plugin %s: no entry symbol '%s' (is it an oxport symbolic pack?)", path,
+                      OX_PLUGIN_ENTRY_SYMBOL);
+        return -1;
+    }
+    ox_plugin_entry_fn entry;
+    memcpy(&entry, &sym, sizeof(entry));
+    const ox_plugin_desc *d = entry();
+    if (!d) {
+        ox_report_add(r, "plugin %s: %s() returned NULL", path, OX_PLUGIN_ENTRY_SYMBOL);
+        return -1;
+    }
+    /* The four leading fields are the same in every ABI, so reading them is safe. */
+    if (d->magic != OX_PLUGIN_MAGIC) {
+        ox_report_add(r, "plugin %s: bad magic 0x%08X (expected 0x%08X)", path,
+                      (unsigned)d->magic, (unsigned)OX_PLUGIN_MAGIC);
+        return -1;
+    }
+    if (d->abi_major != OX_PLUGIN_ABI_MAJOR || d->abi_minor > OX_PLUGIN_ABI_MINOR) {
+        ox_report_add(r, "plugin %s: built for plugin ABI %u.%u; this liboxport provides %d.%d",
+                      path, (unsigned)d->abi_major, (unsigned)d->abi_minor, OX_PLUGIN_ABI_MAJOR,
+                      OX_PLUGIN_ABI_MINOR);
+        return -1;
+    }
+    if (d->struct_size < DESC_MIN_1_0)
+        ox_report_add(r, "plugin %s: descriptor struct_size %u is smaller than the 1.0 minimum %zu",
+                      path, (unsigned)d->struct_size, (size_t)DESC_MIN_1_0);
+    if (d->op_decl_size < OP_DECL_MIN_1_0)
+        ox_report_add(r, "plugin %s: descriptor op_decl_size %u is smaller than the 1.0 minimum %zu",
+                      path, (unsigned)d->op_decl_size, (size_t)OP_DECL_MIN_1_0);
+    if (r->n != before)
+        return -1;
+    size_t dsz = d->struct_size < sizeof(ox_plugin_desc) ? d->struct_size : sizeof(ox_plugin_desc);
+    memset(&p->desc, 0, sizeof(p->desc));
+    memcpy(&p->desc, d, dsz);
+
+    if (!p->desc.name || !*p->desc.name)
+        ox_report_add(r, "plugin %s: descriptor name is %s", path, p->desc.name ? "empty" : "NULL");
+    if (p->desc.n_ops && !p->desc.ops) {
+        ox_report_add(r, "plugin %s: descriptor n_ops is %u but ops is NULL", path,
+                      (unsigned)p->desc.n_ops);
+        return -1;
+    }
+    if (p->desc.n_ops) {
+        p->decls = calloc(p->desc.n_ops, sizeof(*p->decls));
+        p->impls = calloc(p->desc.n_ops, sizeof(*p->impls));
+        if (!p->decls || !p->impls) {
+            ox_report_add(r, "plugin %s: out of memory reading %u operator declarations", path,
+                          (unsigned)p->desc.n_ops);
+            return -1;
+        }
+    }
+    size_t osz = d->op_decl_size < sizeof(ox_op_decl) ? d->op_decl_size : sizeof(ox_op_decl);
+    const unsigned char *base = (const unsigned char *)p->desc.ops;
+    for (uint32_t i = 0; i < p->desc.n_ops; i++) {
+        ox_op_decl *o = &p->decls[i];
+        memcpy(o, base + (size_t)i * d->op_decl_size, osz);
+        if (!o->name) {
+            ox_report_add(r, "plugin %s: operator #%u: name is NULL", path, (unsigned)i);
+            continue;
+        }
+        const char *sep = strstr(o->name, "::");
+        if (!sep || sep == o->name || sep[2] == '\0') {
+            ox_report_add(r,
+                          "plugin %s: operator #%u: name '%s' is not qualified (expected "
+                          "'domain::op', e.g. 'aten::relu')",
+                          path, (unsigned)i, o->name);
+            continue;
+        }
+        if (o->since_opset < 1)
+            ox_report_add(r, "plugin %s: operator %s: since_opset %d is invalid (must be >= 1)",
+                          path, o->name, o->since_opset);
+        if (!o->symbolic)
+            ox_report_add(r, "plugin %s: operator %s: symbolic is NULL", path, o->name);
+        if (o->n_outputs == 0)
+            ox_report_add(r, "plugin %s: operator %s: n_outputs is 0 (an operator has at least "
+                          "one output)", path, o->name);
+        if (o->n_params && !o->params) {
+            ox_report_add(r, "plugin %s: operator %s: n_params is %u but params is NULL", path,
+                          o->name, (unsigned)o->n_params);
+            continue;
+        }
+        for (uint32_t k = 0; k < o->n_params; k++) {
+            const ox_param_decl *pd = &o->params[k];
+            if (!pd->name) {
+                ox_report_add(r, "plugin %s: operator %s: parameter #%u has a NULL name", path,
+                              o->name, (unsigned)k);
+                continue;
+            }
+            if (!declarable_kind((int)pd->kind))
+                ox_report_add(r, "plugin %s: operator %s: parameter '%s' has unknown kind %d",
+                              path, o->name, pd->name, (int)pd->kind);
+            for (uint32_t j = 0; j < k; j++)
+                if (o->params[j].name && strcmp(o->params[j].name, pd->name) == 0) {
+                    ox_report_add(r, "plugin %s: operator %s: parameter '%s' is declared twice",
+                                  path, o->name, pd->name);
+                    break;
+                }
+        }
+    }
+    if (r->n != before)
+        return -1;
+
+    if (p->desc.init) {
+        char err[512] = "";
+        int rc = p->desc.init(ox_symbolic_api(), err, sizeof err);
+        err[sizeof err - 1] = '\0';
+        if (rc != 0) {
+            if (err[0])
+                ox_report_add(r, "plugin %s: init failed: %s", path, err);
+            else
+                ox_report_add(r, "plugin %s: init failed: returned %d without a message", path, rc);
+            return -1;
+        }
+    }
+    p->inited = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------- registry */
+
+static int impl_insert(op_entry *e, ox_op_impl *impl)
+{
+    if (e->n == e->cap) {
+        size_t ncap = e->cap ? e->cap * 2 : 2;
+        ox_op_impl **ni = realloc(e->impls, ncap * sizeof(*ni));
+        if (!ni)
+            return -1;
+        e->impls = ni;
+        e->cap = ncap;
+    }
+    size_t at = e->n;
+    while (at > 0 && e->impls[at - 1]->decl->since_opset > impl->decl->since_opset) {
+        e->impls[at] = e->impls[at - 1];
+        at--;
+    }
+    e->impls[at] = impl;
+    e->n++;
+    return 0;
+}
+
+/* Add a validated pack's operators.  An explicitly configured pack overrides
+ * a built-in one name by name (whichever loads first); packs of the same
+ * provenance may not both provide one (name, since_opset). */
+static int register_ops(ox_registry *reg, loaded_pack *p, ox_report *r)
+{
+    size_t before = r->n;
+    for (uint32_t i = 0; i < p->desc.n_ops; i++) {
+        ox_op_impl *impl = &p->impls[i];
+        impl->decl = &p->decls[i];
+        impl->plugin = &p->info;
+        const char *name = impl->decl->name;
+        op_entry *e = index_find(reg, name, strlen(name));
+        if (!e) {
+            if (!(e = index_add(reg, name)) || impl_insert(e, impl) != 0)
+                goto oom;
+            continue;
+        }
+        if (e->n && e->impls[0]->plugin->explicit_path != p->info.explicit_path) {
+            if (p->info.explicit_path) {
+                /* explicit pack arrives after the built-in one: drop the built-ins */
+                impl->overrides = e->impls[0]->plugin;
+                e->n = 0;
+                if (impl_insert(e, impl) != 0)
+                    goto oom;
+            } else {
+                for (size_t k = 0; k < e->n; k++)
+                    if (!e->impls[k]->overrides)
+                        e->impls[k]->overrides = &p->info;
+            }
+            continue;
+        }
+        int dup = 0;
+        for (size_t k = 0; k < e->n; k++) {
+            if (e->impls[k]->decl->since_opset == impl->decl->since_opset) {
+                ox_report_add(r,
+                              "plugin %s: operator %s (since opset %d) is already provided by %s",
+                              p->info.path, name, impl->decl->since_opset,
+                              e->impls[k]->plugin->path);
+                dup = 1;
+                break;
+            }
+        }
+        if (!dup && impl_insert(e, impl) != 0)
+            goto oom;
+        /* an explicit pack that joins an already overridden name keeps the record */
+        if (!dup && e->n > 1 && !impl->overrides)
+            impl->overrides = e->impls[e->impls[0] == impl ? 1 : 0]->overrides;
+    }
+    return r->n == before ? 0 : -1;
+oom:
+    ox_report_add(r, "plugin %s: out of memory registering operators", p->info.path);
+    return -1;
+}
+
+static int pack_push(ox_registry *reg, loaded_pack *p)
+{
+    if (reg->n_packs == reg->cap_packs) {
+        size_t ncap = reg->cap_packs ? reg->cap_packs * 2 : 8;
+        loaded_pack **np = realloc(reg->packs, ncap * sizeof(*np));
+        if (!np)
+            return -1;
+        reg->packs = np;
+        const ox_plugin_info **ni = realloc(reg->infos, ncap * sizeof(*ni));
+        if (!ni)
+            return -1;
+        reg->infos = ni;
+        reg->cap_packs = ncap;
+    }
+    reg->packs[reg->n_packs] = p;
+    reg->infos[reg->n_packs] = &p->info;
+    reg->n_packs++;
+    return 0;
+}
+
+static int load_file(ox_registry *reg, const char *path, bool explicit_path, ox_report *r)
+{
+    char *real = realpath(path, NULL);
+    if (real) {
+        for (size_t i = 0; i < reg->n_packs; i++)
+            if (reg->packs[i]->real && strcmp(reg->packs[i]->real, real) == 0) {
+                free(real);
+                return 0;
+            }
+    }
+    loaded_pack *p = calloc(1, sizeof(*p));
+    if (!p || !(p->path = strdup(path))) {
+        free(p);
+        free(real);
+        ox_report_add(r, "plugin %s: out of memory", path);
+        return -1;
+    }
+    p->real = real;
+    p->info.path = p->path;
+    p->info.desc = &p->desc;
+    p->info.explicit_path = explicit_path;
+    if (open_pack(path, p, r) != 0) {
+        pack_free(p);
+        return -1;
+    }
+    if (pack_push(reg, p) != 0) {
+        pack_free(p);
+        ox_report_add(r, "plugin %s: out of memory", path);
+        return -1;
+    }
+    return register_ops(reg, p, r);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_so_suffix(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, ".so") == 0;
+}
+
+/* Load a directory (every *.so, sorted by name) or a single file. */
+static int load_path(ox_registry *reg, const char *path, bool explicit_path, const char *origin,
+                     bool missing_ok, ox_report *r)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (missing_ok && errno == ENOENT)
+            return 0;
+        ox_report_add(r, "plugin path %s (%s): %s", path, origin, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return load_file(reg, path, explicit_path, r);
+    DIR *dir = opendir(path);
+    if (!dir) {
+        ox_report_add(r, "plugin path %s (%s): %s", path, origin, strerror(errno));
+        return -1;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    struct dirent *de;
+    while ((de = readdir(dir))) {
+        if (!has_so_suffix(de->d_name))
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **nn = realloc(names, ncap * sizeof(*nn));
+            if (!nn) {
+                rc = -1;
+                break;
+            }
+            names = nn;
+            cap = ncap;
+        }
+        if (!(names[n] = strdup(de->d_name))) {
+            rc = -1;
+            break;
+        }
+        n++;
+    }
+    closedir(dir);
+    if (rc != 0)
+        ox_report_add(r, "plugin path %s: out of memory listing the directory", path);
+    if (n)
+        qsort(names, n, sizeof(*names), cmp_str);
+    size_t plen = strlen(path);
+    bool slash = plen && path[plen - 1] == '/';
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char *full = malloc(plen + strlen(names[i]) + 2);
+        if (!full) {
+            ox_report_add(r, "plugin path %s: out of memory", path);
+            rc = -1;
+            break;
+        }
+        sprintf(full, "%s%s%s", path, slash ? "" : "/", names[i]);
+        if (load_file(reg, full, explicit_path, r) != 0)
+            rc = -1;
+        free(full);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+static int cmp_impl(const void *a, const void *b)
+{
+    const ox_op_impl *x = *(const ox_op_impl *const *)a;
+    const ox_op_impl *y = *(const ox_op_impl *const *)b;
+    int c = strcmp(x->decl->name, y->decl->name);
+    if (c)
+        return c;
+    return (x->decl->since_opset > y->decl->since_opset) -
+           (x->decl->since_opset < y->decl->since_opset);
+}
+
+static int build_sorted(ox_registry *reg)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < reg->n_entries; i++)
+        total += reg->entries[i].n;
+    reg->all = malloc((total ? total : 1) * sizeof(*reg->all));
+    if (!reg->all)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < reg->n_entries; i++)
+        for (size_t j = 0; j < reg->entries[i].n; j++)
+            reg->all[k++] = reg->entries[i].impls[j];
+    reg->n_all = total;
+    if (total)
+        qsort(reg->all, total, sizeof(*reg->all), cmp_impl);
+    return 0;
+}
+
+ox_status ox_registry_load(ox_context *ctx)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    if (ctx->registry)
+        return OX_OK;
+    ox_registry *reg = calloc(1, sizeof(*reg));
+    if (!reg)
+        return ox_fail(ctx, OX_ENOMEM, "out of memory loading plugins");
+    ox_report r;
+    ox_report_init(&r);
+
+    /* Stop at the first rejected path: loading is all-or-nothing anyway. */
+    for (size_t i = 0; i < ctx->n_plugin_paths && !r.n; i++) {
+        const ox_path_entry *pe = &ctx->plugin_paths[i];
+        load_path(reg, pe->path, pe->explicit_path,
+                  pe->explicit_path ? "added with ox_context_add_plugin_path"
+                                    : "added as a built-in plugin path",
+                  false, &r);
+    }
+    if (!r.n && !(ctx->flags & OX_CONTEXT_NO_ENV)) {
+        const char *env = getenv("OXPORT_PLUGIN_PATH");
+        char *copy = env && *env ? strdup(env) : NULL;
+        if (env && *env && !copy)
+            ox_report_add(&r, "out of memory reading OXPORT_PLUGIN_PATH");
+        char *save = NULL;
+        for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok && !r.n;
+             tok = strtok_r(NULL, ":", &save))
+            load_path(reg, tok, true, "from OXPORT_PLUGIN_PATH", false, &r);
+        free(copy);
+    }
+    if (!r.n && ctx->config) {
+        const ox_config *cfg = ctx->config;
+        for (size_t i = 0; i < cfg->n_plugin_dirs && !r.n; i++) {
+            char origin[PATH_MAX + 32];
+            snprintf(origin, sizeof origin, "plugin_dirs in %s",
+                     cfg->path ? cfg->path : "the config");
+            load_path(reg, cfg->plugin_dirs[i], true, origin, false, &r);
+        }
+    }
+    const char *no_default = getenv("OXPORT_NO_DEFAULT_PLUGINDIR");
+    if (!r.n && !(ctx->flags & OX_CONTEXT_NO_DEFAULT_PLUGINS) && !(no_default && *no_default))
+        load_path(reg, OXPORT_PLUGINDIR, false, "the installed plugin directory", true, &r);
+
+    if (!r.n && build_sorted(reg) != 0)
+        ox_report_add(&r, "out of memory indexing operators");
+    if (r.n || r.oom) {
+        char *msg = r.oom ? NULL : ox_report_join(&r, NULL);
+        ox_report_free(&r);
+        ox_registry_free(reg);
+        if (!msg)
+            return ox_fail(ctx, OX_EPLUGIN, "a symbolic pack was rejected (out of memory "
+                                            "formatting the message)");
+        return ox_fail_take(ctx, OX_EPLUGIN, msg);
+    }
+    ox_report_free(&r);
+    ctx->registry = reg;
+    return OX_OK;
+}
+
+ox_status ox_plugin_check_file(ox_context *ctx, const char *path, ox_report *r)
+{
+    if (!path || !r)
+        return ox_fail(ctx, OX_EINVAL, "ox_plugin_check_file: path and report are required");
+    size_t before = r->n;
+    ox_registry *reg = calloc(1, sizeof(*reg));
+    if (!reg)
+        return ox_fail(ctx, OX_ENOMEM, "out of memory");
+    struct stat st;
+    if (stat(path, &st) != 0)
+        ox_report_add(r, "plugin %s: cannot open: %s", path, strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        ox_report_add(r, "plugin %s: is a directory (give one .so file)", path);
+    else
+        load_file(reg, path, true, r); /* duplicates within the file are reported too */
+    ox_registry_free(reg);
+    return r->n == before ? OX_OK : OX_EPLUGIN;
+}
+
+/* -------------------------------------------------- YAML cross-checking */
+
+static const ox_opset_param *yaml_param(const ox_opset_op *op, const char *name)
+{
+    for (size_t i = 0; i < op->n_params; i++)
+        if (strcmp(op->params[i].name, name) == 0)
+            return &op->params[i];
+    return NULL;
+}
+
+static bool pack_declares(const ox_op_decl *d, const char *name)
+{
+    for (uint32_t i = 0; i < d->n_params; i++)
+        if (strcmp(d->params[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Compare every implementation with the descriptors of the opsets it serves.
+ * kinds_only: just the contradictions that make loading fail. */
+static size_t crosscheck(ox_context *ctx, ox_report *r, bool kinds_only)
+{
+    const ox_registry *reg = ctx->registry;
+    const ox_opset_db *db = ctx->opsets;
+    if (!reg || !db)
+        return 0;
+    size_t before = r->n;
+    const char *dir = ox_context_opset_dir(ctx);
+    int lo = ox_opset_db_min(db), hi = ox_opset_db_max(db);
+    for (size_t i = 0; i < reg->n_all; i++) {
+        const ox_op_impl *im = reg->all[i];
+        const ox_op_decl *d = im->decl;
+        int until = hi;
+        if (i + 1 < reg->n_all && strcmp(reg->all[i + 1]->decl->name, d->name) == 0)
+            until = reg->all[i + 1]->decl->since_opset - 1;
+        int last_declared = -1;
+        for (int o = d->since_opset > lo ? d->since_opset : lo; o <= until; o++) {
+            const ox_opset_op *y = ox_opset_db_lookup(db, o, d->name);
+            if (!y || y->declared_in == last_declared)
+                continue;
+            last_declared = y->declared_in;
+            for (uint32_t k = 0; k < d->n_params; k++) {
+                const ox_opset_param *yp = yaml_param(y, d->params[k].name);
+                if (yp && yp->kind != d->params[k].kind)
+                    ox_report_add(r,
+                                  "plugin %s: operator %s parameter '%s' is declared %s, but "
+                                  "%s/opset_%d.yaml declares %s",
+                                  im->plugin->path, d->name, d->params[k].name,
+                                  kind_name(d->params[k].kind), dir, y->declared_in,
+                                  kind_name(yp->kind));
+            }
+            if (kinds_only)
+                continue;
+            for (size_t k = 0; k < y->n_params; k++)
+                if (!pack_declares(d, y->params[k].name))
+                    ox_report_add(r,
+                                  "plugin %s: operator %s does not declare parameter '%s', which "
+                                  "%s/opset_%d.yaml lists",
+                                  im->plugin->path, d->name, y->params[k].name, dir,
+                                  y->declared_in);
+        }
+    }
+    if (!kinds_only) {
+        /* every operator the YAML promises needs a symbolic */
+        for (int o = lo; o <= hi; o++) {
+            const ox_opset_op *const *ops;
+            size_t n = ox_opset_db_ops(db, o, &ops);
+            for (size_t k = 0; k < n; k++) {
+                const ox_opset_op *y = ops[k];
+                if (ox_registry_find(reg, y->name, o))
+                    continue;
+                /* report once per operator: at the first opset it is missing */
+                if (o > lo && ox_opset_db_lookup(db, o - 1, y->name) &&
+                    !ox_registry_find(reg, y->name, o - 1))
+                    continue;
+                ox_report_add(r,
+                              "%s/opset_%d.yaml: operator %s is declared for opset %d, but no "
+                              "loaded pack provides a symbolic for it",
+                              dir, y->declared_in, y->name, o);
+            }
+        }
+    }
+    return r->n - before;
+}
+
+ox_status ox_registry_crosscheck(ox_context *ctx)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    ox_report r;
+    ox_report_init(&r);
+    size_t n = crosscheck(ctx, &r, true);
+    if (!n && !r.oom) {
+        ox_report_free(&r);
+        return OX_OK;
+    }
+    char *msg = ox_report_join(&r, NULL);
+    ox_report_free(&r);
+    /* all-or-nothing, as for a rejected pack: nothing stays loaded */
+    ox_registry_free(ctx->registry);
+    ctx->registry = NULL;
+    if (!msg)
+        return ox_fail(ctx, OX_ENOMEM, "out of memory");
+    return ox_fail_take(ctx, OX_EPLUGIN, msg);
+}
+
+size_t ox_registry_consistency(ox_context *ctx, ox_report *r)
+{
+    if (!ctx || !r)
+        return 0;
+    return crosscheck(ctx, r, false);
+}

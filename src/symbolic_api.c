@@ -1,0 +1,803 @@
+/*
+ * The function table symbolic packs call (struct ox_api in plugin.h).  Every
+ * member tolerates the NULLs and zeros an earlier failed call returns, so a
+ * symbolic can chain calls and check once; misuse is recorded on the ox_sym
+ * and reported with the node's op and scope.
+ */
+#include "symbolic_api.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin_load.h"
+
+static int vsym_error(ox_sym *g, const char *fmt, va_list ap)
+{
+    if (!g || g->err)
+        return -1;
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    if (n < 0 || !(g->err = malloc((size_t)n + 1))) {
+        g->oom = true;
+        return -1;
+    }
+    vsnprintf(g->err, (size_t)n + 1, fmt, ap);
+    return -1;
+}
+
+int ox_sym_error(ox_sym *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vsym_error(g, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* ---------------------------------------------------------- call context */
+
+static int api_opset(ox_sym *g)
+{
+    return g ? g->opset : 0;
+}
+
+static const char *api_op_name(ox_sym *g)
+{
+    return g ? g->node->kind : "";
+}
+
+static const char *api_scope(ox_sym *g)
+{
+    return g && g->node->scope ? g->node->scope : "";
+}
+
+static int api_fail(ox_sym *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsym_error(g, fmt ? fmt : "(no message)", ap);
+    va_end(ap);
+    return -1;
+}
+
+static void api_log(ox_sym *g, const char *fmt, ...)
+{
+    const char *dbg = getenv("OXPORT_DEBUG");
+    if (!dbg || !*dbg || !fmt)
+        return;
+    fprintf(stderr, "oxport: %s (%s): ", api_op_name(g), api_scope(g));
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static const ox_targ *arg(ox_sym *g, const char *name)
+{
+    if (!g || !name)
+        return NULL;
+    return ox_node_arg(g->node, name);
+}
+
+static ox_vid map_vid(ox_sym *g, ox_vid traced)
+{
+    if (traced == 0 || traced >= g->traced->n_values)
+        return 0;
+    return g->vmap[traced];
+}
+
+static int api_arg_present(ox_sym *g, const char *name)
+{
+    return arg(g, name) != NULL;
+}
+
+static ox_arg_kind api_arg_kind(ox_sym *g, const char *name)
+{
+    const ox_targ *a = arg(g, name);
+    return a ? a->kind : OX_ARG_NONE;
+}
+
+static ox_vid api_arg_tensor(ox_sym *g, const char *name)
+{
+    const ox_targ *a = arg(g, name);
+    if (!a || a->kind != OX_ARG_TENSOR)
+        return 0;
+    return map_vid(g, a->u.tensor);
+}
+
+static size_t api_arg_tensors(ox_sym *g, const char *name, const ox_vid **out)
+{
+    if (out)
+        *out = NULL;
+    const ox_targ *a = arg(g, name);
+    if (!a || !out)
+        return 0;
+    size_t n;
+    const ox_vid *src;
+    if (a->kind == OX_ARG_TENSOR_LIST) {
+        n = a->u.tensors.n;
+        src = a->u.tensors.p;
+    } else if (a->kind == OX_ARG_TENSOR) {
+        n = 1;
+        src = &a->u.tensor;
+    } else {
+        return 0;
+    }
+    if (!n)
+        return 0;
+    ox_vid *m = ox_arena_alloc(&g->out->arena, n * sizeof(*m));
+    if (!m) {
+        g->oom = true;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        m[i] = map_vid(g, src[i]);
+    *out = m;
+    return n;
+}
+
+static double load_elem(ox_dtype t, const void *p, int *ok);
+
+/* A recorded tensor argument that is a one-element constant reads as a number
+ * (the seed's _scalar / parse_args). */
+static int tensor_arg_scalar(ox_sym *g, const ox_targ *a, double *out)
+{
+    if (a->kind != OX_ARG_TENSOR)
+        return 0;
+    ox_dtype dt;
+    size_t n;
+    const ox_tensor_data *t = ox_sym_const_tensor(g->out, map_vid(g, a->u.tensor), &dt, &n);
+    if (!t || n != 1)
+        return 0;
+    int ok = 1;
+    *out = load_elem(dt, t->data, &ok);
+    return ok;
+}
+
+static int64_t api_arg_int(ox_sym *g, const char *name, int64_t dflt)
+{
+    const ox_targ *a = arg(g, name);
+    if (!a)
+        return dflt;
+    double d;
+    switch (a->kind) {
+    case OX_ARG_INT: case OX_ARG_BOOL: case OX_ARG_DTYPE:
+        return a->u.i;
+    case OX_ARG_TENSOR:
+        return tensor_arg_scalar(g, a, &d) ? (int64_t)d : dflt;
+    default:
+        return dflt;
+    }
+}
+
+static double api_arg_float(ox_sym *g, const char *name, double dflt)
+{
+    const ox_targ *a = arg(g, name);
+    if (!a)
+        return dflt;
+    double d;
+    switch (a->kind) {
+    case OX_ARG_FLOAT:
+        return a->u.f;
+    case OX_ARG_INT: case OX_ARG_BOOL:
+        return (double)a->u.i;
+    case OX_ARG_TENSOR:
+        return tensor_arg_scalar(g, a, &d) ? d : dflt;
+    default:
+        return dflt;
+    }
+}
+
+static const char *api_arg_string(ox_sym *g, const char *name, const char *dflt)
+{
+    const ox_targ *a = arg(g, name);
+    return a && a->kind == OX_ARG_STRING ? a->u.s : dflt;
+}
+
+static size_t api_arg_ints(ox_sym *g, const char *name, const int64_t **out)
+{
+    if (out)
+        *out = NULL;
+    const ox_targ *a = arg(g, name);
+    if (!a || !out)
+        return 0;
+    if (a->kind == OX_ARG_INTS) {
+        *out = a->u.ints.p;
+        return a->u.ints.n;
+    }
+    if (a->kind == OX_ARG_INT) {
+        *out = &a->u.i;
+        return 1;
+    }
+    return 0;
+}
+
+static size_t api_arg_floats(ox_sym *g, const char *name, const double **out)
+{
+    if (out)
+        *out = NULL;
+    const ox_targ *a = arg(g, name);
+    if (!a || !out)
+        return 0;
+    if (a->kind == OX_ARG_FLOATS) {
+        *out = a->u.floats.p;
+        return a->u.floats.n;
+    }
+    if (a->kind == OX_ARG_FLOAT) {
+        *out = &a->u.f;
+        return 1;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- values */
+
+static ox_value *val(ox_sym *g, ox_vid v)
+{
+    return g ? ox_graph_value(g->out, v) : NULL;
+}
+
+static ox_dtype api_dtype(ox_sym *g, ox_vid v)
+{
+    ox_value *x = val(g, v);
+    return x ? x->type.dtype : OX_UNDEFINED;
+}
+
+static int api_rank(ox_sym *g, ox_vid v)
+{
+    ox_value *x = val(g, v);
+    return x ? x->type.rank : -1;
+}
+
+static int64_t api_size(ox_sym *g, ox_vid v, int axis)
+{
+    ox_value *x = val(g, v);
+    if (!x || x->type.rank < 0)
+        return -1;
+    if (axis < 0)
+        axis += x->type.rank;
+    if (axis < 0 || axis >= x->type.rank)
+        return -1;
+    return x->type.dims[axis];
+}
+
+const ox_tensor_data *ox_sym_const_tensor(const ox_graph *g, ox_vid v, ox_dtype *dtype,
+                                          size_t *n_elems)
+{
+    ox_value *x = ox_graph_value(g, v);
+    if (!x)
+        return NULL;
+    const ox_tensor_data *t = NULL;
+    ox_dtype dt = OX_UNDEFINED;
+    if (x->kind == OX_VAL_CONST) {
+        t = &x->tensor;
+        dt = x->type.dtype;
+    } else if (x->kind == OX_VAL_NODE && x->producer && x->producer->domain[0] == '\0' &&
+               strcmp(x->producer->op_type, "Constant") == 0) {
+        const ox_attr *a = ox_node_attr(x->producer, "value");
+        if (!a || a->kind != OX_ATTR_TENSOR || !a->u.t)
+            return NULL;
+        t = &a->u.t->data;
+        dt = a->u.t->dtype;
+    } else {
+        return NULL;
+    }
+    size_t es = ox_dtype_size(dt);
+    if (!es || (!t->data && t->nbytes))
+        return NULL;
+    if (dtype)
+        *dtype = dt;
+    if (n_elems)
+        *n_elems = (size_t)(t->nbytes / es);
+    return t;
+}
+
+static int api_is_const(ox_sym *g, ox_vid v)
+{
+    return g && ox_sym_const_tensor(g->out, v, NULL, NULL) != NULL;
+}
+
+static const void *api_const_data(ox_sym *g, ox_vid v, ox_dtype *dtype, size_t *n_elems)
+{
+    if (!g)
+        return NULL;
+    const ox_tensor_data *t = ox_sym_const_tensor(g->out, v, dtype, n_elems);
+    return t ? t->data : NULL;
+}
+
+/* IEEE half and bfloat16 <-> float, for constants only. */
+static float half_to_float(uint16_t h)
+{
+    int sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    float v;
+    if (exp == 0)
+        v = ldexpf((float)man, -24);
+    else if (exp == 31)
+        v = man ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(man | 0x400), exp - 25);
+    return sign ? -v : v;
+}
+
+static uint16_t float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    int exp = (int)((x >> 23) & 0xff) - 127 + 15;
+    uint32_t man = x & 0x7fffffu;
+    if (((x >> 23) & 0xff) == 0xff)
+        return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0));
+    if (exp >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    if (exp <= 0) {
+        if (exp < -10)
+            return (uint16_t)sign;
+        man |= 0x800000u;
+        uint32_t shift = (uint32_t)(14 - exp);
+        uint32_t h = man >> shift;
+        if ((man >> (shift - 1)) & 1u)
+            h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = sign | ((uint32_t)exp << 10) | (man >> 13);
+    if (man & 0x1000u)
+        h++; /* round half up; carries into the exponent correctly */
+    return (uint16_t)h;
+}
+
+static double load_elem(ox_dtype t, const void *p, int *ok)
+{
+    switch (t) {
+    case OX_FLOAT: { float v; memcpy(&v, p, sizeof v); return v; }
+    case OX_DOUBLE: { double v; memcpy(&v, p, sizeof v); return v; }
+    case OX_INT8: { int8_t v; memcpy(&v, p, sizeof v); return v; }
+    case OX_UINT8: case OX_BOOL: { uint8_t v; memcpy(&v, p, sizeof v); return v; }
+    case OX_INT16: { int16_t v; memcpy(&v, p, sizeof v); return v; }
+    case OX_UINT16: { uint16_t v; memcpy(&v, p, sizeof v); return v; }
+    case OX_INT32: { int32_t v; memcpy(&v, p, sizeof v); return v; }
+    case OX_UINT32: { uint32_t v; memcpy(&v, p, sizeof v); return v; }
+    case OX_INT64: { int64_t v; memcpy(&v, p, sizeof v); return (double)v; }
+    case OX_UINT64: { uint64_t v; memcpy(&v, p, sizeof v); return (double)v; }
+    case OX_FLOAT16: { uint16_t v; memcpy(&v, p, sizeof v); return half_to_float(v); }
+    case OX_BFLOAT16: {
+        uint16_t v;
+        memcpy(&v, p, sizeof v);
+        uint32_t x = (uint32_t)v << 16;
+        float f;
+        memcpy(&f, &x, sizeof f);
+        return f;
+    }
+    case OX_STRING: case OX_UNDEFINED: break;
+    }
+    *ok = 0;
+    return 0;
+}
+
+/* Store v as one element of type t; 0 when t has no numeric encoding. */
+static int store_elem(ox_dtype t, double v, void *p)
+{
+    switch (t) {
+    case OX_FLOAT: { float x = (float)v; memcpy(p, &x, sizeof x); return 1; }
+    case OX_DOUBLE: memcpy(p, &v, sizeof v); return 1;
+    case OX_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, sizeof x); return 1; }
+    case OX_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, sizeof x); return 1; }
+    case OX_BOOL: { uint8_t x = v != 0; memcpy(p, &x, sizeof x); return 1; }
+    case OX_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, sizeof x); return 1; }
+    case OX_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, sizeof x); return 1; }
+    case OX_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, sizeof x); return 1; }
+    case OX_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, sizeof x); return 1; }
+    case OX_INT64: { int64_t x = (int64_t)v; memcpy(p, &x, sizeof x); return 1; }
+    case OX_UINT64: { uint64_t x = (uint64_t)v; memcpy(p, &x, sizeof x); return 1; }
+    case OX_FLOAT16: { uint16_t x = float_to_half((float)v); memcpy(p, &x, sizeof x); return 1; }
+    case OX_BFLOAT16: {
+        float f = (float)v;
+        uint32_t x;
+        memcpy(&x, &f, sizeof x);
+        uint16_t b = (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+        memcpy(p, &b, sizeof b);
+        return 1;
+    }
+    case OX_STRING: case OX_UNDEFINED: break;
+    }
+    return 0;
+}
+
+static int api_const_scalar(ox_sym *g, ox_vid v, double *out)
+{
+    if (!g || !out)
+        return 0;
+    ox_dtype dt;
+    size_t n;
+    const ox_tensor_data *t = ox_sym_const_tensor(g->out, v, &dt, &n);
+    if (!t || n != 1)
+        return 0;
+    int ok = 1;
+    double d = load_elem(dt, t->data, &ok);
+    if (ok)
+        *out = d;
+    return ok;
+}
+
+/* --------------------------------------------------------- building nodes */
+
+static ox_onode *make_node(ox_sym *g, const char *domain, const char *op_type, size_t n_inputs,
+                           const ox_vid *inputs, size_t n_outputs)
+{
+    if (!g)
+        return NULL;
+    if (!op_type || !*op_type) {
+        ox_sym_error(g, "op: op_type is NULL or empty");
+        return NULL;
+    }
+    if (n_inputs > UINT32_MAX / 2 || n_outputs > UINT32_MAX / 2 || (n_inputs && !inputs)) {
+        ox_sym_error(g, "op(%s): %zu input(s) with %s input array, %zu output(s)", op_type,
+                     n_inputs, inputs ? "an" : "a NULL", n_outputs);
+        return NULL;
+    }
+    for (size_t i = 0; i < n_inputs; i++) {
+        if (inputs[i] && !ox_graph_value(g->out, inputs[i])) {
+            ox_sym_error(g, "op(%s): input %zu is value %u, which the conversion has not "
+                            "produced (pass a vid from arg_tensor, node_output or constant)",
+                         op_type, i, inputs[i]);
+            return NULL;
+        }
+    }
+    char buf[256];
+    const char *kind = buf;
+    int n = snprintf(buf, sizeof buf, "%s::%s", domain, op_type);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        kind = ox_arena_printf(&g->out->arena, "%s::%s", domain, op_type);
+    ox_onode *on = ox_arena_alloc(&g->out->arena, sizeof(*on));
+    ox_node *node = kind && on ? ox_graph_add_node(g->out, kind, (uint32_t)n_inputs, inputs,
+                                                   (uint32_t)n_outputs)
+                               : NULL;
+    if (!node) {
+        g->oom = true;
+        ox_sym_error(g, "op(%s): out of memory", op_type);
+        return NULL;
+    }
+    node->scope = g->scope;
+    on->node = node;
+    on->sym = g;
+    return on;
+}
+
+static ox_onode *api_op(ox_sym *g, const char *op_type, size_t n_inputs, const ox_vid *inputs,
+                        size_t n_outputs)
+{
+    return make_node(g, "onnx", op_type, n_inputs, inputs, n_outputs);
+}
+
+static ox_onode *api_op_domain(ox_sym *g, const char *domain, int domain_version,
+                               const char *op_type, size_t n_inputs, const ox_vid *inputs,
+                               size_t n_outputs)
+{
+    if (!g)
+        return NULL;
+    if (!domain || !*domain || strcmp(domain, "ai.onnx") == 0 || strcmp(domain, "onnx") == 0)
+        return make_node(g, "onnx", op_type, n_inputs, inputs, n_outputs);
+    if (strstr(domain, "::")) {
+        ox_sym_error(g, "op_domain: domain '%s' must not contain '::'", domain);
+        return NULL;
+    }
+    if (domain_version < 1) {
+        ox_sym_error(g, "op_domain(%s, %s): domain_version %d must be >= 1", domain,
+                     op_type ? op_type : "(null)", domain_version);
+        return NULL;
+    }
+    ox_onode *on = make_node(g, domain, op_type, n_inputs, inputs, n_outputs);
+    if (on && ox_graph_set_opset(g->out, domain, domain_version) != 0) {
+        g->oom = true;
+        ox_sym_error(g, "op_domain: out of memory");
+        return NULL;
+    }
+    return on;
+}
+
+static ox_vid api_node_output(ox_onode *n, size_t i)
+{
+    if (!n)
+        return 0;
+    if (i >= n->node->n_outputs) {
+        ox_sym_error(n->sym, "node_output(%s, %zu): the node has %u output(s)",
+                     n->node->op_type, i, n->node->n_outputs);
+        return 0;
+    }
+    return n->node->outputs[i];
+}
+
+static ox_attr *add_attr(ox_onode *n, const char *name, ox_attr_kind kind)
+{
+    if (!n)
+        return NULL;
+    if (!name || !*name) {
+        ox_sym_error(n->sym, "attribute of %s: name is NULL or empty", n->node->op_type);
+        return NULL;
+    }
+    ox_attr *a = ox_node_add_attr(n->sym->out, n->node, name, kind);
+    if (!a) {
+        n->sym->oom = true;
+        ox_sym_error(n->sym, "attribute %s of %s: out of memory", name, n->node->op_type);
+    }
+    return a;
+}
+
+static void *attr_copy(ox_onode *n, const void *p, size_t bytes)
+{
+    if (!bytes)
+        return NULL;
+    void *c = ox_arena_memdup(&n->sym->out->arena, p, bytes);
+    if (!c) {
+        n->sym->oom = true;
+        ox_sym_error(n->sym, "attribute of %s: out of memory", n->node->op_type);
+    }
+    return c;
+}
+
+static void api_attr_float(ox_onode *n, const char *name, double v)
+{
+    ox_attr *a = add_attr(n, name, OX_ATTR_FLOAT);
+    if (a)
+        a->u.f = v;
+}
+
+static void api_attr_int(ox_onode *n, const char *name, int64_t v)
+{
+    ox_attr *a = add_attr(n, name, OX_ATTR_INT);
+    if (a)
+        a->u.i = v;
+}
+
+static void api_attr_string(ox_onode *n, const char *name, const char *v)
+{
+    ox_attr *a = add_attr(n, name, OX_ATTR_STRING);
+    if (!a)
+        return;
+    if (!v)
+        v = "";
+    a->u.s.len = strlen(v);
+    a->u.s.p = ox_arena_strdup(&n->sym->out->arena, v);
+    if (!a->u.s.p) {
+        a->u.s.len = 0;
+        n->sym->oom = true;
+    }
+}
+
+static void api_attr_floats(ox_onode *n, const char *name, const double *v, size_t count)
+{
+    ox_attr *a = add_attr(n, name, OX_ATTR_FLOATS);
+    if (!a || (count && !v))
+        return;
+    a->u.floats.p = attr_copy(n, v, count * sizeof(*v));
+    a->u.floats.n = a->u.floats.p ? count : 0;
+}
+
+static void api_attr_ints(ox_onode *n, const char *name, const int64_t *v, size_t count)
+{
+    ox_attr *a = add_attr(n, name, OX_ATTR_INTS);
+    if (!a || (count && !v))
+        return;
+    a->u.ints.p = attr_copy(n, v, count * sizeof(*v));
+    a->u.ints.n = a->u.ints.p ? count : 0;
+}
+
+static void api_attr_strings(ox_onode *n, const char *name, const char *const *v, size_t count)
+{
+    ox_attr *a = add_attr(n, name, OX_ATTR_STRINGS);
+    if (!a || !count || !v)
+        return;
+    const char **p = ox_arena_alloc(&n->sym->out->arena, count * sizeof(*p));
+    if (!p) {
+        n->sym->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        if (!(p[i] = ox_arena_strdup(&n->sym->out->arena, v[i] ? v[i] : ""))) {
+            n->sym->oom = true;
+            return;
+        }
+    a->u.strings.p = p;
+    a->u.strings.n = count;
+}
+
+/* Elements of a tensor of this shape; SIZE_MAX on a bad size. */
+static size_t elem_count(uint32_t rank, const int64_t *sizes)
+{
+    size_t n = 1;
+    for (uint32_t i = 0; i < rank; i++) {
+        if (sizes[i] < 0 || (sizes[i] && n > SIZE_MAX / (size_t)sizes[i]))
+            return SIZE_MAX;
+        n *= (size_t)sizes[i];
+    }
+    return n;
+}
+
+static ox_attr_tensor *make_tensor(ox_sym *g, const char *what, ox_dtype dtype, uint32_t rank,
+                                   const int64_t *sizes, const void *data)
+{
+    size_t es = ox_dtype_size(dtype);
+    if (!ox_dtype_valid((int)dtype) || !es) {
+        ox_sym_error(g, "%s: dtype %d is not a numeric ONNX element type", what, (int)dtype);
+        return NULL;
+    }
+    if (rank && !sizes) {
+        ox_sym_error(g, "%s: rank %u but sizes is NULL", what, rank);
+        return NULL;
+    }
+    size_t n = elem_count(rank, sizes);
+    if (n == SIZE_MAX || n > SIZE_MAX / es) {
+        ox_sym_error(g, "%s: invalid sizes", what);
+        return NULL;
+    }
+    if (n && !data) {
+        ox_sym_error(g, "%s: data is NULL for %zu element(s)", what, n);
+        return NULL;
+    }
+    ox_arena *ar = &g->out->arena;
+    ox_attr_tensor *t = ox_arena_alloc(ar, sizeof(*t));
+    if (!t)
+        goto oom;
+    t->dtype = dtype;
+    t->rank = rank;
+    if (rank && !(t->dims = ox_arena_memdup(ar, sizes, rank * sizeof(int64_t))))
+        goto oom;
+    t->data.nbytes = (uint64_t)n * es;
+    t->data.owned = true;
+    if (n && !(t->data.data = ox_arena_memdup(ar, data, n * es)))
+        goto oom;
+    return t;
+oom:
+    g->oom = true;
+    ox_sym_error(g, "%s: out of memory", what);
+    return NULL;
+}
+
+static void api_attr_tensor(ox_onode *n, const char *name, ox_dtype dtype, uint32_t rank,
+                            const int64_t *sizes, const void *data)
+{
+    if (!n)
+        return;
+    ox_attr_tensor *t = make_tensor(n->sym, "attr_tensor", dtype, rank, sizes, data);
+    if (!t)
+        return;
+    ox_attr *a = add_attr(n, name, OX_ATTR_TENSOR);
+    if (a)
+        a->u.t = t;
+}
+
+static void api_set_type(ox_sym *g, ox_vid v, ox_dtype dtype, int rank, const int64_t *sizes)
+{
+    ox_value *x = val(g, v);
+    if (!x) {
+        if (g)
+            ox_sym_error(g, "set_type: value %u does not exist", v);
+        return;
+    }
+    if (rank > 0 && !sizes)
+        sizes = NULL; /* unknown sizes */
+    if (ox_value_set_type(g->out, x, dtype, rank < 0 ? -1 : rank, sizes) != 0)
+        g->oom = true;
+}
+
+/* ------------------------------------------------------------ constants */
+
+static ox_vid api_constant(ox_sym *g, ox_dtype dtype, uint32_t rank, const int64_t *sizes,
+                           const void *data)
+{
+    if (!g)
+        return 0;
+    ox_attr_tensor *t = make_tensor(g, "constant", dtype, rank, sizes, data);
+    if (!t)
+        return 0;
+    ox_onode *on = make_node(g, "onnx", "Constant", 0, NULL, 1);
+    if (!on)
+        return 0;
+    ox_attr *a = add_attr(on, "value", OX_ATTR_TENSOR);
+    if (!a)
+        return 0;
+    a->u.t = t;
+    ox_vid v = on->node->outputs[0];
+    if (ox_value_set_type(g->out, ox_graph_value(g->out, v), dtype, (int32_t)rank, sizes) != 0) {
+        g->oom = true;
+        return 0;
+    }
+    return v;
+}
+
+static ox_vid api_const_ints(ox_sym *g, const int64_t *v, size_t n)
+{
+    int64_t size = (int64_t)n;
+    return api_constant(g, OX_INT64, 1, &size, v);
+}
+
+static ox_vid api_const_scalar_of(ox_sym *g, ox_dtype dtype, double v)
+{
+    unsigned char buf[8];
+    if (!g)
+        return 0;
+    if (!store_elem(dtype, v, buf)) {
+        ox_sym_error(g, "const_scalar_of: dtype %d is not a numeric ONNX element type",
+                     (int)dtype);
+        return 0;
+    }
+    return api_constant(g, dtype, 0, NULL, buf);
+}
+
+static ox_vid api_scalar_like(ox_sym *g, double v, ox_vid like)
+{
+    ox_dtype dt = api_dtype(g, like);
+    return api_const_scalar_of(g, dt == OX_UNDEFINED ? OX_FLOAT : dt, v);
+}
+
+/* -------------------------------------------------------------- results */
+
+static int api_set_output(ox_sym *g, size_t i, ox_vid v)
+{
+    if (!g)
+        return -1;
+    if (i >= g->n_outputs) {
+        if (g->extra_output < 0)
+            g->extra_output = (long)i;
+        return -1;
+    }
+    if (!ox_graph_value(g->out, v))
+        return ox_sym_error(g, "set_output(%zu): value %u does not exist in the ONNX graph", i, v);
+    g->outputs[i] = v;
+    return 0;
+}
+
+static const ox_api api_table = {
+    .struct_size = sizeof(ox_api),
+    .abi_major = OX_PLUGIN_ABI_MAJOR,
+    .abi_minor = OX_PLUGIN_ABI_MINOR,
+    .opset = api_opset,
+    .op_name = api_op_name,
+    .scope = api_scope,
+    .fail = api_fail,
+    .arg_present = api_arg_present,
+    .arg_kind = api_arg_kind,
+    .arg_tensor = api_arg_tensor,
+    .arg_tensors = api_arg_tensors,
+    .arg_int = api_arg_int,
+    .arg_float = api_arg_float,
+    .arg_string = api_arg_string,
+    .arg_ints = api_arg_ints,
+    .arg_floats = api_arg_floats,
+    .dtype = api_dtype,
+    .rank = api_rank,
+    .size = api_size,
+    .is_const = api_is_const,
+    .const_data = api_const_data,
+    .const_scalar = api_const_scalar,
+    .op = api_op,
+    .op_domain = api_op_domain,
+    .node_output = api_node_output,
+    .attr_float = api_attr_float,
+    .attr_int = api_attr_int,
+    .attr_string = api_attr_string,
+    .attr_floats = api_attr_floats,
+    .attr_ints = api_attr_ints,
+    .attr_strings = api_attr_strings,
+    .attr_tensor = api_attr_tensor,
+    .set_type = api_set_type,
+    .constant = api_constant,
+    .const_ints = api_const_ints,
+    .const_scalar_of = api_const_scalar_of,
+    .scalar_like = api_scalar_like,
+    .set_output = api_set_output,
+    .log = api_log,
+};
+
+const ox_api *ox_symbolic_api(void)
+{
+    return &api_table;
+}

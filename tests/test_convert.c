@@ -1,0 +1,455 @@
+/*
+ * Conversion: the pre-scan reports every problem at once, dispatch by opset,
+ * the symbolic output contract, constants, pass-through nodes and graph
+ * outputs.  Uses the fixture packs and the fixture opset descriptors
+ * (tests/fixtures/plugins/), so it does not move when the shipped ones do.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "context.h"
+#include "ir.h"
+#include "plugin_load.h"
+
+static char fx_bufs[4][1024];
+static int fx_k;
+
+static const char *fx(const char *name)
+{
+    const char *b = getenv("OXPORT_TEST_BUILDDIR");
+    char *p = fx_bufs[fx_k++ % 4];
+    snprintf(p, 1024, "%s/tests/fixtures/plugins/libfx_%s.so", b ? b : ".", name);
+    return p;
+}
+
+static ox_context *ctx_with(const char *const *packs, size_t n)
+{
+    ox_context *ctx;
+    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_ENV | OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx), OX_OK);
+    char dir[1024];
+    const char *s = getenv("OXPORT_TEST_SRCDIR");
+    snprintf(dir, sizeof dir, "%s/tests/fixtures/plugins/opset", s ? s : "..");
+    ck_assert_int_eq(ox_context_set_opset_dir(ctx, dir), OX_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(ox_context_add_plugin_path(ctx, fx(packs[i])), OX_OK);
+    ck_assert_msg(ox_context_load(ctx) == OX_OK, "%s", ox_errmsg(ctx));
+    return ctx;
+}
+
+/* A tiny tracing helper: every value is Float[2, 3]. */
+static const int64_t SIZES[] = {2, 3};
+
+typedef struct tr {
+    ox_context *ctx;
+    ox_trace *t;
+} tr;
+
+static tr begin(ox_context *ctx)
+{
+    tr x = {ctx, NULL};
+    ck_assert_int_eq(ox_trace_begin(ctx, "Net", &x.t), OX_OK);
+    return x;
+}
+
+static ox_vid input(tr *x, const char *name)
+{
+    ox_vid v;
+    ck_assert_int_eq(ox_trace_input(x->t, name, OX_FLOAT, 2, SIZES, &v), OX_OK);
+    return v;
+}
+
+static ox_vid op(tr *x, const char *scope, const char *kind, size_t n, const ox_arg *args)
+{
+    ox_tensor_desc d = {OX_FLOAT, 2, SIZES};
+    ox_vid v;
+    if (scope)
+        ck_assert_int_eq(ox_trace_push_scope(x->t, scope), OX_OK);
+    ck_assert_msg(ox_trace_op(x->t, kind, n, args, 1, &d, &v) == OX_OK, "%s", ox_errmsg(x->ctx));
+    if (scope)
+        ck_assert_int_eq(ox_trace_pop_scope(x->t), OX_OK);
+    return v;
+}
+
+static ox_vid unary(tr *x, const char *scope, const char *kind, ox_vid in)
+{
+    ox_arg a = ox_arg_tensor("self", in);
+    return op(x, scope, kind, 1, &a);
+}
+
+static ox_graph *finish(tr *x, ox_vid out)
+{
+    ck_assert_int_eq(ox_trace_output(x->t, out, NULL), OX_OK);
+    ox_graph *g;
+    ck_assert_int_eq(ox_trace_finish(x->t, &g), OX_OK);
+    return g;
+}
+
+static const char *only_op(const ox_graph *g)
+{
+    ck_assert_uint_eq(g->n_nodes, 1);
+    return g->first->op_type;
+}
+
+static char msg[16384];
+
+START_TEST(prescan_reports_all_problems_at_once)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    ox_vid v = unary(&x, "Missing[m]", "test::missing", in);
+    ox_arg pool[] = {ox_arg_tensor("self", v), ox_arg_bool("ceil_mode", 1)};
+    v = op(&x, "MaxPool2d[pool]", "test::pool", 2, pool);
+    ox_arg relu[] = {ox_arg_tensor("self", v), ox_arg_int("foo", 1)};
+    v = op(&x, "ReLU[r]", "test::relu", 2, relu);
+    v = unary(&x, NULL, "test::later", v);
+    v = unary(&x, NULL, "test::yamlonly", v);
+    ox_arg mul[] = {ox_arg_tensor("self", v), ox_arg_string("other", "two")};
+    v = op(&x, NULL, "test::mul", 2, mul);
+    ox_arg noself = ox_arg_none("self");
+    v = op(&x, NULL, "test::act", 1, &noself);
+    ox_arg modeonly = ox_arg_string("mode", "constant");
+    ox_vid w = op(&x, "Pad[p]", "test::picky", 1, &modeonly);
+    ox_arg mul2[] = {ox_arg_tensor("self", v), ox_arg_tensor("other", w)};
+    ox_graph *g = finish(&x, op(&x, NULL, "test::mul", 2, mul2));
+
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EUNSUPPORTED);
+    ck_assert_ptr_null(out);
+    const char *base = fx("base");
+    char opsets[1024];
+    snprintf(opsets, sizeof opsets, "%s/tests/fixtures/plugins/opset", getenv("OXPORT_TEST_SRCDIR"));
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 8 problem(s) at opset 9:\n"
+             "  - ONNX export failed on missing because no symbolic for test::missing is "
+             "registered (scope: Net/Missing[m])\n"
+             "  - test::pool(ceil_mode=True) at Net/MaxPool2d[pool]: MaxPool has no ceil_mode "
+             "attribute before opset 10; supported from opset 10\n"
+             "  - test::relu at Net/ReLU[r]: unknown argument 'foo' (the symbolic in %s declares "
+             "self)\n"
+             "  - ONNX export failed on later because no symbolic for test::later is registered "
+             "(scope: Net); supported from opset 11\n"
+             "  - ONNX export failed on yamlonly because no symbolic for test::yamlonly is "
+             "registered (scope: Net); supported from opset 11\n"
+             "  - test::mul at Net: argument 'other' is recorded as string, but the symbolic in "
+             "%s declares tensor_or_scalar\n"
+             "  - test::act(self=None) at Net: argument 'self' is recorded as None, but "
+             "%s/opset_9.yaml declares tensor\n"
+             "  - test::picky at Net/Pad[p]: required tensor argument 'self' is not recorded",
+             base, base, opsets);
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+START_TEST(disabled_operator_is_reported_with_config)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    char cfg[] = "/tmp/oxport-cfg-XXXXXX";
+    int fd = mkstemp(cfg);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("disabled_operators: [test::relu]\n", f);
+    fclose(f);
+    ck_assert_msg(ox_context_load_config(ctx, cfg) == OX_OK, "%s", ox_errmsg(ctx));
+    tr x = begin(ctx);
+    ox_graph *g = finish(&x, unary(&x, "ReLU[r]", "test::relu", input(&x, "x")));
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EUNSUPPORTED);
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 1 problem(s) at opset 9:\n"
+             "  - ONNX export failed on relu because test::relu is disabled by %s (scope: "
+             "Net/ReLU[r])",
+             ctx->config->path);
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+    remove(cfg);
+}
+END_TEST
+
+START_TEST(dispatch_follows_target_opset)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_graph *g = finish(&x, unary(&x, NULL, "test::act", input(&x, "x")));
+    const struct { int opset; const char *op; } cases[] = {
+        {9, "Relu"}, {10, "Relu"}, {11, "Sigmoid"}};
+    for (size_t i = 0; i < 3; i++) {
+        ox_graph *out = NULL;
+        ck_assert_msg(ox_convert(ctx, g, cases[i].opset, &out) == OX_OK, "%s", ox_errmsg(ctx));
+        ck_assert_str_eq(only_op(out), cases[i].op);
+        ck_assert_int_eq(ox_graph_opset(out, ""), cases[i].opset);
+        ck_assert_int_eq(out->ir_version, ox_ir_version_for_opset(cases[i].opset));
+        ck_assert(out->is_onnx);
+        ox_graph_free(out);
+    }
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 8, &out), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_convert: opset 8 is outside the enabled range 9..11 "
+                                     "(set by the opset descriptors)");
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+START_TEST(in_place_op_uses_out_of_place_symbolic)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_graph *g = finish(&x, unary(&x, NULL, "test::relu_", input(&x, "x")));
+    ox_graph *out = NULL;
+    ck_assert_msg(ox_convert(ctx, g, 9, &out) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_str_eq(only_op(out), "Relu");
+    ox_graph_free(out);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+START_TEST(symbolic_output_contract)
+{
+    const char *packs[] = {"base", "unset", "toomany"};
+    ox_context *ctx = ctx_with(packs, 3);
+    tr x = begin(ctx);
+    ox_graph *g = finish(&x, unary(&x, "Bad[b]", "test::unset", input(&x, "x")));
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EPLUGIN);
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 1 problem(s) at opset 9:\n"
+             "  - test::unset at Net/Bad[b]: the symbolic in %s left output 0 of 1 unset",
+             fx("unset"));
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+
+    x = begin(ctx);
+    g = finish(&x, unary(&x, "Bad[b]", "test::toomany", input(&x, "x")));
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EPLUGIN);
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 1 problem(s) at opset 9:\n"
+             "  - test::toomany at Net/Bad[b]: the symbolic in %s set output 1, but the node has "
+             "1 output(s)",
+             fx("toomany"));
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+START_TEST(symbolic_failures_are_collected_without_cascades)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    ox_arg a[] = {ox_arg_tensor("self", in), ox_arg_string("mode", "reflect")};
+    ox_vid p1 = op(&x, "Pad[p1]", "test::picky", 2, a);
+    ox_vid r = unary(&x, NULL, "test::relu", p1); /* downstream of a failure: not reported */
+    ox_arg b[] = {ox_arg_tensor("self", in), ox_arg_string("mode", "replicate")};
+    ox_vid p2 = op(&x, "Pad[p2]", "test::picky", 2, b);
+    ox_arg m[] = {ox_arg_tensor("self", r), ox_arg_tensor("other", p2)};
+    ox_graph *g = finish(&x, op(&x, NULL, "test::mul", 2, m));
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EUNSUPPORTED);
+    const char *base = fx("base");
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 2 problem(s) at opset 9:\n"
+             "  - test::picky at Net/Pad[p1]: mode 'reflect' is not supported (symbolic in %s)\n"
+             "  - test::picky at Net/Pad[p2]: mode 'replicate' is not supported (symbolic in %s)",
+             base, base);
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+static const ox_node *find_op(const ox_graph *g, const char *op_type)
+{
+    for (const ox_node *n = g->first; n; n = n->next)
+        if (strcmp(n->op_type, op_type) == 0)
+            return n;
+    return NULL;
+}
+
+START_TEST(constants_materialize_only_when_used)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    const float three = 3.0f, unused = 7.0f;
+    ox_vid c3, c7;
+    ck_assert_int_eq(ox_trace_const(x.t, OX_FLOAT, 0, NULL, &three, OX_BORROW, &c3), OX_OK);
+    ck_assert_int_eq(ox_trace_const(x.t, OX_FLOAT, 0, NULL, &unused, OX_BORROW, &c7), OX_OK);
+    ox_arg m1[] = {ox_arg_tensor("self", in), ox_arg_tensor("other", c3)};
+    ox_vid v = op(&x, NULL, "test::mul", 2, m1);
+    ox_arg m2[] = {ox_arg_tensor("self", v), ox_arg_float("other", 0.5)};
+    ox_graph *g = finish(&x, op(&x, NULL, "test::mul", 2, m2));
+    ox_graph *out = NULL;
+    ck_assert_msg(ox_convert(ctx, g, 9, &out) == OX_OK, "%s", ox_errmsg(ctx));
+    /* Constant(3), Mul, Constant(0.5), Mul: the unused 7 is gone */
+    ck_assert_uint_eq(out->n_nodes, 4);
+    ck_assert_uint_eq(out->n_params, 0);
+    double seen[2];
+    size_t k = 0;
+    for (const ox_node *n = out->first; n; n = n->next) {
+        if (strcmp(n->op_type, "Constant") != 0)
+            continue;
+        const ox_attr *a = ox_node_attr(n, "value");
+        ck_assert_ptr_nonnull(a);
+        ck_assert_int_eq(a->u.t->dtype, OX_FLOAT);
+        ck_assert_uint_eq(a->u.t->rank, 0);
+        float f;
+        memcpy(&f, a->u.t->data.data, sizeof f);
+        ck_assert_uint_lt(k, 2);
+        seen[k++] = f;
+        /* topological: the constant comes before its consumer */
+        ck_assert_str_eq(n->next->op_type, "Mul");
+    }
+    ck_assert_uint_eq(k, 2);
+    ck_assert_double_eq(seen[0], 3.0);
+    ck_assert_double_eq(seen[1], 0.5);
+    ox_graph_free(out);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+START_TEST(onnx_nodes_pass_through_with_attributes)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    ox_arg a[] = {ox_arg_tensor("X", in), ox_arg_float("alpha", 0.25)};
+    ox_graph *g = finish(&x, op(&x, "Act[a]", "onnx::LeakyRelu", 2, a));
+    ox_graph *out = NULL;
+    ck_assert_msg(ox_convert(ctx, g, 9, &out) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_str_eq(only_op(out), "LeakyRelu");
+    const ox_attr *alpha = ox_node_attr(out->first, "alpha");
+    ck_assert_ptr_nonnull(alpha);
+    ck_assert_int_eq(alpha->kind, OX_ATTR_FLOAT);
+    ck_assert_double_eq(alpha->u.f, 0.25);
+    ck_assert_uint_eq(out->first->n_inputs, 1);
+    ck_assert_uint_eq(out->first->inputs[0], out->inputs[0]);
+    ck_assert_str_eq(out->first->scope, "Net/Act[a]");
+    ox_graph_free(out);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+START_TEST(outputs_stay_distinct_values)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    ox_vid r = unary(&x, NULL, "test::relu", in);
+    ck_assert_int_eq(ox_trace_output(x.t, in, NULL), OX_OK); /* an input as output */
+    ck_assert_int_eq(ox_trace_output(x.t, r, "y"), OX_OK);
+    ck_assert_int_eq(ox_trace_output(x.t, r, NULL), OX_OK); /* the same value twice */
+    ox_graph *g;
+    ck_assert_int_eq(ox_trace_finish(x.t, &g), OX_OK);
+    ox_graph *out = NULL;
+    ck_assert_msg(ox_convert(ctx, g, 9, &out) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_uint_eq(out->n_outputs, 3);
+    ck_assert_uint_eq(out->n_nodes, 3); /* Relu + two Identities */
+    ck_assert_uint_ne(out->outputs[0], out->inputs[0]);
+    ck_assert_uint_ne(out->outputs[1], out->outputs[2]);
+    ck_assert_str_eq(ox_graph_value(out, out->outputs[0])->producer->op_type, "Identity");
+    ck_assert_str_eq(ox_graph_value(out, out->outputs[1])->name, "y");
+    ck_assert_str_eq(ox_graph_value(out, out->outputs[1])->producer->op_type, "Relu");
+    ck_assert_str_eq(ox_graph_value(out, out->outputs[2])->producer->op_type, "Identity");
+    /* the host's output type is copied onto the ONNX value */
+    ox_value *y = ox_graph_value(out, out->outputs[2]);
+    ck_assert_int_eq(y->type.dtype, OX_FLOAT);
+    ck_assert_int_eq(y->type.rank, 2);
+    ck_assert_int_eq(y->type.dims[1], 3);
+    ox_graph_free(out);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+START_TEST(override_pack_converts_the_node)
+{
+    ox_context *ctx;
+    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_ENV | OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx), OX_OK);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/tests/fixtures/plugins/opset", getenv("OXPORT_TEST_SRCDIR"));
+    ck_assert_int_eq(ox_context_set_opset_dir(ctx, dir), OX_OK);
+    ck_assert_int_eq(ox_context_add_plugin_path_ex(ctx, fx("base"), false), OX_OK);
+    ck_assert_int_eq(ox_context_add_plugin_path(ctx, fx("override")), OX_OK);
+    tr x = begin(ctx);
+    ox_graph *g = finish(&x, unary(&x, NULL, "test::relu", input(&x, "x")));
+    ox_graph *out = NULL;
+    ck_assert_msg(ox_convert(ctx, g, 9, &out) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_str_eq(only_op(out), "LeakyRelu");
+    ck_assert_ptr_nonnull(find_op(out, "LeakyRelu"));
+    ox_graph_free(out);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+START_TEST(export_checks_options_struct_size)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_graph *g = finish(&x, unary(&x, NULL, "test::relu", input(&x, "x")));
+    ox_export_options o;
+    memset(&o, 0, sizeof o);
+    ck_assert_int_eq(ox_export(ctx, g, "/tmp/oxport-never-written.onnx", &o), OX_EINVAL);
+    snprintf(msg, sizeof msg,
+             "ox_export: options struct_size is 0, expected %zu; initialize the options with "
+             "ox_export_options_init",
+             sizeof o);
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_export_options_init(&o);
+    ck_assert_uint_eq(o.struct_size, sizeof o);
+    ck_assert_int_eq(o.export_params, 1);
+    ck_assert_int_eq(o.keep_initializers_as_inputs, -1);
+    ck_assert_str_eq(o.producer_name, "oxport");
+    ck_assert_str_eq(o.producer_version, ox_version());
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+static Suite *convert_suite(void)
+{
+    Suite *s = suite_create("convert");
+    TCase *tc = tcase_create("convert");
+    tcase_add_test(tc, prescan_reports_all_problems_at_once);
+    tcase_add_test(tc, disabled_operator_is_reported_with_config);
+    tcase_add_test(tc, dispatch_follows_target_opset);
+    tcase_add_test(tc, in_place_op_uses_out_of_place_symbolic);
+    tcase_add_test(tc, symbolic_output_contract);
+    tcase_add_test(tc, symbolic_failures_are_collected_without_cascades);
+    tcase_add_test(tc, constants_materialize_only_when_used);
+    tcase_add_test(tc, onnx_nodes_pass_through_with_attributes);
+    tcase_add_test(tc, outputs_stay_distinct_values);
+    tcase_add_test(tc, override_pack_converts_the_node);
+    tcase_add_test(tc, export_checks_options_struct_size);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(convert_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
