@@ -19,6 +19,9 @@ typedef struct ox_opset_param {
     const char *name;
     ox_arg_kind kind;
     int optional; /* may be left unrecorded by a host (the symbolic has a default) */
+    /* A second accepted kind ("padding: ints|string"), OX_ARG_NONE when none:
+     * for arguments a host records either way (torch's padding='same'). */
+    ox_arg_kind alt_kind;
 } ox_opset_param;
 
 typedef struct ox_opset_limitation {
@@ -56,5 +59,13 @@ size_t ox_opset_db_check_node(const ox_opset_db *db, int opset, const ox_graph *
                               const ox_node *n, ox_report *r);
 /* Lowest opset >= from where op is declared and node hits no limitation; 0 = none. */
 int ox_opset_db_lifting_opset(const ox_opset_db *db, int from, const ox_graph *g, const ox_node *n);
+
+/* For listings (`oxport ops`), without a node: the matcher as text
+ * ("ceil_mode = true", "mode not in [constant, reflect]", "dim outside [-1, 3]",
+ * "dtype present"), and the lowest opset above `opset` whose descriptor has
+ * the op without this limitation (same arg and matcher); 0 = none. */
+void ox_opset_limitation_describe(const ox_opset_limitation *l, char *buf, size_t cap);
+int ox_opset_db_limitation_lifted(const ox_opset_db *db, int opset, const char *op,
+                                  const ox_opset_limitation *l);
 
 #endif /* OXPORT_OPSET_YAML_H */
