@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""`oxport export` behaviour a user relies on, beyond the zoo round trips:
+--list, exit statuses, the unsupported-operator report, no partial file.
+
+usage: export_cli_test.py --oxport BIN
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(bin_, *args):
+    return subprocess.run([bin_, "export", *args], capture_output=True, text=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--oxport", required=True)
+    b = ap.parse_args().oxport
+
+    r = run(b, "--list")
+    check(r.returncode == 0, f"--list exits 0 (got {r.returncode})")
+    for name, count in [("alexnet", "61.1M"), ("vgg16", "138.4M"), ("resnet50", "25.6M"),
+                        ("word_language_model", "4.7M")]:
+        check(any(l.split()[:2] == [name, count] for l in r.stdout.splitlines()),
+              f"--list shows {name} with {count} parameters")
+
+    r = run(b, "--help")
+    check(r.returncode == 0 and "usage: oxport export MODEL" in r.stdout, "--help")
+
+    r = run(b, "no_such_model", "-o", "x.onnx")
+    check(r.returncode == 2, f"unknown model exits 2 (got {r.returncode})")
+    check("unknown model 'no_such_model' (oxport export --list shows the zoo)" in r.stderr,
+          "unknown model message")
+
+    r = run(b, "alexnet")
+    check(r.returncode == 2 and "no output: give -o FILE.onnx or --test-data DIR" in r.stderr,
+          "missing -o exits 2 with a hint")
+
+    r = run(b, "alexnet", "-o", "x.onnx", "--batch", "0")
+    check(r.returncode == 2 and "--batch expects an integer in [1, 4096], got '0'" in r.stderr,
+          "bad --batch exits 2")
+
+    with tempfile.TemporaryDirectory(prefix="oxport-export-cli-") as tmp:
+        cfg = os.path.join(tmp, "cfg.yaml")
+        with open(cfg, "w") as f:
+            f.write("disabled_operators: [aten::pixel_shuffle, fn::ConstantPadNd]\n")
+        out = os.path.join(tmp, "sr.onnx")
+        r = run(b, "superresolution", "-o", out, "--config", cfg)
+        check(r.returncode == 1, f"disabled operators exit 1 (got {r.returncode}: {r.stderr})")
+        check("2 problem(s) at opset 13" in r.stderr, "the report counts both problems")
+        check("aten::pixel_shuffle is disabled by" in r.stderr and
+              "scope: SuperResolutionNet/PixelShuffle[pixel_shuffle]" in r.stderr,
+              "the report names pixel_shuffle and its scope")
+        check("fn::ConstantPadNd is disabled by" in r.stderr, "the report names ConstantPadNd")
+        check(not os.path.exists(out), "no file is left behind after a failed export")
+
+        r = run(b, "superresolution", "-o", out, "--verbose", "--opset", "11")
+        check(r.returncode == 0, f"superresolution at opset 11 exits 0 ({r.stderr})")
+        check(os.path.getsize(out) > 200000, "the file holds the weights")
+        check("onnx::DepthToSpace" in r.stdout and
+              "scope: SuperResolutionNet/PixelShuffle[pixel_shuffle]" in r.stdout,
+              "--verbose prints the converted graph with scopes")
+
+        r = run(b, "superresolution", "-o", out, "--no-params")
+        check(r.returncode == 0 and os.path.getsize(out) < 20000,
+              "--no-params leaves the weights out")
+
+        r = run(b, "alexnet", "-o", os.path.join(tmp, "missing", "a.onnx"))
+        check(r.returncode == 3, f"unwritable output exits 3 (got {r.returncode})")
+
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

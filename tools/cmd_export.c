@@ -1,0 +1,439 @@
+/*
+ * `oxport export MODEL`: run a zoo model on the C reference host while
+ * tracing it, then convert and write the ONNX file (and, optionally, the
+ * ONNX backend-test layout with the host's own inputs and outputs).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <oxport/oxport.h>
+
+#include "commands.h"
+#include "tensor_proto.h"
+#include "zoo/zoo.h"
+
+#define MAX_PLUGIN_PATHS 32
+#define MAX_NAMES 4096
+
+typedef struct export_args {
+    const char *model;
+    const char *output;
+    const char *test_data;
+    const char *config;
+    const char *plugin_paths[MAX_PLUGIN_PATHS];
+    size_t n_plugin_paths;
+    char *input_names_buf, *output_names_buf;
+    const char *input_names[MAX_NAMES];
+    size_t n_input_names;
+    const char *output_names[MAX_NAMES];
+    size_t n_output_names;
+    int opset;
+    long batch;
+    unsigned long long seed;
+    int verbose, no_params, keep_inits, external_data, list, help;
+} export_args;
+
+static void usage(FILE *f)
+{
+    fputs("usage: oxport export MODEL -o FILE.onnx [options]\n"
+          "       oxport export MODEL --test-data DIR [options]\n"
+          "       oxport export --list\n"
+          "\n"
+          "Run MODEL from the C reference host's zoo once, record every operator,\n"
+          "and write it as ONNX.\n"
+          "\n"
+          "options:\n"
+          "  -o, --output FILE              ONNX file to write\n"
+          "  --opset N                      target opset (default: config, else 13)\n"
+          "  --batch N                      batch size of the example input (default 1)\n"
+          "  --input-names a,b,...          names for the graph inputs (then parameters\n"
+          "                                 when they are kept as inputs)\n"
+          "  --output-names y,...           names for the graph outputs\n"
+          "  --verbose                      print the exported graph on stdout\n"
+          "  --no-params                    do not write the weights\n"
+          "  --keep-initializers-as-inputs  list parameters as graph inputs too\n"
+          "  --external-data                store weights in FILE.onnx.data\n"
+          "  --test-data DIR                write DIR/model.onnx and the host's inputs and\n"
+          "                                 outputs as DIR/test_data_set_0/*.pb\n"
+          "  --config FILE                  oxport.yaml: opset, plugin dirs, disabled ops\n"
+          "  --plugin-path DIR              extra symbolic pack directory or .so (repeatable)\n"
+          "  --seed N                       weight seed (default 0)\n"
+          "  --list                         list the zoo's models\n"
+          "  -h, --help                     this help\n"
+          "\n"
+          "exit status: 0 written, 1 unsupported operators (report on stderr),\n"
+          "2 usage or unreadable config/plugins, 3 failure while tracing or writing.\n",
+          f);
+}
+
+/* Split a comma list in place into names[]. */
+static size_t split_names(char *buf, const char **names, size_t max)
+{
+    size_t n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
+        names[n++] = tok;
+    return n;
+}
+
+static int parse_long(const char *opt, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > hi) {
+        fprintf(stderr, "oxport export: %s expects an integer in [%ld, %ld], got '%s'\n", opt, lo,
+                hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, export_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->batch = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char *val = NULL;
+#define NEEDS_VALUE()                                                                  \
+    do {                                                                               \
+        if (i + 1 >= argc) {                                                           \
+            fprintf(stderr, "oxport export: option %s needs a value\n", s);            \
+            return -1;                                                                 \
+        }                                                                              \
+        val = argv[++i];                                                               \
+    } while (0)
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            a->help = 1;
+        } else if (!strcmp(s, "--list")) {
+            a->list = 1;
+        } else if (!strcmp(s, "-o") || !strcmp(s, "--output")) {
+            NEEDS_VALUE();
+            a->output = val;
+        } else if (!strcmp(s, "--opset")) {
+            long v;
+            NEEDS_VALUE();
+            if (parse_long(s, val, 1, 1000, &v))
+                return -1;
+            a->opset = (int)v;
+        } else if (!strcmp(s, "--batch")) {
+            NEEDS_VALUE();
+            if (parse_long(s, val, 1, 4096, &a->batch))
+                return -1;
+        } else if (!strcmp(s, "--seed")) {
+            long v;
+            NEEDS_VALUE();
+            if (parse_long(s, val, 0, 0x7fffffffL, &v))
+                return -1;
+            a->seed = (unsigned long long)v;
+        } else if (!strcmp(s, "--input-names")) {
+            NEEDS_VALUE();
+            free(a->input_names_buf);
+            a->input_names_buf = strdup(val);
+            if (!a->input_names_buf)
+                return -1;
+            a->n_input_names = split_names(a->input_names_buf, a->input_names, MAX_NAMES);
+        } else if (!strcmp(s, "--output-names")) {
+            NEEDS_VALUE();
+            free(a->output_names_buf);
+            a->output_names_buf = strdup(val);
+            if (!a->output_names_buf)
+                return -1;
+            a->n_output_names = split_names(a->output_names_buf, a->output_names, MAX_NAMES);
+        } else if (!strcmp(s, "--verbose")) {
+            a->verbose = 1;
+        } else if (!strcmp(s, "--no-params")) {
+            a->no_params = 1;
+        } else if (!strcmp(s, "--keep-initializers-as-inputs")) {
+            a->keep_inits = 1;
+        } else if (!strcmp(s, "--external-data")) {
+            a->external_data = 1;
+        } else if (!strcmp(s, "--test-data")) {
+            NEEDS_VALUE();
+            a->test_data = val;
+        } else if (!strcmp(s, "--config")) {
+            NEEDS_VALUE();
+            a->config = val;
+        } else if (!strcmp(s, "--plugin-path")) {
+            NEEDS_VALUE();
+            if (a->n_plugin_paths == MAX_PLUGIN_PATHS) {
+                fprintf(stderr, "oxport export: at most %d --plugin-path options\n",
+                        MAX_PLUGIN_PATHS);
+                return -1;
+            }
+            a->plugin_paths[a->n_plugin_paths++] = val;
+        } else if (s[0] == '-' && s[1] != '\0') {
+            fprintf(stderr, "oxport export: unknown option '%s' (see oxport export --help)\n", s);
+            return -1;
+        } else if (!a->model) {
+            a->model = s;
+        } else {
+            fprintf(stderr, "oxport export: unexpected argument '%s' (one MODEL only)\n", s);
+            return -1;
+        }
+#undef NEEDS_VALUE
+    }
+    return 0;
+}
+
+static void format_count(size_t n, char *buf, size_t len)
+{
+    if (n >= 1000000)
+        snprintf(buf, len, "%.1fM", (double)n / 1e6);
+    else if (n >= 1000)
+        snprintf(buf, len, "%.1fK", (double)n / 1e3);
+    else
+        snprintf(buf, len, "%zu", n);
+}
+
+static void format_shape(const hc_zoo_model *z, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < z->n_inputs && off < len; i++) {
+        const hc_zoo_input *in = &z->inputs[i];
+        off += (size_t)snprintf(buf + off, len - off, "%s%s[", i ? " " : "",
+                                in->dtype == OX_INT64 ? "int64" : "float");
+        for (uint32_t d = 0; d < in->rank && off < len; d++)
+            off += (size_t)snprintf(buf + off, len - off, "%s%lld", d ? "," : "",
+                                    (long long)in->sizes[d]);
+        if (off < len)
+            off += (size_t)snprintf(buf + off, len - off, "]");
+    }
+}
+
+static int list_models(void)
+{
+    size_t n;
+    const hc_zoo_model *const *all = hc_zoo_models(&n);
+    printf("%-22s %10s  %-30s %s\n", "MODEL", "PARAMS", "INPUTS (batch 1)", "DESCRIPTION");
+    for (size_t i = 0; i < n; i++) {
+        hc_model m;
+        char count[32] = "?", shape[128];
+        if (hc_zoo_build(all[i], &m, 0, 1) == 0) {
+            format_count(m.n_elements, count, sizeof count);
+            hc_model_free(&m);
+        }
+        format_shape(all[i], shape, sizeof shape);
+        printf("%-22s %10s  %-30s %s\n", all[i]->name, count, shape, all[i]->description);
+    }
+    return OX_EXIT_OK;
+}
+
+static int mkdir_p(const char *dir)
+{
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+        return 0;
+    return -1;
+}
+
+static int write_test_data(const export_args *a, const hc_zoo_model *z, hc_tensor **in,
+                           hc_tensor **out)
+{
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/test_data_set_0", a->test_data);
+    if (mkdir_p(dir) != 0) {
+        fprintf(stderr, "oxport export: cannot create %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    for (size_t i = 0; i < z->n_inputs; i++) {
+        snprintf(path, sizeof path, "%s/input_%zu.pb", dir, i);
+        const char *name = i < a->n_input_names ? a->input_names[i] : NULL;
+        if (hc_write_tensor_proto(path, in[i], name) != 0) {
+            fprintf(stderr, "oxport export: cannot write %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < z->n_outputs; i++) {
+        snprintf(path, sizeof path, "%s/output_%zu.pb", dir, i);
+        const char *name = i < a->n_output_names ? a->output_names[i] : NULL;
+        if (hc_write_tensor_proto(path, out[i], name) != 0) {
+            fprintf(stderr, "oxport export: cannot write %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Exit status for a failed engine call. */
+static int exit_for(ox_status st)
+{
+    switch (st) {
+    case OX_EUNSUPPORTED:
+        return OX_EXIT_FINDINGS;
+    case OX_EINVAL:
+    case OX_ECONFIG:
+    case OX_EPLUGIN:
+    case OX_EFORMAT:
+        return OX_EXIT_USAGE;
+    default:
+        return OX_EXIT_FAILURE;
+    }
+}
+
+static int run_export(export_args *a, const hc_zoo_model *z)
+{
+    int tty = isatty(STDERR_FILENO);
+    int rc = OX_EXIT_FAILURE;
+    ox_context *ctx = NULL;
+    ox_graph *graph = NULL;
+    hc_model m;
+    int have_model = 0;
+    hc_rt rt;
+    hc_rt_init(&rt, NULL, NULL);
+    char path[4200];
+
+    ox_status st = ox_context_new(0, &ctx);
+    if (st != OX_OK) {
+        fprintf(stderr, "oxport export: cannot create a context: %s\n", ox_strerror(st));
+        return OX_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < a->n_plugin_paths; i++)
+        if ((st = ox_context_add_plugin_path(ctx, a->plugin_paths[i])) != OX_OK) {
+            fprintf(stderr, "oxport export: --plugin-path %s: %s\n", a->plugin_paths[i],
+                    ox_errmsg(ctx));
+            rc = OX_EXIT_USAGE;
+            goto done;
+        }
+    if (a->config && (st = ox_context_load_config(ctx, a->config)) != OX_OK) {
+        fprintf(stderr, "oxport export: %s\n", ox_errmsg(ctx));
+        rc = OX_EXIT_USAGE;
+        goto done;
+    }
+    if ((st = ox_context_load(ctx)) != OX_OK) {
+        fprintf(stderr, "oxport export: loading symbolic packs and opsets failed:\n%s\n",
+                ox_errmsg(ctx));
+        rc = OX_EXIT_USAGE;
+        goto done;
+    }
+
+    if (tty)
+        fprintf(stderr, "oxport: building %s...\n", z->name);
+    if (hc_zoo_build(z, &m, a->seed, 0) != 0) {
+        fprintf(stderr, "oxport export: out of memory building %s's weights\n", z->name);
+        goto done;
+    }
+    have_model = 1;
+
+    ox_trace *trace = NULL;
+    if ((st = ox_trace_begin(ctx, z->trace_name, &trace)) != OX_OK) {
+        fprintf(stderr, "oxport export: ox_trace_begin: %s\n", ox_errmsg(ctx));
+        goto done;
+    }
+    hc_rt_init(&rt, ctx, trace);
+    hc_tensor *inputs[HC_ZOO_MAX_IO] = {0}, *outputs[HC_ZOO_MAX_IO] = {0};
+    if (tty)
+        fprintf(stderr, "oxport: running %s forward (batch %ld) with tracing...\n", z->name,
+                a->batch);
+    int frc = hc_zoo_run(z, &m, &rt, a->batch, inputs, outputs);
+    if (frc != 0 || rt.status != OX_OK) {
+        fprintf(stderr, "oxport export: tracing %s failed: %s\n", z->name,
+                rt.status != OX_OK ? rt.errmsg : "the forward pass did not complete");
+        ox_trace_abort(trace);
+        goto done;
+    }
+    if ((st = ox_trace_finish(trace, &graph)) != OX_OK) {
+        fprintf(stderr, "oxport export: ox_trace_finish: %s\n", ox_errmsg(ctx));
+        goto done;
+    }
+
+    const char *target = a->output;
+    if (a->test_data) {
+        if (mkdir_p(a->test_data) != 0) {
+            fprintf(stderr, "oxport export: cannot create %s: %s\n", a->test_data,
+                    strerror(errno));
+            goto done;
+        }
+        snprintf(path, sizeof path, "%s/model.onnx", a->test_data);
+        target = path;
+    }
+
+    ox_export_options opts;
+    ox_export_options_init(&opts);
+    opts.opset = a->opset;
+    opts.export_params = !a->no_params;
+    if (a->keep_inits)
+        opts.keep_initializers_as_inputs = 1;
+    if (a->external_data)
+        opts.external_data = 1;
+    opts.input_names = a->input_names;
+    opts.n_input_names = a->n_input_names;
+    opts.output_names = a->output_names;
+    opts.n_output_names = a->n_output_names;
+    opts.verbose = a->verbose ? stdout : NULL;
+    if (tty)
+        fprintf(stderr, "oxport: exporting to %s...\n", target);
+    if ((st = ox_export(ctx, graph, target, &opts)) != OX_OK) {
+        fprintf(stderr, "oxport export: %s: %s\n", z->name, ox_errmsg(ctx));
+        rc = exit_for(st);
+        goto done;
+    }
+    if (a->test_data && write_test_data(a, z, inputs, outputs) != 0)
+        goto done;
+    if (tty)
+        fprintf(stderr, "oxport: wrote %s\n", target);
+    rc = OX_EXIT_OK;
+
+done:
+    ox_graph_free(graph);
+    hc_rt_release(&rt);
+    if (have_model)
+        hc_model_free(&m);
+    ox_context_free(ctx);
+    return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    export_args a;
+    int rc;
+    if (parse_args(argc, argv, &a) != 0) {
+        rc = OX_EXIT_USAGE;
+        goto out;
+    }
+    if (a.help) {
+        usage(stdout);
+        rc = OX_EXIT_OK;
+        goto out;
+    }
+    if (a.list) {
+        rc = list_models();
+        goto out;
+    }
+    if (!a.model) {
+        fputs("oxport export: no MODEL given (oxport export --list shows the zoo)\n", stderr);
+        usage(stderr);
+        rc = OX_EXIT_USAGE;
+        goto out;
+    }
+    const hc_zoo_model *z = hc_zoo_find(a.model);
+    if (!z) {
+        fprintf(stderr, "oxport export: unknown model '%s' (oxport export --list shows the zoo)\n",
+                a.model);
+        rc = OX_EXIT_USAGE;
+        goto out;
+    }
+    if (!a.output && !a.test_data) {
+        fputs("oxport export: no output: give -o FILE.onnx or --test-data DIR\n", stderr);
+        rc = OX_EXIT_USAGE;
+        goto out;
+    }
+    if (a.output && a.test_data) {
+        fputs("oxport export: -o and --test-data are exclusive (--test-data writes "
+              "DIR/model.onnx)\n",
+              stderr);
+        rc = OX_EXIT_USAGE;
+        goto out;
+    }
+    rc = run_export(&a, z);
+out:
+    free(a.input_names_buf);
+    free(a.output_names_buf);
+    return rc;
+}
