@@ -1,0 +1,660 @@
+/*
+ * The verbose printer: torch.onnx's text form of a graph, for traced graphs
+ * (aten::/fn:: nodes with recorded arguments) and ONNX graphs alike.
+ *
+ *   graph(%x : Float(1, 3, 224, 224)
+ *         %w : Float(64, 3, 11, 11)) {
+ *     %3 : Float(1, 64, 55, 55) = onnx::Conv[kernel_shape=[11, 11]](%x, %w), scope: M/Conv2d[0]
+ *     return (%3);
+ *   }
+ *
+ * Output goes through a private buffer with hand-rolled integer formatting:
+ * a million-node graph must print at the speed of the stream, so there is no
+ * per-node allocation and no string building.
+ */
+#include "print.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PW_CAP 65536
+
+typedef struct pw {
+    FILE *f;
+    size_t n;
+    int err;
+    char buf[PW_CAP];
+} pw;
+
+static void pw_flush(pw *w)
+{
+    if (w->n && !w->err && fwrite(w->buf, 1, w->n, w->f) != w->n)
+        w->err = 1;
+    w->n = 0;
+}
+
+static void pw_write_slow(pw *w, const char *p, size_t len)
+{
+    pw_flush(w);
+    if (len > PW_CAP) {
+        if (!w->err && fwrite(p, 1, len, w->f) != len)
+            w->err = 1;
+        return;
+    }
+    memcpy(w->buf, p, len);
+    w->n = len;
+}
+
+/* The fast paths are inline: a node line is a dozen short pieces. */
+static inline void pw_write(pw *w, const char *p, size_t len)
+{
+    if (len <= PW_CAP - w->n) {
+        memcpy(w->buf + w->n, p, len);
+        w->n += len;
+    } else {
+        pw_write_slow(w, p, len);
+    }
+}
+
+static inline void pw_putc(pw *w, char c)
+{
+    if (w->n == PW_CAP)
+        pw_flush(w);
+    w->buf[w->n++] = c;
+}
+
+static inline void pw_puts(pw *w, const char *s)
+{
+    pw_write(w, s, strlen(s));
+}
+
+static void pw_u64(pw *w, uint64_t v)
+{
+    if (PW_CAP - w->n < 20)
+        pw_flush(w);
+    /* Digits straight into the buffer: count them, then fill backwards. */
+    size_t digits = 1;
+    for (uint64_t t = v; t >= 10; t /= 10)
+        digits++;
+    char *end = w->buf + w->n + digits;
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    w->n += digits;
+}
+
+static void pw_i64(pw *w, int64_t v)
+{
+    if (v < 0) {
+        pw_putc(w, '-');
+        /* Negate in unsigned arithmetic: INT64_MIN has no positive twin. */
+        pw_u64(w, (uint64_t)0 - (uint64_t)v);
+    } else {
+        pw_u64(w, (uint64_t)v);
+    }
+}
+
+/* Shortest %g form that reads back as the same number.  Float attributes
+ * are float32 values held in doubles: those only need to round-trip as
+ * float, which turns 0.009999999776 back into the 0.01 the user wrote. */
+static void fmt_float(double v, char *buf, size_t cap)
+{
+    if (isnan(v)) {
+        snprintf(buf, cap, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, cap, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    int as_float = (double)(float)v == v;
+    int max_prec = as_float ? 9 : 17;
+    for (int p = 1; p <= max_prec; p++) {
+        snprintf(buf, cap, "%.*g", p, v);
+        double back = strtod(buf, NULL);
+        if (as_float ? (float)back == (float)v : back == v)
+            return;
+    }
+}
+
+static void pw_float(pw *w, double v)
+{
+    char tmp[40];
+    fmt_float(v, tmp, sizeof tmp);
+    pw_puts(w, tmp);
+}
+
+static void pw_quoted(pw *w, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    pw_putc(w, '"');
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            pw_putc(w, '\\');
+            pw_putc(w, (char)c);
+        } else if (c == '\n') {
+            pw_puts(w, "\\n");
+        } else if (c < 0x20 || c == 0x7f) {
+            char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+            pw_write(w, esc, 4);
+        } else {
+            pw_putc(w, (char)c);
+        }
+    }
+    pw_putc(w, '"');
+}
+
+static const ox_value *value_of(const ox_graph *g, ox_vid id)
+{
+    if (id == 0 || id >= g->n_values)
+        return NULL;
+    return g->values[id];
+}
+
+/* "%name", "%17" for an unnamed value, "%" for an absent one. */
+static void pw_value_ref(pw *w, const ox_graph *g, ox_vid id)
+{
+    pw_putc(w, '%');
+    if (id == 0)
+        return;
+    const ox_value *v = value_of(g, id);
+    if (v && v->name && v->name[0])
+        pw_puts(w, v->name);
+    else
+        pw_u64(w, id);
+}
+
+static void pw_type(pw *w, const ox_type *t)
+{
+    if (t->dtype == OX_UNDEFINED) {
+        pw_puts(w, "Tensor");
+        return;
+    }
+    pw_puts(w, ox_dtype_torch_name(t->dtype));
+    if (t->rank < 0)
+        return; /* rank unknown: the element type is all we know */
+    pw_putc(w, '(');
+    for (int32_t i = 0; i < t->rank; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        if (t->dim_params && t->dim_params[i] && t->dim_params[i][0])
+            pw_puts(w, t->dim_params[i]);
+        else if (!t->dims || t->dims[i] < 0)
+            pw_putc(w, '*');
+        else
+            pw_i64(w, t->dims[i]);
+    }
+    pw_putc(w, ')');
+}
+
+static void pw_value_decl(pw *w, const ox_graph *g, ox_vid id)
+{
+    pw_value_ref(w, g, id);
+    pw_write(w, " : ", 3);
+    const ox_value *v = value_of(g, id);
+    if (v)
+        pw_type(w, &v->type);
+    else
+        pw_puts(w, "Tensor");
+}
+
+/* --- tensor attribute values --- */
+
+static double half_to_double(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f;
+    int m = h & 0x3ff;
+    double v;
+    if (e == 0)
+        v = ldexp(m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexp(m + 1024, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static double bf16_to_double(uint16_t b)
+{
+    uint32_t bits = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Element i of raw little-endian tensor bytes, as the printer shows it. */
+static void pw_element(pw *w, ox_dtype dt, const unsigned char *p)
+{
+    union {
+        float f; double d; int8_t i8; uint8_t u8; int16_t i16; uint16_t u16;
+        int32_t i32; uint32_t u32; int64_t i64; uint64_t u64;
+    } x;
+    memcpy(&x, p, ox_dtype_size(dt));
+    switch (dt) {
+    case OX_FLOAT: pw_float(w, x.f); break;
+    case OX_DOUBLE: pw_float(w, x.d); break;
+    case OX_FLOAT16: pw_float(w, half_to_double(x.u16)); break;
+    case OX_BFLOAT16: pw_float(w, bf16_to_double(x.u16)); break;
+    case OX_INT8: pw_i64(w, x.i8); break;
+    case OX_UINT8: pw_u64(w, x.u8); break;
+    case OX_BOOL: pw_u64(w, x.u8 ? 1 : 0); break;
+    case OX_INT16: pw_i64(w, x.i16); break;
+    case OX_UINT16: pw_u64(w, x.u16); break;
+    case OX_INT32: pw_i64(w, x.i32); break;
+    case OX_UINT32: pw_u64(w, x.u32); break;
+    case OX_INT64: pw_i64(w, x.i64); break;
+    case OX_UINT64: pw_u64(w, x.u64); break;
+    default: pw_putc(w, '?'); break;
+    }
+}
+
+/* Small tensors show their values, as torch prints value={1}; larger ones
+ * show the first few then "...". */
+#define TENSOR_SHOWN 6
+
+static void pw_tensor(pw *w, const ox_attr_tensor *t)
+{
+    if (!t) {
+        pw_puts(w, "{}");
+        return;
+    }
+    uint64_t numel = 1;
+    for (uint32_t i = 0; i < t->rank; i++)
+        numel *= t->dims && t->dims[i] > 0 ? (uint64_t)t->dims[i] : 0;
+    size_t es = ox_dtype_size(t->dtype);
+    /* Bytes we cannot decode (strings, external data not loaded, a short
+     * buffer from a damaged file) print as an opaque tensor. */
+    if (es == 0 || !t->data.data || numel > UINT64_MAX / es || t->data.nbytes < numel * es) {
+        pw_puts(w, "{...}");
+        return;
+    }
+    const unsigned char *p = t->data.data;
+    pw_putc(w, '{');
+    for (uint64_t i = 0; i < numel && i < TENSOR_SHOWN; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_element(w, t->dtype, p + i * es);
+    }
+    if (numel > TENSOR_SHOWN)
+        pw_write(w, ", ...", 5);
+    pw_putc(w, '}');
+}
+
+static void pw_attr_value(pw *w, const ox_attr *a)
+{
+    switch (a->kind) {
+    case OX_ATTR_FLOAT:
+        pw_float(w, a->u.f);
+        break;
+    case OX_ATTR_INT:
+        pw_i64(w, a->u.i);
+        break;
+    case OX_ATTR_STRING:
+        pw_quoted(w, a->u.s.p ? a->u.s.p : "", a->u.s.p ? a->u.s.len : 0);
+        break;
+    case OX_ATTR_TENSOR:
+        pw_tensor(w, a->u.t);
+        break;
+    case OX_ATTR_GRAPH:
+        pw_puts(w, "<Graph ");
+        pw_puts(w, a->u.g && a->u.g->name ? a->u.g->name : "");
+        pw_putc(w, '>');
+        break;
+    case OX_ATTR_FLOATS:
+        pw_putc(w, '[');
+        for (size_t i = 0; i < a->u.floats.n; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_float(w, a->u.floats.p[i]);
+        }
+        pw_putc(w, ']');
+        break;
+    case OX_ATTR_INTS:
+        pw_putc(w, '[');
+        for (size_t i = 0; i < a->u.ints.n; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_i64(w, a->u.ints.p[i]);
+        }
+        pw_putc(w, ']');
+        break;
+    case OX_ATTR_STRINGS:
+        pw_putc(w, '[');
+        for (size_t i = 0; i < a->u.strings.n; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            const char *s = a->u.strings.p[i] ? a->u.strings.p[i] : "";
+            pw_quoted(w, s, strlen(s));
+        }
+        pw_putc(w, ']');
+        break;
+    case OX_ATTR_TENSORS:
+        pw_putc(w, '[');
+        for (size_t i = 0; i < a->u.tensors.n; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_tensor(w, a->u.tensors.p[i]);
+        }
+        pw_putc(w, ']');
+        break;
+    default:
+        pw_putc(w, '?');
+        break;
+    }
+}
+
+static int attr_name_cmp(const ox_attr *a, const ox_attr *b)
+{
+    return strcmp(a->name ? a->name : "", b->name ? b->name : "");
+}
+
+/* Attributes sorted by name.  Nodes carry a handful, so an insertion sort
+ * into a caller's array of pointers beats qsort. */
+static void sort_attrs(const ox_node *n, const ox_attr **order)
+{
+    for (uint32_t i = 0; i < n->n_attrs; i++) {
+        const ox_attr *a = &n->attrs[i];
+        uint32_t j = i;
+        while (j > 0 && attr_name_cmp(order[j - 1], a) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = a;
+    }
+}
+
+static void pw_attrs(pw *w, const ox_node *n, const ox_attr *const *order)
+{
+    if (n->n_attrs == 0)
+        return;
+    pw_putc(w, '[');
+    for (uint32_t i = 0; i < n->n_attrs; i++) {
+        const ox_attr *a = order ? order[i] : &n->attrs[i];
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_puts(w, a->name ? a->name : "");
+        pw_putc(w, '=');
+        pw_attr_value(w, a);
+    }
+    pw_putc(w, ']');
+}
+
+static int arg_is_bracketed(const ox_targ *a)
+{
+    return a->kind != OX_ARG_TENSOR && a->kind != OX_ARG_TENSOR_LIST;
+}
+
+static void pw_targ_value(pw *w, const ox_targ *a)
+{
+    switch (a->kind) {
+    case OX_ARG_NONE:
+        pw_puts(w, "None");
+        break;
+    case OX_ARG_INT:
+    case OX_ARG_BOOL:
+        pw_i64(w, a->u.i);
+        break;
+    case OX_ARG_FLOAT:
+        pw_float(w, a->u.f);
+        break;
+    case OX_ARG_STRING:
+        pw_quoted(w, a->u.s ? a->u.s : "", a->u.s ? strlen(a->u.s) : 0);
+        break;
+    case OX_ARG_DTYPE:
+        pw_puts(w, ox_dtype_torch_name((ox_dtype)a->u.i));
+        break;
+    case OX_ARG_INTS:
+        pw_putc(w, '[');
+        for (size_t i = 0; i < a->u.ints.n; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_i64(w, a->u.ints.p[i]);
+        }
+        pw_putc(w, ']');
+        break;
+    case OX_ARG_FLOATS:
+        pw_putc(w, '[');
+        for (size_t i = 0; i < a->u.floats.n; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_float(w, a->u.floats.p[i]);
+        }
+        pw_putc(w, ']');
+        break;
+    default:
+        pw_putc(w, '?');
+        break;
+    }
+}
+
+/* Traced nodes: non-tensor arguments (and None tensors) as the bracketed
+ * attributes, tensors and tensor lists in the parentheses, each in
+ * recorded order. */
+static void pw_traced_args(pw *w, const ox_graph *g, const ox_node *n)
+{
+    int first = 1;
+    for (uint32_t i = 0; i < n->n_args; i++) {
+        const ox_targ *a = &n->args[i];
+        if (!arg_is_bracketed(a))
+            continue;
+        pw_write(w, first ? "[" : ", ", first ? 1 : 2);
+        first = 0;
+        pw_puts(w, a->name ? a->name : "");
+        pw_putc(w, '=');
+        pw_targ_value(w, a);
+    }
+    if (!first)
+        pw_putc(w, ']');
+    pw_putc(w, '(');
+    first = 1;
+    for (uint32_t i = 0; i < n->n_args; i++) {
+        const ox_targ *a = &n->args[i];
+        if (arg_is_bracketed(a))
+            continue;
+        if (!first)
+            pw_write(w, ", ", 2);
+        first = 0;
+        if (a->kind == OX_ARG_TENSOR) {
+            pw_value_ref(w, g, a->u.tensor);
+            continue;
+        }
+        pw_putc(w, '[');
+        for (size_t j = 0; j < a->u.tensors.n; j++) {
+            if (j)
+                pw_write(w, ", ", 2);
+            if (a->u.tensors.p[j])
+                pw_value_ref(w, g, a->u.tensors.p[j]);
+            else
+                pw_puts(w, "None");
+        }
+        pw_putc(w, ']');
+    }
+    pw_putc(w, ')');
+}
+
+static void pw_indent(pw *w, unsigned n)
+{
+    static const char spaces[] = "                                ";
+    while (n > 0) {
+        unsigned k = n < sizeof spaces - 1 ? n : (unsigned)(sizeof spaces - 1);
+        pw_write(w, spaces, k);
+        n -= k;
+    }
+}
+
+/* Files nest at most OX_READ_MAX_DEPTH deep; this bound keeps a hand-built
+ * cyclic graph attribute from recursing forever. */
+#define PRINT_MAX_DEPTH 64
+
+static void pw_block(pw *w, const ox_attr *a, unsigned depth);
+
+static void pw_node(pw *w, const ox_graph *g, const ox_node *n, unsigned depth)
+{
+    pw_indent(w, 2 + 4 * depth);
+    for (uint32_t i = 0; i < n->n_outputs; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_value_decl(w, g, n->outputs[i]);
+    }
+    pw_write(w, n->n_outputs ? " = " : "= ", n->n_outputs ? 3 : 2);
+    if (n->kind) {
+        pw_puts(w, n->kind);
+    } else {
+        pw_puts(w, n->domain && n->domain[0] ? n->domain : "onnx");
+        pw_write(w, "::", 2);
+        pw_puts(w, n->op_type ? n->op_type : "");
+    }
+    const ox_attr *stack[16];
+    const ox_attr **order = NULL;
+    if (n->n_args) {
+        pw_traced_args(w, g, n);
+    } else {
+        order = n->n_attrs <= 16 ? stack : malloc(n->n_attrs * sizeof *order);
+        if (order) /* unsorted beats failing the whole print */
+            sort_attrs(n, order);
+        pw_attrs(w, n, order);
+        pw_putc(w, '(');
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_value_ref(w, g, n->inputs[i]);
+        }
+        pw_putc(w, ')');
+    }
+    if (n->scope && n->scope[0]) {
+        /* One node per line: a multi-line scope (a file's doc_string may
+         * hold a stack trace) is cut at its first line. */
+        size_t len = strcspn(n->scope, "\n");
+        pw_write(w, ", scope: ", 9);
+        pw_write(w, n->scope, len);
+    }
+    pw_putc(w, '\n');
+    /* Subgraphs (If/Loop/Scan bodies) follow their node as indented
+     * blocks, like torch's block0(): ... -> (...). */
+    for (uint32_t i = 0; i < n->n_attrs && !n->n_args; i++) {
+        const ox_attr *a = order ? order[i] : &n->attrs[i];
+        if (a->kind == OX_ATTR_GRAPH && a->u.g)
+            pw_block(w, a, depth + 1);
+    }
+    if (order != stack)
+        free(order);
+}
+
+static void pw_block(pw *w, const ox_attr *a, unsigned depth)
+{
+    const ox_graph *sub = a->u.g;
+    pw_indent(w, 4 * depth);
+    pw_puts(w, a->name ? a->name : "");
+    pw_putc(w, '(');
+    int first = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        const ox_vid *ids = pass == 0 ? sub->inputs : sub->params;
+        uint32_t count = pass == 0 ? sub->n_inputs : sub->n_params;
+        for (uint32_t i = 0; i < count; i++) {
+            if (!first)
+                pw_write(w, ", ", 2);
+            first = 0;
+            pw_value_decl(w, sub, ids[i]);
+        }
+    }
+    pw_write(w, "):\n", 3);
+    if (depth >= PRINT_MAX_DEPTH) {
+        pw_indent(w, 4 * depth + 2);
+        pw_puts(w, "...\n");
+        return;
+    }
+    for (const ox_node *n = sub->first; n; n = n->next)
+        pw_node(w, sub, n, depth);
+    pw_indent(w, 4 * depth + 2);
+    pw_write(w, "-> (", 4);
+    for (uint32_t i = 0; i < sub->n_outputs; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_value_ref(w, sub, sub->outputs[i]);
+    }
+    pw_write(w, ")\n", 2);
+}
+
+ox_status ox_graph_print(const ox_graph *g, FILE *out)
+{
+    if (!g || !out)
+        return OX_EINVAL;
+    pw *w = malloc(sizeof *w);
+    /* Initializers that are also graph inputs are printed once, among the
+     * inputs: one bit per value id remembers which were shown. */
+    unsigned char *seen = calloc((size_t)g->n_values / 8 + 1, 1);
+    if (!w || !seen) {
+        free(w);
+        free(seen);
+        return OX_ENOMEM;
+    }
+    w->f = out;
+    w->n = 0;
+    w->err = 0;
+
+    pw_puts(w, "graph(");
+    int first = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        const ox_vid *ids = pass == 0 ? g->inputs : g->params;
+        uint32_t count = pass == 0 ? g->n_inputs : g->n_params;
+        for (uint32_t i = 0; i < count; i++) {
+            ox_vid id = ids[i];
+            if (id < g->n_values) {
+                if (seen[id / 8] & (1u << (id % 8)))
+                    continue;
+                seen[id / 8] |= (unsigned char)(1u << (id % 8));
+            }
+            if (!first)
+                pw_write(w, "\n      ", 7);
+            first = 0;
+            pw_value_decl(w, g, id);
+        }
+    }
+    pw_write(w, ") {\n", 4);
+    for (const ox_node *n = g->first; n; n = n->next)
+        pw_node(w, g, n, 0);
+    pw_write(w, "  return (", 10);
+    for (uint32_t i = 0; i < g->n_outputs; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_value_ref(w, g, g->outputs[i]);
+    }
+    pw_write(w, ");\n}\n", 5);
+    pw_flush(w);
+    /* Flush so a full disk or closed pipe is reported here, not lost. */
+    int err = w->err || fflush(out) != 0;
+    free(w);
+    free(seen);
+    return err ? OX_EIO : OX_OK;
+}
+
+/* ox_graph_node_count lives in ir.c next to the node list it counts. */
+
+ox_status ox_print_header(const ox_graph *g, FILE *out)
+{
+    if (!g || !out)
+        return OX_EINVAL;
+    fprintf(out, "ir_version=%" PRId64 " opsets=[", g->ir_version);
+    for (uint32_t i = 0; i < g->n_opsets; i++) {
+        const char *d = g->opsets[i].domain;
+        fprintf(out, "%s%s:%" PRId64, i ? ", " : "", d && d[0] ? d : "ai.onnx",
+                g->opsets[i].version);
+    }
+    fprintf(out, "] producer=");
+    if (g->producer_name && g->producer_name[0]) {
+        fputs(g->producer_name, out);
+        if (g->producer_version && g->producer_version[0])
+            fprintf(out, " %s", g->producer_version);
+    } else {
+        fputs("-", out);
+    }
+    fprintf(out, " graph=%s nodes=%" PRIu32 " initializers=%" PRIu32 " inputs=%" PRIu32
+                 " outputs=%" PRIu32 "\n",
+            g->name && g->name[0] ? g->name : "-", g->n_nodes, g->n_params, g->n_inputs,
+            g->n_outputs);
+    return ferror(out) ? OX_EIO : OX_OK;
+}

@@ -1,0 +1,449 @@
+/*
+ * The oxport command line as a user runs it: the built binary (OXPORT_BIN,
+ * set by tests/meson.build) on files made with onnx.helper and
+ * torch.onnx.export through /usr/bin/python3.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "oxport/oxport.h"
+
+static char tmpdir[256];
+static const char *bin;
+
+typedef struct run_result {
+    int status;  /* exit status, or -signal when killed */
+    char *out;   /* stdout */
+    char *err;   /* stderr */
+} run_result;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (f) {
+        char buf[8192];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+            fwrite(buf, 1, n, mem);
+        fclose(f);
+    }
+    fclose(mem);
+    return text;
+}
+
+/* Run `oxport ARGS` (a shell fragment) in tmpdir, capturing stdout and stderr. */
+static run_result run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >out 2>err", tmpdir, bin, args);
+    int st = system(cmd);
+    ck_assert_int_ne(st, -1);
+    run_result r;
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -(WIFSIGNALED(st) ? WTERMSIG(st) : 999);
+    char path[512];
+    snprintf(path, sizeof path, "%s/out", tmpdir);
+    r.out = slurp(path);
+    snprintf(path, sizeof path, "%s/err", tmpdir);
+    r.err = slurp(path);
+    return r;
+}
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static int have_python_module(const char *module)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c 'import %s' >/dev/null 2>&1", module);
+    return system(cmd) == 0;
+}
+
+/* Run a python script (written to a file) inside tmpdir. */
+static void python(const char *script)
+{
+    char path[512], cmd[1024];
+    snprintf(path, sizeof path, "%s/gen.py", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(script, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd '%s' && /usr/bin/python3 gen.py >gen.log 2>&1", tmpdir);
+    int st = system(cmd);
+    if (st != 0) {
+        snprintf(path, sizeof path, "%s/gen.log", tmpdir);
+        char *log = slurp(path);
+        ck_abort_msg("python generator failed:\n%s", log);
+    }
+}
+
+static void setup(void)
+{
+    bin = getenv("OXPORT_BIN");
+    ck_assert_msg(bin != NULL, "OXPORT_BIN is not set (run through meson test)");
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/oxport-cli-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* ------------------------------------------------------ dispatch/help */
+
+START_TEST(version)
+{
+    run_result r = run("--version");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "oxport " OX_VERSION_STRING "\n");
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(top_level_help)
+{
+    const char *forms[] = {"--help", "-h", "help"};
+    for (size_t i = 0; i < 3; i++) {
+        run_result r = run(forms[i]);
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_ptr_nonnull(strstr(r.out, "usage: oxport <command>"));
+        const char *cmds[] = {"export", "dump", "check", "ops", "plugins"};
+        for (size_t j = 0; j < 5; j++) {
+            char line[64];
+            snprintf(line, sizeof line, "\n  %s ", cmds[j]);
+            ck_assert_msg(strstr(r.out, line) != NULL, "%s does not list %s", forms[i], cmds[j]);
+        }
+        run_free(&r);
+    }
+}
+END_TEST
+
+static const char *subcommands[] = {"export", "dump", "check", "ops", "plugins"};
+
+START_TEST(subcommand_help)
+{
+    const char *cmd = subcommands[_i];
+    char args[128], want[128];
+    snprintf(want, sizeof want, "usage: oxport %s", cmd);
+    snprintf(args, sizeof args, "%s --help", cmd);
+    run_result r = run(args);
+    ck_assert_msg(r.status == 0, "oxport %s: exit %d\n%s", args, r.status, r.err);
+    ck_assert_msg(strstr(r.out, want) != NULL, "oxport %s printed:\n%s", args, r.out);
+    snprintf(args, sizeof args, "help %s", cmd);
+    run_result h = run(args);
+    ck_assert_int_eq(h.status, 0);
+    ck_assert_str_eq(h.out, r.out);
+    run_free(&r);
+    run_free(&h);
+}
+END_TEST
+
+START_TEST(unknown_command)
+{
+    run_result r = run("frobnicate");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "oxport: unknown command 'frobnicate'\n"
+                            "Run 'oxport --help' for the list of commands.\n");
+    run_free(&r);
+
+    r = run("dupm x.onnx");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "oxport: unknown command 'dupm'; did you mean 'dump'?\n"
+                            "Run 'oxport --help' for the list of commands.\n");
+    run_free(&r);
+
+    r = run("help frobnicate");
+    ck_assert_int_eq(r.status, 2);
+    run_free(&r);
+
+    r = run("");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "usage: oxport"));
+    run_free(&r);
+
+    r = run("--frob");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "unknown option '--frob'"));
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(usage_errors)
+{
+    run_result r = run("dump");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "oxport dump: missing FILE.onnx"));
+    run_free(&r);
+    r = run("dump --bogus x.onnx");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "oxport dump: unknown option '--bogus'"));
+    run_free(&r);
+    r = run("check");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "oxport check: missing FILE.onnx"));
+    run_free(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------------- dump/check */
+
+static const char small_model[] =
+    "import numpy as np, onnx\n"
+    "from onnx import helper, TensorProto as T, numpy_helper\n"
+    "w = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(3, 4), 'w')\n"
+    "nodes = [helper.make_node('Gemm', ['x', 'w'], ['h'], transB=1, alpha=0.5, doc_string='Net/Linear[fc]'),\n"
+    "         helper.make_node('Relu', ['h'], ['y'])]\n"
+    "g = helper.make_graph(nodes, 'g', [helper.make_tensor_value_info('x', T.FLOAT, ['batch', 4])],\n"
+    "    [helper.make_tensor_value_info('y', T.FLOAT, ['batch', 3])], [w],\n"
+    "    value_info=[helper.make_tensor_value_info('h', T.FLOAT, ['batch', 3])])\n"
+    "m = helper.make_model(g, producer_name='cli-test', producer_version='1.0',\n"
+    "    opset_imports=[helper.make_opsetid('', 13)])\n"
+    "m.ir_version = 7\n"
+    "onnx.checker.check_model(m, full_check=True)\n"
+    "onnx.save(m, 'small.onnx')\n";
+
+START_TEST(dump_small_file)
+{
+    python(small_model);
+    run_result r = run("dump small.onnx");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    run_free(&r);
+    char args[512];
+    snprintf(args, sizeof args, "dump '%s/small.onnx'", tmpdir);
+    r = run(args);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_str_eq(r.out,
+        "ir_version=7 opsets=[ai.onnx:13] producer=cli-test 1.0 graph=g nodes=2 initializers=1 "
+        "inputs=1 outputs=1\n"
+        "graph(%x : Float(batch, 4)\n"
+        "      %w : Float(3, 4)) {\n"
+        "  %h : Float(batch, 3) = onnx::Gemm[alpha=0.5, transB=1](%x, %w), scope: Net/Linear[fc]\n"
+        "  %y : Float(batch, 3) = onnx::Relu(%h)\n"
+        "  return (%y);\n"
+        "}\n");
+    ck_assert_str_eq(r.err, "");
+    run_free(&r);
+
+    snprintf(args, sizeof args, "dump --no-header '%s/small.onnx'", tmpdir);
+    r = run(args);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_eq(strstr(r.out, "graph(%x"), r.out); /* the graph comes first */
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(check_clean_file)
+{
+    python(small_model);
+    run_result r = run("check small.onnx");
+    ck_assert_msg(r.status == 0, "exit %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_str_eq(r.out, "small.onnx: OK\n");
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(check_broken_file)
+{
+    python(
+        "import numpy as np, onnx\n"
+        "from onnx import helper, TensorProto as T, numpy_helper\n"
+        "w = numpy_helper.from_array(np.ones((2,), dtype=np.float32), 'w')\n"
+        "nodes = [helper.make_node('Add', ['x', 'ghost'], ['y'])]\n"
+        "g = helper.make_graph(nodes, 'g', [helper.make_tensor_value_info('x', T.FLOAT, [2])],\n"
+        "    [helper.make_tensor_value_info('y', T.FLOAT, [2])], [w, w])\n"
+        "m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])\n"
+        "m.ir_version = 7\n"
+        "onnx.save(m, 'broken.onnx')\n");
+    const char *prefix = "broken.onnx: ";
+    run_result r;
+    r = run("check broken.onnx");
+    ck_assert_msg(r.status == 1, "exit %d\n%s%s", r.status, r.out, r.err);
+    /* Every line names the file; one mentions the undefined input, one the
+     * duplicate initializer; the last is the count. */
+    int lines = 0, ghost = 0, dup = 0;
+    char *last = NULL;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        lines++;
+        ck_assert_msg(strncmp(line, prefix, strlen(prefix)) == 0, "line without file name: %s", line);
+        if (strstr(line, "'ghost'") || strstr(line, "\"ghost\""))
+            ghost = 1;
+        if ((strstr(line, "duplicate") || strstr(line, "more than once")) &&
+            (strstr(line, "'w'") || strstr(line, "\"w\"")))
+            dup = 1;
+        last = line;
+    }
+    ck_assert_msg(ghost, "no violation names the undefined input 'ghost'");
+    ck_assert_msg(dup, "no violation names the duplicate initializer 'w'");
+    ck_assert_ptr_nonnull(last);
+    size_t n = 0;
+    ck_assert_msg(sscanf(last + strlen(prefix), "%zu violations", &n) == 1 && n >= 2,
+                  "last line is not the count: %s", last);
+    ck_assert_int_eq((int)n, lines - 1);
+    run_free(&r);
+}
+END_TEST
+
+/* Unreadable input: message and exit 2, never a crash. */
+START_TEST(unreadable_files_exit_2)
+{
+    python(small_model);
+    python(
+        "import random\n"
+        "data = open('small.onnx', 'rb').read()\n"
+        "rng = random.Random(1234)\n"
+        "for i, cut in enumerate([1, 7, len(data) // 3, len(data) // 2, len(data) - 5]):\n"
+        "    open('trunc%d.onnx' % i, 'wb').write(data[:cut])\n"
+        "for i in range(5):\n"
+        "    open('random%d.onnx' % i, 'wb').write(bytes(rng.randrange(256) for _ in range(64 + 97 * i)))\n"
+        "open('empty.onnx', 'wb').close()\n"
+        "open('text.onnx', 'w').write('this is not a protobuf\\n')\n");
+    const char *files[] = {"trunc0", "trunc1", "trunc2", "trunc3", "trunc4", "random0",
+                           "random1", "random2", "random3", "random4", "text", "missing"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char args[512];
+        snprintf(args, sizeof args, "dump '%s/%s.onnx'", tmpdir, files[i]);
+        run_result r = run(args);
+        ck_assert_msg(r.status == 2, "dump %s: exit %d\n%s", files[i], r.status, r.err);
+        ck_assert_msg(strncmp(r.err, "oxport dump: ", 13) == 0 && strlen(r.err) > 20,
+                      "dump %s: no message: %s", files[i], r.err);
+        run_free(&r);
+        snprintf(args, sizeof args, "check '%s/%s.onnx'", tmpdir, files[i]);
+        r = run(args);
+        ck_assert_msg(r.status == 2, "check %s: exit %d\n%s", files[i], r.status, r.err);
+        ck_assert_msg(strstr(r.out, ": unreadable: ") != NULL, "check %s: %s", files[i], r.out);
+        run_free(&r);
+    }
+    /* An empty file is a valid (empty) ModelProto encoding; whatever the
+     * reader decides, the CLI must answer without crashing. */
+    char args[512];
+    snprintf(args, sizeof args, "dump '%s/empty.onnx'", tmpdir);
+    run_result r = run(args);
+    ck_assert_msg(r.status == 0 || r.status == 2, "dump empty: exit %d", r.status);
+    run_free(&r);
+}
+END_TEST
+
+/* A file torch.onnx.export wrote: the seed's format, Conv lines and all. */
+START_TEST(dump_torch_resnet18)
+{
+    if (!have_python_module("torchvision")) {
+        fprintf(stderr, "dump_torch_resnet18: skipped, torch/torchvision not importable by /usr/bin/python3\n");
+        return;
+    }
+    python(
+        "import torch, torchvision\n"
+        "torch.manual_seed(0)\n"
+        "m = torchvision.models.resnet18().eval()\n"
+        "x = torch.randn(1, 3, 224, 224)\n"
+        "torch.onnx.export(m, x, 'resnet18.onnx', opset_version=13,\n"
+        "                  input_names=['actual_input_1'], output_names=['output1'])\n");
+    char args[512];
+    snprintf(args, sizeof args, "dump '%s/resnet18.onnx'", tmpdir);
+    run_result r = run(args);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strncmp(r.out, "ir_version=7 opsets=[ai.onnx:13] producer=pytorch 1.13", 54) == 0,
+                  "header: %.200s", r.out);
+    ck_assert_ptr_nonnull(strstr(r.out, "\ngraph(%actual_input_1 : Float(1, 3, 224, 224)\n"));
+    ck_assert_ptr_nonnull(strstr(r.out,
+        " = onnx::Conv[dilations=[1, 1], group=1, kernel_shape=[7, 7], pads=[3, 3, 3, 3], "
+        "strides=[2, 2]](%actual_input_1, "));
+    ck_assert_ptr_nonnull(strstr(r.out, " = onnx::Gemm[alpha=1, beta=1, transB=1]("));
+    ck_assert_ptr_nonnull(strstr(r.out, "  return (%output1);\n}\n"));
+    /* 20 convolutions, and every body line is a node, the return or the brace. */
+    int convs = 0;
+    char *body = strstr(r.out, ") {\n");
+    ck_assert_ptr_nonnull(body);
+    for (char *line = strtok(body + 4, "\n"); line; line = strtok(NULL, "\n")) {
+        ck_assert_msg(strncmp(line, "  %", 3) == 0 || strncmp(line, "  return (", 10) == 0 ||
+                      strcmp(line, "}") == 0, "stray line: %s", line);
+        if (strstr(line, " = onnx::Conv["))
+            convs++;
+    }
+    ck_assert_int_eq(convs, 20);
+    run_free(&r);
+
+    snprintf(args, sizeof args, "check '%s/resnet18.onnx'", tmpdir);
+    r = run(args);
+    ck_assert_msg(r.status == 0, "check of torch's file: exit %d\n%s%s", r.status, r.out, r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* oxport's own output: what `export --verbose` shows is what `dump` reads
+ * back from the file, and the file passes `check`. */
+START_TEST(export_verbose_equals_dump)
+{
+    const char *build = getenv("OXPORT_TEST_BUILDDIR");
+    ck_assert_ptr_nonnull(build);
+    char aten[1024], fn[1024], args[4096];
+    snprintf(aten, sizeof aten, "%s/plugins/aten", build);
+    snprintf(fn, sizeof fn, "%s/plugins/nn_functions", build);
+    if (access(aten, F_OK) != 0) {
+        fprintf(stderr, "export_verbose_equals_dump: skipped, %s not built\n", aten);
+        return;
+    }
+    snprintf(args, sizeof args,
+             "export superresolution -o sr.onnx --verbose --plugin-path '%s' --plugin-path '%s'",
+             aten, fn);
+    run_result e = run(args);
+    ck_assert_msg(e.status == 0, "export: exit %d\n%s", e.status, e.err);
+    ck_assert_ptr_nonnull(strstr(e.out, " = onnx::Conv[dilations=[1, 1], group=1, kernel_shape=[3, 3], "
+                                        "pads=[1, 1, 1, 1], strides=[1, 1]]("));
+    ck_assert_ptr_nonnull(strstr(e.out, ", scope: SuperResolutionNet/Conv2d[conv1]\n"));
+    run_result d = run("dump --no-header sr.onnx");
+    ck_assert_msg(d.status == 0, "dump: exit %d\n%s", d.status, d.err);
+    ck_assert_str_eq(d.out, e.out);
+    run_result c = run("check sr.onnx");
+    ck_assert_msg(c.status == 0, "check: exit %d\n%s", c.status, c.out);
+    ck_assert_str_eq(c.out, "sr.onnx: OK\n");
+    run_free(&e);
+    run_free(&d);
+    run_free(&c);
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("dispatch");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, version);
+    tcase_add_test(tc, top_level_help);
+    tcase_add_loop_test(tc, subcommand_help, 0, (int)(sizeof subcommands / sizeof subcommands[0]));
+    tcase_add_test(tc, unknown_command);
+    tcase_add_test(tc, usage_errors);
+    suite_add_tcase(s, tc);
+
+    TCase *files = tcase_create("files");
+    tcase_add_checked_fixture(files, setup, teardown);
+    tcase_set_timeout(files, 240);
+    tcase_add_test(files, dump_small_file);
+    tcase_add_test(files, check_clean_file);
+    tcase_add_test(files, check_broken_file);
+    tcase_add_test(files, unreadable_files_exit_2);
+    tcase_add_test(files, dump_torch_resnet18);
+    tcase_add_test(files, export_verbose_equals_dump);
+    suite_add_tcase(s, files);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(cli_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
