@@ -1,0 +1,215 @@
+/* Recurrent layers: aten::lstm / gru / rnn_tanh / rnn_relu -> one ONNX
+ * LSTM / GRU / RNN node per layer.
+ *
+ * torch's flat params list holds, per layer and direction, w_ih [G*H, I],
+ * w_hh [G*H, H] and (with biases) b_ih, b_hh [G*H].  ONNX wants per layer
+ * W [D, G*H, I], R [D, G*H, H], B [D, 2*G*H] with gates in its own order, so
+ * the gate blocks are re-sliced with graph ops on the parameter values (the
+ * weights themselves are never copied). */
+#include <stdlib.h>
+
+#include "aten_symbolics.h"
+#include "aten_util.h"
+
+typedef enum rnn_mode { RNN_LSTM, RNN_GRU, RNN_TANH, RNN_RELU } rnn_mode;
+
+static int gate_count(rnn_mode m)
+{
+    return m == RNN_LSTM ? 4 : m == RNN_GRU ? 3 : 1;
+}
+
+/* Reorder the gate blocks along axis 0.  LSTM: torch i,f,g,o -> ONNX i,o,f,c
+ * (i | o | f,g contiguous).  GRU: torch r,z,n -> ONNX z,r,h. */
+static ox_vid reorder(ox_sym *g, const ox_api *api, rnn_mode m, ox_vid w, int64_t h)
+{
+    if (m == RNN_LSTM) {
+        ox_vid parts[3] = {at_slice(g, api, w, 0, 0, h, 1), at_slice(g, api, w, 0, 3 * h, 4 * h, 1),
+                           at_slice(g, api, w, 0, h, 3 * h, 1)};
+        return at_concat(g, api, parts, 3, 0);
+    }
+    if (m == RNN_GRU) {
+        ox_vid parts[3] = {at_slice(g, api, w, 0, h, 2 * h, 1), at_slice(g, api, w, 0, 0, h, 1),
+                           at_slice(g, api, w, 0, 2 * h, 3 * h, 1)};
+        return at_concat(g, api, parts, 3, 0);
+    }
+    return w;
+}
+
+/* Stack per-direction tensors into [D, ...]. */
+static ox_vid stack_dirs(ox_sym *g, const ox_api *api, const ox_vid *v, int nd)
+{
+    ox_vid u[2];
+    for (int d = 0; d < nd; d++)
+        u[d] = at_unsqueeze(g, api, v[d], 0);
+    return nd == 1 ? u[0] : at_concat(g, api, u, 2, 0);
+}
+
+static const char *const onnx_type[] = {"LSTM", "GRU", "RNN", "RNN"};
+
+typedef struct rnn_state {
+    ox_vid *yh, *yc; /* per layer */
+} rnn_state;
+
+static int lower_layer(ox_sym *g, const ox_api *api, rnn_mode m, const ox_vid *params,
+                       int has_b, int nd, int64_t hidden, int64_t layer, ox_vid h0, ox_vid c0,
+                       int64_t n_layers, ox_vid *cur, rnn_state *st)
+{
+    int per = has_b ? 4 : 2;
+    ox_vid w[2] = {0, 0}, r[2] = {0, 0}, b[2] = {0, 0};
+    for (int d = 0; d < nd; d++) {
+        const ox_vid *p = params + ((size_t)layer * (size_t)nd + (size_t)d) * (size_t)per;
+        w[d] = reorder(g, api, m, p[0], hidden);
+        r[d] = reorder(g, api, m, p[1], hidden);
+        if (has_b) {
+            ox_vid bb[2] = {reorder(g, api, m, p[2], hidden), reorder(g, api, m, p[3], hidden)};
+            b[d] = at_concat(g, api, bb, 2, 0);
+        }
+        if (!w[d] || !r[d] || (has_b && !b[d]))
+            return 1;
+    }
+    ox_vid in[7] = {*cur, stack_dirs(g, api, w, nd), stack_dirs(g, api, r, nd),
+                    has_b ? stack_dirs(g, api, b, nd) : 0, 0, 0, 0};
+    if (!in[1] || !in[2] || (has_b && !in[3]))
+        return 1;
+    /* Initial states: this layer's directions out of [L*D, batch, H]. */
+    if (h0)
+        in[5] = n_layers == 1 ? h0 : at_slice(g, api, h0, 0, layer * nd, (layer + 1) * nd, 1);
+    if (c0)
+        in[6] = n_layers == 1 ? c0 : at_slice(g, api, c0, 0, layer * nd, (layer + 1) * nd, 1);
+    if ((h0 && !in[5]) || (c0 && !in[6]))
+        return 1;
+    size_t n_in = m == RNN_LSTM ? 7 : 6;
+    while (n_in > 3 && !in[n_in - 1])
+        n_in--;
+    size_t n_out = m == RNN_LSTM ? 3 : 2;
+    ox_onode *n = api->op(g, onnx_type[m], n_in, in, n_out);
+    if (!n)
+        return api->fail(g, "could not create ONNX node %s", onnx_type[m]);
+    api->attr_int(n, "hidden_size", hidden);
+    api->attr_string(n, "direction", nd == 2 ? "bidirectional" : "forward");
+    if (m == RNN_GRU)
+        api->attr_int(n, "linear_before_reset", 1);
+    if (m == RNN_TANH || m == RNN_RELU) {
+        const char *act = m == RNN_TANH ? "Tanh" : "Relu";
+        const char *acts[2] = {act, act};
+        api->attr_strings(n, "activations", acts, (size_t)nd);
+    }
+    ox_vid y = api->node_output(n, 0);
+    st->yh[layer] = api->node_output(n, 1);
+    if (m == RNN_LSTM)
+        st->yc[layer] = api->node_output(n, 2);
+    /* Y is [seq, D, batch, H]; the next layer (and the result) want
+     * [seq, batch, D*H]. */
+    if (nd == 1) {
+        int64_t axis = 1;
+        *cur = at_squeeze(g, api, y, &axis, 1);
+    } else {
+        static const int64_t perm[4] = {0, 2, 1, 3};
+        static const int64_t shape[3] = {0, 0, -1};
+        *cur = at_reshape(g, api, at_transpose(g, api, y, perm, 4), shape, 3);
+    }
+    return *cur ? 0 : 1;
+}
+
+static int lower_rnn(ox_sym *g, const ox_api *api, rnn_mode m)
+{
+    ox_vid x = api->arg_tensor(g, "input");
+    const ox_vid *params = NULL;
+    size_t np = api->arg_tensors(g, "params", &params);
+    int has_b = api->arg_int(g, "has_biases", 1) != 0;
+    int64_t n_layers = api->arg_int(g, "num_layers", 1);
+    int nd = api->arg_int(g, "bidirectional", 0) ? 2 : 1;
+    int batch_first = api->arg_int(g, "batch_first", 0) != 0;
+    int per = has_b ? 4 : 2;
+
+    /* Training mode only differs from inference through the dropout
+     * between layers. */
+    if (api->arg_int(g, "train", 0) && api->arg_float(g, "dropout", 0.0) > 0.0 && n_layers > 1)
+        return api->fail(g, "%s in training mode with dropout=%g between layers is not "
+                            "exported; put the model in eval mode (train=False)",
+                         api->op_name(g), api->arg_float(g, "dropout", 0.0));
+    if (n_layers < 1 || n_layers > 1024)
+        return api->fail(g, "argument 'num_layers' is %lld; expected 1 to 1024",
+                         (long long)n_layers);
+    if (np != (size_t)n_layers * (size_t)nd * (size_t)per)
+        return api->fail(g, "argument 'params' has %zu tensors; expected %lld (num_layers %lld x "
+                            "%d direction(s) x %d)",
+                         np, (long long)(n_layers * nd * per), (long long)n_layers, nd, per);
+    for (size_t i = 0; i < np; i++)
+        if (!params[i])
+            return api->fail(g, "argument 'params' has None at position %zu", i);
+    int64_t gh = api->size(g, params[1], 0), hidden = api->size(g, params[1], 1);
+    if (hidden < 1 || gh != gate_count(m) * hidden)
+        return api->fail(g, "the first w_hh parameter must have known sizes [%d*hidden, hidden] "
+                            "(got [%lld, %lld])",
+                         gate_count(m), (long long)gh, (long long)hidden);
+
+    ox_vid h0 = 0, c0 = 0;
+    if (m == RNN_LSTM) {
+        const ox_vid *hx = NULL;
+        size_t nh = api->arg_tensors(g, "hx", &hx);
+        if (nh != 0 && nh != 2)
+            return api->fail(g, "argument 'hx' has %zu tensors; expected (h0, c0)", nh);
+        if (nh == 2) {
+            h0 = hx[0];
+            c0 = hx[1];
+        }
+    } else {
+        h0 = api->arg_tensor(g, "hx");
+    }
+
+    static const int64_t swap01[3] = {1, 0, 2};
+    ox_vid cur = batch_first ? at_transpose(g, api, x, swap01, 3) : x;
+    if (!cur)
+        return api->fail(g, "argument 'input' is missing");
+    rnn_state st;
+    st.yh = calloc((size_t)n_layers, sizeof *st.yh);
+    st.yc = calloc((size_t)n_layers, sizeof *st.yc);
+    int rc = 0;
+    if (!st.yh || !st.yc) {
+        rc = api->fail(g, "out of memory");
+        goto out;
+    }
+    for (int64_t l = 0; l < n_layers && rc == 0; l++)
+        rc = lower_layer(g, api, m, params, has_b, nd, hidden, l, h0, c0, n_layers, &cur, &st);
+    if (rc)
+        goto out;
+    ox_vid y = batch_first ? at_transpose(g, api, cur, swap01, 3) : cur;
+    ox_vid hn = n_layers == 1 ? st.yh[0] : at_concat(g, api, st.yh, (size_t)n_layers, 0);
+    ox_vid cn = 0;
+    if (m == RNN_LSTM)
+        cn = n_layers == 1 ? st.yc[0] : at_concat(g, api, st.yc, (size_t)n_layers, 0);
+    if (!y || !hn || (m == RNN_LSTM && !cn)) {
+        rc = 1;
+        goto out;
+    }
+    rc = api->set_output(g, 0, y);
+    if (rc == 0)
+        rc = api->set_output(g, 1, hn);
+    if (rc == 0 && m == RNN_LSTM)
+        rc = api->set_output(g, 2, cn);
+out:
+    free(st.yh);
+    free(st.yc);
+    return rc;
+}
+
+int at_sym_lstm(ox_sym *g, const ox_api *api)
+{
+    return lower_rnn(g, api, RNN_LSTM);
+}
+
+int at_sym_gru(ox_sym *g, const ox_api *api)
+{
+    return lower_rnn(g, api, RNN_GRU);
+}
+
+int at_sym_rnn_tanh(ox_sym *g, const ox_api *api)
+{
+    return lower_rnn(g, api, RNN_TANH);
+}
+
+int at_sym_rnn_relu(ox_sym *g, const ox_api *api)
+{
+    return lower_rnn(g, api, RNN_RELU);
+}
