@@ -1,0 +1,204 @@
+/*
+ * Writer benchmark: 1 GiB of float weights held by the "host", written as an
+ * ONNX model with external data off (one 1 GiB protobuf) and on (a side
+ * file), side by side with a plain write(2) of the same bytes.  Each run is
+ * followed by fsync, as ox_write does.  Peak RSS is the kernel's high-water
+ * mark (VmHWM, reset before each run through /proc/self/clear_refs) minus the
+ * resident size before the run, which already holds the weights.
+ *
+ *   write_1gib [MiB (default 1024)] [output dir (default /var/tmp)]
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ir.h"
+#include "oxport/oxport.h"
+
+#define N_PARAMS 16
+
+static long status_kib(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    size_t kl = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, kl) == 0 && line[kl] == ':')
+            v = atol(line + kl + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+static void reset_peak(void)
+{
+    /* "5" resets VmHWM to the current RSS (Linux >= 4.0) */
+    int fd = open("/proc/self/clear_refs", O_WRONLY);
+    if (fd >= 0) {
+        if (write(fd, "5", 1) != 1)
+            perror("clear_refs");
+        close(fd);
+    }
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct result {
+    double seconds;
+    long extra_kib;
+    unsigned long long bytes;
+} result;
+
+static unsigned long long file_size(const char *p)
+{
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return 0;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n < 0 ? 0 : (unsigned long long)n;
+}
+
+static int plain_write(const char *path, const unsigned char *data, size_t n, result *r)
+{
+    reset_peak();
+    long base = status_kib("VmRSS");
+    double t0 = now();
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return -1;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = write(fd, data + done, n - done > (1u << 30) ? (1u << 30) : n - done);
+        if (k <= 0) {
+            close(fd);
+            return -1;
+        }
+        done += (size_t)k;
+    }
+    fsync(fd);
+    close(fd);
+    r->seconds = now() - t0;
+    r->extra_kib = status_kib("VmHWM") - base;
+    r->bytes = n;
+    return 0;
+}
+
+static int onnx_write(ox_context *ctx, const ox_graph *g, const char *path, int external,
+                      result *r)
+{
+    ox_export_options o;
+    ox_export_options_init(&o);
+    o.external_data = external ? 1 : -1;
+    reset_peak();
+    long base = status_kib("VmRSS");
+    double t0 = now();
+    if (ox_write(ctx, g, path, &o) != OX_OK) {
+        fprintf(stderr, "ox_write: %s\n", ox_errmsg(ctx));
+        return -1;
+    }
+    r->seconds = now() - t0;
+    r->extra_kib = status_kib("VmHWM") - base;
+    char side[1024];
+    snprintf(side, sizeof side, "%s.data", path);
+    r->bytes = file_size(path) + (external ? file_size(side) : 0);
+    return 0;
+}
+
+static void print_row(const char *what, const result *r)
+{
+    double mb = (double)r->bytes / 1e6;
+    printf("%-28s %10.3f s %10.1f MB/s %12.1f MiB  (%llu bytes)\n", what, r->seconds,
+           mb / r->seconds, (double)r->extra_kib / 1024.0, r->bytes);
+}
+
+int main(int argc, char **argv)
+{
+    size_t mib = argc > 1 ? (size_t)atol(argv[1]) : 1024;
+    const char *dir = argc > 2 ? argv[2] : "/var/tmp";
+    size_t total = mib << 20;
+    size_t each = total / N_PARAMS / sizeof(float) * sizeof(float);
+    total = each * N_PARAMS;
+
+    /* the host's weights: one allocation, touched so they are resident */
+    unsigned char *weights = malloc(total);
+    if (!weights) {
+        fprintf(stderr, "cannot allocate %zu bytes\n", total);
+        return 1;
+    }
+    for (size_t i = 0; i < total / sizeof(float); i++)
+        ((float *)weights)[i] = (float)(i % 1000) * 0.001f;
+
+    ox_context *ctx;
+    if (ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS | OX_CONTEXT_NO_DEFAULT_OPSETS, &ctx))
+        return 1;
+    ox_graph *g = ox_graph_new("Bench");
+    int64_t n = (int64_t)(each / sizeof(float));
+    ox_value *x = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 1, &n);
+    x->name = "x";
+    ox_graph_add_input(g, x->id);
+    ox_vid cur = x->id;
+    for (int i = 0; i < N_PARAMS; i++) {
+        ox_value *w = ox_graph_add_value(g, OX_VAL_PARAM, OX_FLOAT, 1, &n);
+        w->name = ox_arena_printf(&g->arena, "layer%d.weight", i);
+        w->tensor = (ox_tensor_data){weights + (size_t)i * each, each, false};
+        ox_graph_add_param(g, w->id);
+        ox_vid in[2] = {cur, w->id};
+        ox_node *add = ox_graph_add_node(g, "onnx::Add", 2, in, 1);
+        cur = add->outputs[0];
+        ox_value_set_type(g, ox_graph_value(g, cur), OX_FLOAT, 1, &n);
+    }
+    ox_graph_value(g, cur)->name = "y";
+    ox_graph_add_output(g, cur);
+    ox_graph_set_opset(g, "", 13);
+
+    char plain[1024], model[1024], side[1100];
+    snprintf(plain, sizeof plain, "%s/oxport-bench-plain.bin", dir);
+    snprintf(model, sizeof model, "%s/oxport-bench.onnx", dir);
+    snprintf(side, sizeof side, "%s.data", model);
+    result rp, re, rx;
+    printf("weights: %zu MiB in %d tensors; output dir %s; weights resident: %ld MiB\n", mib,
+           N_PARAMS, dir, status_kib("VmRSS") / 1024);
+    printf("%-28s %12s %15s %17s\n", "run", "time", "throughput", "peak RSS extra");
+    if (plain_write(plain, weights, total, &rp) != 0) {
+        perror(plain);
+        return 1;
+    }
+    unlink(plain);
+    print_row("plain write(2) + fsync", &rp);
+    if (onnx_write(ctx, g, model, 0, &re) != 0)
+        return 1;
+    unlink(model);
+    print_row("ox_write, embedded", &re);
+    if (onnx_write(ctx, g, model, 1, &rx) != 0)
+        return 1;
+    unlink(model);
+    unlink(side);
+    print_row("ox_write, external data", &rx);
+    /* again at the end: the disk's writeback state differs between the first
+     * and later runs, so the baseline brackets the measured writes */
+    result rp2;
+    if (plain_write(plain, weights, total, &rp2) != 0) {
+        perror(plain);
+        return 1;
+    }
+    unlink(plain);
+    print_row("plain write(2) + fsync again", &rp2);
+    double base = rp.seconds < rp2.seconds ? rp.seconds : rp2.seconds;
+    printf("ox_write time / best plain time: embedded %.2fx, external %.2fx\n",
+           re.seconds / base, rx.seconds / base);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+    free(weights);
+    return 0;
+}

@@ -1,0 +1,367 @@
+/*
+ * Structural checker: the rules onnx.checker enforces that can be decided on
+ * the IR alone (no operator schemas).  Every violation is one line; the
+ * whole graph is always checked so a user sees all problems in one run.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "ir.h"
+
+typedef struct checker {
+    FILE *out;
+    size_t n;
+    char first[512]; /* first violation, for the context message */
+} checker;
+
+static void violation(checker *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void violation(checker *c, const char *fmt, ...)
+{
+    va_list ap;
+    if (c->n == 0) {
+        va_start(ap, fmt);
+        vsnprintf(c->first, sizeof c->first, fmt, ap);
+        va_end(ap);
+    }
+    if (c->out) {
+        va_start(ap, fmt);
+        vfprintf(c->out, fmt, ap);
+        va_end(ap);
+        fputc('\n', c->out);
+    }
+    c->n++;
+}
+
+/* Who defines a name: for messages about a second definition. */
+typedef struct definer {
+    const char *name;
+    const char *what; /* "graph input", "initializer", "node" */
+    const char *node; /* node name (or op_type) when what == "node" */
+} definer;
+
+typedef struct defmap {
+    definer *slots;
+    size_t cap, n;
+} defmap;
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int defmap_init(defmap *m, size_t expect)
+{
+    size_t cap = 64;
+    while (cap < expect * 2 + 16)
+        cap *= 2;
+    m->slots = calloc(cap, sizeof(*m->slots));
+    m->cap = cap;
+    m->n = 0;
+    return m->slots ? 0 : -1;
+}
+
+/* Returns the existing definer, or NULL after inserting `d`.  On allocation
+ * failure the map stops growing and reports nothing more (never a crash). */
+static const definer *defmap_define(defmap *m, definer d)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        defmap big;
+        if (defmap_init(&big, m->n + 1) != 0)
+            return NULL;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slots[i].name)
+                defmap_define(&big, m->slots[i]);
+        free(m->slots);
+        *m = big;
+    }
+    size_t mask = m->cap - 1;
+    size_t i = (size_t)str_hash(d.name) & mask;
+    for (; m->slots[i].name; i = (i + 1) & mask)
+        if (strcmp(m->slots[i].name, d.name) == 0)
+            return &m->slots[i];
+    m->slots[i] = d;
+    m->n++;
+    return NULL;
+}
+
+static const char *vname(const ox_value *v, char *buf, size_t n)
+{
+    if (v && v->name && v->name[0])
+        return v->name;
+    snprintf(buf, n, "%%%u", v ? (unsigned)v->id : 0u);
+    return buf;
+}
+
+static void describe(const definer *d, char *buf, size_t n)
+{
+    if (strcmp(d->what, "node") == 0)
+        snprintf(buf, n, "node '%s'", d->node);
+    else
+        snprintf(buf, n, "%s '%s'", d->what, d->name);
+}
+
+static const char *kind_name(int k)
+{
+    static const char *names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH",
+                                  "FLOATS", "INTS", "STRINGS", "TENSORS"};
+    return k >= 0 && k <= 9 ? names[k] : "unknown";
+}
+
+static void check_tensor(checker *c, const char *node, const char *attr, const ox_attr_tensor *t)
+{
+    if (!t) {
+        violation(c, "node %s: attribute '%s' (TENSOR) has no tensor", node, attr);
+        return;
+    }
+    size_t es = ox_dtype_size(t->dtype);
+    if (!ox_dtype_valid((int)t->dtype) || es == 0) {
+        violation(c, "node %s: attribute '%s' tensor has element type %s, which cannot hold data",
+                  node, attr, ox_dtype_name(t->dtype));
+        return;
+    }
+    uint64_t count = 1;
+    for (uint32_t i = 0; i < t->rank; i++) {
+        if (!t->dims || t->dims[i] < 0) {
+            violation(c, "node %s: attribute '%s' tensor has an unknown size on axis %u", node,
+                      attr, (unsigned)i);
+            return;
+        }
+        count *= (uint64_t)t->dims[i];
+    }
+    if (count * es != t->data.nbytes || (t->data.nbytes && !t->data.data))
+        violation(c, "node %s: attribute '%s' tensor holds %llu bytes but %s with %llu elements "
+                  "needs %llu", node, attr, (unsigned long long)(t->data.data ? t->data.nbytes : 0),
+                  ox_dtype_name(t->dtype), (unsigned long long)count,
+                  (unsigned long long)(count * es));
+}
+
+static void check_attrs(checker *c, const char *node, const ox_node *n)
+{
+    for (uint32_t i = 0; i < n->n_attrs; i++) {
+        const ox_attr *a = &n->attrs[i];
+        if (!a->name || !a->name[0]) {
+            violation(c, "node %s: attribute #%u has no name", node, (unsigned)i);
+            continue;
+        }
+        for (uint32_t k = 0; k < i; k++) {
+            if (n->attrs[k].name && strcmp(n->attrs[k].name, a->name) == 0) {
+                violation(c, "node %s: attribute '%s' appears more than once", node, a->name);
+                break;
+            }
+        }
+        const char *kn = kind_name((int)a->kind);
+        size_t count = 0;
+        const void *p = NULL;
+        switch (a->kind) {
+        case OX_ATTR_FLOAT:
+        case OX_ATTR_INT:
+            break;
+        case OX_ATTR_STRING:
+            if (a->u.s.len && !a->u.s.p)
+                violation(c, "node %s: attribute '%s' (STRING) has a length but no bytes", node,
+                          a->name);
+            break;
+        case OX_ATTR_TENSOR:
+            check_tensor(c, node, a->name, a->u.t);
+            break;
+        case OX_ATTR_GRAPH:
+            if (!a->u.g)
+                violation(c, "node %s: attribute '%s' (GRAPH) has no graph", node, a->name);
+            break;
+        case OX_ATTR_FLOATS: count = a->u.floats.n; p = a->u.floats.p; break;
+        case OX_ATTR_INTS: count = a->u.ints.n; p = a->u.ints.p; break;
+        case OX_ATTR_STRINGS: count = a->u.strings.n; p = a->u.strings.p; break;
+        case OX_ATTR_TENSORS:
+            count = a->u.tensors.n;
+            p = a->u.tensors.p;
+            if (p)
+                for (size_t k = 0; k < count; k++)
+                    check_tensor(c, node, a->name, a->u.tensors.p[k]);
+            break;
+        default:
+            violation(c, "node %s: attribute '%s' has kind %d, which is not an ONNX attribute "
+                      "type", node, a->name, (int)a->kind);
+            continue;
+        }
+        if (count && !p)
+            violation(c, "node %s: attribute '%s' (%s) says it holds %zu values but has none",
+                      node, a->name, kn, count);
+    }
+}
+
+ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations)
+{
+    if (n_violations)
+        *n_violations = 0;
+    if (!g)
+        return ox_fail(ctx, OX_EINVAL, "ox_check: graph is NULL");
+    checker c = {report, 0, {0}};
+    char b1[64], b2[600];
+
+    if (g->ir_version <= 0)
+        violation(&c, "model: ir_version is not set");
+    bool has_default = false;
+    for (uint32_t i = 0; i < g->n_opsets; i++)
+        if (g->opsets[i].domain && (g->opsets[i].domain[0] == '\0' ||
+                                    strcmp(g->opsets[i].domain, "ai.onnx") == 0))
+            has_default = true;
+    if (!has_default)
+        violation(&c, "model: no opset_import for the default domain (ai.onnx)");
+
+    size_t nv = g->n_values ? g->n_values : 1;
+    unsigned char *defined = calloc(nv, 1);
+    defmap names;
+    if (!defined || defmap_init(&names, nv) != 0) {
+        free(defined);
+        return ox_fail(ctx, OX_ENOMEM, "ox_check: out of memory");
+    }
+
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        const ox_value *v = ox_graph_value(g, g->inputs[i]);
+        if (!v) {
+            violation(&c, "graph input #%u refers to value id %u, which does not exist",
+                      (unsigned)i, (unsigned)g->inputs[i]);
+            continue;
+        }
+        if (!v->name || !v->name[0])
+            violation(&c, "graph input #%u has no name", (unsigned)i);
+        if (v->type.dtype == OX_UNDEFINED)
+            violation(&c, "graph input '%s' has no element type", vname(v, b1, sizeof b1));
+        if (defined[v->id]) {
+            if (v->kind != OX_VAL_PARAM)
+                violation(&c, "graph input '%s' is listed more than once", vname(v, b1, sizeof b1));
+            continue;
+        }
+        defined[v->id] = 1;
+        if (v->name && v->name[0]) {
+            const definer *d = defmap_define(&names, (definer){v->name, "graph input", NULL});
+            if (d) {
+                describe(d, b2, sizeof b2);
+                violation(&c, "graph input '%s': the name is already defined by %s", v->name, b2);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < g->n_params; i++) {
+        const ox_value *v = ox_graph_value(g, g->params[i]);
+        if (!v) {
+            violation(&c, "initializer #%u refers to value id %u, which does not exist",
+                      (unsigned)i, (unsigned)g->params[i]);
+            continue;
+        }
+        if (!v->name || !v->name[0]) {
+            violation(&c, "initializer #%u has no name", (unsigned)i);
+            defined[v->id] = 1;
+            continue;
+        }
+        if (defined[v->id] && v->kind == OX_VAL_PARAM)
+            continue; /* listed as an input as well: one definition */
+        defined[v->id] = 1;
+        const definer *d = defmap_define(&names, (definer){v->name, "initializer", NULL});
+        if (d) {
+            if (strcmp(d->what, "initializer") == 0) {
+                violation(&c, "initializer '%s' is defined more than once", v->name);
+            } else {
+                describe(d, b2, sizeof b2);
+                violation(&c, "initializer '%s': the name is already defined by %s", v->name, b2);
+            }
+        }
+    }
+    /* forward-created constants are written as initializers */
+    for (ox_vid id = 1; id < g->n_values; id++) {
+        const ox_value *v = g->values[id];
+        if (v && v->kind == OX_VAL_CONST && !v->producer)
+            defined[id] = 1;
+    }
+
+    uint32_t idx = 0;
+    for (const ox_node *n = g->first; n; n = n->next, idx++) {
+        char label[600];
+        const char *op = n->op_type ? n->op_type : "";
+        const char *dom = n->domain ? n->domain : "";
+        if (n->name && n->name[0])
+            snprintf(label, sizeof label, "'%s' (%s)", n->name, op);
+        else
+            snprintf(label, sizeof label, "#%u (%s)", (unsigned)idx, op);
+        if (!op[0])
+            violation(&c, "node %s: op_type is empty", label);
+        if (ox_graph_opset(g, dom) == 0 && (dom[0] != '\0' || has_default))
+            violation(&c, "node %s: no opset_import for domain '%s'", label, dom);
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            ox_vid id = n->inputs[i];
+            if (id == 0)
+                continue; /* absent optional input */
+            const ox_value *v = ox_graph_value(g, id);
+            if (!v)
+                violation(&c, "node %s: input #%u refers to value id %u, which does not exist",
+                          label, (unsigned)i, (unsigned)id);
+            else if (!defined[id])
+                violation(&c, "node %s: input '%s' is not a graph input, an initializer or an "
+                          "output of an earlier node", label, vname(v, b1, sizeof b1));
+        }
+        check_attrs(&c, label, n);
+        for (uint32_t i = 0; i < n->n_outputs; i++) {
+            ox_vid id = n->outputs[i];
+            if (id == 0)
+                continue; /* absent optional output */
+            const ox_value *v = ox_graph_value(g, id);
+            if (!v) {
+                violation(&c, "node %s: output #%u refers to value id %u, which does not exist",
+                          label, (unsigned)i, (unsigned)id);
+                continue;
+            }
+            if (defined[id]) {
+                violation(&c, "node %s: output '%s' is already defined (each value must be "
+                          "produced once)", label, vname(v, b1, sizeof b1));
+                continue;
+            }
+            defined[id] = 1;
+            if (v->name && v->name[0]) {
+                const definer *d = defmap_define(
+                    &names, (definer){v->name, "node", n->name && n->name[0] ? n->name : op});
+                if (d) {
+                    describe(d, b2, sizeof b2);
+                    violation(&c, "node %s: output '%s' is already defined by %s", label,
+                              v->name, b2);
+                }
+            }
+        }
+    }
+
+    for (uint32_t i = 0; i < g->n_outputs; i++) {
+        const ox_value *v = ox_graph_value(g, g->outputs[i]);
+        if (!v) {
+            violation(&c, "graph output #%u refers to value id %u, which does not exist",
+                      (unsigned)i, (unsigned)g->outputs[i]);
+            continue;
+        }
+        if (!v->name || !v->name[0])
+            violation(&c, "graph output #%u has no name", (unsigned)i);
+        if (v->type.dtype == OX_UNDEFINED)
+            violation(&c, "graph output '%s' has no element type", vname(v, b1, sizeof b1));
+        if (!defined[v->id])
+            violation(&c, "graph output '%s' is not produced by any node, graph input or "
+                      "initializer", vname(v, b1, sizeof b1));
+    }
+
+    free(defined);
+    free(names.slots);
+    if (n_violations)
+        *n_violations = c.n;
+    if (c.n)
+        return ox_fail(ctx, OX_ECHECK, "%zu ONNX structural rule violation%s; first: %s", c.n,
+                       c.n == 1 ? "" : "s", c.first);
+    return OX_OK;
+}

@@ -1,0 +1,995 @@
+/*
+ * ONNX reader.
+ *
+ * The file is mapped, its wire format is pre-scanned (nesting depth is
+ * bounded before protobuf-c recurses), decoded by protobuf-c, and converted
+ * to the IR.  Strings and small tensors are copied into the graph's arena;
+ * large tensor bytes are taken over from the decoded message (protobuf-c
+ * allocates each bytes field separately with our allocator) so a model's
+ * weights exist once in memory.  Then the decoded message is freed.
+ */
+#include "onnx_read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "onnx.pb-c.h"
+
+/* What a read graph keeps besides its arena: subgraphs of GRAPH attributes
+ * (freed with it) and which initializers the file also listed as inputs. */
+typedef struct read_keep {
+    ox_graph **subs;
+    size_t n_subs, cap_subs;
+    bool *param_input; /* per vid of the main graph */
+    size_t n_param_input;
+} read_keep;
+
+static void keep_free(void *mapping, size_t len)
+{
+    (void)len;
+    read_keep *k = mapping;
+    if (!k)
+        return;
+    for (size_t i = 0; i < k->n_subs; i++)
+        ox_graph_free(k->subs[i]);
+    free(k->subs);
+    free(k->param_input);
+    free(k);
+}
+
+bool ox_read_param_is_input(const ox_graph *g, ox_vid v)
+{
+    if (!g || g->mapping_free != keep_free || !g->mapping)
+        return false;
+    const read_keep *k = g->mapping;
+    return v < k->n_param_input && k->param_input[v];
+}
+
+/* ------------------------------------------------------------- allocator */
+
+static void *pb_alloc(void *data, size_t size)
+{
+    (void)data;
+    return malloc(size);
+}
+
+static void pb_free(void *data, void *p)
+{
+    (void)data;
+    free(p);
+}
+
+/* malloc/free explicitly: large bytes fields are taken over and later
+ * released with free() by ox_graph_free. */
+static ProtobufCAllocator pb_allocator = {pb_alloc, pb_free, NULL};
+
+/* -------------------------------------------------------------- wire scan */
+
+static int read_varint(const uint8_t *p, size_t len, size_t *pos, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (*pos >= len)
+            return -1;
+        uint8_t b = p[(*pos)++];
+        if (shift == 63 && b > 1)
+            return -1;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Walk the wire format with the schema, recursing only into known message
+ * fields and at most OX_READ_MAX_DEPTH deep.  Returns NULL or a reason. */
+static const char *wire_scan(const ProtobufCMessageDescriptor *desc, const uint8_t *p, size_t len,
+                             int depth, size_t base, size_t *bad_at)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        uint64_t key, v;
+        size_t start = pos;
+        *bad_at = base + start;
+        if (read_varint(p, len, &pos, &key) != 0)
+            return "truncated or corrupt field header";
+        uint64_t field = key >> 3;
+        if (field == 0 || field > 536870911u)
+            return "invalid field number";
+        switch (key & 7) {
+        case 0:
+            if (read_varint(p, len, &pos, &v) != 0)
+                return "truncated varint";
+            break;
+        case 1:
+            if (len - pos < 8)
+                return "truncated 64-bit field";
+            pos += 8;
+            break;
+        case 5:
+            if (len - pos < 4)
+                return "truncated 32-bit field";
+            pos += 4;
+            break;
+        case 2: {
+            if (read_varint(p, len, &pos, &v) != 0)
+                return "truncated length";
+            if (v > len - pos)
+                return "length runs past the end of the data (truncated file?)";
+            const ProtobufCFieldDescriptor *fd =
+                desc ? protobuf_c_message_descriptor_get_field(desc, (unsigned)field) : NULL;
+            if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE) {
+                if (depth + 1 > OX_READ_MAX_DEPTH)
+                    return "messages nested too deeply";
+                const char *why = wire_scan(fd->descriptor, p + pos, (size_t)v, depth + 1,
+                                            base + pos, bad_at);
+                if (why)
+                    return why;
+            }
+            pos += (size_t)v;
+            break;
+        }
+        default:
+            return "unsupported wire type";
+        }
+    }
+    return NULL;
+}
+
+/* --------------------------------------------------------------- name map */
+
+typedef struct namemap {
+    const char **keys;
+    ox_vid *vals;
+    size_t cap, n;
+} namemap;
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int namemap_init(namemap *m, size_t expect)
+{
+    size_t cap = 64;
+    while (cap < expect * 2 + 16)
+        cap *= 2;
+    m->keys = calloc(cap, sizeof(*m->keys));
+    m->vals = calloc(cap, sizeof(*m->vals));
+    m->cap = cap;
+    m->n = 0;
+    return m->keys && m->vals ? 0 : -1;
+}
+
+static void namemap_free(namemap *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+static ox_vid namemap_get(const namemap *m, const char *k)
+{
+    size_t mask = m->cap - 1;
+    for (size_t i = (size_t)str_hash(k) & mask; m->keys[i]; i = (i + 1) & mask)
+        if (strcmp(m->keys[i], k) == 0)
+            return m->vals[i];
+    return 0;
+}
+
+/* Insert when absent (the first definition of a name wins). */
+static int namemap_put(namemap *m, const char *k, ox_vid v)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        namemap big;
+        if (namemap_init(&big, m->n + 1) != 0)
+            return -1;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i])
+                namemap_put(&big, m->keys[i], m->vals[i]);
+        namemap_free(m);
+        *m = big;
+    }
+    size_t mask = m->cap - 1;
+    size_t i = (size_t)str_hash(k) & mask;
+    for (; m->keys[i]; i = (i + 1) & mask)
+        if (strcmp(m->keys[i], k) == 0)
+            return 0;
+    m->keys[i] = k;
+    m->vals[i] = v;
+    m->n++;
+    return 0;
+}
+
+/* ------------------------------------------------------------- conversion */
+
+typedef struct rctx {
+    ox_context *ctx;
+    const char *file;     /* for messages */
+    const char *base_dir; /* external data; NULL = not allowed */
+    read_keep *keep;
+    ox_status st;
+} rctx;
+
+static ox_status rfail(rctx *r, ox_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static ox_status rfail(rctx *r, ox_status st, const char *fmt, ...)
+{
+    if (r->st != OX_OK)
+        return r->st;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    r->st = st;
+    if (st == OX_EFORMAT)
+        ox_fail(r->ctx, st, "%s: not an ONNX model: %s", r->file, buf);
+    else
+        ox_fail(r->ctx, st, "%s: %s", r->file, buf);
+    return st;
+}
+
+static ox_status room(rctx *r)
+{
+    return rfail(r, OX_ENOMEM, "out of memory while reading the model");
+}
+
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
+
+static char *adup(ox_graph *g, const char *s)
+{
+    return ox_arena_strdup(&g->arena, nz(s));
+}
+
+static const char *type_name(int dt)
+{
+    return ox_dtype_valid(dt) ? ox_dtype_name((ox_dtype)dt) : "unknown";
+}
+
+/* Take over a bytes buffer from the decoded message when it is big enough
+ * to be malloc'd per ox_graph_free's rule; copy it into the arena otherwise. */
+static int take_bytes(ox_graph *g, ProtobufCBinaryData *b, ox_tensor_data *out)
+{
+    out->nbytes = b->len;
+    out->owned = true;
+    if (b->len >= OX_IR_MALLOC_THRESHOLD) {
+        out->data = b->data;
+        b->data = NULL;
+        b->len = 0;
+        return 0;
+    }
+    void *p = ox_arena_alloc(&g->arena, b->len ? b->len : 1);
+    if (!p)
+        return -1;
+    if (b->len)
+        memcpy(p, b->data, b->len);
+    out->data = p;
+    return 0;
+}
+
+static void *alloc_owned(ox_graph *g, uint64_t n)
+{
+    if (n >= OX_IR_MALLOC_THRESHOLD)
+        return malloc((size_t)n);
+    return ox_arena_alloc(&g->arena, n ? (size_t)n : 1);
+}
+
+static void free_owned(uint64_t n, void *p)
+{
+    if (n >= OX_IR_MALLOC_THRESHOLD)
+        free(p);
+}
+
+static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t, const char *what,
+                               uint64_t nbytes, ox_tensor_data *out)
+{
+    const char *tname = nz(t->name);
+    const char *loc = NULL;
+    uint64_t offset = 0, length = nbytes;
+    bool has_length = false;
+    for (size_t i = 0; i < t->n_external_data; i++) {
+        const char *k = nz(t->external_data[i]->key), *v = nz(t->external_data[i]->value);
+        if (strcmp(k, "location") == 0) {
+            loc = v;
+        } else if (strcmp(k, "offset") == 0 || strcmp(k, "length") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long long x = strtoull(v, &end, 10);
+            if (!v[0] || *end || errno || v[0] == '-')
+                return rfail(r, OX_EFORMAT, "%s '%s': external data %s '%s' is not a number",
+                             what, tname, k, v);
+            if (k[0] == 'o') {
+                offset = x;
+            } else {
+                length = x;
+                has_length = true;
+            }
+        }
+    }
+    if (!loc || !loc[0])
+        return rfail(r, OX_EFORMAT, "%s '%s' has data_location EXTERNAL but no 'location' entry",
+                     what, tname);
+    if (loc[0] == '/' || strcmp(loc, "..") == 0 || strncmp(loc, "../", 3) == 0 ||
+        strstr(loc, "/../") || (strlen(loc) >= 3 && strcmp(loc + strlen(loc) - 3, "/..") == 0))
+        return rfail(r, OX_EFORMAT, "%s '%s': external data location '%s' leaves the model's "
+                     "directory; ONNX requires a relative path below it", what, tname, loc);
+    if (!r->base_dir)
+        return rfail(r, OX_EIO, "%s '%s': external data '%s' cannot be resolved for a model read "
+                     "from memory; read it from its file", what, tname, loc);
+    if (has_length && length != nbytes)
+        return rfail(r, OX_EFORMAT, "%s '%s': external data length %llu but its type and shape "
+                     "need %llu bytes", what, tname, (unsigned long long)length,
+                     (unsigned long long)nbytes);
+    size_t plen = strlen(r->base_dir) + strlen(loc) + 2;
+    char *path = malloc(plen);
+    if (!path)
+        return room(r);
+    snprintf(path, plen, "%s/%s", r->base_dir, loc);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        rfail(r, OX_EIO, "%s '%s': cannot open external data file '%s': %s; keep the data file "
+              "next to the model", what, tname, path, strerror(e));
+        free(path);
+        return r->st;
+    }
+    if (!S_ISREG(st.st_mode) || offset > (uint64_t)st.st_size ||
+        nbytes > (uint64_t)st.st_size - offset) {
+        close(fd);
+        rfail(r, OX_EFORMAT, "%s '%s': external data offset %llu + length %llu is outside '%s' "
+              "(%llu bytes)", what, tname, (unsigned long long)offset,
+              (unsigned long long)nbytes, path, (unsigned long long)st.st_size);
+        free(path);
+        return r->st;
+    }
+    unsigned char *buf = alloc_owned(g, nbytes);
+    if (!buf) {
+        close(fd);
+        free(path);
+        return room(r);
+    }
+    uint64_t done = 0;
+    while (done < nbytes) {
+        size_t chunk = nbytes - done > ((uint64_t)1 << 30) ? ((size_t)1 << 30)
+                                                            : (size_t)(nbytes - done);
+        ssize_t k = pread(fd, buf + done, chunk, (off_t)(offset + done));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int e = k < 0 ? errno : EIO;
+            close(fd);
+            free_owned(nbytes, buf);
+            rfail(r, OX_EIO, "%s '%s': reading external data file '%s' failed: %s", what, tname,
+                  path, k < 0 ? strerror(e) : "file shrank while reading");
+            free(path);
+            return r->st;
+        }
+        done += (uint64_t)k;
+    }
+    close(fd);
+    free(path);
+    out->data = buf;
+    out->nbytes = nbytes;
+    out->owned = true;
+    return OX_OK;
+}
+
+/* Decode a TensorProto's type, shape and bytes. */
+static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const char *what,
+                             ox_dtype *dt_out, int64_t **dims_out, uint32_t *rank_out,
+                             ox_tensor_data *data)
+{
+    const char *tname = nz(t->name);
+    int dt = t->has_data_type ? t->data_type : 0;
+    if (dt == OX_STRING)
+        return rfail(r, OX_EUNSUPPORTED, "%s '%s' holds strings, which oxport does not support",
+                     what, tname);
+    if (!ox_dtype_valid(dt))
+        return rfail(r, OX_EFORMAT, "%s '%s' has data_type %d, which is %s", what, tname, dt,
+                     dt == 0 ? "unset" : "not a supported ONNX tensor type");
+    if (t->segment)
+        return rfail(r, OX_EUNSUPPORTED, "%s '%s' is a segment of a larger tensor, which oxport "
+                     "does not support", what, tname);
+    if (t->n_dims > INT32_MAX)
+        return rfail(r, OX_EFORMAT, "%s '%s' has %zu dimensions", what, tname, t->n_dims);
+    uint64_t count = 1;
+    for (size_t i = 0; i < t->n_dims; i++) {
+        if (t->dims[i] < 0)
+            return rfail(r, OX_EFORMAT, "%s '%s' has a negative size (%lld) on axis %zu", what,
+                         tname, (long long)t->dims[i], i);
+        if (t->dims[i] && count > (UINT64_MAX >> 4) / (uint64_t)t->dims[i])
+            return rfail(r, OX_EFORMAT, "%s '%s': its shape has too many elements", what, tname);
+        count *= (uint64_t)t->dims[i];
+    }
+    size_t es = ox_dtype_size((ox_dtype)dt);
+    uint64_t nbytes = count * es;
+    int64_t *dims = NULL;
+    if (t->n_dims) {
+        dims = ox_arena_memdup(&g->arena, t->dims, t->n_dims * sizeof(int64_t));
+        if (!dims)
+            return room(r);
+    }
+    *dt_out = (ox_dtype)dt;
+    *dims_out = dims;
+    *rank_out = (uint32_t)t->n_dims;
+    memset(data, 0, sizeof(*data));
+
+    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        return read_external(r, g, t, what, nbytes, data);
+    if (t->has_raw_data) {
+        if (t->raw_data.len != nbytes)
+            return rfail(r, OX_EFORMAT, "%s '%s': raw_data has %zu bytes but %s with %llu "
+                         "elements needs %llu", what, tname, t->raw_data.len, type_name(dt),
+                         (unsigned long long)count, (unsigned long long)nbytes);
+        return take_bytes(g, &t->raw_data, data) == 0 ? OX_OK : room(r);
+    }
+    /* typed fields: which one holds this type, and how many values */
+    size_t have;
+    const char *field;
+    switch (dt) {
+    case OX_FLOAT: have = t->n_float_data; field = "float_data"; break;
+    case OX_INT64: have = t->n_int64_data; field = "int64_data"; break;
+    case OX_DOUBLE: have = t->n_double_data; field = "double_data"; break;
+    case OX_UINT32: case OX_UINT64: have = t->n_uint64_data; field = "uint64_data"; break;
+    default: have = t->n_int32_data; field = "int32_data"; break;
+    }
+    if (have != count)
+        return rfail(r, OX_EFORMAT, "%s '%s': %s has %zu values but %s with the given shape "
+                     "needs %llu", what, tname, field, have, type_name(dt),
+                     (unsigned long long)count);
+    unsigned char *buf = alloc_owned(g, nbytes);
+    if (!buf)
+        return room(r);
+    for (size_t i = 0; i < count; i++) {
+        unsigned char *dst = buf + i * es;
+        switch (dt) {
+        case OX_FLOAT: memcpy(dst, &t->float_data[i], 4); break;
+        case OX_INT64: memcpy(dst, &t->int64_data[i], 8); break;
+        case OX_DOUBLE: memcpy(dst, &t->double_data[i], 8); break;
+        case OX_UINT64: memcpy(dst, &t->uint64_data[i], 8); break;
+        case OX_UINT32: {
+            uint32_t v = (uint32_t)t->uint64_data[i];
+            memcpy(dst, &v, 4);
+            break;
+        }
+        default: {
+            /* int32_data carries the narrower types' bit patterns */
+            int32_t v = t->int32_data[i];
+            if (es == 4) {
+                memcpy(dst, &v, 4);
+            } else if (es == 2) {
+                uint16_t h = (uint16_t)(uint32_t)v;
+                memcpy(dst, &h, 2);
+            } else {
+                *dst = (unsigned char)(uint32_t)v;
+            }
+        }
+        }
+    }
+    data->data = buf;
+    data->nbytes = nbytes;
+    data->owned = true;
+    return OX_OK;
+}
+
+static ox_status apply_type(rctx *r, ox_graph *g, ox_value *v, const Onnx__TypeProto *tp)
+{
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+        return OX_OK;
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    ox_dtype dt = tt->has_elem_type && ox_dtype_valid(tt->elem_type) ? (ox_dtype)tt->elem_type
+                                                                    : OX_UNDEFINED;
+    const Onnx__TensorShapeProto *sh = tt->shape;
+    if (!sh) {
+        if (ox_value_set_type(g, v, dt, -1, NULL) != 0)
+            return room(r);
+        return OX_OK;
+    }
+    if (sh->n_dim > INT32_MAX)
+        return rfail(r, OX_EFORMAT, "value '%s' has %zu dimensions", nz(v->name), sh->n_dim);
+    int32_t rank = (int32_t)sh->n_dim;
+    int64_t *dims = rank ? ox_arena_alloc(&g->arena, (size_t)rank * sizeof(int64_t)) : NULL;
+    if (rank && !dims)
+        return room(r);
+    for (int32_t i = 0; i < rank; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
+        dims[i] = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                          d->dim_value >= 0
+                      ? d->dim_value
+                      : -1;
+    }
+    if (ox_value_set_type(g, v, dt, rank, dims) != 0)
+        return room(r);
+    for (int32_t i = 0; i < rank; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+            d->dim_param && d->dim_param[0] &&
+            ox_value_set_dim_param(g, v, (uint32_t)i, d->dim_param) != 0)
+            return room(r);
+    }
+    return OX_OK;
+}
+
+static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool main_graph);
+
+static ox_attr_tensor *attr_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t)
+{
+    ox_attr_tensor *at = ox_arena_alloc(&g->arena, sizeof(*at));
+    if (!at) {
+        room(r);
+        return NULL;
+    }
+    if (read_tensor(r, g, t, "attribute tensor", &at->dtype, &at->dims, &at->rank, &at->data))
+        return NULL;
+    if (t->name && t->name[0] && !(at->name = adup(g, t->name))) {
+        room(r);
+        return NULL;
+    }
+    return at;
+}
+
+static const char *attr_type_name(int t)
+{
+    static const char *names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH",
+                                  "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS",
+                                  "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
+    return t >= 0 && t < (int)(sizeof names / sizeof *names) ? names[t] : "unknown";
+}
+
+static ox_status convert_attr(rctx *r, ox_graph *g, const char *node, Onnx__AttributeProto *ap,
+                              ox_attr *a, int depth)
+{
+    a->name = adup(g, ap->name);
+    if (!a->name)
+        return room(r);
+    int type = ap->has_type ? (int)ap->type : 0;
+    if (type == 0) {
+        /* files from before IR 0.0.2 leave the type out: infer it */
+        if (ap->has_f) type = OX_ATTR_FLOAT;
+        else if (ap->has_i) type = OX_ATTR_INT;
+        else if (ap->has_s) type = OX_ATTR_STRING;
+        else if (ap->t) type = OX_ATTR_TENSOR;
+        else if (ap->g) type = OX_ATTR_GRAPH;
+        else if (ap->n_floats) type = OX_ATTR_FLOATS;
+        else if (ap->n_ints) type = OX_ATTR_INTS;
+        else if (ap->n_strings) type = OX_ATTR_STRINGS;
+        else if (ap->n_tensors) type = OX_ATTR_TENSORS;
+        else
+            return rfail(r, OX_EFORMAT, "node '%s' attribute '%s' has neither a type nor a value",
+                         node, a->name);
+    }
+    if (type < OX_ATTR_FLOAT || type > OX_ATTR_TENSORS)
+        return rfail(r, type >= 10 && type <= 14 ? OX_EUNSUPPORTED : OX_EFORMAT,
+                     "node '%s' attribute '%s' has type %s (%d), which oxport does not read",
+                     node, a->name, attr_type_name(type), type);
+    a->kind = (ox_attr_kind)type;
+    switch (a->kind) {
+    case OX_ATTR_FLOAT:
+        a->u.f = ap->f;
+        break;
+    case OX_ATTR_INT:
+        a->u.i = ap->i;
+        break;
+    case OX_ATTR_STRING: {
+        char *s = ox_arena_alloc(&g->arena, ap->s.len + 1);
+        if (!s)
+            return room(r);
+        if (ap->s.len)
+            memcpy(s, ap->s.data, ap->s.len);
+        a->u.s.p = s;
+        a->u.s.len = ap->s.len;
+        break;
+    }
+    case OX_ATTR_TENSOR:
+        if (ap->t && !(a->u.t = attr_tensor(r, g, ap->t)))
+            return r->st;
+        break;
+    case OX_ATTR_GRAPH:
+        if (ap->g) {
+            ox_graph *sub = convert_graph(r, ap->g, depth + 1, false);
+            if (!sub)
+                return r->st;
+            a->u.g = sub;
+        }
+        break;
+    case OX_ATTR_FLOATS:
+        if (ap->n_floats) {
+            a->u.floats.p = ox_arena_alloc(&g->arena, ap->n_floats * sizeof(double));
+            if (!a->u.floats.p)
+                return room(r);
+            for (size_t i = 0; i < ap->n_floats; i++)
+                a->u.floats.p[i] = ap->floats[i];
+            a->u.floats.n = ap->n_floats;
+        }
+        break;
+    case OX_ATTR_INTS:
+        if (ap->n_ints) {
+            a->u.ints.p = ox_arena_memdup(&g->arena, ap->ints, ap->n_ints * sizeof(int64_t));
+            if (!a->u.ints.p)
+                return room(r);
+            a->u.ints.n = ap->n_ints;
+        }
+        break;
+    case OX_ATTR_STRINGS:
+        if (ap->n_strings) {
+            a->u.strings.p = ox_arena_alloc(&g->arena, ap->n_strings * sizeof(char *));
+            if (!a->u.strings.p)
+                return room(r);
+            for (size_t i = 0; i < ap->n_strings; i++) {
+                const char *s = ox_arena_strndup(&g->arena, (const char *)ap->strings[i].data,
+                                                 ap->strings[i].len);
+                if (!s)
+                    return room(r);
+                a->u.strings.p[i] = s;
+            }
+            a->u.strings.n = ap->n_strings;
+        }
+        break;
+    case OX_ATTR_TENSORS:
+        if (ap->n_tensors) {
+            a->u.tensors.p = ox_arena_alloc(&g->arena, ap->n_tensors * sizeof(ox_attr_tensor *));
+            if (!a->u.tensors.p)
+                return room(r);
+            for (size_t i = 0; i < ap->n_tensors; i++)
+                if (!(a->u.tensors.p[i] = attr_tensor(r, g, ap->tensors[i])))
+                    return r->st;
+            a->u.tensors.n = ap->n_tensors;
+        }
+        break;
+    }
+    return OX_OK;
+}
+
+/* A value referred to by name that nothing defined (yet): kept unresolved so
+ * ox_check can report it. */
+static ox_vid lookup_or_dangling(rctx *r, ox_graph *g, namemap *m, const char *name)
+{
+    ox_vid id = namemap_get(m, name);
+    if (id)
+        return id;
+    ox_value *v = ox_graph_add_value(g, OX_VAL_NODE, OX_UNDEFINED, -1, NULL);
+    if (!v || !(v->name = adup(g, name)) || namemap_put(m, v->name, v->id) != 0) {
+        room(r);
+        return 0;
+    }
+    return v->id;
+}
+
+static int push_sub(read_keep *k, ox_graph *sub)
+{
+    if (k->n_subs == k->cap_subs) {
+        size_t cap = k->cap_subs ? k->cap_subs * 2 : 8;
+        ox_graph **n = realloc(k->subs, cap * sizeof(*n));
+        if (!n)
+            return -1;
+        k->subs = n;
+        k->cap_subs = cap;
+    }
+    k->subs[k->n_subs++] = sub;
+    return 0;
+}
+
+static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool main_graph)
+{
+    if (depth > OX_READ_MAX_DEPTH) {
+        rfail(r, OX_EFORMAT, "subgraphs nested deeper than %d levels", OX_READ_MAX_DEPTH);
+        return NULL;
+    }
+    namemap m = {NULL, NULL, 0, 0};
+    bool *param_input = NULL;
+    ox_vid *ins = NULL;
+    size_t cap_ins = 0;
+    ox_graph *g = ox_graph_new(nz(gp->name));
+    if (!g) {
+        room(r);
+        return NULL;
+    }
+    if (!main_graph && push_sub(r->keep, g) != 0) {
+        ox_graph_free(g);
+        room(r);
+        return NULL;
+    }
+    g->is_onnx = true;
+    if (gp->doc_string && gp->doc_string[0] && !(g->doc = adup(g, gp->doc_string)))
+        goto nomem;
+    if (namemap_init(&m, gp->n_initializer + gp->n_input + gp->n_node * 2) != 0)
+        goto nomem;
+
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        Onnx__TensorProto *t = gp->initializer[i];
+        ox_dtype dt;
+        int64_t *dims;
+        uint32_t rank;
+        ox_tensor_data data;
+        if (read_tensor(r, g, t, "initializer", &dt, &dims, &rank, &data) != OX_OK)
+            goto fail;
+        ox_value *v = ox_graph_add_value(g, OX_VAL_PARAM, dt, (int32_t)rank, dims);
+        if (!v) {
+            free_owned(data.nbytes, (void *)data.data);
+            goto nomem;
+        }
+        v->tensor = data;
+        if (!(v->name = adup(g, t->name)) || ox_graph_add_param(g, v->id) != 0 ||
+            namemap_put(&m, v->name, v->id) != 0)
+            goto nomem;
+    }
+    if (main_graph) {
+        param_input = calloc(g->n_values + 1, sizeof(bool));
+        if (!param_input)
+            goto nomem;
+        r->keep->param_input = param_input;
+        r->keep->n_param_input = g->n_values;
+    }
+    for (size_t i = 0; i < gp->n_input; i++) {
+        Onnx__ValueInfoProto *vi = gp->input[i];
+        ox_vid id = namemap_get(&m, nz(vi->name));
+        ox_value *pv = ox_graph_value(g, id);
+        if (pv && pv->kind == OX_VAL_PARAM) {
+            /* an initializer also listed as input (IR <= 3 layout) */
+            if (param_input)
+                param_input[id] = true;
+            else if (ox_graph_add_input(g, id) != 0)
+                goto nomem;
+            continue;
+        }
+        ox_value *v = ox_graph_add_value(g, OX_VAL_INPUT, OX_UNDEFINED, -1, NULL);
+        if (!v || !(v->name = adup(g, vi->name)))
+            goto nomem;
+        if (vi->doc_string && vi->doc_string[0] && !(v->doc = adup(g, vi->doc_string)))
+            goto nomem;
+        if (apply_type(r, g, v, vi->type) != OX_OK)
+            goto fail;
+        if (ox_graph_add_input(g, v->id) != 0 || namemap_put(&m, v->name, v->id) != 0)
+            goto nomem;
+    }
+
+    for (size_t ni = 0; ni < gp->n_node; ni++) {
+        Onnx__NodeProto *np = gp->node[ni];
+        if (np->n_input > UINT32_MAX || np->n_output > UINT32_MAX || np->n_attribute > UINT32_MAX) {
+            rfail(r, OX_EFORMAT, "node %zu has too many inputs, outputs or attributes", ni);
+            goto fail;
+        }
+        if (np->n_input > cap_ins) {
+            free(ins);
+            cap_ins = np->n_input;
+            ins = malloc(cap_ins * sizeof(*ins));
+            if (!ins) {
+                cap_ins = 0;
+                goto nomem;
+            }
+        }
+        for (size_t i = 0; i < np->n_input; i++) {
+            const char *nm = nz(np->input[i]);
+            ins[i] = nm[0] ? lookup_or_dangling(r, g, &m, nm) : 0;
+            if (nm[0] && !ins[i]) {
+                goto fail;
+            }
+        }
+        const char *domain = nz(np->domain);
+        if (strcmp(domain, "ai.onnx") == 0)
+            domain = "";
+        const char *op = nz(np->op_type);
+        char *kind = ox_arena_printf(&g->arena, "%s::%s", domain[0] ? domain : "onnx", op);
+        ox_node *n = kind ? ox_graph_add_node(g, kind, (uint32_t)np->n_input, ins, 0) : NULL;
+        if (!n) {
+            goto nomem;
+        }
+        /* set explicitly: a domain or op holding "::" would split wrongly */
+        n->domain = adup(g, domain);
+        n->op_type = adup(g, op);
+        n->name = np->name && np->name[0] ? adup(g, np->name) : NULL;
+        if (np->doc_string && np->doc_string[0]) {
+            n->doc = adup(g, np->doc_string);
+            n->scope = n->doc;
+        }
+        if (!n->domain || !n->op_type || (np->name && np->name[0] && !n->name) ||
+            (np->doc_string && np->doc_string[0] && !n->doc)) {
+            goto nomem;
+        }
+        if (np->n_output) {
+            n->outputs = ox_arena_alloc(&g->arena, np->n_output * sizeof(ox_vid));
+            if (!n->outputs) {
+                goto nomem;
+            }
+            n->n_outputs = (uint32_t)np->n_output;
+            for (size_t i = 0; i < np->n_output; i++) {
+                const char *nm = nz(np->output[i]);
+                if (!nm[0])
+                    continue; /* absent optional output */
+                ox_value *v = ox_graph_value(g, namemap_get(&m, nm));
+                if (!v || v->kind != OX_VAL_NODE || v->producer) {
+                    /* new name, or a second definition (kept: ox_check reports it) */
+                    v = ox_graph_add_value(g, OX_VAL_NODE, OX_UNDEFINED, -1, NULL);
+                    if (!v || !(v->name = adup(g, nm)) || namemap_put(&m, v->name, v->id) != 0) {
+                        goto nomem;
+                    }
+                }
+                v->producer = n;
+                v->producer_index = (uint32_t)i;
+                n->outputs[i] = v->id;
+            }
+        }
+        if (np->n_attribute) {
+            n->attrs = ox_arena_alloc(&g->arena, np->n_attribute * sizeof(ox_attr));
+            if (!n->attrs) {
+                goto nomem;
+            }
+            n->n_attrs = (uint32_t)np->n_attribute;
+            const char *label = n->name ? n->name : n->op_type;
+            for (size_t i = 0; i < np->n_attribute; i++)
+                if (convert_attr(r, g, label, np->attribute[i], &n->attrs[i], depth) != OX_OK) {
+                    goto fail;
+                }
+        }
+    }
+    free(ins);
+    ins = NULL;
+
+    for (size_t i = 0; i < gp->n_output; i++) {
+        Onnx__ValueInfoProto *vi = gp->output[i];
+        ox_vid id = lookup_or_dangling(r, g, &m, nz(vi->name));
+        if (!id)
+            goto fail;
+        ox_value *v = g->values[id];
+        if (v->kind == OX_VAL_NODE && apply_type(r, g, v, vi->type) != OX_OK)
+            goto fail;
+        if (vi->doc_string && vi->doc_string[0] && !v->doc && !(v->doc = adup(g, vi->doc_string)))
+            goto nomem;
+        if (ox_graph_add_output(g, id) != 0)
+            goto nomem;
+    }
+    for (size_t i = 0; i < gp->n_value_info; i++) {
+        Onnx__ValueInfoProto *vi = gp->value_info[i];
+        ox_value *v = ox_graph_value(g, namemap_get(&m, nz(vi->name)));
+        if (v && v->kind == OX_VAL_NODE && apply_type(r, g, v, vi->type) != OX_OK)
+            goto fail;
+    }
+    namemap_free(&m);
+    return g;
+
+nomem:
+    room(r);
+fail:
+    free(ins);
+    namemap_free(&m);
+    if (main_graph)
+        ox_graph_free(g);
+    return NULL; /* subgraphs are freed with the keep list */
+}
+
+ox_status ox_read_memory(ox_context *ctx, const void *data, size_t len, const char *name,
+                         const char *base_dir, ox_graph **out)
+{
+    rctx r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx;
+    r.file = name ? name : "(memory)";
+    r.base_dir = base_dir;
+    if (!out)
+        return ox_fail(ctx, OX_EINVAL, "ox_read: out is NULL");
+    *out = NULL;
+    if (len == 0)
+        return rfail(&r, OX_EFORMAT, "the file is empty");
+    if (!data)
+        return ox_fail(ctx, OX_EINVAL, "ox_read: data is NULL");
+    size_t bad_at = 0;
+    const char *why = wire_scan(&onnx__model_proto__descriptor, data, len, 0, 0, &bad_at);
+    if (why)
+        return rfail(&r, OX_EFORMAT, "%s at byte %zu of %zu", why, bad_at, len);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(&pb_allocator, len, data);
+    if (!mp)
+        return rfail(&r, OX_EFORMAT, "protobuf decoding failed (wrong field types for ModelProto: "
+                     "truncated or not an ONNX file)");
+    if (!mp->graph) {
+        onnx__model_proto__free_unpacked(mp, &pb_allocator);
+        return rfail(&r, OX_EFORMAT, "it has no graph");
+    }
+    r.keep = calloc(1, sizeof(*r.keep));
+    if (!r.keep) {
+        onnx__model_proto__free_unpacked(mp, &pb_allocator);
+        return room(&r);
+    }
+    ox_graph *g = convert_graph(&r, mp->graph, 0, true);
+    if (!g) {
+        keep_free(r.keep, 0);
+        onnx__model_proto__free_unpacked(mp, &pb_allocator);
+        return r.st;
+    }
+    g->mapping = r.keep;
+    g->mapping_len = 0;
+    g->mapping_free = keep_free;
+    g->ir_version = mp->has_ir_version ? mp->ir_version : 0;
+    if ((mp->producer_name && !(g->producer_name = adup(g, mp->producer_name))) ||
+        (mp->producer_version && !(g->producer_version = adup(g, mp->producer_version))))
+        goto nomem;
+    for (size_t i = 0; i < mp->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *op = mp->opset_import[i];
+        if (ox_graph_set_opset(g, nz(op->domain), op->has_version ? op->version : 0) != 0)
+            goto nomem;
+    }
+    onnx__model_proto__free_unpacked(mp, &pb_allocator);
+    *out = g;
+    return OX_OK;
+nomem:
+    onnx__model_proto__free_unpacked(mp, &pb_allocator);
+    ox_graph_free(g);
+    return room(&r);
+}
+
+ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out)
+{
+    if (!out)
+        return ox_fail(ctx, OX_EINVAL, "ox_read: out is NULL");
+    *out = NULL;
+    if (!path || !path[0])
+        return ox_fail(ctx, OX_EINVAL, "ox_read: path is %s", path ? "empty" : "NULL");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        return ox_fail(ctx, OX_EIO, "%s: cannot open: %s", path, strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return ox_fail(ctx, OX_EIO, "%s: cannot read: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return ox_fail(ctx, OX_EIO, "%s: cannot read: it is a directory; give the path of an "
+                       ".onnx file", path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return ox_fail(ctx, OX_EIO, "%s: cannot read: not a regular file", path);
+    }
+    char *dir;
+    const char *slash = strrchr(path, '/');
+    dir = !slash ? strdup(".") : slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+    if (!dir) {
+        close(fd);
+        return ox_fail(ctx, OX_ENOMEM, "%s: out of memory", path);
+    }
+    size_t len = (size_t)st.st_size;
+    void *map = NULL;
+    if (len) {
+        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            free(dir);
+            return ox_fail(ctx, OX_EIO, "%s: cannot map the file: %s", path, strerror(e));
+        }
+    }
+    close(fd);
+    ox_status s = ox_read_memory(ctx, map, len, path, dir, out);
+    if (map)
+        munmap(map, len);
+    free(dir);
+    return s;
+}

@@ -1,0 +1,1363 @@
+/*
+ * ONNX writer.
+ *
+ * The model is never serialized in memory as a whole.  ModelProto and
+ * GraphProto framing is encoded here; each graph item (node, initializer,
+ * value info) is built as a small protobuf-c message in a scratch arena,
+ * packed straight into a file buffer and dropped.  Bytes fields are appended
+ * by protobuf-c with the pointer they hold, so initializer data goes from the
+ * host's memory to write(2) without a copy.  A first pass measures the graph
+ * (its length prefix comes before its items), the second writes it; both run
+ * the same code so they cannot disagree.
+ */
+#include "onnx_write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "ir.h"
+#include "onnx.pb-c.h"
+#include "onnx_read.h"
+
+#define MAX_SUBGRAPH_DEPTH 64
+#define WBUF_CAP ((size_t)1 << 20)
+
+void ox_write_options_default(ox_export_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->struct_size = (uint32_t)sizeof(*o);
+    o->export_params = 1;
+    o->keep_initializers_as_inputs = -1;
+    o->external_data = 0;
+}
+
+/* ------------------------------------------------------------ file output */
+
+typedef struct wbuf {
+    ProtobufCBuffer base;
+    int fd;
+    unsigned char *buf;
+    size_t len;
+    uint64_t total; /* bytes appended so far */
+    int err;        /* first errno seen; later appends are dropped */
+} wbuf;
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    while (n) {
+        size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+        ssize_t k = write(fd, c, chunk);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (k == 0)
+            return ENOSPC;
+        c += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static void wbuf_flush(wbuf *w)
+{
+    if (w->len && !w->err)
+        w->err = write_all(w->fd, w->buf, w->len);
+    w->len = 0;
+}
+
+static void wbuf_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+    wbuf *w = (wbuf *)b;
+    w->total += len;
+    if (w->err)
+        return;
+    if (len >= WBUF_CAP / 4) {
+        /* big bytes (weights): straight from the caller's memory */
+        wbuf_flush(w);
+        if (!w->err)
+            w->err = write_all(w->fd, data, len);
+        return;
+    }
+    if (w->len + len > WBUF_CAP)
+        wbuf_flush(w);
+    memcpy(w->buf + w->len, data, len);
+    w->len += len;
+}
+
+static void wbuf_raw(wbuf *w, const void *data, size_t len)
+{
+    wbuf_append(&w->base, len, data);
+}
+
+/* --------------------------------------------------------------- varints */
+
+static size_t varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static size_t varint_put(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        out[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+/* ------------------------------------------------------------ name table */
+
+/* Open-addressing set of strings: the names already given out. */
+typedef struct nameset {
+    const char **slots;
+    size_t cap, n;
+} nameset;
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int nameset_init(nameset *s, size_t expect)
+{
+    size_t cap = 64;
+    while (cap < expect * 2 + 16)
+        cap *= 2;
+    s->slots = calloc(cap, sizeof(*s->slots));
+    s->cap = cap;
+    s->n = 0;
+    return s->slots ? 0 : -1;
+}
+
+static void nameset_free(nameset *s)
+{
+    free(s->slots);
+    s->slots = NULL;
+}
+
+static bool nameset_has(const nameset *s, const char *name)
+{
+    size_t mask = s->cap - 1;
+    for (size_t i = (size_t)str_hash(name) & mask;; i = (i + 1) & mask) {
+        if (!s->slots[i])
+            return false;
+        if (strcmp(s->slots[i], name) == 0)
+            return true;
+    }
+}
+
+static int nameset_add(nameset *s, const char *name)
+{
+    if ((s->n + 1) * 2 > s->cap) {
+        nameset bigger;
+        if (nameset_init(&bigger, s->n + 1) != 0)
+            return -1;
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->slots[i])
+                nameset_add(&bigger, s->slots[i]);
+        free(s->slots);
+        *s = bigger;
+    }
+    size_t mask = s->cap - 1;
+    size_t i = (size_t)str_hash(name) & mask;
+    while (s->slots[i])
+        i = (i + 1) & mask;
+    s->slots[i] = name;
+    s->n++;
+    return 0;
+}
+
+/* --------------------------------------------------------------- planning */
+
+typedef struct ext_entry {
+    uint64_t offset, length;
+} ext_entry;
+
+/* Everything one write needs about one graph (the main graph or a subgraph). */
+typedef struct gplan {
+    const ox_graph *g;
+    const char **names;  /* per vid; NULL = value not written */
+    ox_vid *inits;       /* initializers in file order */
+    size_t n_inits;
+    ox_vid *ins;         /* graph inputs in file order */
+    size_t n_ins;
+    bool *is_init;       /* per vid */
+    bool *is_input;      /* per vid */
+} gplan;
+
+typedef struct wctx {
+    ox_context *ctx;
+    ox_export_options o;
+    ox_arena keep;      /* lives for the whole write: names, plans */
+    ox_arena scratch;   /* one graph item at a time */
+    gplan main;
+    int64_t ir_version;
+    bool measuring;
+    uint64_t size;      /* measured bytes of the current framing level */
+    wbuf *out;
+    /* external data */
+    bool external;
+    uint64_t threshold;
+    const char *location;
+    ext_entry *ext;     /* per initializer index of the main graph */
+    uint64_t ext_total;
+    /* first error */
+    ox_status st;
+} wctx;
+
+static ox_status werr(wctx *w, ox_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static ox_status werr(wctx *w, ox_status st, const char *fmt, ...)
+{
+    if (w->st != OX_OK)
+        return w->st;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    w->st = st;
+    ox_fail(w->ctx, st, "%s", buf);
+    return st;
+}
+
+static ox_status oom(wctx *w)
+{
+    return werr(w, OX_ENOMEM, "ox_write: out of memory");
+}
+
+static const char *value_label(const ox_value *v)
+{
+    return v->name && v->name[0] ? v->name : "(unnamed)";
+}
+
+/* Mark a value as written and give it a name (unique among written names). */
+static int assign_name(wctx *w, gplan *p, nameset *taken, ox_vid id)
+{
+    if (p->names[id])
+        return 0;
+    const ox_value *v = p->g->values[id];
+    const char *base = v->name && v->name[0] ? v->name : NULL;
+    char *gen = NULL;
+    if (!base) {
+        gen = ox_arena_printf(&w->keep, "%u", (unsigned)id);
+        if (!gen)
+            return -1;
+        base = gen;
+    }
+    const char *name = base;
+    for (unsigned k = 1; nameset_has(taken, name); k++) {
+        /* the same name twice would break SSA: later values get a suffix */
+        name = ox_arena_printf(&w->keep, "%s_%u", base, k);
+        if (!name)
+            return -1;
+    }
+    p->names[id] = name;
+    return nameset_add(taken, name);
+}
+
+static bool vid_ok(const ox_graph *g, ox_vid id)
+{
+    return id > 0 && id < g->n_values && g->values[id] != NULL;
+}
+
+/* Decide initializers, inputs and names for a graph. `renames` applies only
+ * to the main graph. */
+static ox_status plan_graph(wctx *w, gplan *p, const ox_graph *g, bool main_graph)
+{
+    const ox_export_options *o = &w->o;
+    p->g = g;
+    size_t nv = g->n_values ? g->n_values : 1;
+    p->names = ox_arena_alloc(&w->keep, nv * sizeof(*p->names));
+    p->is_init = ox_arena_alloc(&w->keep, nv * sizeof(*p->is_init));
+    p->is_input = ox_arena_alloc(&w->keep, nv * sizeof(*p->is_input));
+    p->inits = ox_arena_alloc(&w->keep, nv * sizeof(*p->inits));
+    p->ins = ox_arena_alloc(&w->keep, nv * sizeof(*p->ins));
+    bool *used = ox_arena_alloc(&w->keep, nv * sizeof(*used));
+    if (!p->names || !p->is_init || !p->is_input || !p->inits || !p->ins || !used)
+        return oom(w);
+
+    const char *gname = g->name && g->name[0] ? g->name : "graph";
+    uint32_t idx = 0;
+    for (const ox_node *n = g->first; n; n = n->next, idx++) {
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            if (n->inputs[i] == 0)
+                continue;
+            if (!vid_ok(g, n->inputs[i]))
+                return werr(w, OX_EINVAL,
+                            "ox_write: graph '%s': node %u (%s) input %u refers to value id %u, "
+                            "which does not exist; the graph is corrupt (a pass removed a value "
+                            "still in use)",
+                            gname, idx, n->kind ? n->kind : "?", i, (unsigned)n->inputs[i]);
+            used[n->inputs[i]] = true;
+        }
+        for (uint32_t i = 0; i < n->n_outputs; i++) {
+            if (n->outputs[i] != 0 && !vid_ok(g, n->outputs[i]))
+                return werr(w, OX_EINVAL,
+                            "ox_write: graph '%s': node %u (%s) output %u refers to value id %u, "
+                            "which does not exist; the graph is corrupt",
+                            gname, idx, n->kind ? n->kind : "?", i, (unsigned)n->outputs[i]);
+        }
+    }
+    for (uint32_t i = 0; i < g->n_outputs; i++) {
+        if (!vid_ok(g, g->outputs[i]))
+            return werr(w, OX_EINVAL, "ox_write: graph '%s': output %u refers to value id %u, which "
+                        "does not exist", gname, i, (unsigned)g->outputs[i]);
+        used[g->outputs[i]] = true;
+    }
+    for (uint32_t i = 0; i < g->n_inputs; i++)
+        if (!vid_ok(g, g->inputs[i]))
+            return werr(w, OX_EINVAL, "ox_write: graph '%s': input %u refers to value id %u, which "
+                        "does not exist", gname, i, (unsigned)g->inputs[i]);
+    for (uint32_t i = 0; i < g->n_params; i++)
+        if (!vid_ok(g, g->params[i]))
+            return werr(w, OX_EINVAL, "ox_write: graph '%s': parameter %u refers to value id %u, "
+                        "which does not exist", gname, i, (unsigned)g->params[i]);
+
+    bool export_params = !main_graph || o->export_params;
+    bool keep_all = main_graph && (o->keep_initializers_as_inputs == 1 ||
+                                   (o->keep_initializers_as_inputs < 0 && w->ir_version <= 3));
+
+    /* Initializers: parameters (in order), then forward-created constants a
+     * node reads that no node produces (by id: deterministic). */
+    ox_vid *params_as_inputs = ox_arena_alloc(&w->keep, nv * sizeof(ox_vid));
+    size_t n_pai = 0;
+    if (!params_as_inputs)
+        return oom(w);
+    for (uint32_t i = 0; i < g->n_params; i++) {
+        ox_vid id = g->params[i];
+        if (p->is_init[id] || p->is_input[id])
+            continue;
+        if (export_params) {
+            p->is_init[id] = true;
+            p->inits[p->n_inits++] = id;
+        } else {
+            p->is_input[id] = true;
+            params_as_inputs[n_pai++] = id;
+        }
+    }
+    for (ox_vid id = 1; id < g->n_values; id++) {
+        const ox_value *v = g->values[id];
+        if (v && v->kind == OX_VAL_CONST && used[id] && !p->is_init[id] && !p->is_input[id] &&
+            !(v->producer)) {
+            p->is_init[id] = true;
+            p->inits[p->n_inits++] = id;
+        }
+    }
+
+    /* Graph inputs: the real ones, then parameters listed as inputs. */
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        ox_vid id = g->inputs[i];
+        if (p->is_input[id] && !p->is_init[id])
+            continue;
+        if (p->is_init[id])
+            continue; /* listed with the initializers below */
+        p->is_input[id] = true;
+        p->ins[p->n_ins++] = id;
+    }
+    for (size_t i = 0; i < n_pai; i++)
+        p->ins[p->n_ins++] = params_as_inputs[i];
+    for (size_t i = 0; i < p->n_inits; i++) {
+        ox_vid id = p->inits[i];
+        bool listed = keep_all;
+        if (!listed && main_graph && o->keep_initializers_as_inputs < 0)
+            listed = ox_read_param_is_input(g, id);
+        if (!listed && !main_graph) {
+            for (uint32_t k = 0; k < g->n_inputs; k++)
+                if (g->inputs[k] == id)
+                    listed = true;
+        }
+        if (listed && !p->is_input[id]) {
+            p->is_input[id] = true;
+            p->ins[p->n_ins++] = id;
+        }
+    }
+
+    /* Names: renamed values first so they win any collision. */
+    nameset taken;
+    if (nameset_init(&taken, g->n_values) != 0)
+        return oom(w);
+    ox_status st = OX_OK;
+    if (main_graph) {
+        if (o->n_input_names > p->n_ins) {
+            st = werr(w, OX_EINVAL,
+                      "ox_write: %zu input names given but the model has only %zu graph inputs "
+                      "(inputs, then parameters when they are kept as inputs); pass at most %zu",
+                      o->n_input_names, p->n_ins, p->n_ins);
+            goto out;
+        }
+        if (o->n_output_names > g->n_outputs) {
+            st = werr(w, OX_EINVAL,
+                      "ox_write: %zu output names given but the model has only %u outputs",
+                      o->n_output_names, (unsigned)g->n_outputs);
+            goto out;
+        }
+        for (size_t pass = 0; pass < 2; pass++) {
+            size_t n = pass == 0 ? o->n_input_names : o->n_output_names;
+            const char *const *list = pass == 0 ? o->input_names : o->output_names;
+            for (size_t i = 0; i < n; i++) {
+                ox_vid id = pass == 0 ? p->ins[i] : g->outputs[i];
+                const char *nm = list ? list[i] : NULL;
+                if (!nm || !nm[0]) {
+                    st = werr(w, OX_EINVAL, "ox_write: %s_names[%zu] is %s; give every renamed "
+                              "%s a non-empty name", pass == 0 ? "input" : "output", i,
+                              nm ? "empty" : "NULL", pass == 0 ? "input" : "output");
+                    goto out;
+                }
+                if (p->names[id]) {
+                    if (strcmp(p->names[id], nm) == 0)
+                        continue; /* an input that is also an output, same name */
+                    st = werr(w, OX_EINVAL, "ox_write: value '%s' is named both '%s' and '%s' by "
+                              "input_names/output_names; give it one name",
+                              value_label(g->values[id]), p->names[id], nm);
+                    goto out;
+                }
+                if (nameset_has(&taken, nm)) {
+                    st = werr(w, OX_EINVAL, "ox_write: %s_names[%zu] = '%s' is given to two "
+                              "different values; names must be unique",
+                              pass == 0 ? "input" : "output", i, nm);
+                    goto out;
+                }
+                const char *copy = ox_arena_strdup(&w->keep, nm);
+                if (!copy || nameset_add(&taken, copy) != 0) {
+                    st = oom(w);
+                    goto out;
+                }
+                p->names[id] = copy;
+            }
+        }
+    }
+    for (size_t i = 0; i < p->n_ins; i++)
+        if (assign_name(w, p, &taken, p->ins[i]) != 0)
+            goto nomem;
+    for (size_t i = 0; i < p->n_inits; i++)
+        if (assign_name(w, p, &taken, p->inits[i]) != 0)
+            goto nomem;
+    for (const ox_node *n = g->first; n; n = n->next) {
+        for (uint32_t i = 0; i < n->n_inputs; i++)
+            if (n->inputs[i] && assign_name(w, p, &taken, n->inputs[i]) != 0)
+                goto nomem;
+        for (uint32_t i = 0; i < n->n_outputs; i++)
+            if (n->outputs[i] && assign_name(w, p, &taken, n->outputs[i]) != 0)
+                goto nomem;
+    }
+    for (uint32_t i = 0; i < g->n_outputs; i++)
+        if (assign_name(w, p, &taken, g->outputs[i]) != 0)
+            goto nomem;
+    goto out;
+nomem:
+    st = oom(w);
+out:
+    nameset_free(&taken);
+    return st;
+}
+
+/* ------------------------------------------------------- message builders */
+
+#define NEW(w, T, init) ((T *)new_msg((w), sizeof(T), (void (*)(void *))(init)))
+
+static void *new_msg(wctx *w, size_t size, void (*init)(void *))
+{
+    void *m = ox_arena_alloc(&w->scratch, size);
+    if (m)
+        init(m);
+    return m;
+}
+
+static void init_tensor(void *m) { onnx__tensor_proto__init(m); }
+static void init_attr(void *m) { onnx__attribute_proto__init(m); }
+static void init_node(void *m) { onnx__node_proto__init(m); }
+static void init_vi(void *m) { onnx__value_info_proto__init(m); }
+static void init_type(void *m) { onnx__type_proto__init(m); }
+static void init_type_tensor(void *m) { onnx__type_proto__tensor__init(m); }
+static void init_shape(void *m) { onnx__tensor_shape_proto__init(m); }
+static void init_dim(void *m) { onnx__tensor_shape_proto__dimension__init(m); }
+static void init_graph(void *m) { onnx__graph_proto__init(m); }
+static void init_ssentry(void *m) { onnx__string_string_entry_proto__init(m); }
+
+static char *cs(const char *s)
+{
+    /* protobuf-c's structs take char *; it never writes through them */
+    union { const char *c; char *m; } u;
+    u.c = s;
+    return u.m;
+}
+
+static uint8_t *cb(const void *p)
+{
+    union { const void *c; uint8_t *m; } u;
+    u.c = p;
+    return u.m;
+}
+
+static int64_t *ci64(const int64_t *p)
+{
+    union { const int64_t *c; int64_t *m; } u;
+    u.c = p;
+    return u.m;
+}
+
+/* A tensor's bytes must match its type and shape exactly. */
+static ox_status tensor_shape_ok(wctx *w, const char *what, const char *name, ox_dtype dt,
+                                 int64_t rank, const int64_t *dims, const ox_tensor_data *d)
+{
+    if (dt == OX_STRING || !ox_dtype_valid((int)dt) || ox_dtype_size(dt) == 0)
+        return werr(w, OX_EINVAL, "ox_write: %s '%s' has element type %s, which oxport cannot "
+                    "write as tensor data; use a numeric or bool type", what, name,
+                    ox_dtype_name(dt));
+    if (rank < 0)
+        return werr(w, OX_EINVAL, "ox_write: %s '%s' has no known shape; a tensor with data "
+                    "needs its full sizes", what, name);
+    uint64_t count = 1;
+    for (int64_t i = 0; i < rank; i++) {
+        if (dims[i] < 0)
+            return werr(w, OX_EINVAL, "ox_write: %s '%s' has an unknown size on axis %lld; a "
+                        "tensor with data needs its full sizes", what, name, (long long)i);
+        if (dims[i] && count > UINT64_MAX / (uint64_t)dims[i])
+            return werr(w, OX_EINVAL, "ox_write: %s '%s': shape overflows", what, name);
+        count *= (uint64_t)dims[i];
+    }
+    size_t es = ox_dtype_size(dt);
+    if (count > UINT64_MAX / es || count * es != d->nbytes)
+        return werr(w, OX_EINVAL, "ox_write: %s '%s': %llu bytes of data but its shape and type "
+                    "(%llu elements of %s) need %llu; record the tensor with matching sizes",
+                    what, name, (unsigned long long)d->nbytes, (unsigned long long)count,
+                    ox_dtype_name(dt), (unsigned long long)(count * es));
+    if (d->nbytes && !d->data)
+        return werr(w, OX_EINVAL, "ox_write: %s '%s' has %llu bytes but no data pointer", what,
+                    name, (unsigned long long)d->nbytes);
+    return OX_OK;
+}
+
+static Onnx__TensorProto *build_tensor(wctx *w, const char *name, ox_dtype dt, int64_t rank,
+                                       const int64_t *dims, const ox_tensor_data *d,
+                                       const ext_entry *ext)
+{
+    Onnx__TensorProto *t = NEW(w, Onnx__TensorProto, init_tensor);
+    if (!t)
+        return NULL;
+    t->name = name ? cs(name) : NULL;
+    t->has_data_type = 1;
+    t->data_type = (int32_t)dt;
+    t->n_dims = (size_t)rank;
+    t->dims = ci64(dims);
+    if (ext) {
+        Onnx__StringStringEntryProto **e = ox_arena_alloc(&w->scratch, 3 * sizeof(*e));
+        if (!e)
+            return NULL;
+        const char *keys[3] = {"location", "offset", "length"};
+        for (int i = 0; i < 3; i++) {
+            e[i] = NEW(w, Onnx__StringStringEntryProto, init_ssentry);
+            if (!e[i])
+                return NULL;
+            e[i]->key = cs(keys[i]);
+        }
+        e[0]->value = cs(w->location);
+        e[1]->value = ox_arena_printf(&w->scratch, "%llu", (unsigned long long)ext->offset);
+        e[2]->value = ox_arena_printf(&w->scratch, "%llu", (unsigned long long)ext->length);
+        if (!e[1]->value || !e[2]->value)
+            return NULL;
+        t->n_external_data = 3;
+        t->external_data = e;
+        t->has_data_location = 1;
+        t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    } else {
+        t->has_raw_data = 1;
+        t->raw_data.len = (size_t)d->nbytes;
+        t->raw_data.data = cb(d->data);
+    }
+    return t;
+}
+
+static Onnx__TypeProto *build_type(wctx *w, const ox_type *ty)
+{
+    Onnx__TypeProto *tp = NEW(w, Onnx__TypeProto, init_type);
+    Onnx__TypeProto__Tensor *tt = NEW(w, Onnx__TypeProto__Tensor, init_type_tensor);
+    if (!tp || !tt)
+        return NULL;
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp->tensor_type = tt;
+    if (ty->dtype != OX_UNDEFINED) {
+        tt->has_elem_type = 1;
+        tt->elem_type = (int32_t)ty->dtype;
+    }
+    if (ty->rank >= 0) {
+        Onnx__TensorShapeProto *sh = NEW(w, Onnx__TensorShapeProto, init_shape);
+        if (!sh)
+            return NULL;
+        tt->shape = sh;
+        if (ty->rank > 0) {
+            sh->dim = ox_arena_alloc(&w->scratch, (size_t)ty->rank * sizeof(*sh->dim));
+            if (!sh->dim)
+                return NULL;
+            sh->n_dim = (size_t)ty->rank;
+            for (int32_t i = 0; i < ty->rank; i++) {
+                Onnx__TensorShapeProto__Dimension *d =
+                    NEW(w, Onnx__TensorShapeProto__Dimension, init_dim);
+                if (!d)
+                    return NULL;
+                if (ty->dim_params && ty->dim_params[i] && ty->dim_params[i][0]) {
+                    d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+                    d->dim_param = cs(ty->dim_params[i]);
+                } else if (ty->dims && ty->dims[i] >= 0) {
+                    d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+                    d->dim_value = ty->dims[i];
+                }
+                sh->dim[i] = d;
+            }
+        }
+    }
+    return tp;
+}
+
+static Onnx__ValueInfoProto *build_vi(wctx *w, const gplan *p, ox_vid id)
+{
+    const ox_value *v = p->g->values[id];
+    Onnx__ValueInfoProto *vi = NEW(w, Onnx__ValueInfoProto, init_vi);
+    if (!vi)
+        return NULL;
+    vi->name = cs(p->names[id]);
+    vi->type = build_type(w, &v->type);
+    if (!vi->type)
+        return NULL;
+    if (v->doc && v->doc[0])
+        vi->doc_string = cs(v->doc);
+    return vi;
+}
+
+static Onnx__GraphProto *build_subgraph(wctx *w, const ox_graph *g, int depth);
+
+static Onnx__TensorProto *build_attr_tensor(wctx *w, const ox_attr_tensor *at, const char *node,
+                                            const char *attr)
+{
+    if (!at) {
+        werr(w, OX_EINVAL, "ox_write: node '%s' attribute '%s' has no tensor; set the tensor or "
+             "remove the attribute", node, attr);
+        return NULL;
+    }
+    char label[512];
+    snprintf(label, sizeof label, "%s.%s", node, attr);
+    if (tensor_shape_ok(w, "attribute tensor", label, at->dtype, at->rank, at->dims, &at->data))
+        return NULL;
+    return build_tensor(w, at->name, at->dtype, at->rank, at->dims, &at->data, NULL);
+}
+
+static Onnx__AttributeProto *build_attr(wctx *w, const ox_attr *a, const char *node, int depth)
+{
+    Onnx__AttributeProto *ap = NEW(w, Onnx__AttributeProto, init_attr);
+    if (!ap) {
+        oom(w);
+        return NULL;
+    }
+    const char *aname = a->name ? a->name : "";
+    ap->name = cs(aname);
+    ap->has_type = 1;
+    ap->type = (Onnx__AttributeProto__AttributeType)a->kind;
+    switch (a->kind) {
+    case OX_ATTR_FLOAT:
+        ap->has_f = 1;
+        ap->f = (float)a->u.f;
+        break;
+    case OX_ATTR_INT:
+        ap->has_i = 1;
+        ap->i = a->u.i;
+        break;
+    case OX_ATTR_STRING:
+        ap->has_s = 1;
+        ap->s.len = a->u.s.p ? a->u.s.len : 0;
+        ap->s.data = cb(a->u.s.p);
+        break;
+    case OX_ATTR_TENSOR:
+        if (!(ap->t = build_attr_tensor(w, a->u.t, node, aname)))
+            return NULL;
+        break;
+    case OX_ATTR_GRAPH:
+        if (!a->u.g) {
+            werr(w, OX_EINVAL, "ox_write: node '%s' attribute '%s' is a GRAPH with no body",
+                 node, aname);
+            return NULL;
+        }
+        if (!(ap->g = build_subgraph(w, a->u.g, depth + 1)))
+            return NULL;
+        break;
+    case OX_ATTR_FLOATS:
+        if (a->u.floats.n) {
+            if (!a->u.floats.p)
+                goto noval;
+            ap->floats = ox_arena_alloc(&w->scratch, a->u.floats.n * sizeof(float));
+            if (!ap->floats)
+                goto nomem;
+            for (size_t i = 0; i < a->u.floats.n; i++)
+                ap->floats[i] = (float)a->u.floats.p[i];
+            ap->n_floats = a->u.floats.n;
+        }
+        break;
+    case OX_ATTR_INTS:
+        if (a->u.ints.n && !a->u.ints.p)
+            goto noval;
+        ap->n_ints = a->u.ints.n;
+        ap->ints = ci64(a->u.ints.p);
+        break;
+    case OX_ATTR_STRINGS:
+        if (a->u.strings.n) {
+            if (!a->u.strings.p)
+                goto noval;
+            ap->strings = ox_arena_alloc(&w->scratch, a->u.strings.n * sizeof(*ap->strings));
+            if (!ap->strings)
+                goto nomem;
+            for (size_t i = 0; i < a->u.strings.n; i++) {
+                const char *s = a->u.strings.p[i] ? a->u.strings.p[i] : "";
+                ap->strings[i].len = strlen(s);
+                ap->strings[i].data = cb(s);
+            }
+            ap->n_strings = a->u.strings.n;
+        }
+        break;
+    case OX_ATTR_TENSORS:
+        if (a->u.tensors.n) {
+            if (!a->u.tensors.p)
+                goto noval;
+            ap->tensors = ox_arena_alloc(&w->scratch, a->u.tensors.n * sizeof(*ap->tensors));
+            if (!ap->tensors)
+                goto nomem;
+            for (size_t i = 0; i < a->u.tensors.n; i++)
+                if (!(ap->tensors[i] = build_attr_tensor(w, a->u.tensors.p[i], node, aname)))
+                    return NULL;
+            ap->n_tensors = a->u.tensors.n;
+        }
+        break;
+    default:
+        werr(w, OX_EINVAL, "ox_write: node '%s' attribute '%s' has kind %d, which is not an ONNX "
+             "attribute type (1-9)", node, aname, (int)a->kind);
+        return NULL;
+    }
+    return ap;
+noval:
+    werr(w, OX_EINVAL, "ox_write: node '%s' attribute '%s' says it holds values but has no "
+         "array; set the values or make the list empty", node, aname);
+    return NULL;
+nomem:
+    oom(w);
+    return NULL;
+}
+
+static Onnx__NodeProto *build_node(wctx *w, const gplan *p, const ox_node *n, uint32_t index,
+                                   int depth)
+{
+    Onnx__NodeProto *np = NEW(w, Onnx__NodeProto, init_node);
+    if (!np) {
+        oom(w);
+        return NULL;
+    }
+    const char *name = n->name && n->name[0]
+        ? n->name
+        : ox_arena_printf(&w->scratch, "%s_%u", n->op_type ? n->op_type : "node", (unsigned)index);
+    if (!name) {
+        oom(w);
+        return NULL;
+    }
+    np->name = cs(name);
+    np->op_type = cs(n->op_type ? n->op_type : "");
+    np->domain = cs(n->domain ? n->domain : "");
+    if (n->scope && n->scope[0])
+        np->doc_string = cs(n->scope);
+    else if (n->doc && n->doc[0])
+        np->doc_string = cs(n->doc);
+    if (n->n_inputs) {
+        np->input = ox_arena_alloc(&w->scratch, n->n_inputs * sizeof(char *));
+        if (!np->input)
+            goto nomem;
+        for (uint32_t i = 0; i < n->n_inputs; i++)
+            np->input[i] = cs(n->inputs[i] ? p->names[n->inputs[i]] : "");
+        np->n_input = n->n_inputs;
+    }
+    if (n->n_outputs) {
+        np->output = ox_arena_alloc(&w->scratch, n->n_outputs * sizeof(char *));
+        if (!np->output)
+            goto nomem;
+        for (uint32_t i = 0; i < n->n_outputs; i++)
+            np->output[i] = cs(n->outputs[i] ? p->names[n->outputs[i]] : ""); /* absent optional */
+        np->n_output = n->n_outputs;
+    }
+    if (n->n_attrs) {
+        np->attribute = ox_arena_alloc(&w->scratch, n->n_attrs * sizeof(*np->attribute));
+        if (!np->attribute)
+            goto nomem;
+        for (uint32_t i = 0; i < n->n_attrs; i++)
+            if (!(np->attribute[i] = build_attr(w, &n->attrs[i], name, depth)))
+                return NULL;
+        np->n_attribute = n->n_attrs;
+    }
+    return np;
+nomem:
+    oom(w);
+    return NULL;
+}
+
+static ox_status check_init(wctx *w, const gplan *p, ox_vid id)
+{
+    const ox_value *v = p->g->values[id];
+    return tensor_shape_ok(w, "initializer", p->names[id], v->type.dtype, v->type.rank,
+                           v->type.dims, &v->tensor);
+}
+
+/* A subgraph (GRAPH attribute) is small: built whole, weights inline. */
+static Onnx__GraphProto *build_subgraph(wctx *w, const ox_graph *g, int depth)
+{
+    if (depth > MAX_SUBGRAPH_DEPTH) {
+        werr(w, OX_EINVAL, "ox_write: subgraphs nested deeper than %d levels", MAX_SUBGRAPH_DEPTH);
+        return NULL;
+    }
+    gplan p;
+    memset(&p, 0, sizeof p);
+    if (plan_graph(w, &p, g, false) != OX_OK)
+        return NULL;
+    Onnx__GraphProto *gp = NEW(w, Onnx__GraphProto, init_graph);
+    if (!gp)
+        goto nomem;
+    gp->name = cs(g->name ? g->name : "");
+    if (g->doc && g->doc[0])
+        gp->doc_string = cs(g->doc);
+    gp->node = ox_arena_alloc(&w->scratch, (g->n_nodes + 1) * sizeof(*gp->node));
+    gp->initializer = ox_arena_alloc(&w->scratch, (p.n_inits + 1) * sizeof(*gp->initializer));
+    gp->input = ox_arena_alloc(&w->scratch, (p.n_ins + 1) * sizeof(*gp->input));
+    gp->output = ox_arena_alloc(&w->scratch, (g->n_outputs + 1) * sizeof(*gp->output));
+    if (!gp->node || !gp->initializer || !gp->input || !gp->output)
+        goto nomem;
+    uint32_t idx = 0;
+    for (const ox_node *n = g->first; n; n = n->next, idx++) {
+        if (idx >= g->n_nodes + 1)
+            break;
+        if (!(gp->node[idx] = build_node(w, &p, n, idx, depth)))
+            return NULL;
+        gp->n_node = idx + 1;
+    }
+    for (size_t i = 0; i < p.n_inits; i++) {
+        ox_vid id = p.inits[i];
+        const ox_value *v = g->values[id];
+        if (check_init(w, &p, id) != OX_OK)
+            return NULL;
+        if (!(gp->initializer[i] = build_tensor(w, p.names[id], v->type.dtype, v->type.rank,
+                                                v->type.dims, &v->tensor, NULL)))
+            goto nomem;
+    }
+    gp->n_initializer = p.n_inits;
+    for (size_t i = 0; i < p.n_ins; i++)
+        if (!(gp->input[i] = build_vi(w, &p, p.ins[i])))
+            goto nomem;
+    gp->n_input = p.n_ins;
+    for (uint32_t i = 0; i < g->n_outputs; i++)
+        if (!(gp->output[i] = build_vi(w, &p, g->outputs[i])))
+            goto nomem;
+    gp->n_output = g->n_outputs;
+    return gp;
+nomem:
+    oom(w);
+    return NULL;
+}
+
+/* ----------------------------------------------------------- graph items */
+
+/* Measure or write one length-delimited field holding message m. */
+static void emit_msg(wctx *w, uint32_t field, const ProtobufCMessage *m)
+{
+    size_t sz = protobuf_c_message_get_packed_size(m);
+    uint64_t key = ((uint64_t)field << 3) | 2u;
+    if (w->measuring) {
+        w->size += varint_len(key) + varint_len(sz) + sz;
+        return;
+    }
+    uint8_t hdr[20];
+    size_t h = varint_put(hdr, key);
+    h += varint_put(hdr + h, sz);
+    wbuf_raw(w->out, hdr, h);
+    uint64_t before = w->out->total;
+    protobuf_c_message_pack_to_buffer(m, &w->out->base);
+    if (w->out->total - before != sz && w->st == OX_OK)
+        werr(w, OX_EINVAL, "ox_write: internal error: message size changed while packing");
+}
+
+static void scratch_reset(wctx *w)
+{
+    ox_arena_free(&w->scratch);
+    ox_arena_init(&w->scratch);
+}
+
+/* Every field of the main GraphProto, in file order. */
+static ox_status graph_items(wctx *w)
+{
+    const gplan *p = &w->main;
+    const ox_graph *g = p->g;
+    w->size = 0;
+
+    /* name and doc_string: a small message of its own, packed as bare fields */
+    {
+        Onnx__GraphProto head = ONNX__GRAPH_PROTO__INIT;
+        head.name = cs(g->name && g->name[0] ? g->name : "main_graph");
+        if (g->doc && g->doc[0])
+            head.doc_string = cs(g->doc);
+        size_t sz = protobuf_c_message_get_packed_size(&head.base);
+        if (w->measuring) {
+            w->size += sz;
+        } else {
+            protobuf_c_message_pack_to_buffer(&head.base, &w->out->base);
+        }
+    }
+    uint32_t idx = 0;
+    for (const ox_node *n = g->first; n && w->st == OX_OK; n = n->next, idx++) {
+        Onnx__NodeProto *np = build_node(w, p, n, idx, 0);
+        if (np)
+            emit_msg(w, 1, &np->base);
+        scratch_reset(w);
+    }
+    for (size_t i = 0; i < p->n_inits && w->st == OX_OK; i++) {
+        ox_vid id = p->inits[i];
+        const ox_value *v = g->values[id];
+        const ext_entry *e = w->external && w->ext[i].length ? &w->ext[i] : NULL;
+        Onnx__TensorProto *t = build_tensor(w, p->names[id], v->type.dtype, v->type.rank,
+                                            v->type.dims, &v->tensor, e);
+        if (!t)
+            oom(w);
+        else
+            emit_msg(w, 5, &t->base);
+        scratch_reset(w);
+    }
+    for (size_t i = 0; i < p->n_ins && w->st == OX_OK; i++) {
+        Onnx__ValueInfoProto *vi = build_vi(w, p, p->ins[i]);
+        if (!vi)
+            oom(w);
+        else
+            emit_msg(w, 11, &vi->base);
+        scratch_reset(w);
+    }
+    for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
+        Onnx__ValueInfoProto *vi = build_vi(w, p, g->outputs[i]);
+        if (!vi)
+            oom(w);
+        else
+            emit_msg(w, 12, &vi->base);
+        scratch_reset(w);
+    }
+    /* value_info: typed intermediate values, in node order */
+    for (const ox_node *n = g->first; n && w->st == OX_OK; n = n->next) {
+        for (uint32_t i = 0; i < n->n_outputs && w->st == OX_OK; i++) {
+            if (!n->outputs[i])
+                continue;
+            const ox_value *v = g->values[n->outputs[i]];
+            if (v->is_output || v->type.dtype == OX_UNDEFINED || p->is_input[v->id] ||
+                p->is_init[v->id])
+                continue;
+            Onnx__ValueInfoProto *vi = build_vi(w, p, v->id);
+            if (!vi)
+                oom(w);
+            else
+                emit_msg(w, 13, &vi->base);
+            scratch_reset(w);
+        }
+    }
+    scratch_reset(w);
+    return w->st;
+}
+
+static void init_opset(void *m) { onnx__operator_set_id_proto__init(m); }
+
+/* ModelProto fields other than the graph. */
+static ox_status model_head(wctx *w, const ox_graph *g, uint64_t *size_out, bool emit)
+{
+    Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
+    m.has_ir_version = 1;
+    m.ir_version = w->ir_version;
+    m.producer_name = cs(w->o.producer_name ? w->o.producer_name : "oxport");
+    m.producer_version = cs(w->o.producer_version ? w->o.producer_version : ox_version());
+    Onnx__OperatorSetIdProto **ops = NULL;
+    if (g->n_opsets) {
+        ops = ox_arena_alloc(&w->scratch, g->n_opsets * sizeof(*ops));
+        if (!ops)
+            return oom(w);
+        for (uint32_t i = 0; i < g->n_opsets; i++) {
+            ops[i] = NEW(w, Onnx__OperatorSetIdProto, init_opset);
+            if (!ops[i])
+                return oom(w);
+            ops[i]->domain = cs(g->opsets[i].domain ? g->opsets[i].domain : "");
+            ops[i]->has_version = 1;
+            ops[i]->version = g->opsets[i].version;
+        }
+        m.n_opset_import = g->n_opsets;
+        m.opset_import = ops;
+    }
+    *size_out = protobuf_c_message_get_packed_size(&m.base);
+    if (emit)
+        protobuf_c_message_pack_to_buffer(&m.base, &w->out->base);
+    scratch_reset(w);
+    return OX_OK;
+}
+
+/* Total file size of the model (without the side file). */
+static ox_status measure(wctx *w, uint64_t *total)
+{
+    uint64_t head;
+    if (model_head(w, w->main.g, &head, false) != OX_OK)
+        return w->st;
+    w->measuring = true;
+    if (graph_items(w) != OX_OK)
+        return w->st;
+    *total = head + varint_len((7u << 3) | 2u) + varint_len(w->size) + w->size;
+    return OX_OK;
+}
+
+/* Assign side-file offsets; returns true when at least one tensor goes there. */
+static bool plan_external(wctx *w)
+{
+    const gplan *p = &w->main;
+    uint64_t off = 0;
+    bool any = false;
+    for (size_t i = 0; i < p->n_inits; i++) {
+        const ox_value *v = p->g->values[p->inits[i]];
+        w->ext[i].offset = 0;
+        w->ext[i].length = 0;
+        if (v->tensor.nbytes == 0 || v->tensor.nbytes < w->threshold)
+            continue;
+        off = (off + OX_EXTERNAL_ALIGN - 1) / OX_EXTERNAL_ALIGN * OX_EXTERNAL_ALIGN;
+        w->ext[i].offset = off;
+        w->ext[i].length = v->tensor.nbytes;
+        off += v->tensor.nbytes;
+        any = true;
+    }
+    w->ext_total = off;
+    return any;
+}
+
+/* ------------------------------------------------------------ file system */
+
+static mode_t current_umask(void)
+{
+    /* umask(2) cannot be read without changing it; /proc has it read-only */
+    FILE *f = fopen("/proc/self/status", "r");
+    mode_t m = 022;
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            unsigned v;
+            if (sscanf(line, "Umask: %o", &v) == 1) {
+                m = (mode_t)v;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    return m;
+}
+
+typedef struct tmpfile_t {
+    char *tmp;   /* malloc'd temp path, NULL when none */
+    int fd;
+} tmpfile_t;
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static ox_status open_temp(wctx *w, const char *target, tmpfile_t *t)
+{
+    t->tmp = NULL;
+    t->fd = -1;
+    struct stat st;
+    if (stat(target, &st) == 0 && S_ISDIR(st.st_mode))
+        return werr(w, OX_EIO, "cannot write ONNX model to '%s': it is a directory; give a file "
+                    "path such as '%s/model.onnx'", target, target);
+    char *dir = dir_of(target);
+    if (!dir)
+        return oom(w);
+    size_t n = strlen(dir) + strlen(base_of(target)) + 32;
+    t->tmp = malloc(n);
+    if (!t->tmp) {
+        free(dir);
+        return oom(w);
+    }
+    snprintf(t->tmp, n, "%s/.%s.tmp-XXXXXX", dir, base_of(target));
+    t->fd = mkstemp(t->tmp);
+    if (t->fd < 0) {
+        int e = errno;
+        free(t->tmp);
+        t->tmp = NULL;
+        ox_status s = werr(w, OX_EIO, "cannot write ONNX model to '%s': cannot create a file in "
+                           "directory '%s': %s; %s", target, dir, strerror(e),
+                           e == ENOENT ? "create the directory first"
+                           : e == EACCES || e == EPERM || e == EROFS
+                               ? "choose a directory you can write to"
+                               : "check the path and free space");
+        free(dir);
+        return s;
+    }
+    free(dir);
+    /* mkstemp makes 0600; a model file gets the usual permissions */
+    mode_t mode = 0666 & ~current_umask();
+    if (stat(target, &st) == 0)
+        mode = st.st_mode & 07777;
+    (void)fchmod(t->fd, mode);
+    return OX_OK;
+}
+
+static void discard_temp(tmpfile_t *t)
+{
+    if (t->fd >= 0)
+        close(t->fd);
+    if (t->tmp)
+        unlink(t->tmp);
+    free(t->tmp);
+    t->tmp = NULL;
+    t->fd = -1;
+}
+
+/* fsync + close; the temp stays until renamed or discarded. */
+static ox_status finish_temp(wctx *w, tmpfile_t *t, const char *target)
+{
+    int e = 0;
+    if (fsync(t->fd) != 0 && errno != EINVAL && errno != EROFS)
+        e = errno;
+    if (close(t->fd) != 0 && !e)
+        e = errno;
+    t->fd = -1;
+    if (e)
+        return werr(w, OX_EIO, "cannot write ONNX model to '%s': %s; check free space and the "
+                    "device", target, strerror(e));
+    return OX_OK;
+}
+
+static ox_status write_side(wctx *w, tmpfile_t *t, const char *side_path)
+{
+    static const unsigned char zeros[OX_EXTERNAL_ALIGN];
+    const gplan *p = &w->main;
+    uint64_t pos = 0;
+    int e = 0;
+    for (size_t i = 0; i < p->n_inits && !e; i++) {
+        if (!w->ext[i].length)
+            continue;
+        const ox_value *v = p->g->values[p->inits[i]];
+        if (w->ext[i].offset > pos)
+            e = write_all(t->fd, zeros, (size_t)(w->ext[i].offset - pos));
+        if (!e)
+            e = write_all(t->fd, v->tensor.data, (size_t)v->tensor.nbytes);
+        pos = w->ext[i].offset + w->ext[i].length;
+    }
+    if (e)
+        return werr(w, OX_EIO, "cannot write external data file '%s': %s; %s", side_path,
+                    strerror(e), e == ENOSPC || e == EFBIG || e == EDQUOT
+                        ? "free space on the device or write elsewhere"
+                        : "check the path and the device");
+    return OX_OK;
+}
+
+static ox_status write_model(wctx *w, tmpfile_t *t, const char *path)
+{
+    wbuf out;
+    memset(&out, 0, sizeof out);
+    out.base.append = wbuf_append;
+    out.fd = t->fd;
+    out.buf = malloc(WBUF_CAP);
+    if (!out.buf)
+        return oom(w);
+    w->out = &out;
+    uint64_t head;
+    ox_status st = model_head(w, w->main.g, &head, true);
+    if (st == OX_OK) {
+        uint8_t hdr[20];
+        size_t h = varint_put(hdr, (7u << 3) | 2u);
+        h += varint_put(hdr + h, w->size);
+        wbuf_raw(&out, hdr, h);
+        w->measuring = false;
+        st = graph_items(w);
+    }
+    wbuf_flush(&out);
+    free(out.buf);
+    w->out = NULL;
+    if (st != OX_OK)
+        return st;
+    if (out.err)
+        return werr(w, OX_EIO, "cannot write ONNX model to '%s': %s; %s", path,
+                    strerror(out.err), out.err == ENOSPC || out.err == EFBIG || out.err == EDQUOT
+                        ? "free space on the device or write elsewhere"
+                        : "check the path and the device");
+    return OX_OK;
+}
+
+static ox_status resolve_options(wctx *w, const ox_export_options *opts)
+{
+    ox_write_options_default(&w->o);
+    if (opts) {
+        size_t n = opts->struct_size;
+        if (n == 0 || n > sizeof(*opts))
+            n = sizeof(*opts);
+        memcpy(&w->o, opts, n);
+        w->o.struct_size = (uint32_t)sizeof(w->o);
+    }
+    if (w->o.n_input_names && !w->o.input_names)
+        return werr(w, OX_EINVAL, "ox_write: n_input_names is %zu but input_names is NULL",
+                    w->o.n_input_names);
+    if (w->o.n_output_names && !w->o.output_names)
+        return werr(w, OX_EINVAL, "ox_write: n_output_names is %zu but output_names is NULL",
+                    w->o.n_output_names);
+    w->threshold = w->o.external_data_threshold ? w->o.external_data_threshold
+                                                : OX_EXTERNAL_DEFAULT_THRESHOLD;
+    return OX_OK;
+}
+
+ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
+                   const ox_export_options *opts)
+{
+    if (!g || !path || !path[0])
+        return ox_fail(ctx, OX_EINVAL, "ox_write: %s is %s", !g ? "graph" : "path",
+                       !g ? "NULL" : path ? "empty" : "NULL");
+    wctx w;
+    memset(&w, 0, sizeof w);
+    w.ctx = ctx;
+    ox_arena_init(&w.keep);
+    ox_arena_init(&w.scratch);
+    tmpfile_t model_tmp = {NULL, -1}, side_tmp = {NULL, -1};
+    char *side_path = NULL;
+    char *dir = NULL;
+
+    if (resolve_options(&w, opts) != OX_OK)
+        goto done;
+    int64_t opset = ox_graph_opset(g, "");
+    w.ir_version = g->ir_version > 0 ? g->ir_version : ox_ir_version_for_opset(opset);
+    if (plan_graph(&w, &w.main, g, true) != OX_OK)
+        goto done;
+    for (size_t i = 0; i < w.main.n_inits; i++)
+        if (check_init(&w, &w.main, w.main.inits[i]) != OX_OK)
+            goto done;
+    w.ext = ox_arena_alloc(&w.keep, (w.main.n_inits + 1) * sizeof(*w.ext));
+    if (!w.ext) {
+        oom(&w);
+        goto done;
+    }
+
+    /* Where the side file would go. */
+    dir = dir_of(path);
+    if (!dir) {
+        oom(&w);
+        goto done;
+    }
+    if (w.o.external_data_location && w.o.external_data_location[0]) {
+        const char *loc = w.o.external_data_location;
+        if (loc[0] == '/' || strstr(loc, "..")) {
+            werr(&w, OX_EINVAL, "ox_write: external_data_location '%s' must be a relative path "
+                 "inside the model's directory (ONNX resolves it against the model file)", loc);
+            goto done;
+        }
+        w.location = loc;
+    } else {
+        w.location = ox_arena_printf(&w.keep, "%s.data", base_of(path));
+        if (!w.location) {
+            oom(&w);
+            goto done;
+        }
+    }
+
+    uint64_t total = 0;
+    w.external = w.o.external_data > 0 && plan_external(&w);
+    if (measure(&w, &total) != OX_OK)
+        goto done;
+    if (!w.external && total > OX_PROTOBUF_LIMIT && w.o.external_data == 0) {
+        w.external = plan_external(&w);
+        if (w.external && measure(&w, &total) != OX_OK)
+            goto done;
+    }
+    if (total > OX_PROTOBUF_LIMIT) {
+        werr(&w, OX_EINVAL, "cannot write ONNX model to '%s': it would be %llu bytes, past "
+             "protobuf's 2 GiB limit%s", path, (unsigned long long)total,
+             w.o.external_data < 0 ? "; allow external data (external_data = 0 or 1)"
+             : "; lower external_data_threshold so more tensors go to the side file");
+        goto done;
+    }
+
+    if (w.external) {
+        size_t n = strlen(dir) + strlen(w.location) + 2;
+        side_path = malloc(n);
+        if (!side_path) {
+            oom(&w);
+            goto done;
+        }
+        snprintf(side_path, n, "%s/%s", dir, w.location);
+        if (open_temp(&w, side_path, &side_tmp) != OX_OK)
+            goto done;
+        if (write_side(&w, &side_tmp, side_path) != OX_OK ||
+            finish_temp(&w, &side_tmp, side_path) != OX_OK)
+            goto done;
+    }
+    if (open_temp(&w, path, &model_tmp) != OX_OK)
+        goto done;
+    if (write_model(&w, &model_tmp, path) != OX_OK || finish_temp(&w, &model_tmp, path) != OX_OK)
+        goto done;
+    if (w.external && rename(side_tmp.tmp, side_path) != 0) {
+        int e = errno;
+        werr(&w, OX_EIO, "cannot write external data file '%s': rename from '%s' failed: %s",
+             side_path, side_tmp.tmp, strerror(e));
+        goto done;
+    }
+    free(side_tmp.tmp);
+    side_tmp.tmp = NULL;
+    if (rename(model_tmp.tmp, path) != 0) {
+        int e = errno;
+        werr(&w, OX_EIO, "cannot write ONNX model to '%s': %s; %s", path, strerror(e),
+             e == EISDIR ? "the path is a directory: give a file path"
+                         : "check the path and permissions");
+        goto done;
+    }
+    free(model_tmp.tmp);
+    model_tmp.tmp = NULL;
+    /* make the renames durable */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+
+done:
+    discard_temp(&side_tmp);
+    discard_temp(&model_tmp);
+    free(side_path);
+    free(dir);
+    ox_arena_free(&w.scratch);
+    ox_arena_free(&w.keep);
+    return w.st;
+}

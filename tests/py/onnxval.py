@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+"""Validation helpers for oxport: onnx.checker, ONNX Runtime runs, backend-test bundles.
+
+Library use (import with /usr/bin/python3, which has onnx and numpy):
+
+    check(path)                       onnx.checker.check_model(..., full_check=True)
+    run_ort(path, {name: ndarray})    -> list of output ndarrays (ONNX Runtime via tools/ort/run.js)
+    verify_bundle(dir, rtol, atol)    run dir/model.onnx on dir/test_data_set_0/input_N.pb and
+                                      compare with output_N.pb; raises on mismatch
+
+Command line:
+
+    python3 tests/py/onnxval.py check FILE
+    python3 tests/py/onnxval.py run FILE IN_DIR OUT_DIR     (same as node tools/ort/run.js)
+    python3 tests/py/onnxval.py bundle DIR [--rtol R] [--atol A]
+
+Exit status: 0 ok, 1 the model failed (checker error, runtime error, mismatch), 2 usage error.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ORT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "tools", "ort"))
+RUN_JS = os.path.join(ORT_DIR, "run.js")
+
+# Anything past this cannot be handed to the checker as one serialized message.
+PROTOBUF_LIMIT = 2**31 - 1
+
+_NP_TO_ORT = {
+    np.dtype(np.float32): "float32",
+    np.dtype(np.float64): "float64",
+    np.dtype(np.float16): "float16",
+    np.dtype(np.int8): "int8",
+    np.dtype(np.uint8): "uint8",
+    np.dtype(np.int16): "int16",
+    np.dtype(np.uint16): "uint16",
+    np.dtype(np.int32): "int32",
+    np.dtype(np.uint32): "uint32",
+    np.dtype(np.int64): "int64",
+    np.dtype(np.uint64): "uint64",
+    np.dtype(np.bool_): "bool",
+}
+_ORT_TO_NP = {v: k for k, v in _NP_TO_ORT.items()}
+
+
+class ValidationError(Exception):
+    """The model failed a check, did not run, or produced different numbers."""
+
+
+def _external_bytes(path):
+    """Size of the model file plus every external data file it references."""
+    import onnx
+    from onnx.external_data_helper import _get_all_tensors, uses_external_data
+
+    total = os.path.getsize(path)
+    model = onnx.load(path, load_external_data=False)
+    base = os.path.dirname(os.path.abspath(path))
+    seen = set()
+    for t in _get_all_tensors(model):
+        if uses_external_data(t):
+            for e in t.external_data:
+                if e.key == "location" and e.value not in seen:
+                    seen.add(e.value)
+                    p = os.path.join(base, e.value)
+                    if os.path.exists(p):
+                        total += os.path.getsize(p)
+    return total
+
+
+def check(path):
+    """onnx.checker.check_model with full_check (shape inference in strict mode).
+
+    External data is loaded too; models past protobuf's 2 GiB cap are checked by
+    path (the checker then reads the external files itself)."""
+    import onnx
+
+    if not os.path.isfile(path):
+        raise ValidationError(f"{path}: no such file")
+    try:
+        if _external_bytes(path) > PROTOBUF_LIMIT:
+            onnx.checker.check_model(path, full_check=False)
+            # infer_shapes_path would overwrite the model when no output is
+            # given: write the inferred model to a scratch file instead.
+            with tempfile.TemporaryDirectory() as tmp:
+                onnx.shape_inference.infer_shapes_path(
+                    path, os.path.join(tmp, "inferred.onnx"), check_type=True, strict_mode=True
+                )
+        else:
+            model = onnx.load(path)
+            onnx.checker.check_model(model, full_check=True)
+    except ValidationError:
+        raise
+    except Exception as e:  # the checker raises several exception types
+        raise ValidationError(f"{path}: onnx.checker: {type(e).__name__}: {e}") from e
+
+
+def run_ort(path, feeds):
+    """Run `path` with ONNX Runtime on `feeds` ({input name: ndarray}); return outputs in order."""
+    if not os.path.exists(os.path.join(ORT_DIR, "node_modules", "onnxruntime-node")):
+        raise ValidationError(
+            f"onnxruntime-node is not installed in {ORT_DIR}; run "
+            f"'cd {ORT_DIR} && ONNXRUNTIME_NODE_INSTALL=skip npm ci'"
+        )
+    with tempfile.TemporaryDirectory(prefix="onnxval-") as tmp:
+        in_dir = os.path.join(tmp, "in")
+        out_dir = os.path.join(tmp, "out")
+        os.mkdir(in_dir)
+        spec = []
+        for i, (name, arr) in enumerate(feeds.items()):
+            arr = np.ascontiguousarray(arr)
+            if arr.dtype not in _NP_TO_ORT:
+                raise ValidationError(f"input {name}: dtype {arr.dtype} is not supported by the runner")
+            fname = f"input_{i}.bin"
+            arr.astype(arr.dtype.newbyteorder("<"), copy=False).tofile(os.path.join(in_dir, fname))
+            spec.append({"name": name, "dtype": _NP_TO_ORT[arr.dtype], "dims": list(arr.shape), "file": fname})
+        with open(os.path.join(in_dir, "inputs.json"), "w") as f:
+            json.dump(spec, f)
+        proc = subprocess.run(
+            ["node", RUN_JS, path, in_dir, out_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        if proc.returncode != 0:
+            raise ValidationError(f"{path}: ONNX Runtime failed: {proc.stderr.strip()}")
+        with open(os.path.join(out_dir, "outputs.json")) as f:
+            outs = json.load(f)
+        result = []
+        for o in outs:
+            dt = _ORT_TO_NP[o["dtype"]]
+            a = np.fromfile(os.path.join(out_dir, o["file"]), dtype=dt.newbyteorder("<"))
+            result.append(a.reshape(o["dims"]).astype(dt, copy=False))
+        return result
+
+
+def _read_tensor(path):
+    import onnx
+    from onnx import numpy_helper
+
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def compare(name, got, want, rtol, atol):
+    """Print max abs/rel difference for one output and raise when out of tolerance."""
+    got = np.asarray(got)
+    want = np.asarray(want)
+    if got.shape != want.shape:
+        raise ValidationError(f"{name}: shape {list(got.shape)} but expected {list(want.shape)}")
+    if got.dtype != want.dtype:
+        raise ValidationError(f"{name}: dtype {got.dtype} but expected {want.dtype}")
+    if got.dtype == np.bool_ or np.issubdtype(got.dtype, np.integer):
+        bad = int(np.count_nonzero(got != want))
+        print(f"{name}: {bad} of {got.size} elements differ")
+        if bad:
+            raise ValidationError(f"{name}: {bad} of {got.size} elements differ")
+        return
+    g = got.astype(np.float64)
+    w = want.astype(np.float64)
+    diff = np.abs(g - w)
+    max_abs = float(diff.max()) if diff.size else 0.0
+    max_rel = float((diff / np.maximum(np.abs(w), 1e-30)).max()) if diff.size else 0.0
+    print(f"{name}: max abs diff {max_abs:.3g}, max rel diff {max_rel:.3g} ({got.size} elements)")
+    ok = np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+    if not ok:
+        raise ValidationError(
+            f"{name}: outside rtol={rtol} atol={atol} (max abs diff {max_abs:.3g}, max rel diff {max_rel:.3g})"
+        )
+
+
+def verify_bundle(bundle, rtol=1e-4, atol=1e-5):
+    """Check and run bundle/model.onnx on test_data_set_0 and compare every output."""
+    import onnx
+
+    model_path = os.path.join(bundle, "model.onnx")
+    data_dir = os.path.join(bundle, "test_data_set_0")
+    if not os.path.isfile(model_path):
+        raise ValidationError(f"{bundle}: no model.onnx")
+    if not os.path.isdir(data_dir):
+        raise ValidationError(f"{bundle}: no test_data_set_0/")
+    model = onnx.load(model_path, load_external_data=False)
+    inits = {t.name for t in model.graph.initializer}
+    in_names = [i.name for i in model.graph.input if i.name not in inits]
+    feeds = {}
+    for i, name in enumerate(in_names):
+        p = os.path.join(data_dir, f"input_{i}.pb")
+        if not os.path.isfile(p):
+            raise ValidationError(f"{bundle}: model input {name} has no {p}")
+        feeds[name] = _read_tensor(p)
+    got = run_ort(model_path, feeds)
+    out_names = [o.name for o in model.graph.output]
+    for i, name in enumerate(out_names):
+        p = os.path.join(data_dir, f"output_{i}.pb")
+        if not os.path.isfile(p):
+            raise ValidationError(f"{bundle}: model output {name} has no {p}")
+        compare(name, got[i], _read_tensor(p), rtol, atol)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="oxport validation helpers")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("check", help="onnx.checker.check_model(full_check=True)")
+    c.add_argument("file")
+    r = sub.add_parser("run", help="run with ONNX Runtime (run.js layout)")
+    r.add_argument("file")
+    r.add_argument("in_dir")
+    r.add_argument("out_dir")
+    b = sub.add_parser("bundle", help="verify an ONNX backend-test bundle")
+    b.add_argument("dir")
+    b.add_argument("--rtol", type=float, default=1e-4)
+    b.add_argument("--atol", type=float, default=1e-5)
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "check":
+            check(args.file)
+            print(f"{args.file}: ok")
+        elif args.cmd == "run":
+            if shutil.which("node") is None:
+                raise ValidationError("node is not on PATH")
+            rc = subprocess.run(["node", RUN_JS, args.file, args.in_dir, args.out_dir]).returncode
+            return rc
+        else:
+            verify_bundle(args.dir, args.rtol, args.atol)
+            print(f"{args.dir}: ok")
+    except ValidationError as e:
+        print(f"onnxval: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

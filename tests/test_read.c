@@ -1,0 +1,570 @@
+/*
+ * The ONNX reader: files written by torch.onnx.export (a small CNN and
+ * ResNet-18, generated here through /usr/bin/python3), external data, and
+ * hostile input (truncated files, random and mutated bytes, deep nesting,
+ * empty files, directories) that must produce a status, never a crash.
+ */
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "ir.h"
+#include "onnx.pb-c.h"
+#include "onnx_read.h"
+
+static char dir[256];   /* per test */
+static char shared[256]; /* torch exports, made once */
+static int torch_ok = -1;
+static ox_context *ctx;
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(p);
+}
+
+static int run(const char *cmd)
+{
+    int s = system(cmd);
+    return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+}
+
+static const char *torch_script =
+    "import sys, torch, torchvision\n"
+    "import onnx\n"
+    "out = sys.argv[1]\n"
+    "torch.manual_seed(0)\n"
+    "class CNN(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)\n"
+    "        self.bn = torch.nn.BatchNorm2d(8)\n"
+    "        self.fc = torch.nn.Linear(8 * 4 * 4, 10)\n"
+    "    def forward(self, x):\n"
+    "        x = torch.nn.functional.max_pool2d(torch.relu(self.bn(self.conv(x))), 2)\n"
+    "        return torch.softmax(self.fc(torch.flatten(x, 1)), 1)\n"
+    "m = CNN().eval()\n"
+    "x = torch.randn(1, 3, 8, 8)\n"
+    "torch.onnx.export(m, x, out + '/cnn.onnx', opset_version=13, input_names=['input'],\n"
+    "                  output_names=['probs'], dynamic_axes={'input': {0: 'batch'}})\n"
+    "torch.onnx.export(m, x, out + '/cnn_kept.onnx', opset_version=11,\n"
+    "                  keep_initializers_as_inputs=True)\n"
+    "torch.onnx.export(torchvision.models.resnet18().eval(), torch.randn(1, 3, 32, 32),\n"
+    "                  out + '/resnet18.onnx', opset_version=13)\n"
+    "for name in ['cnn', 'cnn_kept', 'resnet18']:\n"
+    "    mp = onnx.load(out + '/' + name + '.onnx')\n"
+    "    g = mp.graph\n"
+    "    inits = {t.name for t in g.initializer}\n"
+    "    with open(out + '/' + name + '.txt', 'w') as f:\n"
+    "        f.write('ir %d\\n' % mp.ir_version)\n"
+    "        f.write('opset %d\\n' % [o.version for o in mp.opset_import if o.domain == ''][0])\n"
+    "        f.write('nodes %d\\n' % len(g.node))\n"
+    "        f.write('inits %d\\n' % len(g.initializer))\n"
+    "        f.write('inputs %s\\n' % ','.join(i.name for i in g.input if i.name not in inits))\n"
+    "        f.write('kept %d\\n' % sum(1 for i in g.input if i.name in inits))\n"
+    "        f.write('outputs %s\\n' % ','.join(o.name for o in g.output))\n"
+    "        f.write('ops %s\\n' % ','.join(n.op_type for n in g.node))\n"
+    "    mp = onnx.load(out + '/cnn.onnx')\n"
+    "onnx.save_model(mp, out + '/cnn_ext.onnx', save_as_external_data=True,\n"
+    "                all_tensors_to_one_file=True, location='cnn_ext.weights', size_threshold=0)\n";
+
+static void make_torch_models(void)
+{
+    strcpy(shared, "/tmp/oxport-read-torch-XXXXXX");
+    if (!mkdtemp(shared)) {
+        torch_ok = 0;
+        return;
+    }
+    if (run("/usr/bin/python3 -c 'import torch, torchvision, onnx' 2>/dev/null") != 0) {
+        torch_ok = 0;
+        return;
+    }
+    char path[512], cmd[1024];
+    snprintf(path, sizeof path, "%s/export.py", shared);
+    FILE *f = fopen(path, "w");
+    fputs(torch_script, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %s >%s/export.log 2>&1", path, shared, shared);
+    torch_ok = run(cmd) == 0;
+    if (!torch_ok) {
+        snprintf(cmd, sizeof cmd, "cat %s/export.log >&2", shared);
+        run(cmd);
+    }
+}
+
+static void remove_torch_models(void)
+{
+    nftw(shared, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void setup(void)
+{
+    strcpy(dir, "/tmp/oxport-read-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS | OX_CONTEXT_NO_DEFAULT_OPSETS,
+                                    &ctx), OX_OK);
+}
+
+static void teardown(void)
+{
+    ox_context_free(ctx);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *in(const char *base, const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", base, name);
+    return buf[k];
+}
+
+static void put(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    if (len)
+        ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *p = malloc((size_t)n + 1);
+    ck_assert_uint_eq(fread(p, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+/* Value of "key rest" in a summary file written by the export script. */
+static char *summary(const char *model, const char *key)
+{
+    static char val[8192];
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.txt", shared, model);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[8192];
+    val[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        size_t kl = strlen(key);
+        if (strncmp(line, key, kl) == 0 && line[kl] == ' ') {
+            snprintf(val, sizeof val, "%s", line + kl + 1);
+            val[strcspn(val, "\n")] = '\0';
+        }
+    }
+    fclose(f);
+    return val;
+}
+
+static void compare_with_summary(const char *model, const ox_graph *g)
+{
+    ck_assert_int_eq(g->ir_version, atoi(summary(model, "ir")));
+    ck_assert_int_eq(ox_graph_opset(g, ""), atoi(summary(model, "opset")));
+    ck_assert_uint_eq(g->n_nodes, (unsigned)atoi(summary(model, "nodes")));
+    ck_assert_uint_eq(g->n_params, (unsigned)atoi(summary(model, "inits")));
+    char buf[8192] = "";
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        strcat(buf, i ? "," : "");
+        strcat(buf, ox_graph_value(g, g->inputs[i])->name);
+    }
+    ck_assert_str_eq(buf, summary(model, "inputs"));
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < g->n_outputs; i++) {
+        strcat(buf, i ? "," : "");
+        strcat(buf, ox_graph_value(g, g->outputs[i])->name);
+    }
+    ck_assert_str_eq(buf, summary(model, "outputs"));
+    buf[0] = '\0';
+    size_t len = 0;
+    for (const ox_node *n = g->first; n; n = n->next) {
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", n == g->first ? "" : ",",
+                                n->op_type);
+        ck_assert_uint_lt(len, sizeof buf);
+        ck_assert_str_eq(n->domain, "");
+        ck_assert(strncmp(n->kind, "onnx::", 6) == 0);
+    }
+    ck_assert_str_eq(buf, summary(model, "ops"));
+    unsigned kept = 0;
+    for (uint32_t i = 0; i < g->n_params; i++)
+        kept += ox_read_param_is_input(g, g->params[i]);
+    ck_assert_uint_eq(kept, (unsigned)atoi(summary(model, "kept")));
+}
+
+#define NEED_TORCH()                                                                   \
+    do {                                                                               \
+        if (!torch_ok) {                                                               \
+            fprintf(stderr, "%s: SKIPPED: /usr/bin/python3 with torch, torchvision and " \
+                    "onnx is needed to generate torch.onnx.export files\n", __func__);   \
+            return;                                                                    \
+        }                                                                              \
+    } while (0)
+
+START_TEST(torch_exports_read_and_rewrite)
+{
+    NEED_TORCH();
+    const char *models[] = {"cnn", "cnn_kept", "resnet18"};
+    const char *src = getenv("OXPORT_TEST_SRCDIR");
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.onnx", models[i]);
+        ox_graph *g = NULL;
+        ck_assert_msg(ox_read(ctx, in(shared, name), &g) == OX_OK, "%s", ox_errmsg(ctx));
+        compare_with_summary(models[i], g);
+        size_t nv = 99;
+        ck_assert_msg(ox_check(ctx, g, stderr, &nv) == OX_OK, "%s", ox_errmsg(ctx));
+        ck_assert_uint_eq(nv, 0);
+        if (i == 0) {
+            /* dynamic axis and a Conv's attributes */
+            ox_value *x = ox_graph_value(g, g->inputs[0]);
+            ck_assert_ptr_nonnull(x->type.dim_params);
+            ck_assert_str_eq(x->type.dim_params[0], "batch");
+            ck_assert_int_eq(x->type.dims[1], 3);
+            const ox_attr *k = ox_node_attr(g->first, "kernel_shape");
+            ck_assert_int_eq(k->kind, OX_ATTR_INTS);
+            ck_assert_uint_eq(k->u.ints.n, 2);
+            ck_assert_int_eq(k->u.ints.p[0], 3);
+        }
+        /* written back by oxport, the model computes the same numbers */
+        char out[512], cmd[2048];
+        snprintf(out, sizeof out, "%s/%s.rewritten.onnx", dir, models[i]);
+        ck_assert_msg(ox_write(ctx, g, out, NULL) == OX_OK, "%s", ox_errmsg(ctx));
+        ox_graph_free(g);
+        snprintf(cmd, sizeof cmd,
+                 "cd %s/tests/py && /usr/bin/python3 -c \"import sys, numpy as np, onnx, onnxval\n"
+                 "a, b = sys.argv[1], sys.argv[2]\n"
+                 "onnxval.check(b)\n"
+                 "mp = onnx.load(a)\n"
+                 "inits = {t.name for t in mp.graph.initializer}\n"
+                 "i = [v for v in mp.graph.input if v.name not in inits][0]\n"
+                 "shape = [d.dim_value or 2 for d in i.type.tensor_type.shape.dim]\n"
+                 "x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)\n"
+                 "ya = onnxval.run_ort(a, {i.name: x})\n"
+                 "yb = onnxval.run_ort(b, {i.name: x})\n"
+                 "assert len(ya) == len(yb)\n"
+                 "for p, q in zip(ya, yb): onnxval.compare('out', q, p, 0, 0)\n"
+                 "\" %s/%s %s",
+                 src, shared, name, out);
+        ck_assert_msg(run(cmd) == 0, "rewritten %s differs from torch's", name);
+    }
+}
+END_TEST
+
+START_TEST(external_data_from_onnx_save)
+{
+    NEED_TORCH();
+    ox_graph *g = NULL, *ref = NULL;
+    ck_assert_msg(ox_read(ctx, in(shared, "cnn_ext.onnx"), &g) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_int_eq(ox_read(ctx, in(shared, "cnn.onnx"), &ref), OX_OK);
+    ck_assert_uint_eq(g->n_params, ref->n_params);
+    for (uint32_t i = 0; i < g->n_params; i++) {
+        ox_value *a = ox_graph_value(g, g->params[i]), *b = ox_graph_value(ref, ref->params[i]);
+        ck_assert_str_eq(a->name, b->name);
+        ck_assert_uint_eq(a->tensor.nbytes, b->tensor.nbytes);
+        ck_assert_mem_eq(a->tensor.data, b->tensor.data, a->tensor.nbytes);
+    }
+    ox_graph_free(g);
+    ox_graph_free(ref);
+
+    /* copy the model alone: the weights file is missing */
+    size_t len;
+    unsigned char *p = slurp(in(shared, "cnn_ext.onnx"), &len);
+    put(in(dir, "m.onnx"), p, len);
+    free(p);
+    char want[1024];
+    snprintf(want, sizeof want, "%s: initializer 'fc.weight': cannot open external data file "
+             "'%s/cnn_ext.weights': No such file or directory; keep the data file next to the "
+             "model", in(dir, "m.onnx"), dir);
+    ck_assert_int_eq(ox_read(ctx, in(dir, "m.onnx"), &g), OX_EIO);
+    ck_assert_ptr_null(g);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+
+    /* a weights file too short for the offsets */
+    put(in(dir, "cnn_ext.weights"), "short", 5);
+    snprintf(want, sizeof want, "%s: not an ONNX model: initializer 'fc.weight': external data "
+             "offset 0 + length 5120 is outside '%s/cnn_ext.weights' (5 bytes)",
+             in(dir, "m.onnx"), dir);
+    ck_assert_int_eq(ox_read(ctx, in(dir, "m.onnx"), &g), OX_EFORMAT);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+
+    /* reading from memory cannot resolve it */
+    p = slurp(in(dir, "m.onnx"), &len);
+    ck_assert_int_eq(ox_read_memory(ctx, p, len, "buf", NULL, &g), OX_EIO);
+    ck_assert_str_eq(ox_errmsg(ctx), "buf: initializer 'fc.weight': external data "
+                     "'cnn_ext.weights' cannot be resolved for a model read from memory; read it "
+                     "from its file");
+    free(p);
+}
+END_TEST
+
+/* A small valid model built with protobuf-c directly (no python needed). */
+static uint8_t *tiny_model(size_t *len, const char *relu_input)
+{
+    Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
+    Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+    Onnx__NodeProto n = ONNX__NODE_PROTO__INIT;
+    Onnx__ValueInfoProto x = ONNX__VALUE_INFO_PROTO__INIT, y = ONNX__VALUE_INFO_PROTO__INIT;
+    Onnx__TypeProto t = ONNX__TYPE_PROTO__INIT;
+    Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
+    Onnx__OperatorSetIdProto op = ONNX__OPERATOR_SET_ID_PROTO__INIT;
+    Onnx__TensorProto w = ONNX__TENSOR_PROTO__INIT;
+    Onnx__AttributeProto a = ONNX__ATTRIBUTE_PROTO__INIT;
+    static float wv[4] = {1, 2, 3, 4};
+    static int64_t wd[1] = {4};
+    static char *ins[2], *outs[1] = {"y"};
+    ins[0] = (char *)"x";
+    ins[1] = (char *)(relu_input ? relu_input : "w");
+    tt.has_elem_type = 1;
+    tt.elem_type = 1;
+    t.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    t.tensor_type = &tt;
+    x.name = (char *)"x";
+    x.type = &t;
+    y.name = (char *)"y";
+    y.type = &t;
+    w.name = (char *)"w";
+    w.has_data_type = 1;
+    w.data_type = 1;
+    w.n_dims = 1;
+    w.dims = wd;
+    w.n_float_data = 4; /* typed field, not raw_data */
+    w.float_data = wv;
+    a.name = (char *)"note";
+    a.has_type = 1;
+    a.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    a.has_s = 1;
+    a.s.data = (uint8_t *)"hi";
+    a.s.len = 2;
+    Onnx__AttributeProto *attrs[1] = {&a};
+    n.op_type = (char *)"Add";
+    n.n_input = 2;
+    n.input = ins;
+    n.n_output = 1;
+    n.output = outs;
+    n.n_attribute = 1;
+    n.attribute = attrs;
+    Onnx__NodeProto *nodes[1] = {&n};
+    Onnx__ValueInfoProto *gi[1] = {&x}, *go[1] = {&y};
+    Onnx__TensorProto *inits[1] = {&w};
+    g.name = (char *)"tiny";
+    g.n_node = 1;
+    g.node = nodes;
+    g.n_input = 1;
+    g.input = gi;
+    g.n_output = 1;
+    g.output = go;
+    g.n_initializer = 1;
+    g.initializer = inits;
+    op.domain = (char *)"";
+    op.has_version = 1;
+    op.version = 13;
+    Onnx__OperatorSetIdProto *ops[1] = {&op};
+    m.has_ir_version = 1;
+    m.ir_version = 7;
+    m.n_opset_import = 1;
+    m.opset_import = ops;
+    m.graph = &g;
+    *len = protobuf_c_message_get_packed_size(&m.base);
+    uint8_t *buf = malloc(*len);
+    protobuf_c_message_pack(&m.base, buf);
+    return buf;
+}
+
+START_TEST(typed_fields_and_dangling_names)
+{
+    size_t len;
+    uint8_t *buf = tiny_model(&len, NULL);
+    ox_graph *g = NULL;
+    ck_assert_int_eq(ox_read_memory(ctx, buf, len, "tiny", NULL, &g), OX_OK);
+    free(buf);
+    ox_value *w = ox_graph_value(g, g->params[0]);
+    static const float want[4] = {1, 2, 3, 4};
+    ck_assert_uint_eq(w->tensor.nbytes, 16);
+    ck_assert_mem_eq(w->tensor.data, want, 16);
+    ck_assert_str_eq(g->first->kind, "onnx::Add");
+    const ox_attr *a = ox_node_attr(g->first, "note");
+    ck_assert_int_eq(a->kind, OX_ATTR_STRING);
+    ck_assert_str_eq(a->u.s.p, "hi");
+    ck_assert_int_eq(ox_check(ctx, g, NULL, NULL), OX_OK);
+    ox_graph_free(g);
+
+    buf = tiny_model(&len, "nobody");
+    ck_assert_int_eq(ox_read_memory(ctx, buf, len, "tiny", NULL, &g), OX_OK);
+    free(buf);
+    ox_value *d = ox_graph_value(g, g->first->inputs[1]);
+    ck_assert_str_eq(d->name, "nobody");
+    ck_assert_ptr_null(d->producer);
+    char *text = NULL;
+    size_t tl = 0;
+    FILE *mem = open_memstream(&text, &tl);
+    size_t nv = 0;
+    ck_assert_int_eq(ox_check(ctx, g, mem, &nv), OX_ECHECK);
+    fclose(mem);
+    ck_assert_uint_eq(nv, 1);
+    ck_assert_str_eq(text, "node #0 (Add): input 'nobody' is not a graph input, an initializer or "
+                     "an output of an earlier node\n");
+    free(text);
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(bad_paths_and_empty_file)
+{
+    ox_graph *g = (ox_graph *)1;
+    char want[1024];
+    snprintf(want, sizeof want, "%s: cannot read: it is a directory; give the path of an .onnx "
+             "file", dir);
+    ck_assert_int_eq(ox_read(ctx, dir, &g), OX_EIO);
+    ck_assert_ptr_null(g);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+
+    snprintf(want, sizeof want, "%s: cannot open: No such file or directory", in(dir, "none.onnx"));
+    ck_assert_int_eq(ox_read(ctx, in(dir, "none.onnx"), &g), OX_EIO);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+
+    put(in(dir, "empty.onnx"), "", 0);
+    snprintf(want, sizeof want, "%s: not an ONNX model: the file is empty", in(dir, "empty.onnx"));
+    ck_assert_int_eq(ox_read(ctx, in(dir, "empty.onnx"), &g), OX_EFORMAT);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+
+    put(in(dir, "text.onnx"), "hello world\n", 12);
+    snprintf(want, sizeof want, "%s: not an ONNX model: unsupported wire type at byte 2 of 12",
+             in(dir, "text.onnx"));
+    ck_assert_int_eq(ox_read(ctx, in(dir, "text.onnx"), &g), OX_EFORMAT);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+
+    /* a valid protobuf that is no model: only an unknown field */
+    static const uint8_t unknown[] = {0x78, 0x01};
+    ck_assert_int_eq(ox_read_memory(ctx, unknown, sizeof unknown, "u", NULL, &g), OX_EFORMAT);
+    ck_assert_str_eq(ox_errmsg(ctx), "u: not an ONNX model: it has no graph");
+}
+END_TEST
+
+/* Every status the reader may give hostile input, and the graph then works
+ * with the checker and the writer. */
+static void survive(const uint8_t *p, size_t len)
+{
+    ox_graph *g = NULL;
+    ox_status st = ox_read_memory(ctx, p, len, "fuzz", dir, &g);
+    ck_assert_msg(st == OX_OK || st == OX_EFORMAT || st == OX_EUNSUPPORTED || st == OX_EIO,
+                  "status %d: %s", st, ox_errmsg(ctx));
+    if (st == OX_OK) {
+        ck_assert_ptr_nonnull(g);
+        size_t nv;
+        ox_check(ctx, g, NULL, &nv);
+        ox_write(ctx, g, in(dir, "fuzz-out.onnx"), NULL);
+        ox_graph_free(g);
+    } else {
+        ck_assert_ptr_null(g);
+        ck_assert(strncmp(ox_errmsg(ctx), "fuzz: ", 6) == 0);
+    }
+}
+
+START_TEST(truncated_random_and_mutated_bytes)
+{
+    size_t len;
+    uint8_t *model = tiny_model(&len, NULL);
+    for (size_t cut = 1; cut < len; cut++)
+        survive(model, cut);
+    ox_graph *g = NULL;
+    ck_assert_int_eq(ox_read_memory(ctx, model, len - 3, "cut", NULL, &g), OX_EFORMAT);
+    ck_assert_str_eq(ox_errmsg(ctx), "cut: not an ONNX model: length runs past the end of the "
+                     "data (truncated file?) at byte 90 of 93");
+
+    uint8_t buf[512];
+    for (unsigned seed = 1; seed <= 3000; seed++) {
+        srand(seed);
+        size_t n = (size_t)(rand() % (int)sizeof buf) + 1;
+        for (size_t i = 0; i < n; i++)
+            buf[i] = (uint8_t)rand();
+        survive(buf, n);
+    }
+    /* mutations of a valid model reach deeper into the decoder */
+    uint8_t *m = malloc(len);
+    for (unsigned seed = 1; seed <= 3000; seed++) {
+        srand(seed);
+        memcpy(m, model, len);
+        int flips = 1 + rand() % 4;
+        for (int k = 0; k < flips; k++)
+            m[(size_t)rand() % len] ^= (uint8_t)(1u << (rand() % 8));
+        survive(m, len);
+    }
+    free(m);
+    free(model);
+}
+END_TEST
+
+START_TEST(deep_nesting_is_refused)
+{
+    /* ModelProto.graph -> (NodeProto.attribute -> AttributeProto.g ->
+     * GraphProto.node)*, 200 levels: built inside out */
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap), *tmp = malloc(cap);
+    static const uint8_t fields[3] = {(6 << 3) | 2 /* attr.g */, (5 << 3) | 2 /* node.attribute */,
+                                      (1 << 3) | 2 /* graph.node */};
+    for (int level = 0; level < 600; level++) {
+        uint8_t hdr[8];
+        size_t h = 0;
+        hdr[h++] = fields[level % 3];
+        size_t v = len;
+        do {
+            hdr[h++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+            v >>= 7;
+        } while (v);
+        memcpy(tmp, hdr, h);
+        memcpy(tmp + h, buf, len);
+        len += h;
+        memcpy(buf, tmp, len);
+    }
+    /* wrap: ModelProto.graph */
+    size_t h = 0;
+    tmp[h++] = (7 << 3) | 2;
+    size_t v = len;
+    do {
+        tmp[h++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    memcpy(tmp + h, buf, len);
+    ox_graph *g = NULL;
+    ck_assert_int_eq(ox_read_memory(ctx, tmp, len + h, "deep", NULL, &g), OX_EFORMAT);
+    ck_assert(strncmp(ox_errmsg(ctx), "deep: not an ONNX model: messages nested too deeply at "
+                      "byte ", 55) == 0);
+    free(buf);
+    free(tmp);
+}
+END_TEST
+
+int main(void)
+{
+    make_torch_models();
+    Suite *s = suite_create("read");
+    TCase *tc = tcase_create("reader");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, torch_exports_read_and_rewrite);
+    tcase_add_test(tc, external_data_from_onnx_save);
+    tcase_add_test(tc, typed_fields_and_dangling_names);
+    tcase_add_test(tc, bad_paths_and_empty_file);
+    tcase_add_test(tc, truncated_random_and_mutated_bytes);
+    tcase_add_test(tc, deep_nesting_is_refused);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    remove_torch_models();
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,778 @@
+/*
+ * The ONNX writer: graphs built with the IR API are written, read back (with
+ * ox_read and with protobuf-c directly) and compared; layouts, renames,
+ * external data, determinism, atomicity; then onnx.checker and ONNX Runtime
+ * judge a written model against numbers computed here.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "ir.h"
+#include "onnx.pb-c.h"
+#include "onnx_read.h"
+#include "onnx_write.h"
+
+static char dir[256];
+static ox_context *ctx;
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(p);
+}
+
+static void setup(void)
+{
+    strcpy(dir, "/tmp/oxport-write-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS | OX_CONTEXT_NO_DEFAULT_OPSETS,
+                                    &ctx), OX_OK);
+}
+
+static void teardown(void)
+{
+    ox_context_free(ctx);
+    chmod(dir, 0700);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *path_in(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *p = malloc((size_t)n + 1);
+    ck_assert_uint_eq(fread(p, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+static Onnx__ModelProto *decode(const char *path)
+{
+    size_t len;
+    unsigned char *p = slurp(path, &len);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, p);
+    free(p);
+    ck_assert_msg(m != NULL, "%s does not decode as a ModelProto", path);
+    return m;
+}
+
+static size_t count_temps(void)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tmp-"))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* y = Relu(Gemm(x, W, B, transB=1)), x: float[2,3], W: float[4,3], B: float[4] */
+static const float W[12] = {0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.5f,
+                            -2.0f, 1.0f, 0.0f, 0.75f, 0.5f, 1.0f};
+static const float B[4] = {0.1f, -0.2f, 0.3f, -4.0f};
+static const float X[6] = {1.0f, 2.0f, 3.0f, -1.0f, 0.5f, 2.5f};
+
+static ox_graph *gemm_relu(int opset, bool named)
+{
+    ox_graph *g = ox_graph_new("Net");
+    int64_t xd[] = {2, 3}, wd[] = {4, 3}, bd[] = {4}, yd[] = {2, 4};
+    ox_value *x = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 2, xd);
+    ox_value *w = ox_graph_add_value(g, OX_VAL_PARAM, OX_FLOAT, 2, wd);
+    ox_value *b = ox_graph_add_value(g, OX_VAL_PARAM, OX_FLOAT, 1, bd);
+    if (named) {
+        x->name = "x";
+        w->name = "fc.weight";
+        b->name = "fc.bias";
+    }
+    w->tensor = (ox_tensor_data){W, sizeof W, false};
+    b->tensor = (ox_tensor_data){B, sizeof B, false};
+    ox_graph_add_input(g, x->id);
+    ox_graph_add_param(g, w->id);
+    ox_graph_add_param(g, b->id);
+    ox_vid in[3] = {x->id, w->id, b->id};
+    ox_node *gemm = ox_graph_add_node(g, "onnx::Gemm", 3, in, 1);
+    gemm->scope = "Net/Linear[fc]";
+    ox_attr *a = ox_node_add_attr(g, gemm, "transB", OX_ATTR_INT);
+    a->u.i = 1;
+    a = ox_node_add_attr(g, gemm, "alpha", OX_ATTR_FLOAT);
+    a->u.f = 1.0;
+    ox_value *h = ox_graph_value(g, gemm->outputs[0]);
+    ox_value_set_type(g, h, OX_FLOAT, 2, yd);
+    ox_node *relu = ox_graph_add_node(g, "onnx::Relu", 1, &h->id, 1);
+    ox_value *y = ox_graph_value(g, relu->outputs[0]);
+    ox_value_set_type(g, y, OX_FLOAT, 2, yd);
+    if (named) {
+        h->name = "h";
+        y->name = "y";
+        gemm->name = "Gemm_0";
+        relu->name = "Relu_1";
+    }
+    ox_graph_add_output(g, y->id);
+    ox_graph_set_opset(g, "", opset);
+    return g;
+}
+
+static void expected_y(float y[8])
+{
+    for (int i = 0; i < 2; i++)
+        for (int o = 0; o < 4; o++) {
+            float s = B[o];
+            for (int k = 0; k < 3; k++)
+                s += X[i * 3 + k] * W[o * 3 + k];
+            y[i * 4 + o] = s > 0 ? s : 0;
+        }
+}
+
+static ox_export_options opts(void)
+{
+    ox_export_options o;
+    ox_export_options_init(&o);
+    return o;
+}
+
+START_TEST(roundtrip_structure_and_bytes)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_export_options o = opts();
+    const char *p = path_in("m.onnx");
+    /* dynamic batch on the input and the output */
+    ck_assert_int_eq(ox_graph_set_dim_param(g, g->inputs[0], 0, "batch"), OX_OK);
+    ck_assert_int_eq(ox_graph_set_dim_param(g, g->outputs[0], 0, "batch"), OX_OK);
+    ck_assert_int_eq(ox_write(ctx, g, p, &o), OX_OK);
+    Onnx__ModelProto *m = decode(p);
+    ck_assert_str_eq(m->graph->input[0]->type->tensor_type->shape->dim[0]->dim_param, "batch");
+    ck_assert_int_eq(m->graph->input[0]->type->tensor_type->shape->dim[1]->dim_value, 3);
+    ck_assert_str_eq(m->graph->output[0]->type->tensor_type->shape->dim[0]->dim_param, "batch");
+    onnx__model_proto__free_unpacked(m, NULL);
+
+    ox_graph *r = NULL;
+    ck_assert_msg(ox_read(ctx, p, &r) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_int_eq(r->ir_version, 7);
+    ck_assert_int_eq(ox_graph_opset(r, ""), 13);
+    ck_assert_str_eq(r->producer_name, "oxport");
+    ck_assert_str_eq(r->producer_version, ox_version());
+    ck_assert_str_eq(r->name, "Net");
+    ck_assert_uint_eq(r->n_inputs, 1);
+    ox_value *x = ox_graph_value(r, r->inputs[0]);
+    ck_assert_str_eq(x->name, "x");
+    ck_assert_int_eq(x->type.dtype, OX_FLOAT);
+    ck_assert_int_eq(x->type.rank, 2);
+    ck_assert_int_eq(x->type.dims[0], -1); /* ONNX keeps dim_param or dim_value, not both */
+    ck_assert_int_eq(x->type.dims[1], 3);
+    ck_assert_uint_eq(r->n_params, 2);
+    ox_value *w = ox_graph_value(r, r->params[0]);
+    ck_assert_str_eq(w->name, "fc.weight");
+    ck_assert_uint_eq(w->tensor.nbytes, sizeof W);
+    ck_assert_mem_eq(w->tensor.data, W, sizeof W);
+    ck_assert_int_eq(w->type.rank, 2);
+    ck_assert_int_eq(w->type.dims[0], 4);
+    ox_value *b = ox_graph_value(r, r->params[1]);
+    ck_assert_str_eq(b->name, "fc.bias");
+    ck_assert_mem_eq(b->tensor.data, B, sizeof B);
+    ck_assert_uint_eq(r->n_nodes, 2);
+    ox_node *gemm = r->first;
+    ck_assert_str_eq(gemm->kind, "onnx::Gemm");
+    ck_assert_str_eq(gemm->domain, "");
+    ck_assert_str_eq(gemm->name, "Gemm_0");
+    ck_assert_str_eq(gemm->scope, "Net/Linear[fc]");
+    ck_assert_uint_eq(gemm->n_inputs, 3);
+    ck_assert_uint_eq(gemm->inputs[0], x->id);
+    ck_assert_uint_eq(gemm->inputs[1], w->id);
+    ck_assert_uint_eq(gemm->inputs[2], b->id);
+    const ox_attr *tb = ox_node_attr(gemm, "transB");
+    ck_assert_int_eq(tb->kind, OX_ATTR_INT);
+    ck_assert_int_eq(tb->u.i, 1);
+    ck_assert_int_eq(ox_node_attr(gemm, "alpha")->kind, OX_ATTR_FLOAT);
+    ck_assert(ox_node_attr(gemm, "alpha")->u.f == 1.0);
+    ox_node *relu = gemm->next;
+    ck_assert_str_eq(relu->op_type, "Relu");
+    ck_assert_ptr_null(relu->doc); /* empty scope: no doc_string */
+    ck_assert_uint_eq(relu->inputs[0], gemm->outputs[0]);
+    ox_value *h = ox_graph_value(r, gemm->outputs[0]);
+    ck_assert_str_eq(h->name, "h");
+    ck_assert_int_eq(h->type.dtype, OX_FLOAT); /* from value_info */
+    ck_assert_uint_eq(r->n_outputs, 1);
+    ox_value *y = ox_graph_value(r, r->outputs[0]);
+    ck_assert_uint_eq(y->id, relu->outputs[0]);
+    ck_assert_str_eq(y->name, "y");
+    ck_assert_int_eq(y->type.dims[1], 4);
+    ck_assert_str_eq(y->type.dim_params[0], "batch");
+    ck_assert_str_eq(x->type.dim_params[0], "batch");
+    ck_assert(!ox_read_param_is_input(r, w->id));
+
+    size_t n = 99;
+    ck_assert_int_eq(ox_check(ctx, r, stderr, &n), OX_OK);
+    ck_assert_uint_eq(n, 0);
+    ox_graph_free(r);
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(unnamed_values_get_deterministic_names)
+{
+    ox_graph *g = gemm_relu(13, false);
+    ox_value *w = ox_graph_value(g, 2);
+    w->name = "1"; /* collides with the generated name of value 1 */
+    const char *p = path_in("m.onnx");
+    ck_assert_int_eq(ox_write(ctx, g, p, NULL), OX_OK);
+    Onnx__ModelProto *m = decode(p);
+    Onnx__GraphProto *gp = m->graph;
+    ck_assert_str_eq(gp->input[0]->name, "1");     /* x: id 1, first claim */
+    ck_assert_str_eq(gp->initializer[0]->name, "1_1"); /* W asked for "1" too */
+    ck_assert_str_eq(gp->initializer[1]->name, "3");
+    ck_assert_str_eq(gp->node[0]->output[0], "4");
+    ck_assert_str_eq(gp->node[0]->name, "Gemm_0");
+    ck_assert_str_eq(gp->node[1]->name, "Relu_1");
+    ck_assert_str_eq(gp->node[1]->input[0], "4");
+    ck_assert_str_eq(gp->output[0]->name, "5");
+    ck_assert_str_eq(gp->name, "Net");
+    onnx__model_proto__free_unpacked(m, NULL);
+    ox_graph_free(g);
+}
+END_TEST
+
+static void input_names_of(const char *p, const char **want, size_t n)
+{
+    Onnx__ModelProto *m = decode(p);
+    ck_assert_uint_eq(m->graph->n_input, n);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_str_eq(m->graph->input[i]->name, want[i]);
+    onnx__model_proto__free_unpacked(m, NULL);
+}
+
+START_TEST(initializer_input_layouts)
+{
+    const char *only_x[] = {"x"};
+    const char *all[] = {"x", "fc.weight", "fc.bias"};
+    ox_export_options o = opts();
+
+    ox_graph *g = gemm_relu(13, true);
+    ck_assert_int_eq(ox_write(ctx, g, path_in("a.onnx"), &o), OX_OK);
+    input_names_of(path_in("a.onnx"), only_x, 1);
+    o.keep_initializers_as_inputs = 1;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("b.onnx"), &o), OX_OK);
+    input_names_of(path_in("b.onnx"), all, 3);
+    ox_graph_free(g);
+
+    /* opset 8 -> IR 3, where every initializer must be an input */
+    g = gemm_relu(8, true);
+    o.keep_initializers_as_inputs = -1;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("c.onnx"), &o), OX_OK);
+    input_names_of(path_in("c.onnx"), all, 3);
+    Onnx__ModelProto *m = decode(path_in("c.onnx"));
+    ck_assert_int_eq(m->ir_version, 3);
+    ck_assert_uint_eq(m->graph->n_initializer, 2);
+    /* the kept inputs carry the initializer's type */
+    ck_assert_int_eq(m->graph->input[1]->type->tensor_type->elem_type, OX_FLOAT);
+    ck_assert_uint_eq(m->graph->input[1]->type->tensor_type->shape->n_dim, 2);
+    onnx__model_proto__free_unpacked(m, NULL);
+    o.keep_initializers_as_inputs = 0;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("d.onnx"), &o), OX_OK);
+    input_names_of(path_in("d.onnx"), only_x, 1);
+    ox_graph_free(g);
+
+    /* a file read with initializers listed as inputs keeps that layout */
+    ox_graph *r = NULL;
+    ck_assert_int_eq(ox_read(ctx, path_in("b.onnx"), &r), OX_OK);
+    ck_assert_uint_eq(r->n_inputs, 1);
+    ck_assert(ox_read_param_is_input(r, r->params[0]));
+    o.keep_initializers_as_inputs = -1;
+    ck_assert_int_eq(ox_write(ctx, r, path_in("e.onnx"), &o), OX_OK);
+    input_names_of(path_in("e.onnx"), all, 3);
+    ox_graph_free(r);
+}
+END_TEST
+
+START_TEST(export_params_off_makes_params_inputs)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_export_options o = opts();
+    o.export_params = 0;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    Onnx__ModelProto *m = decode(path_in("m.onnx"));
+    ck_assert_uint_eq(m->graph->n_initializer, 0);
+    ck_assert_uint_eq(m->graph->n_input, 3);
+    ck_assert_str_eq(m->graph->input[1]->name, "fc.weight");
+    ck_assert_str_eq(m->graph->input[2]->name, "fc.bias");
+    ck_assert_int_eq(m->graph->input[2]->type->tensor_type->shape->dim[0]->dim_value, 4);
+    onnx__model_proto__free_unpacked(m, NULL);
+    struct stat st;
+    ck_assert_int_eq(stat(path_in("m.onnx"), &st), 0);
+    ck_assert_int_lt(st.st_size, 400); /* no weights inside */
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(input_and_output_names_rename_prefixes)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_export_options o = opts();
+    const char *ins[] = {"input", "weight"};
+    const char *outs[] = {"probs"};
+    o.keep_initializers_as_inputs = 1;
+    o.input_names = ins;
+    o.n_input_names = 2;
+    o.output_names = outs;
+    o.n_output_names = 1;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    Onnx__ModelProto *m = decode(path_in("m.onnx"));
+    Onnx__GraphProto *gp = m->graph;
+    ck_assert_str_eq(gp->input[0]->name, "input");
+    ck_assert_str_eq(gp->input[1]->name, "weight");
+    ck_assert_str_eq(gp->input[2]->name, "fc.bias");
+    ck_assert_str_eq(gp->initializer[0]->name, "weight");
+    ck_assert_str_eq(gp->node[0]->input[0], "input");
+    ck_assert_str_eq(gp->node[0]->input[1], "weight");
+    ck_assert_str_eq(gp->node[1]->output[0], "probs");
+    ck_assert_str_eq(gp->output[0]->name, "probs");
+    onnx__model_proto__free_unpacked(m, NULL);
+
+    /* the caller's graph is untouched: a second write uses the old names */
+    ck_assert_int_eq(ox_write(ctx, g, path_in("n.onnx"), NULL), OX_OK);
+    m = decode(path_in("n.onnx"));
+    ck_assert_str_eq(m->graph->input[0]->name, "x");
+    ck_assert_str_eq(m->graph->output[0]->name, "y");
+    onnx__model_proto__free_unpacked(m, NULL);
+
+    /* without kept initializers only x is an input */
+    o.keep_initializers_as_inputs = -1;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("o.onnx"), &o), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: 2 input names given but the model has only 1 "
+                     "graph inputs (inputs, then parameters when they are kept as inputs); "
+                     "pass at most 1");
+    /* a rename that takes another value's name */
+    const char *dup[] = {"y"};
+    o.input_names = dup;
+    o.n_input_names = 1;
+    o.n_output_names = 0;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("o.onnx"), &o), OX_OK);
+    m = decode(path_in("o.onnx"));
+    ck_assert_str_eq(m->graph->input[0]->name, "y");
+    ck_assert_str_eq(m->graph->output[0]->name, "y_1"); /* SSA kept */
+    onnx__model_proto__free_unpacked(m, NULL);
+    const char *outs2[] = {"z"};
+    const char *ins2[] = {"z"};
+    o.input_names = ins2;
+    o.output_names = outs2;
+    o.n_output_names = 1;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("p.onnx"), &o), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: output_names[0] = 'z' is given to two different "
+                     "values; names must be unique");
+    ck_assert_int_eq(access(path_in("p.onnx"), F_OK), -1);
+    ox_graph_free(g);
+}
+END_TEST
+
+static const char *entry(const Onnx__TensorProto *t, const char *key)
+{
+    for (size_t i = 0; i < t->n_external_data; i++)
+        if (strcmp(t->external_data[i]->key, key) == 0)
+            return t->external_data[i]->value;
+    return NULL;
+}
+
+START_TEST(external_data_aligned_side_file)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_export_options o = opts();
+    o.external_data = 1;
+    o.external_data_threshold = 16; /* both W (48 B) and B (16 B) */
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    Onnx__ModelProto *m = decode(path_in("m.onnx"));
+    size_t side_len;
+    unsigned char *side = slurp(path_in("m.onnx.data"), &side_len);
+    ck_assert_uint_eq(side_len, 4096 + sizeof B);
+    const void *want[2] = {W, B};
+    size_t wlen[2] = {sizeof W, sizeof B};
+    for (int i = 0; i < 2; i++) {
+        Onnx__TensorProto *t = m->graph->initializer[i];
+        ck_assert(t->has_data_location);
+        ck_assert_int_eq(t->data_location, ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL);
+        ck_assert(!t->has_raw_data);
+        ck_assert_str_eq(entry(t, "location"), "m.onnx.data");
+        unsigned long off = strtoul(entry(t, "offset"), NULL, 10);
+        unsigned long len = strtoul(entry(t, "length"), NULL, 10);
+        ck_assert_uint_eq(off % 4096, 0);
+        ck_assert_uint_eq(off, i * 4096u);
+        ck_assert_uint_eq(len, wlen[i]);
+        ck_assert_mem_eq(side + off, want[i], len);
+    }
+    onnx__model_proto__free_unpacked(m, NULL);
+    free(side);
+
+    ox_graph *r = NULL;
+    ck_assert_msg(ox_read(ctx, path_in("m.onnx"), &r) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_mem_eq(ox_graph_value(r, r->params[0])->tensor.data, W, sizeof W);
+    ck_assert_mem_eq(ox_graph_value(r, r->params[1])->tensor.data, B, sizeof B);
+    ox_graph_free(r);
+
+    /* default threshold 1 KiB keeps both inline; a custom location */
+    o.external_data_threshold = 0;
+    o.external_data_location = "weights.bin";
+    ck_assert_int_eq(ox_write(ctx, g, path_in("n.onnx"), &o), OX_OK);
+    ck_assert_int_eq(access(path_in("weights.bin"), F_OK), -1);
+    o.external_data_threshold = 40; /* W only */
+    ck_assert_int_eq(ox_write(ctx, g, path_in("n.onnx"), &o), OX_OK);
+    m = decode(path_in("n.onnx"));
+    ck_assert_str_eq(entry(m->graph->initializer[0], "location"), "weights.bin");
+    ck_assert(m->graph->initializer[1]->has_raw_data);
+    onnx__model_proto__free_unpacked(m, NULL);
+    side = slurp(path_in("weights.bin"), &side_len);
+    ck_assert_uint_eq(side_len, sizeof W);
+    free(side);
+
+    o.external_data_location = "../escape.bin";
+    ck_assert_int_eq(ox_write(ctx, g, path_in("q.onnx"), &o), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: external_data_location '../escape.bin' must be a "
+                     "relative path inside the model's directory (ONNX resolves it against the "
+                     "model file)");
+    /* automatic mode stays inline for small models */
+    o.external_data = 0;
+    o.external_data_location = NULL;
+    o.external_data_threshold = 16;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("r.onnx"), &o), OX_OK);
+    ck_assert_int_eq(access(path_in("r.onnx.data"), F_OK), -1);
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(same_graph_same_bytes)
+{
+    ox_graph *g = gemm_relu(13, false);
+    ox_export_options o = opts();
+    ck_assert_int_eq(ox_write(ctx, g, path_in("a.onnx"), &o), OX_OK);
+    ck_assert_int_eq(ox_write(ctx, g, path_in("b.onnx"), &o), OX_OK);
+    size_t la, lb;
+    unsigned char *a = slurp(path_in("a.onnx"), &la), *b = slurp(path_in("b.onnx"), &lb);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_mem_eq(a, b, la);
+    free(a);
+    free(b);
+    o.external_data = 1;
+    o.external_data_threshold = 1;
+    o.external_data_location = "w.data";
+    ck_assert_int_eq(ox_write(ctx, g, path_in("c.onnx"), &o), OX_OK);
+    a = slurp(path_in("c.onnx"), &la);
+    unsigned char *sa = slurp(path_in("w.data"), &lb);
+    ck_assert_int_eq(ox_write(ctx, g, path_in("c.onnx"), &o), OX_OK);
+    b = slurp(path_in("c.onnx"), &la);
+    size_t lsb;
+    unsigned char *sb = slurp(path_in("w.data"), &lsb);
+    ck_assert_mem_eq(a, b, la);
+    ck_assert_uint_eq(lb, lsb);
+    ck_assert_mem_eq(sa, sb, lb);
+    free(a);
+    free(b);
+    free(sa);
+    free(sb);
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(failed_writes_leave_nothing_behind)
+{
+    ox_graph *g = gemm_relu(13, true);
+    /* target is a directory */
+    mkdir(path_in("sub"), 0755);
+    char want[1024];
+    snprintf(want, sizeof want, "cannot write ONNX model to '%s': it is a directory; give a file "
+             "path such as '%s/model.onnx'", path_in("sub"), path_in("sub"));
+    ck_assert_int_eq(ox_write(ctx, g, path_in("sub"), NULL), OX_EIO);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+    ck_assert_uint_eq(count_temps(), 0);
+
+    /* missing directory */
+    snprintf(want, sizeof want, "cannot write ONNX model to '%s': cannot create a file in "
+             "directory '%s': No such file or directory; create the directory first",
+             path_in("nodir/m.onnx"), path_in("nodir"));
+    ck_assert_int_eq(ox_write(ctx, g, path_in("nodir/m.onnx"), NULL), OX_EIO);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+
+    /* read-only directory (root ignores permissions) */
+    if (geteuid() != 0) {
+        mkdir(path_in("ro"), 0555);
+        snprintf(want, sizeof want, "cannot write ONNX model to '%s': cannot create a file in "
+                 "directory '%s': Permission denied; choose a directory you can write to",
+                 path_in("ro/m.onnx"), path_in("ro"));
+        ck_assert_int_eq(ox_write(ctx, g, path_in("ro/m.onnx"), NULL), OX_EIO);
+        ck_assert_str_eq(ox_errmsg(ctx), want);
+    }
+
+    /* an existing model survives a failed write; the data error is caught
+     * before any file is created */
+    FILE *f = fopen(path_in("keep.onnx"), "w");
+    fputs("old model", f);
+    fclose(f);
+    ox_value *w = ox_graph_value(g, g->params[0]);
+    w->tensor.nbytes = 44;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("keep.onnx"), NULL), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: initializer 'fc.weight': 44 bytes of data but its "
+                     "shape and type (12 elements of float32) need 48; record the tensor with "
+                     "matching sizes");
+    w->tensor.nbytes = sizeof W;
+    size_t len;
+    unsigned char *p = slurp(path_in("keep.onnx"), &len);
+    ck_assert_uint_eq(len, 9);
+    ck_assert_mem_eq(p, "old model", 9);
+    free(p);
+    ck_assert_uint_eq(count_temps(), 0);
+    ox_graph_free(g);
+}
+END_TEST
+
+/* A full disk, simulated with RLIMIT_FSIZE: writes past the limit fail with
+ * EFBIG exactly like ENOSPC would (mounting a small tmpfs needs root). */
+START_TEST(write_error_midway_keeps_old_file)
+{
+    FILE *f = fopen(path_in("keep.onnx"), "w");
+    fputs("old model", f);
+    fclose(f);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {4096, 4096};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        ox_graph *g = ox_graph_new("Big");
+        int64_t d[] = {4096};
+        float *data = calloc(4096, sizeof(float));
+        ox_value *w = ox_graph_add_value(g, OX_VAL_PARAM, OX_FLOAT, 1, d);
+        w->name = "w";
+        w->tensor = (ox_tensor_data){data, 4096 * sizeof(float), false};
+        ox_graph_add_param(g, w->id);
+        ox_node *n = ox_graph_add_node(g, "onnx::Identity", 1, &w->id, 1);
+        ox_value *y = ox_graph_value(g, n->outputs[0]);
+        ox_value_set_type(g, y, OX_FLOAT, 1, d);
+        y->name = "y";
+        ox_graph_add_output(g, y->id);
+        ox_graph_set_opset(g, "", 13);
+        ox_status st = ox_write(ctx, g, path_in("keep.onnx"), NULL);
+        char want[1024];
+        snprintf(want, sizeof want, "cannot write ONNX model to '%s': File too large; free space "
+                 "on the device or write elsewhere", path_in("keep.onnx"));
+        int ok = st == OX_EIO && strcmp(ox_errmsg(ctx), want) == 0;
+        if (!ok)
+            fprintf(stderr, "status %d message: %s\n", st, ox_errmsg(ctx));
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    size_t len;
+    unsigned char *p = slurp(path_in("keep.onnx"), &len);
+    ck_assert_uint_eq(len, 9);
+    ck_assert_mem_eq(p, "old model", 9);
+    free(p);
+    ck_assert_uint_eq(count_temps(), 0);
+}
+END_TEST
+
+START_TEST(dtypes_rank0_and_attribute_kinds)
+{
+    ox_graph *g = ox_graph_new("Types");
+    static const int64_t i64[3] = {-1, 0, 1LL << 40};
+    static const unsigned char bools[4] = {1, 0, 0, 1};
+    static const int32_t i32[2] = {-7, 7};
+    static const double f64[1] = {3.25};
+    static const uint16_t f16[2] = {0x3c00, 0xc000}; /* 1.0, -2.0 */
+    static const uint8_t u8[5] = {0, 1, 2, 254, 255};
+    struct { ox_dtype dt; int rank; int64_t dim; const void *data; size_t n; const char *name; }
+    ps[] = {
+        {OX_INT64, 1, 3, i64, sizeof i64, "i64"},
+        {OX_BOOL, 1, 4, bools, sizeof bools, "b"},
+        {OX_INT32, 1, 2, i32, sizeof i32, "i32"},
+        {OX_DOUBLE, 0, 0, f64, sizeof f64, "scalar"}, /* rank 0 */
+        {OX_FLOAT16, 1, 2, f16, sizeof f16, "h"},
+        {OX_UINT8, 1, 5, u8, sizeof u8, "u8"},
+    };
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
+        ox_value *v = ox_graph_add_value(g, OX_VAL_PARAM, ps[i].dt, ps[i].rank, &ps[i].dim);
+        v->name = ps[i].name;
+        v->tensor = (ox_tensor_data){ps[i].data, ps[i].n, false};
+        ox_graph_add_param(g, v->id);
+    }
+    ox_node *c = ox_graph_add_node(g, "onnx::Constant", 0, NULL, 1);
+    ox_attr *a = ox_node_add_attr(g, c, "value", OX_ATTR_TENSOR);
+    ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof *t);
+    t->dtype = OX_INT64;
+    t->rank = 0;
+    t->data = (ox_tensor_data){&i64[2], 8, false};
+    a->u.t = t;
+    ox_node *k = ox_graph_add_node(g, "com.example::Custom", 1, &c->outputs[0], 1);
+    static double fl[2] = {0.5, -1.25};
+    static int64_t in[3] = {1, 2, 3};
+    static const char *st[2] = {"a", "bc"};
+    a = ox_node_add_attr(g, k, "f", OX_ATTR_FLOAT);
+    a->u.f = 0.1; /* written as float32 */
+    a = ox_node_add_attr(g, k, "s", OX_ATTR_STRING);
+    a->u.s.p = "x\0y";
+    a->u.s.len = 3;
+    a = ox_node_add_attr(g, k, "fs", OX_ATTR_FLOATS);
+    a->u.floats.p = fl;
+    a->u.floats.n = 2;
+    a = ox_node_add_attr(g, k, "is", OX_ATTR_INTS);
+    a->u.ints.p = in;
+    a->u.ints.n = 3;
+    a = ox_node_add_attr(g, k, "empty", OX_ATTR_INTS);
+    a = ox_node_add_attr(g, k, "ss", OX_ATTR_STRINGS);
+    a->u.strings.p = st;
+    a->u.strings.n = 2;
+    a = ox_node_add_attr(g, k, "ts", OX_ATTR_TENSORS);
+    ox_attr_tensor **tl = ox_arena_alloc(&g->arena, 2 * sizeof *tl);
+    tl[0] = t;
+    tl[1] = t;
+    a->u.tensors.p = tl;
+    a->u.tensors.n = 2;
+    ox_value *y = ox_graph_value(g, k->outputs[0]);
+    y->name = "y";
+    ox_value_set_type(g, y, OX_INT64, 0, NULL);
+    ox_graph_add_output(g, y->id);
+    ox_graph_set_opset(g, "", 17);
+    ox_graph_set_opset(g, "com.example", 1);
+
+    ck_assert_int_eq(ox_write(ctx, g, path_in("t.onnx"), NULL), OX_OK);
+    ox_graph *r = NULL;
+    ck_assert_msg(ox_read(ctx, path_in("t.onnx"), &r) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_int_eq(r->ir_version, 8);
+    ck_assert_int_eq(ox_graph_opset(r, "com.example"), 1);
+    ck_assert_uint_eq(r->n_params, 6);
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
+        ox_value *v = ox_graph_value(r, r->params[i]);
+        ck_assert_str_eq(v->name, ps[i].name);
+        ck_assert_int_eq(v->type.dtype, ps[i].dt);
+        ck_assert_int_eq(v->type.rank, ps[i].rank);
+        ck_assert_uint_eq(v->tensor.nbytes, ps[i].n);
+        ck_assert_mem_eq(v->tensor.data, ps[i].data, ps[i].n);
+    }
+    ox_node *rc = r->first;
+    const ox_attr *ra = ox_node_attr(rc, "value");
+    ck_assert_int_eq(ra->kind, OX_ATTR_TENSOR);
+    ck_assert_int_eq(ra->u.t->dtype, OX_INT64);
+    ck_assert_uint_eq(ra->u.t->rank, 0);
+    ck_assert_mem_eq(ra->u.t->data.data, &i64[2], 8);
+    ox_node *rk = rc->next;
+    ck_assert_str_eq(rk->kind, "com.example::Custom");
+    ck_assert_str_eq(rk->domain, "com.example");
+    ck_assert(ox_node_attr(rk, "f")->u.f == (double)0.1f);
+    ck_assert_uint_eq(ox_node_attr(rk, "s")->u.s.len, 3);
+    ck_assert_mem_eq(ox_node_attr(rk, "s")->u.s.p, "x\0y", 3);
+    ck_assert(ox_node_attr(rk, "fs")->u.floats.p[1] == -1.25);
+    ck_assert_int_eq(ox_node_attr(rk, "is")->u.ints.p[2], 3);
+    ck_assert_int_eq(ox_node_attr(rk, "empty")->kind, OX_ATTR_INTS);
+    ck_assert_uint_eq(ox_node_attr(rk, "empty")->u.ints.n, 0);
+    ck_assert_str_eq(ox_node_attr(rk, "ss")->u.strings.p[1], "bc");
+    ck_assert_uint_eq(ox_node_attr(rk, "ts")->u.tensors.n, 2);
+    ck_assert_int_eq(ox_graph_value(r, r->outputs[0])->type.rank, 0);
+    ox_graph_free(r);
+    ox_graph_free(g);
+}
+END_TEST
+
+static int run(const char *cmd)
+{
+    int s = system(cmd);
+    return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+}
+
+/* onnx.checker and ONNX Runtime on a written model, against numbers computed here. */
+START_TEST(checker_and_runtime_agree)
+{
+    const char *src = getenv("OXPORT_TEST_SRCDIR");
+    ck_assert_ptr_nonnull(src);
+    char ortdir[512], cmd[2048];
+    snprintf(ortdir, sizeof ortdir, "%s/tools/ort/node_modules/onnxruntime-node", src);
+    if (run("/usr/bin/python3 -c 'import onnx' 2>/dev/null") != 0 || access(ortdir, F_OK) != 0 ||
+        run("node --version >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "checker_and_runtime_agree: SKIPPED (needs /usr/bin/python3 with onnx, "
+                "node, and 'cd tools/ort && ONNXRUNTIME_NODE_INSTALL=skip npm ci')\n");
+        return;
+    }
+    for (int variant = 0; variant < 3; variant++) {
+        ox_graph *g = gemm_relu(variant == 1 ? 9 : 13, true);
+        ox_export_options o = opts();
+        if (variant == 2) {
+            o.external_data = 1;
+            o.external_data_threshold = 16;
+        }
+        char model[512];
+        snprintf(model, sizeof model, "%s", path_in("m.onnx"));
+        ck_assert_int_eq(ox_write(ctx, g, model, &o), OX_OK);
+        ox_graph_free(g);
+        snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/py/onnxval.py check %s", src, model);
+        ck_assert_msg(run(cmd) == 0, "onnx.checker rejected variant %d", variant);
+
+        mkdir(path_in("in"), 0755);
+        FILE *f = fopen(path_in("in/input_0.bin"), "wb");
+        fwrite(X, sizeof X, 1, f);
+        fclose(f);
+        f = fopen(path_in("in/inputs.json"), "w");
+        fputs("[{\"name\": \"x\", \"dtype\": \"float32\", \"dims\": [2, 3], \"file\": "
+              "\"input_0.bin\"}]\n", f);
+        fclose(f);
+        snprintf(cmd, sizeof cmd, "node %s/tools/ort/run.js %s %s/in %s/out", src, model, dir,
+                 dir);
+        ck_assert_msg(run(cmd) == 0, "ONNX Runtime failed on variant %d", variant);
+        size_t len;
+        unsigned char *p = slurp(path_in("out/output_0.bin"), &len);
+        ck_assert_uint_eq(len, 8 * sizeof(float));
+        float got[8], want[8];
+        memcpy(got, p, sizeof got);
+        free(p);
+        expected_y(want);
+        for (int i = 0; i < 8; i++)
+            ck_assert_float_eq_tol(got[i], want[i], 1e-5f);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("write");
+    TCase *tc = tcase_create("writer");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, roundtrip_structure_and_bytes);
+    tcase_add_test(tc, unnamed_values_get_deterministic_names);
+    tcase_add_test(tc, initializer_input_layouts);
+    tcase_add_test(tc, export_params_off_makes_params_inputs);
+    tcase_add_test(tc, input_and_output_names_rename_prefixes);
+    tcase_add_test(tc, external_data_aligned_side_file);
+    tcase_add_test(tc, same_graph_same_bytes);
+    tcase_add_test(tc, failed_writes_leave_nothing_behind);
+    tcase_add_test(tc, write_error_midway_keeps_old_file);
+    tcase_add_test(tc, dtypes_rank0_and_attribute_kinds);
+    tcase_add_test(tc, checker_and_runtime_agree);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
