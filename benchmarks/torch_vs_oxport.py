@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""torch.onnx.export vs oxport.torch.export on the same model, same opset, one run each.
+
+    meson devenv -C build /usr/bin/python3 benchmarks/torch_vs_oxport.py [--models alexnet,vgg16,resnet50]
+                                                                        [--opset 13] [--keep DIR]
+
+Each exporter runs in a fresh subprocess: load the model (random weights, fixed seed)
+and run one eager forward -- that process's peak RSS (VmHWM) is the baseline -- then
+export once.  Reported: export wall time, peak RSS above the baseline, file size, node
+count, and the max abs difference between ONNX Runtime on the file and PyTorch eager.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.normpath(os.path.join(HERE, ".."))
+
+# name -> (constructor expression, input shape)
+MODELS = {
+    "alexnet": ("torchvision.models.alexnet(weights=None)", (1, 3, 224, 224)),
+    "vgg16": ("torchvision.models.vgg16(weights=None)", (1, 3, 224, 224)),
+    "resnet50": ("torchvision.models.resnet50(weights=None)", (1, 3, 224, 224)),
+    "densenet121": ("torchvision.models.densenet121(weights=None)", (1, 3, 224, 224)),
+    "inception_v3": ("torchvision.models.inception_v3(weights=None, aux_logits=False, transform_input=False)",
+                     (1, 3, 299, 299)),
+    "super_resolution": ("oxport.models.super_resolution.SuperResolutionNet(3)", (1, 1, 224, 224)),
+}
+
+
+def vm_hwm():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
+def worker(args):
+    import numpy as np
+    import torch
+    import torchvision  # noqa: F401  (used by the constructor expressions)
+
+    import oxport.models.super_resolution  # noqa: F401
+    import oxport.torch
+
+    torch.manual_seed(0)
+    expr, shape = MODELS[args.model]
+    model = eval(expr, {"torchvision": torchvision, "oxport": oxport}).eval()  # noqa: S307 (fixed table)
+    x = torch.randn(shape)
+    with torch.no_grad():
+        y = model(x)
+    np.save(os.path.join(args.workdir, "input.npy"), x.numpy())
+    np.save(os.path.join(args.workdir, "eager.npy"), y.numpy())
+    base = vm_hwm()
+    t0 = time.perf_counter()
+    if args.worker == "torch":
+        torch.onnx.export(model, x, args.out, opset_version=args.opset)
+    else:
+        oxport.torch.export(model, x, args.out, opset_version=args.opset)
+    dt = time.perf_counter() - t0
+    peak = vm_hwm()
+    print(json.dumps({"seconds": dt, "baseline": base, "peak_delta": peak - base}))
+    return 0
+
+
+def count_nodes(path):
+    import onnx
+    return len(onnx.load(path, load_external_data=False).graph.node)
+
+
+def ort_diff(path, workdir):
+    import numpy as np
+
+    sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
+    from oxport.torch import _ort
+
+    x = np.load(os.path.join(workdir, "input.npy"))
+    want = np.load(os.path.join(workdir, "eager.npy"))
+    _names, got = _ort.run(path, [x])
+    return float(np.abs(got[0].astype(np.float64) - want).max())
+
+
+def fmt_bytes(n):
+    return f"{n / 2**20:.0f} MiB" if n >= 2**20 else f"{n / 1024:.0f} KiB"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", default="alexnet,vgg16,resnet50")
+    ap.add_argument("--opset", type=int, default=13)
+    ap.add_argument("--keep", help="keep the exported files in this directory")
+    ap.add_argument("--worker", choices=["torch", "oxport"], help=argparse.SUPPRESS)
+    ap.add_argument("--model", help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    ap.add_argument("--workdir", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args)
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(SRC, "hosts", "pytorch") + os.pathsep + env.get("PYTHONPATH", "")
+    rows = []
+    for name in args.models.split(","):
+        if name not in MODELS:
+            print(f"unknown model {name!r}; one of {', '.join(MODELS)}", file=sys.stderr)
+            return 2
+        with tempfile.TemporaryDirectory(prefix="oxport-bench-") as tmp:
+            outdir = args.keep or tmp
+            os.makedirs(outdir, exist_ok=True)
+            res = {}
+            for which in ("torch", "oxport"):
+                out = os.path.join(outdir, f"{name}_{which}.onnx")
+                p = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", which, "--model", name,
+                                    "--out", out, "--opset", str(args.opset), "--workdir", tmp],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                if p.returncode != 0:
+                    print(f"{name}: {which} export failed:\n{p.stderr[-2000:]}", file=sys.stderr)
+                    res[which] = None
+                    continue
+                r = json.loads(p.stdout.strip().splitlines()[-1])
+                r["size"] = os.path.getsize(out)
+                r["nodes"] = count_nodes(out)
+                r["diff"] = ort_diff(out, tmp)
+                res[which] = r
+            rows.append((name, res))
+            print_row(name, res, header=len(rows) == 1)
+    return 0
+
+
+def print_row(name, res, header):
+    if header:
+        print("| model | exporter | time | peak RSS above model+forward | file | nodes | ORT max abs diff |")
+        print("|---|---|---|---|---|---|---|")
+    t, o = res.get("torch"), res.get("oxport")
+    for which, r in (("torch.onnx.export", t), ("oxport.torch.export", o)):
+        if r is None:
+            print(f"| {name} | {which} | failed | | | | |")
+            continue
+        print(f"| {name} | {which} | {r['seconds']:.2f} s | {fmt_bytes(r['peak_delta'])} | {fmt_bytes(r['size'])} "
+              f"| {r['nodes']} | {r['diff']:.2g} |")
+    if t and o:
+        print(f"| {name} | speed-up | {t['seconds'] / max(o['seconds'], 1e-9):.1f}x | | | | |")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

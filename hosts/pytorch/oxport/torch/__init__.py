@@ -1,0 +1,256 @@
+"""oxport.torch — a drop-in for torch.onnx.export backed by liboxport.
+
+    import oxport.torch
+    oxport.torch.export(model, dummy_input, "model.onnx", opset_version=13)
+    oxport.torch.verify(model, dummy_input, "model.onnx")
+
+The model runs once; every operator it executes is recorded through liboxport's tracer
+API (see _recorder.py), then the engine converts the trace with its symbolic packs and
+writes the file.  Weights are never copied: the engine reads them from the tensors' own
+memory while it writes (only a non-contiguous or non-CPU tensor gets a contiguous CPU
+copy first).
+"""
+
+import contextlib
+import os
+import shutil
+import tempfile
+import warnings
+
+import torch
+from torch.onnx import OperatorExportTypes, TrainingMode
+
+from .. import _engine
+from . import _recorder
+from ._recorder import TracerWarning
+
+__all__ = ["export", "verify", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
+           "VerifyResult"]
+
+
+class ExportError(RuntimeError):
+    """The engine refused the model; `report` is the engine's whole message (every
+    unsupported operator with its scope, loader errors ...), `status` its ox_status name."""
+
+    def __init__(self, report, status="", call=""):
+        self.report = report
+        self.status = status
+        self.call = call
+        super().__init__(report)
+
+
+def _unsupported(option, value, why):
+    raise NotImplementedError(f"oxport.torch.export: {option}={value!r} is not supported ({why})")
+
+
+def _check_options(operator_export_type, custom_opsets, export_modules_as_functions, training):
+    if operator_export_type not in (OperatorExportTypes.ONNX, None):
+        _unsupported("operator_export_type", operator_export_type,
+                     "only OperatorExportTypes.ONNX: oxport converts every operator through its symbolic "
+                     "packs; add a pack for an operator instead of exporting it as ATen")
+    if custom_opsets:
+        _unsupported("custom_opsets", custom_opsets,
+                     "custom domains are declared in the oxport config file (domains:), not per call")
+    if export_modules_as_functions:
+        _unsupported("export_modules_as_functions", export_modules_as_functions,
+                     "ONNX local functions are not written")
+    if training not in (TrainingMode.EVAL, TrainingMode.PRESERVE, TrainingMode.TRAINING):
+        _unsupported("training", training, "use a torch.onnx.TrainingMode value")
+
+
+def _split_args(args):
+    """torch.onnx.export's convention: a tensor, or a tuple whose last item may be a
+    dict of keyword arguments."""
+    if isinstance(args, torch.Tensor):
+        return (args,), {}
+    if not isinstance(args, tuple):
+        args = (args,)
+    if args and isinstance(args[-1], dict):
+        return args[:-1], args[-1]
+    return args, {}
+
+
+@contextlib.contextmanager
+def _training_mode(model, training):
+    if not isinstance(model, torch.nn.Module) or training == TrainingMode.PRESERVE:
+        yield
+        return
+    was = model.training
+    model.train(training == TrainingMode.TRAINING)
+    try:
+        yield
+    finally:
+        model.train(was)
+
+
+def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, out_vids):
+    names = {}
+    for i, n in enumerate(input_names or []):
+        if i < len(in_vids):
+            names[n] = in_vids[i]
+    for i, n in enumerate(output_names or []):
+        if i < len(out_vids):
+            names[n] = out_vids[i]
+    for key, axes in dynamic_axes.items():
+        if key not in names:
+            warnings.warn(f"oxport: dynamic_axes key {key!r} is not an input or output name "
+                          f"(input_names={input_names}, output_names={output_names}); ignored")
+            continue
+        if isinstance(axes, dict):
+            pairs = [(int(a), str(n)) for a, n in axes.items()]
+        else:
+            pairs = [(int(a), f"{key}_dynamic_axes_{i + 1}") for i, a in enumerate(axes)]
+        for axis, dname in pairs:
+            st = L.ox_graph_set_dim_param(graph, names[key], axis, dname.encode())
+            if st != _engine.OX_OK:
+                return st, f"dynamic_axes[{key!r}][{axis}]"
+    return _engine.OX_OK, None
+
+
+def _c_strings(names):
+    import ctypes
+    if not names:
+        return None, 0, []
+    enc = [str(n).encode() for n in names]
+    arr = (ctypes.c_char_p * len(enc))(*enc)
+    return arr, len(enc), enc
+
+
+def export(model, args, f, export_params=True, verbose=False, training=TrainingMode.EVAL,
+           input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
+           opset_version=None, do_constant_folding=True, dynamic_axes=None,
+           keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
+           config=None):
+    """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
+
+    `f` is a path or a writable binary file object.  `opset_version=None` takes the
+    oxport config's target opset (13 unless configured).  `config` (oxport only) is an
+    oxport.yaml to load.  Raises ExportError with the engine's whole report on failure,
+    NotImplementedError for options oxport does not implement.  Returns None, like
+    torch.onnx.export."""
+    import ctypes
+
+    _check_options(operator_export_type, custom_opsets, export_modules_as_functions, training)
+    pos, kw = _split_args(args)
+    try:
+        ctx = _engine.Context(config=config)
+    except _engine.EngineError as e:
+        raise ExportError(e.message, e.status_name, e.call) from None
+    L = ctx.L
+    graph = None
+    rec = None
+    tmpdir = None
+    try:
+        try:
+            ctx.load()
+            opset = int(opset_version) if opset_version is not None else ctx.target_opset()
+            with _training_mode(model, training), torch.no_grad():
+                rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names)
+            if dynamic_axes:
+                st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
+                                          rec.inputs, rec.outputs)
+                ctx.check(st, where)
+        except _engine.EngineError as e:
+            raise ExportError(e.message, e.status_name, e.call) from None
+        except _recorder.UnsupportedValue as e:
+            raise ExportError(f"{type(model).__name__}: {e}", "OX_EUNSUPPORTED", "trace") from None
+
+        opts = _engine.OxExportOptions()
+        L.ox_export_options_init(ctypes.byref(opts))
+        opts.opset = opset
+        opts.export_params = 1 if export_params else 0
+        opts.keep_initializers_as_inputs = -1 if keep_initializers_as_inputs is None else int(
+            bool(keep_initializers_as_inputs))
+        in_arr, n_in, _in_hold = _c_strings(input_names)
+        out_arr, n_out, _out_hold = _c_strings(output_names)
+        if in_arr is not None:
+            opts.input_names = ctypes.cast(in_arr, ctypes.POINTER(ctypes.c_char_p))
+            opts.n_input_names = n_in
+        if out_arr is not None:
+            opts.output_names = ctypes.cast(out_arr, ctypes.POINTER(ctypes.c_char_p))
+            opts.n_output_names = n_out
+        opts.do_constant_folding = 1 if do_constant_folding else 0
+        cfile = _engine.CFile() if verbose else None
+        if cfile is not None:
+            opts.verbose = cfile.fp
+
+        if isinstance(f, (str, bytes, os.PathLike)):
+            path = os.fsdecode(f)
+        elif hasattr(f, "write"):
+            tmpdir = tempfile.mkdtemp(prefix="oxport-")
+            path = os.path.join(tmpdir, "model.onnx")
+        else:
+            raise TypeError(f"oxport.torch.export: f must be a path or a writable binary file, not "
+                            f"{type(f).__name__}")
+        st = L.ox_export(ctx.h, graph, os.fsencode(path), ctypes.byref(opts))
+        printed = cfile.read_and_close() if cfile is not None else ""
+        if printed:
+            print(printed, end="" if printed.endswith("\n") else "\n")
+        if st != _engine.OX_OK:
+            raise ExportError(ctx.errmsg(), _engine.STATUS_NAMES.get(st, str(st)), "ox_export")
+        if tmpdir is not None:
+            with open(path, "rb") as src:
+                shutil.copyfileobj(src, f, 1 << 20)
+    finally:
+        if graph is not None:
+            L.ox_graph_free(graph)
+        # The engine borrowed the parameters' bytes until here.
+        if rec is not None:
+            rec.keepalive.clear()
+        ctx.close()
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+class VerifyResult(list):
+    """Per output: (name, max_abs_diff, max_rel_diff, ok)."""
+
+    @property
+    def ok(self):
+        return all(r[3] for r in self)
+
+    def __str__(self):
+        return "\n".join(f"{n}: max abs diff {a:.3g}, max rel diff {r:.3g} {'ok' if ok else 'MISMATCH'}"
+                         for n, a, r, ok in self)
+
+
+def verify(model, args, path, rtol=1e-3, atol=1e-5, raise_on_mismatch=False):
+    """Run `path` in ONNX Runtime on `args` and compare with the model's eager outputs.
+
+    Returns a VerifyResult (a list of (output name, max abs diff, max rel diff, ok));
+    prints nothing.  raise_on_mismatch=True raises AssertionError on the first output
+    outside rtol/atol."""
+    import numpy as np
+
+    from . import _ort
+
+    pos, kw = _split_args(args)
+    with torch.no_grad():
+        was = model.training if isinstance(model, torch.nn.Module) else None
+        if was is not None:
+            model.eval()
+        try:
+            want = _recorder.tensors_in(model(*pos, **kw))
+        finally:
+            if was:
+                model.train(True)
+    feeds = [t.detach().cpu().numpy() for t in _recorder.tensors_in(pos) + _recorder.tensors_in(kw)]
+    names, got = _ort.run(path, feeds)
+    res = VerifyResult()
+    if len(got) != len(want):
+        raise AssertionError(f"{path}: {len(got)} outputs in the file, the model returned {len(want)}")
+    for name, g, w in zip(names, got, want):
+        w = w.detach().cpu().numpy()
+        if g.shape != w.shape:
+            res.append((name, float("inf"), float("inf"), False))
+            continue
+        gd = g.astype(np.float64)
+        wd = w.astype(np.float64)
+        d = np.abs(gd - wd)
+        mabs = float(d.max()) if d.size else 0.0
+        mrel = float((d / np.maximum(np.abs(wd), 1e-30)).max()) if d.size else 0.0
+        ok = bool(np.allclose(gd, wd, rtol=rtol, atol=atol, equal_nan=True))
+        res.append((name, mabs, mrel, ok))
+    if raise_on_mismatch and not res.ok:
+        raise AssertionError(f"{path}: outputs differ from eager (rtol={rtol}, atol={atol}):\n{res}")
+    return res

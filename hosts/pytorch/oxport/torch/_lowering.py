@@ -1,0 +1,531 @@
+"""Which PyTorch calls are recorded as which oxport kinds, with which argument names.
+
+The table in docs/recording-conventions.md is the contract with the symbolic packs:
+each handler here binds the Python call's arguments (positional or keyword, with
+PyTorch's defaults), normalizes them to the schema's form (int[] sizes expanded,
+None stride -> kernel_size, F.batch_norm's order -> aten::batch_norm's) and records
+the call as one node.  A handler returns NotImplemented for a form it cannot express
+(max_pool2d with return_indices, embedding with max_norm, a non-constant pad mode ...);
+the call is then recorded at the dispatcher level instead, so the engine reports the
+ATen op it does not support rather than the trace silently losing it.
+"""
+
+import torch
+import torch.nn.functional as F
+
+T = torch.Tensor
+
+HANDLERS = {}
+
+
+def handles(*funcs):
+    def deco(h):
+        for f in funcs:
+            HANDLERS[f] = h
+        return h
+    return deco
+
+
+def bind(args, kwargs, names, **defaults):
+    b = dict(defaults)
+    b.update(zip(names, args))
+    b.update(kwargs)
+    return b
+
+
+def ntuple(v, n):
+    if isinstance(v, (list, tuple, torch.Size)):
+        v = [int(x) for x in v]
+        return v * n if len(v) == 1 and n > 1 else v
+    return [int(v)] * n
+
+
+def _getter(cls, name):
+    return getattr(cls, name).__get__
+
+
+# Calls that read metadata only: run them, record nothing.
+PASSTHROUGH = {
+    T.dim, T.size, T.numel, T.nelement, T.ndimension, T.is_contiguous, T.__len__, T.stride,
+    T.data_ptr, T.element_size, T.is_floating_point, T.is_complex, T.get_device,
+    T.storage_offset, T.__format__, T.__repr__, T.requires_grad_, T.__hash__,
+    _getter(T, "shape"), _getter(T, "dtype"), _getter(T, "device"), _getter(T, "ndim"),
+    _getter(T, "requires_grad"), _getter(T, "is_cuda"), _getter(T, "layout"), _getter(T, "is_leaf"),
+    _getter(T, "grad_fn"), _getter(T, "grad"), _getter(T, "is_sparse"), _getter(T, "is_quantized"),
+    _getter(T, "is_meta"), _getter(T, "names"),
+    # Results depend on the shape only; the trace keeps them as constants.
+    torch.zeros_like, torch.ones_like, torch.empty_like, torch.full_like, torch.rand_like,
+    torch.randn_like,
+}
+
+# Calls that turn a tensor into Python values: the trace is specialized to them.
+SPECIALIZING = {
+    T.item: "item()", T.__int__: "int()", T.__float__: "float()", T.__bool__: "bool()",
+    T.__index__: "index()", T.tolist: "tolist()", T.numpy: "numpy()",
+}
+
+# Dispatcher-level ops that are the same value as their input.
+ATEN_ALIASES = {"aten::detach", "aten::alias", "aten::lift_fresh", "aten::clone"}
+
+
+@handles(T.detach, _getter(T, "data"))
+def _detach(rec, func, args, kwargs):
+    out = func(*args, **kwargs)
+    rec.alias(args[0], out)
+    return out
+
+
+# ---------------------------------------------------------------- convolution
+
+def _conv(n):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "weight", "bias", "stride", "padding", "dilation", "groups"),
+                 bias=None, stride=1, padding=0, dilation=1, groups=1)
+        pad = b["padding"] if isinstance(b["padding"], str) else ntuple(b["padding"], n)
+        return rec.record(f"aten::conv{n}d", [
+            ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
+            ("stride", ntuple(b["stride"], n)), ("padding", pad),
+            ("dilation", ntuple(b["dilation"], n)), ("groups", int(b["groups"]))], func, args, kwargs)
+    return h
+
+
+HANDLERS[torch.conv1d] = _conv(1)
+HANDLERS[torch.conv2d] = _conv(2)
+HANDLERS[torch.conv3d] = _conv(3)
+
+
+@handles(torch.conv_transpose2d)
+def _conv_transpose2d(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "weight", "bias", "stride", "padding", "output_padding", "groups",
+                            "dilation"), bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1)
+    return rec.record("aten::conv_transpose2d", [
+        ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
+        ("stride", ntuple(b["stride"], 2)), ("padding", ntuple(b["padding"], 2)),
+        ("output_padding", ntuple(b["output_padding"], 2)), ("groups", int(b["groups"])),
+        ("dilation", ntuple(b["dilation"], 2))], func, args, kwargs)
+
+
+@handles(F.batch_norm)
+def _batch_norm(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "running_mean", "running_var", "weight", "bias", "training",
+                            "momentum", "eps"), weight=None, bias=None, training=False, momentum=0.1, eps=1e-5)
+    return rec.record("aten::batch_norm", [
+        ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
+        ("running_mean", b["running_mean"]), ("running_var", b["running_var"]),
+        ("training", bool(b["training"])), ("momentum", float(b["momentum"] or 0.0)),
+        ("eps", float(b["eps"])), ("cudnn_enabled", bool(torch.backends.cudnn.enabled))], func, args, kwargs)
+
+
+# ---------------------------------------------------------------- activations
+
+def _unary(kind, inplace_always=False):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "inplace"), inplace=False)
+        k = kind + "_" if (inplace_always or b["inplace"]) else kind
+        return rec.record(k, [("self", b["input"])], func, args, kwargs)
+    return h
+
+
+for _name in ("relu", "tanh", "sigmoid"):
+    HANDLERS[getattr(torch, _name)] = _unary(f"aten::{_name}")
+    HANDLERS[getattr(T, _name)] = _unary(f"aten::{_name}")
+    HANDLERS[getattr(torch, _name + "_")] = _unary(f"aten::{_name}", True)
+    HANDLERS[getattr(T, _name + "_")] = _unary(f"aten::{_name}", True)
+HANDLERS[F.relu] = _unary("aten::relu")
+HANDLERS[F.relu_] = _unary("aten::relu", True)
+
+
+@handles(F.leaky_relu)
+def _leaky_relu(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "negative_slope", "inplace"), negative_slope=0.01, inplace=False)
+    return rec.record("aten::leaky_relu_" if b["inplace"] else "aten::leaky_relu",
+                      [("self", b["input"]), ("negative_slope", float(b["negative_slope"]))], func, args, kwargs)
+
+
+@handles(F.hardtanh)
+def _hardtanh(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "min_val", "max_val", "inplace"), min_val=-1.0, max_val=1.0, inplace=False)
+    return rec.record("aten::hardtanh_" if b["inplace"] else "aten::hardtanh",
+                      [("self", b["input"]), ("min_val", float(b["min_val"])), ("max_val", float(b["max_val"]))],
+                      func, args, kwargs)
+
+
+@handles(F.relu6)
+def _relu6(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "inplace"), inplace=False)
+    return rec.record("aten::hardtanh_" if b["inplace"] else "aten::hardtanh",
+                      [("self", b["input"]), ("min_val", 0.0), ("max_val", 6.0)], func, args, kwargs)
+
+
+# ---------------------------------------------------------------- pooling
+
+@handles(F.max_pool2d, torch.max_pool2d)
+def _max_pool2d(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
+                            "return_indices"), stride=None, padding=0, dilation=1, ceil_mode=False,
+             return_indices=False)
+    if b["return_indices"]:
+        return NotImplemented
+    k = ntuple(b["kernel_size"], 2)
+    s = ntuple(b["stride"], 2) if b["stride"] not in (None, [], ()) else k
+    return rec.record("aten::max_pool2d", [
+        ("self", b["input"]), ("kernel_size", k), ("stride", s), ("padding", ntuple(b["padding"], 2)),
+        ("dilation", ntuple(b["dilation"], 2)), ("ceil_mode", bool(b["ceil_mode"]))], func, args, kwargs)
+
+
+@handles(F.avg_pool2d)
+def _avg_pool2d(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                            "divisor_override"), stride=None, padding=0, ceil_mode=False,
+             count_include_pad=True, divisor_override=None)
+    k = ntuple(b["kernel_size"], 2)
+    s = ntuple(b["stride"], 2) if b["stride"] not in (None, [], ()) else k
+    return rec.record("aten::avg_pool2d", [
+        ("self", b["input"]), ("kernel_size", k), ("stride", s), ("padding", ntuple(b["padding"], 2)),
+        ("ceil_mode", bool(b["ceil_mode"])), ("count_include_pad", bool(b["count_include_pad"])),
+        ("divisor_override", b["divisor_override"])], func, args, kwargs)
+
+
+@handles(F.adaptive_avg_pool2d, torch._C._nn.adaptive_avg_pool2d)
+def _adaptive_avg_pool2d(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "output_size"))
+    x = b["input"]
+    os_ = b["output_size"]
+    os_ = list(os_) if isinstance(os_, (list, tuple, torch.Size)) else [os_, os_]
+    os_ = [int(x.shape[-2 + i]) if v is None else int(v) for i, v in enumerate(os_)]
+    return rec.record("aten::adaptive_avg_pool2d", [("self", x), ("output_size", os_)], func, args, kwargs)
+
+
+# ---------------------------------------------------------------- linear algebra
+
+@handles(F.linear)
+def _linear(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "weight", "bias"), bias=None)
+    return rec.record("aten::linear", [("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"])],
+                      func, args, kwargs)
+
+
+@handles(torch.addmm, T.addmm)
+def _addmm(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "mat1", "mat2"), beta=1, alpha=1)
+    return rec.record("aten::addmm", [("self", b["input"]), ("mat1", b["mat1"]), ("mat2", b["mat2"]),
+                                      ("beta", b["beta"]), ("alpha", b["alpha"])], func, args, kwargs)
+
+
+@handles(torch.matmul, T.matmul, T.__matmul__)
+def _matmul(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "other"))
+    return rec.record("aten::matmul", [("self", b["input"]), ("other", b["other"])], func, args, kwargs)
+
+
+def _mm(kind):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "mat2"))
+        return rec.record(kind, [("self", b["input"]), ("mat2", b["mat2"])], func, args, kwargs)
+    return h
+
+
+HANDLERS[torch.mm] = HANDLERS[T.mm] = _mm("aten::mm")
+HANDLERS[torch.bmm] = HANDLERS[T.bmm] = _mm("aten::bmm")
+
+
+# ---------------------------------------------------------------- dropout
+
+def _dropout(kind):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "p", "training", "inplace"), p=0.5, training=True, inplace=False)
+        return rec.record(kind + "_" if b["inplace"] else kind,
+                          [("input", b["input"]), ("p", float(b["p"])), ("train", bool(b["training"]))],
+                          func, args, kwargs)
+    return h
+
+
+HANDLERS[F.dropout] = _dropout("aten::dropout")
+HANDLERS[F.dropout2d] = _dropout("aten::feature_dropout")
+HANDLERS[F.dropout3d] = _dropout("aten::feature_dropout")
+
+
+@handles(torch.dropout)
+def _torch_dropout(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "p", "train"))
+    return rec.record("aten::dropout", [("input", b["input"]), ("p", float(b["p"])), ("train", bool(b["train"]))],
+                      func, args, kwargs)
+
+
+# ---------------------------------------------------------------- shapes
+
+@handles(torch.cat, torch.concat)
+def _cat(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("tensors", "dim"), dim=0)
+    return rec.record("aten::cat", [("tensors", list(b["tensors"])), ("dim", int(b["dim"]))], func, args, kwargs)
+
+
+@handles(torch.flatten, T.flatten)
+def _flatten(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "start_dim", "end_dim"), start_dim=0, end_dim=-1)
+    if isinstance(b["start_dim"], str) or isinstance(b["end_dim"], str):
+        return NotImplemented
+    return rec.record("aten::flatten", [("self", b["input"]), ("start_dim", int(b["start_dim"])),
+                                        ("end_dim", int(b["end_dim"]))], func, args, kwargs)
+
+
+def _sizes_arg(rest):
+    if len(rest) == 1 and isinstance(rest[0], (list, tuple, torch.Size)):
+        rest = rest[0]
+    return [int(v) for v in rest]
+
+
+@handles(T.view)
+def _view(rec, func, args, kwargs):
+    rest = args[1:] or (kwargs.get("size", kwargs.get("dtype")),)
+    if len(rest) == 1 and isinstance(rest[0], torch.dtype):
+        return NotImplemented
+    return rec.record("aten::view", [("self", args[0]), ("size", _sizes_arg(rest))], func, args, kwargs)
+
+
+@handles(T.reshape)
+def _tensor_reshape(rec, func, args, kwargs):
+    rest = args[1:] or (kwargs["shape"],)
+    return rec.record("aten::reshape", [("self", args[0]), ("shape", _sizes_arg(rest))], func, args, kwargs)
+
+
+@handles(torch.reshape)
+def _reshape(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "shape"))
+    return rec.record("aten::reshape", [("self", b["input"]), ("shape", _sizes_arg((b["shape"],)))],
+                      func, args, kwargs)
+
+
+def _softmax(kind, fn_style):
+    def h(rec, func, args, kwargs):
+        if fn_style:
+            b = bind(args, kwargs, ("input", "dim", "_stacklevel", "dtype"), dim=None, dtype=None)
+        else:
+            b = bind(args, kwargs, ("input", "dim", "dtype"), dtype=None)
+        x = b["input"]
+        dim = b["dim"]
+        if dim is None:
+            # F.softmax's legacy implicit dim.
+            dim = 0 if x.dim() in (0, 1, 3) else 1
+        if isinstance(dim, str):
+            return NotImplemented
+        return rec.record(kind, [("self", x), ("dim", int(dim)), ("dtype", b["dtype"])], func, args, kwargs)
+    return h
+
+
+HANDLERS[F.softmax] = _softmax("aten::softmax", True)
+HANDLERS[F.log_softmax] = _softmax("aten::log_softmax", True)
+HANDLERS[torch.softmax] = HANDLERS[T.softmax] = _softmax("aten::softmax", False)
+HANDLERS[torch.log_softmax] = HANDLERS[T.log_softmax] = _softmax("aten::log_softmax", False)
+
+
+@handles(torch.t, T.t)
+def _t(rec, func, args, kwargs):
+    return rec.record("aten::t", [("self", args[0])], func, args, kwargs)
+
+
+@handles(torch.transpose, T.transpose)
+def _transpose(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "dim0", "dim1"))
+    if isinstance(b["dim0"], str) or isinstance(b["dim1"], str):
+        return NotImplemented
+    return rec.record("aten::transpose", [("self", b["input"]), ("dim0", int(b["dim0"])), ("dim1", int(b["dim1"]))],
+                      func, args, kwargs)
+
+
+@handles(T.permute)
+def _tensor_permute(rec, func, args, kwargs):
+    rest = args[1:] or (kwargs["dims"],)
+    return rec.record("aten::permute", [("self", args[0]), ("dims", _sizes_arg(rest))], func, args, kwargs)
+
+
+@handles(torch.permute)
+def _permute(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "dims"))
+    return rec.record("aten::permute", [("self", b["input"]), ("dims", _sizes_arg((b["dims"],)))], func, args, kwargs)
+
+
+@handles(T.contiguous)
+def _contiguous(rec, func, args, kwargs):
+    return rec.record("aten::contiguous", [("self", args[0])], func, args, kwargs)
+
+
+@handles(torch.unsqueeze, T.unsqueeze)
+def _unsqueeze(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "dim"))
+    return rec.record("aten::unsqueeze", [("self", b["input"]), ("dim", int(b["dim"]))], func, args, kwargs)
+
+
+@handles(torch.squeeze, T.squeeze)
+def _squeeze(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "dim"), dim=None)
+    if isinstance(b["dim"], str):
+        return NotImplemented
+    arglist = [("self", b["input"])]
+    if b["dim"] is not None:
+        arglist.append(("dim", int(b["dim"])))
+    return rec.record("aten::squeeze", arglist, func, args, kwargs)
+
+
+@handles(torch.mean, T.mean)
+def _mean(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "dim", "keepdim"), dim=None, keepdim=False, dtype=None)
+    x = b["input"]
+    dim = b["dim"]
+    if dim is None:
+        dim = list(range(x.dim()))
+    elif isinstance(dim, int):
+        dim = [dim]
+    if any(isinstance(d, str) for d in dim):
+        return NotImplemented
+    return rec.record("aten::mean", [("self", x), ("dim", [int(d) for d in dim]), ("keepdim", bool(b["keepdim"])),
+                                     ("dtype", b["dtype"])], func, args, kwargs)
+
+
+@handles(torch.select, T.select)
+def _select(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "dim", "index"))
+    if isinstance(b["dim"], str):
+        return NotImplemented
+    return rec.record("aten::select", [("self", b["input"]), ("dim", int(b["dim"])), ("index", int(b["index"]))],
+                      func, args, kwargs)
+
+
+@handles(T.__getitem__)
+def _getitem(rec, func, args, kwargs):
+    """Basic indexing (ints, slices, ...) as a chain of aten::select / aten::slice."""
+    x, key = args
+    key = key if isinstance(key, tuple) else (key,)
+    for k in key:
+        if not (k is Ellipsis or isinstance(k, slice) or (isinstance(k, int) and not isinstance(k, bool))):
+            return NotImplemented
+        if isinstance(k, slice) and any(isinstance(v, torch.Tensor) for v in (k.start, k.stop, k.step)):
+            return NotImplemented
+    n_ell = sum(1 for k in key if k is Ellipsis)
+    if n_ell > 1:
+        return NotImplemented
+    if n_ell:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (x.dim() - (len(key) - 1)) + key[i + 1:]
+    cur = x
+    d = 0
+    for k in key:
+        if isinstance(k, int):
+            resolved = rec.resolve([("self", cur), ("dim", d), ("index", k)])
+            cur = rec.emit("aten::select", resolved, torch.ops.aten.select.int(cur, d, k))
+            continue
+        step = 1 if k.step is None else int(k.step)
+        if k.start is None and k.stop is None and step == 1:
+            d += 1
+            continue
+        if step <= 0:
+            return NotImplemented
+        resolved = rec.resolve([("self", cur), ("dim", d), ("start", k.start), ("end", k.stop), ("step", step)])
+        cur = rec.emit("aten::slice", resolved, torch.ops.aten.slice.Tensor(cur, d, k.start, k.stop, step))
+        d += 1
+    if cur is x:
+        out = func(*args, **kwargs)
+        rec.alias(x, out)
+        return out
+    return cur
+
+
+# ---------------------------------------------------------------- arithmetic
+
+def _binary(kind, alpha):
+    def h(rec, func, args, kwargs):
+        if alpha:
+            b = bind(args, kwargs, ("input", "other", "alpha"), alpha=1)
+        else:
+            b = bind(args, kwargs, ("input", "other"))
+            if b.get("rounding_mode") is not None:
+                return NotImplemented
+        other = b["other"]
+        if not isinstance(other, (torch.Tensor, int, float, bool)):
+            return NotImplemented
+        arglist = [("self", b["input"]), ("other", other)]
+        if alpha:
+            arglist.append(("alpha", b["alpha"]))
+        return rec.record(kind, arglist, func, args, kwargs)
+    return h
+
+
+for _op, _alpha in (("add", True), ("sub", True), ("mul", False), ("div", False)):
+    _k = f"aten::{_op}"
+    HANDLERS[getattr(torch, _op)] = HANDLERS[getattr(T, _op)] = _binary(_k, _alpha)
+    HANDLERS[getattr(T, _op + "_")] = _binary(_k + "_", _alpha)
+_py = {"add": "add", "sub": "sub", "mul": "mul", "div": "truediv"}
+for _op, _dunder in _py.items():
+    _alpha = _op in ("add", "sub")
+    HANDLERS[getattr(T, f"__{_dunder}__")] = _binary(f"aten::{_op}", _alpha)
+    HANDLERS[getattr(T, f"__i{_dunder}__")] = _binary(f"aten::{_op}_", _alpha)
+# Commutative reflected forms: `2 * x` is mul(x, 2).
+HANDLERS[T.__radd__] = _binary("aten::add", True)
+HANDLERS[T.__rmul__] = _binary("aten::mul", False)
+
+
+# ---------------------------------------------------------------- padding, embedding, pixel shuffle
+
+@handles(F.pad)
+def _pad(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "pad", "mode", "value"), mode="constant", value=None)
+    if b["mode"] != "constant":
+        return NotImplemented
+    v = b["value"]
+    return rec.record("aten::constant_pad_nd", [("self", b["input"]), ("pad", [int(p) for p in b["pad"]]),
+                                                ("value", 0 if v is None else v)], func, args, kwargs)
+
+
+@handles(torch.constant_pad_nd)
+def _constant_pad_nd(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "pad", "value"), value=0)
+    return rec.record("aten::constant_pad_nd", [("self", b["input"]), ("pad", [int(p) for p in b["pad"]]),
+                                                ("value", b["value"])], func, args, kwargs)
+
+
+@handles(F.embedding)
+def _embedding(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "weight", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq",
+                            "sparse"), padding_idx=None, max_norm=None, norm_type=2.0,
+             scale_grad_by_freq=False, sparse=False)
+    if b["max_norm"] is not None:
+        return NotImplemented
+    w = b["weight"]
+    pi = b["padding_idx"]
+    pi = -1 if pi is None else (int(pi) if pi >= 0 else w.size(0) + int(pi))
+    return rec.record("aten::embedding", [("weight", w), ("indices", b["input"]), ("padding_idx", pi),
+                                          ("scale_grad_by_freq", bool(b["scale_grad_by_freq"])),
+                                          ("sparse", bool(b["sparse"]))], func, args, kwargs)
+
+
+@handles(torch.pixel_shuffle)
+def _pixel_shuffle(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "upscale_factor"))
+    return rec.record("aten::pixel_shuffle", [("self", b["input"]), ("upscale_factor", int(b["upscale_factor"]))],
+                      func, args, kwargs)
+
+
+# ---------------------------------------------------------------- recurrent
+
+_RNN_TAIL = ("has_biases", "num_layers", "dropout", "train", "bidirectional", "batch_first")
+
+
+def _rnn(kind, hx_is_list):
+    def h(rec, func, args, kwargs):
+        # The packed-sequence overload passes batch_sizes (a tensor) second.
+        if len(args) != 9 or kwargs:
+            return NotImplemented
+        x, hx, params = args[0], args[1], args[2]
+        if hx_is_list != isinstance(hx, (list, tuple)) or not isinstance(params, (list, tuple)):
+            return NotImplemented
+        arglist = [("input", x), ("hx", list(hx) if hx_is_list else hx), ("params", list(params))]
+        arglist += [(n, v) for n, v in zip(_RNN_TAIL, args[3:])]
+        arglist = [(n, float(v) if n == "dropout" else v) for n, v in arglist]
+        return rec.record(kind, arglist, func, args, kwargs)
+    return h
+
+
+HANDLERS[torch.lstm] = _rnn("aten::lstm", True)
+HANDLERS[torch.gru] = _rnn("aten::gru", False)
+HANDLERS[torch.rnn_tanh] = _rnn("aten::rnn_tanh", False)
+HANDLERS[torch.rnn_relu] = _rnn("aten::rnn_relu", False)

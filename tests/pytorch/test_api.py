@@ -1,0 +1,254 @@
+#!/usr/bin/python3
+"""oxport.torch.export / verify against the real engine: the seed's AlexNet example,
+options, file objects, error reports, custom autograd Functions."""
+
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
+sys.path.insert(0, os.path.join(SRC, "tests", "py"))
+
+import onnx  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+import torchvision  # noqa: E402
+
+import onnxval  # noqa: E402
+import oxport.torch as oxt  # noqa: E402
+from oxport import _engine  # noqa: E402
+from oxport.models import word_language_model as wlm  # noqa: E402
+
+
+class ConstantPadNd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, pad, value=0.0):
+        return F.pad(input, pad, value=value)
+
+
+class Doubler(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        return input * 2
+
+
+class Inner(nn.Module):
+    def forward(self, x):
+        return torch.erfinv(x).cumsum(1)
+
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = Inner()
+
+    def forward(self, x):
+        return self.body(x) + 1
+
+
+class Api(unittest.TestCase):
+    def setUp(self):
+        torch.manual_seed(0)
+        self.tmp = tempfile.TemporaryDirectory(prefix="oxport-api-")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def test_seed_alexnet_example(self):
+        model = torchvision.models.alexnet(weights=None).eval()
+        dummy_input = torch.randn(10, 3, 224, 224)
+        input_names = ["actual_input_1"] + ["learned_%d" % i for i in range(16)]
+        output_names = ["output1"]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            oxt.export(model, dummy_input, self.path("alexnet.onnx"), verbose=True, input_names=input_names,
+                       output_names=output_names, keep_initializers_as_inputs=True)
+        printed = out.getvalue()
+        self.assertTrue(printed.startswith("graph(%actual_input_1 : Float(10, 3, 224, 224)\n"), printed[:200])
+        self.assertIn("onnx::Conv[dilations=[1, 1], group=1, kernel_shape=[11, 11], pads=[2, 2, 2, 2], "
+                      "strides=[4, 4]](%actual_input_1, ", printed)
+        self.assertIn("scope: AlexNet/Sequential[features]/Conv2d[0]\n", printed)
+        self.assertIn("onnx::Flatten[axis=1]", printed)
+        self.assertTrue(printed.rstrip().endswith("}"))
+        self.assertEqual(printed.count("onnx::"), 20)
+        m = onnx.load(self.path("alexnet.onnx"), load_external_data=False)
+        self.assertEqual([i.name for i in m.graph.input], input_names)
+        self.assertEqual([o.name for o in m.graph.output], output_names)
+        self.assertEqual(len(m.graph.initializer), 16)
+        self.assertEqual(len(m.graph.node), 20)
+        res = oxt.verify(model, dummy_input, self.path("alexnet.onnx"))
+        self.assertTrue(res.ok, str(res))
+        self.assertEqual(res[0][0], "output1")
+
+    def test_seed_alexnet_verbose_names_parameters_like_the_seed(self):
+        # The seed prints the renamed parameters: %learned_0 : Float(64, 3, 11, 11).
+        model = torchvision.models.alexnet(weights=None).eval()
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            oxt.export(model, torch.randn(1, 3, 224, 224), self.path("a.onnx"), verbose=True,
+                       input_names=["actual_input_1"] + ["learned_%d" % i for i in range(16)],
+                       output_names=["output1"], keep_initializers_as_inputs=True)
+        self.assertIn("      %learned_0 : Float(64, 3, 11, 11)\n", out.getvalue())
+        self.assertIn("return (%output1)", out.getvalue())
+
+    def test_file_object_gets_the_same_bytes_as_a_path(self):
+        m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()).eval()
+        x = torch.randn(1, 3, 8, 8)
+        oxt.export(m, x, self.path("p.onnx"))
+        buf = io.BytesIO()
+        oxt.export(m, x, buf)
+        with open(self.path("p.onnx"), "rb") as f:
+            self.assertEqual(buf.getvalue(), f.read())
+
+    def test_unsupported_options_raise_not_implemented(self):
+        m = nn.Linear(2, 2)
+        x = torch.randn(1, 2)
+        cases = [
+            (dict(operator_export_type=torch.onnx.OperatorExportTypes.ONNX_ATEN),
+             "oxport.torch.export: operator_export_type=<OperatorExportTypes.ONNX_ATEN: 1> is not supported (only "
+             "OperatorExportTypes.ONNX: oxport converts every operator through its symbolic packs; add a pack for "
+             "an operator instead of exporting it as ATen)"),
+            (dict(custom_opsets={"my": 1}),
+             "oxport.torch.export: custom_opsets={'my': 1} is not supported (custom domains are declared in the "
+             "oxport config file (domains:), not per call)"),
+            (dict(export_modules_as_functions=True),
+             "oxport.torch.export: export_modules_as_functions=True is not supported (ONNX local functions are "
+             "not written)"),
+        ]
+        for kw, msg in cases:
+            with self.assertRaises(NotImplementedError) as cm:
+                oxt.export(m, x, self.path("x.onnx"), **kw)
+            self.assertEqual(str(cm.exception), msg)
+            self.assertFalse(os.path.exists(self.path("x.onnx")))
+
+    def test_unsupported_ops_are_all_reported_with_scope_and_no_file_is_left(self):
+        with self.assertRaises(oxt.ExportError) as cm:
+            oxt.export(Outer(), torch.rand(2, 3), self.path("e.onnx"), opset_version=9)
+        e = cm.exception
+        self.assertEqual(e.status, "OX_EUNSUPPORTED")
+        lines = e.report.splitlines()
+        self.assertEqual(lines[0], "Couldn't export operator(s): 2 problem(s) at opset 9:")
+        self.assertIn("  - ONNX export failed on erfinv because no symbolic for aten::erfinv is registered "
+                      "(scope: Outer/Inner[body])", lines)
+        self.assertIn("  - ONNX export failed on cumsum because no symbolic for aten::cumsum is registered "
+                      "(scope: Outer/Inner[body])", lines)
+        self.assertFalse(os.path.exists(self.path("e.onnx")))
+
+    def test_custom_function_with_a_pack_is_exported(self):
+        class M(nn.Module):
+            def forward(self, x):
+                return ConstantPadNd.apply(torch.relu(x), (1, 2), 0.5)
+
+        x = torch.randn(2, 3)
+        for opset in (9, 13, 17):
+            oxt.export(M(), x, self.path("pad.onnx"), opset_version=opset)
+            onnxval.check(self.path("pad.onnx"))
+            res = oxt.verify(M(), x, self.path("pad.onnx"))
+            self.assertTrue(res.ok, str(res))
+
+    def test_custom_function_without_a_pack_is_reported(self):
+        class M(nn.Module):
+            def forward(self, x):
+                return Doubler.apply(x)
+
+        with self.assertRaises(oxt.ExportError) as cm:
+            oxt.export(M(), torch.rand(2, 3), self.path("d.onnx"), opset_version=13)
+        self.assertEqual(cm.exception.report, "Couldn't export operator(s): 1 problem(s) at opset 13:\n"
+                                              "  - ONNX export failed on Doubler because no symbolic for "
+                                              "fn::Doubler is registered (scope: M)")
+
+    def test_export_params_false_makes_parameters_inputs(self):
+        oxt.export(nn.Linear(3, 4), torch.randn(2, 3), self.path("l.onnx"), export_params=False,
+                   input_names=["x"])
+        m = onnx.load(self.path("l.onnx"))
+        self.assertEqual([i.name for i in m.graph.input], ["x", "weight", "bias"])
+        self.assertEqual(len(m.graph.initializer), 0)
+
+    def test_training_mode_is_restored(self):
+        m = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5))
+        m.train()
+        oxt.export(m, torch.randn(1, 3), self.path("t.onnx"))
+        self.assertTrue(m.training)
+        # EVAL (the default) exported dropout as inference: the file is deterministic.
+        res = oxt.verify(m, torch.randn(1, 3), self.path("t.onnx"))
+        self.assertTrue(res.ok, str(res))
+
+    def test_nested_outputs_and_output_names(self):
+        m = wlm.RNNModel("LSTM", 30, ninp=8, nhid=8).eval()
+        tokens = torch.randint(0, 30, (4, 1))
+        hidden = m.init_hidden(1)
+        oxt.export(m, (tokens, hidden), self.path("w.onnx"), input_names=["tokens", "h0", "c0"],
+                   output_names=["logp", "hn", "cn"])
+        mm = onnx.load(self.path("w.onnx"))
+        self.assertEqual([i.name for i in mm.graph.input if i.name not in {t.name for t in mm.graph.initializer}],
+                         ["tokens", "h0", "c0"])
+        self.assertEqual([o.name for o in mm.graph.output], ["logp", "hn", "cn"])
+        res = oxt.verify(m, (tokens, hidden), self.path("w.onnx"))
+        self.assertEqual([r[0] for r in res], ["logp", "hn", "cn"])
+        self.assertTrue(res.ok, str(res))
+
+    def test_verify_detects_a_different_model(self):
+        x = torch.randn(1, 3)
+        oxt.export(nn.Linear(3, 2), x, self.path("a.onnx"))
+        res = oxt.verify(nn.Linear(3, 2), x, self.path("a.onnx"))
+        self.assertFalse(res.ok)
+        with self.assertRaises(AssertionError):
+            oxt.verify(nn.Linear(3, 2), x, self.path("a.onnx"), raise_on_mismatch=True)
+
+    def test_export_options_struct_matches_the_library(self):
+        import ctypes
+        opts = _engine.OxExportOptions()
+        _engine.lib().ox_export_options_init(ctypes.byref(opts))
+        self.assertEqual(opts.struct_size, ctypes.sizeof(_engine.OxExportOptions))
+        self.assertEqual(opts.keep_initializers_as_inputs, -1)
+        self.assertEqual(opts.export_params, 1)
+
+    def test_non_contiguous_parameter_is_exported_correctly(self):
+        m = nn.Linear(4, 3).eval()
+        m.weight = nn.Parameter(torch.randn(4, 3).t())  # a transposed view: not contiguous
+        self.assertFalse(m.weight.is_contiguous())
+        x = torch.randn(2, 4)
+        oxt.export(m, x, self.path("nc.onnx"))
+        res = oxt.verify(m, x, self.path("nc.onnx"))
+        self.assertTrue(res.ok, str(res))
+
+    def test_trace_problems_are_export_errors(self):
+        def f(x):
+            y = x * 1
+            y[:, 0] = 0
+            return y + 1
+
+        class M(nn.Module):
+            def forward(self, x):
+                return f(x)
+
+        with self.assertRaises(oxt.ExportError) as cm:
+            oxt.export(M(), torch.randn(2, 3), self.path("v.onnx"))
+        self.assertEqual(cm.exception.status, "OX_EUNSUPPORTED")
+        self.assertIn("a tensor modified in place through a view (aten::fill_ in M) is used again in M", str(cm.exception))
+        self.assertFalse(os.path.exists(self.path("v.onnx")))
+
+    def test_opset_import_follows_opset_version(self):
+        for opset in (9, 13, 17):
+            oxt.export(nn.Linear(2, 2), torch.randn(1, 2), self.path("o.onnx"), opset_version=opset)
+            m = onnx.load(self.path("o.onnx"))
+            self.assertEqual([o.version for o in m.opset_import if o.domain == ""], [opset])
+
+    def test_bad_path_is_an_export_error(self):
+        with self.assertRaises(oxt.ExportError) as cm:
+            oxt.export(nn.Linear(2, 2), torch.randn(1, 2), "/nonexistent-dir/x.onnx")
+        self.assertEqual(cm.exception.status, "OX_EIO")
+        self.assertIn("/nonexistent-dir/x.onnx", cm.exception.report)
+
+
+if __name__ == "__main__":
+    unittest.main()
