@@ -525,6 +525,11 @@ static ox_status map_outputs(conv *c)
         const ox_value *t = ox_graph_value(tg, tv);
         if (t->name && !o->name && !(o->name = ox_arena_strdup(&c->out->arena, t->name)))
             return oom(c);
+        /* dynamic axes the host named on an output (ox_graph_set_dim_param) */
+        for (int32_t d = 0; t->type.dim_params && d < t->type.rank && d < o->type.rank; d++)
+            if (t->type.dim_params[d] &&
+                ox_value_set_dim_param(c->out, o, (uint32_t)d, t->type.dim_params[d]) != 0)
+                return oom(c);
         if (ox_graph_add_output(c->out, ov) != 0)
             return oom(c);
     }

@@ -965,8 +965,17 @@ static ox_status graph_items(wctx *w)
             emit_msg(w, 12, &vi->base);
         scratch_reset(w);
     }
-    /* value_info: typed intermediate values, in node order */
-    for (const ox_node *n = g->first; n && w->st == OX_OK; n = n->next) {
+    /* value_info: typed intermediate values, in node order.  Their sizes are
+     * the ones the host saw; with a symbolic input dim they would pin that
+     * dim for runtimes that trust value_info, so they are left out then. */
+    bool symbolic_inputs = false;
+    for (uint32_t i = 0; i < g->n_inputs && !symbolic_inputs; i++) {
+        const ox_type *ty = &g->values[g->inputs[i]]->type;
+        for (int32_t d = 0; ty->dim_params && d < ty->rank; d++)
+            if (ty->dim_params[d])
+                symbolic_inputs = true;
+    }
+    for (const ox_node *n = g->first; n && w->st == OX_OK && !symbolic_inputs; n = n->next) {
         for (uint32_t i = 0; i < n->n_outputs && w->st == OX_OK; i++) {
             if (!n->outputs[i])
                 continue;

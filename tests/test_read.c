@@ -85,7 +85,7 @@ static void make_torch_models(void)
         torch_ok = 0;
         return;
     }
-    char path[512], cmd[1024];
+    char path[512], cmd[2048]; /* room for path + 2 x shared (each < 256) */
     snprintf(path, sizeof path, "%s/export.py", shared);
     FILE *f = fopen(path, "w");
     fputs(torch_script, f);
