@@ -30,6 +30,8 @@ MODELS = {
     "inception_v3": ("torchvision.models.inception_v3(weights=None, aux_logits=False, transform_input=False)",
                      (1, 3, 299, 299)),
     "super_resolution": ("oxport.models.super_resolution.SuperResolutionNet(3)", (1, 1, 224, 224)),
+    "vit_b_16": ("torchvision.models.vit_b_16(weights=None)", (1, 3, 224, 224)),
+    "swin_t": ("torchvision.models.swin_t(weights=None)", (1, 3, 224, 224)),
 }
 
 

@@ -1299,7 +1299,8 @@ START_TEST(yaml_and_packs_agree)
     for (int opset = 9; opset <= 17; opset++) {
         const ox_opset_op *const *ops = NULL;
         size_t n = ox_opset_db_ops(db, opset, &ops);
-        ck_assert_uint_eq(n, 48);
+        /* The seed's 48 operators at least; the loops below check both directions. */
+        ck_assert_uint_ge(n, 48);
         for (size_t i = 0; i < n; i++) {
             const ox_op_impl *impl = ox_registry_find(ctx->registry, ops[i]->name, opset);
             ck_assert_msg(impl != NULL, "opset %d: %s has no symbolic", opset, ops[i]->name);
@@ -1314,9 +1315,14 @@ START_TEST(yaml_and_packs_agree)
             }
         }
     }
-    for (size_t i = 0; i < n_impls; i++)
-        ck_assert_msg(ox_opset_db_lookup(db, 9, impls[i]->decl->name) != NULL,
-                      "%s has a symbolic but no YAML entry", impls[i]->decl->name);
+    /* An operator whose ONNX lowering starts at a later opset (aten::cumsum at 11) is
+     * declared from its since_opset on. */
+    for (size_t i = 0; i < n_impls; i++) {
+        int since = impls[i]->decl->since_opset;
+        ck_assert_msg(ox_opset_db_lookup(db, since, impls[i]->decl->name) != NULL,
+                      "%s has a symbolic from opset %d but no YAML entry there",
+                      impls[i]->decl->name, since);
+    }
     ox_context_free(ctx);
 }
 END_TEST

@@ -72,4 +72,74 @@ AT_SYM(at_sym_mean);
 /* pad.c */
 AT_SYM(at_sym_constant_pad_nd);
 
+/* activation_more.c */
+AT_SYM(at_sym_gelu);
+AT_SYM(at_sym_silu);
+AT_SYM(at_sym_hardsigmoid);
+AT_SYM(at_sym_hardswish_9);
+AT_SYM(at_sym_hardswish_14);
+/* norm_layer.c */
+AT_SYM(at_sym_layer_norm_9);
+AT_SYM(at_sym_layer_norm_17);
+AT_SYM(at_sym_group_norm);
+AT_SYM(at_sym_instance_norm);
+/* index.c */
+AT_SYM(at_sym_index);
+/* roll.c */
+AT_SYM(at_sym_roll);
+/* expand.c */
+AT_SYM(at_sym_expand);
+AT_SYM(at_sym_repeat);
+AT_SYM(at_sym_stack);
+/* math.c */
+AT_SYM(at_sym_exp);
+AT_SYM(at_sym_log);
+AT_SYM(at_sym_sqrt);
+AT_SYM(at_sym_rsqrt);
+AT_SYM(at_sym_reciprocal);
+AT_SYM(at_sym_erf);
+AT_SYM(at_sym_floor);
+AT_SYM(at_sym_ceil);
+AT_SYM(at_sym_sin);
+AT_SYM(at_sym_cos);
+AT_SYM(at_sym_sign);
+AT_SYM(at_sym_rsub);
+AT_SYM(at_sym_neg);
+AT_SYM(at_sym_abs);
+AT_SYM(at_sym_pow);
+AT_SYM(at_sym_maximum);
+AT_SYM(at_sym_minimum);
+AT_SYM(at_sym_clamp_9);
+AT_SYM(at_sym_clamp_11);
+AT_SYM(at_sym_eq);
+AT_SYM(at_sym_ne);
+AT_SYM(at_sym_gt);
+AT_SYM(at_sym_lt);
+AT_SYM(at_sym_ge);
+AT_SYM(at_sym_le);
+AT_SYM(at_sym_where);
+AT_SYM(at_sym_masked_fill);
+AT_SYM(at_sym_to);
+AT_SYM(at_sym_logical_or);
+AT_SYM(at_sym_logical_and);
+AT_SYM(at_sym_logical_xor);
+AT_SYM(at_sym_logical_not);
+/* baddbmm.c */
+AT_SYM(at_sym_baddbmm);
+/* reduce_more.c */
+AT_SYM(at_sym_sum_9);
+AT_SYM(at_sym_sum_13);
+AT_SYM(at_sym_amax);
+AT_SYM(at_sym_amin);
+AT_SYM(at_sym_argmax);
+AT_SYM(at_sym_argmin);
+AT_SYM(at_sym_cumsum);
+AT_SYM(at_sym_topk);
+/* resize.c */
+AT_SYM(at_sym_upsample_nearest2d);
+AT_SYM(at_sym_upsample_bilinear2d);
+/* pad_mode.c */
+AT_SYM(at_sym_reflection_pad);
+AT_SYM(at_sym_replication_pad);
+
 #endif /* OX_ATEN_SYMBOLICS_H */

@@ -76,6 +76,44 @@ static const ox_param_decl p_select[] = {{"self", T}, {"dim", INT}, {"index", IN
 static const ox_param_decl p_slice[] = {
     {"self", T}, {"dim", INT}, {"start", INT}, {"end", INT}, {"step", INT}};
 
+static const ox_param_decl p_gelu[] = {{"self", T}, {"approximate", OX_ARG_STRING}};
+static const ox_param_decl p_layer_norm[] = {
+    {"input", T}, {"normalized_shape", INTS}, {"weight", TOPT}, {"bias", TOPT},
+    {"eps", FLOAT}, {"cudnn_enable", BOOL}};
+static const ox_param_decl p_group_norm[] = {
+    {"input", T}, {"num_groups", INT}, {"weight", TOPT}, {"bias", TOPT},
+    {"eps", FLOAT}, {"cudnn_enabled", BOOL}};
+static const ox_param_decl p_instance_norm[] = {
+    {"input", T}, {"weight", TOPT}, {"bias", TOPT}, {"running_mean", TOPT},
+    {"running_var", TOPT}, {"use_input_stats", BOOL}, {"momentum", FLOAT}, {"eps", FLOAT},
+    {"cudnn_enabled", BOOL}};
+static const ox_param_decl p_index[] = {{"self", T}, {"indices", TLIST}};
+static const ox_param_decl p_roll[] = {{"self", T}, {"shifts", INTS}, {"dims", INTS}};
+static const ox_param_decl p_expand[] = {{"self", T}, {"size", INTS}};
+static const ox_param_decl p_repeat[] = {{"self", T}, {"repeats", INTS}};
+static const ox_param_decl p_stack[] = {{"tensors", TLIST}, {"dim", INT}};
+
+static const ox_param_decl p_to[] = {{"self", T}, {"dtype", DTYPE}};
+static const ox_param_decl p_logical[] = {{"self", T}, {"other", T}};
+static const ox_param_decl p_baddbmm[] = {
+    {"self", T}, {"batch1", T}, {"batch2", T}, {"beta", SCALAR}, {"alpha", SCALAR}};
+static const ox_param_decl p_pow[] = {{"self", T}, {"exponent", TSCALAR}};
+static const ox_param_decl p_clamp[] = {{"self", T}, {"min", SCALAR}, {"max", SCALAR}};
+static const ox_param_decl p_where[] = {{"condition", T}, {"self", TSCALAR}, {"other", TSCALAR}};
+static const ox_param_decl p_masked_fill[] = {{"self", T}, {"mask", T}, {"value", TSCALAR}};
+static const ox_param_decl p_sum[] = {
+    {"self", T}, {"dim", INTS}, {"keepdim", BOOL}, {"dtype", DTYPE}};
+static const ox_param_decl p_amax[] = {{"self", T}, {"dim", INTS}, {"keepdim", BOOL}};
+static const ox_param_decl p_argmax[] = {{"self", T}, {"dim", INT}, {"keepdim", BOOL}};
+static const ox_param_decl p_cumsum[] = {{"self", T}, {"dim", INT}, {"dtype", DTYPE}};
+static const ox_param_decl p_topk[] = {
+    {"self", T}, {"k", INT}, {"dim", INT}, {"largest", BOOL}, {"sorted", BOOL}};
+
+static const ox_param_decl p_upsample_nearest[] = {{"self", T}, {"output_size", INTS}};
+static const ox_param_decl p_upsample_bilinear[] = {
+    {"self", T}, {"output_size", INTS}, {"align_corners", BOOL}};
+static const ox_param_decl p_pad_mode[] = {{"self", T}, {"padding", INTS}};
+
 static const ox_op_decl ops[] = {
     OP("aten::conv1d", 9, p_conv, 1, at_sym_conv),
     OP("aten::conv2d", 9, p_conv, 1, at_sym_conv),
@@ -130,6 +168,68 @@ static const ox_op_decl ops[] = {
     OP("aten::mean", 9, p_mean, 1, at_sym_mean),
     OP("aten::select", 9, p_select, 1, at_sym_select),
     OP("aten::slice", 9, p_slice, 1, at_sym_slice),
+    OP("aten::gelu", 9, p_gelu, 1, at_sym_gelu),
+    OP("aten::silu", 9, p_self, 1, at_sym_silu),
+    OP("aten::hardsigmoid", 9, p_self, 1, at_sym_hardsigmoid),
+    OP("aten::hardswish", 9, p_self, 1, at_sym_hardswish_9),
+    OP("aten::hardswish", 14, p_self, 1, at_sym_hardswish_14),
+    OP("aten::layer_norm", 9, p_layer_norm, 1, at_sym_layer_norm_9),
+    OP("aten::layer_norm", 17, p_layer_norm, 1, at_sym_layer_norm_17),
+    OP("aten::group_norm", 9, p_group_norm, 1, at_sym_group_norm),
+    OP("aten::instance_norm", 9, p_instance_norm, 1, at_sym_instance_norm),
+    OP("aten::index", 9, p_index, 1, at_sym_index),
+    OP("aten::roll", 9, p_roll, 1, at_sym_roll),
+    OP("aten::expand", 9, p_expand, 1, at_sym_expand),
+    OP("aten::repeat", 9, p_repeat, 1, at_sym_repeat),
+    OP("aten::stack", 9, p_stack, 1, at_sym_stack),
+    OP("aten::to", 9, p_to, 1, at_sym_to),
+    OP("aten::logical_or", 9, p_logical, 1, at_sym_logical_or),
+    OP("aten::logical_and", 9, p_logical, 1, at_sym_logical_and),
+    OP("aten::logical_xor", 9, p_logical, 1, at_sym_logical_xor),
+    OP("aten::logical_not", 9, p_self, 1, at_sym_logical_not),
+    OP("aten::baddbmm", 9, p_baddbmm, 1, at_sym_baddbmm),
+    OP("aten::exp", 9, p_self, 1, at_sym_exp),
+    OP("aten::log", 9, p_self, 1, at_sym_log),
+    OP("aten::sqrt", 9, p_self, 1, at_sym_sqrt),
+    OP("aten::rsqrt", 9, p_self, 1, at_sym_rsqrt),
+    OP("aten::reciprocal", 9, p_self, 1, at_sym_reciprocal),
+    OP("aten::erf", 9, p_self, 1, at_sym_erf),
+    OP("aten::floor", 9, p_self, 1, at_sym_floor),
+    OP("aten::ceil", 9, p_self, 1, at_sym_ceil),
+    OP("aten::sin", 9, p_self, 1, at_sym_sin),
+    OP("aten::cos", 9, p_self, 1, at_sym_cos),
+    OP("aten::sign", 9, p_self, 1, at_sym_sign),
+    OP("aten::rsub", 9, p_add, 1, at_sym_rsub),
+    OP("aten::neg", 9, p_self, 1, at_sym_neg),
+    OP("aten::abs", 9, p_self, 1, at_sym_abs),
+    OP("aten::pow", 9, p_pow, 1, at_sym_pow),
+    OP("aten::maximum", 9, p_mul, 1, at_sym_maximum),
+    OP("aten::minimum", 9, p_mul, 1, at_sym_minimum),
+    OP("aten::clamp", 9, p_clamp, 1, at_sym_clamp_9),
+    OP("aten::clamp", 11, p_clamp, 1, at_sym_clamp_11),
+    OP("aten::eq", 9, p_mul, 1, at_sym_eq),
+    OP("aten::ne", 9, p_mul, 1, at_sym_ne),
+    OP("aten::gt", 9, p_mul, 1, at_sym_gt),
+    OP("aten::lt", 9, p_mul, 1, at_sym_lt),
+    OP("aten::ge", 9, p_mul, 1, at_sym_ge),
+    OP("aten::le", 9, p_mul, 1, at_sym_le),
+    OP("aten::where", 9, p_where, 1, at_sym_where),
+    OP("aten::masked_fill", 9, p_masked_fill, 1, at_sym_masked_fill),
+    OP("aten::sum", 9, p_sum, 1, at_sym_sum_9),
+    OP("aten::sum", 13, p_sum, 1, at_sym_sum_13),
+    OP("aten::amax", 9, p_amax, 1, at_sym_amax),
+    OP("aten::amin", 9, p_amax, 1, at_sym_amin),
+    OP("aten::argmax", 9, p_argmax, 1, at_sym_argmax),
+    OP("aten::argmin", 9, p_argmax, 1, at_sym_argmin),
+    OP("aten::cumsum", 11, p_cumsum, 1, at_sym_cumsum),
+    OP("aten::topk", 9, p_topk, 2, at_sym_topk),
+    OP("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, at_sym_upsample_nearest2d),
+    OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, at_sym_upsample_bilinear2d),
+    OP("aten::reflection_pad1d", 9, p_pad_mode, 1, at_sym_reflection_pad),
+    OP("aten::reflection_pad2d", 9, p_pad_mode, 1, at_sym_reflection_pad),
+    OP("aten::replication_pad1d", 9, p_pad_mode, 1, at_sym_replication_pad),
+    OP("aten::replication_pad2d", 9, p_pad_mode, 1, at_sym_replication_pad),
+    OP("aten::replication_pad3d", 9, p_pad_mode, 1, at_sym_replication_pad),
 };
 
 static const ox_plugin_desc desc = {

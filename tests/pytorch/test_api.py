@@ -140,7 +140,7 @@ class Api(unittest.TestCase):
         self.assertIn("  - ONNX export failed on erfinv because no symbolic for aten::erfinv is registered "
                       "(scope: Outer/Inner[body])", lines)
         self.assertIn("  - ONNX export failed on cumsum because no symbolic for aten::cumsum is registered "
-                      "(scope: Outer/Inner[body])", lines)
+                      "(scope: Outer/Inner[body]); supported from opset 11", lines)
         self.assertFalse(os.path.exists(self.path("e.onnx")))
 
     def test_custom_function_with_a_pack_is_exported(self):

@@ -56,6 +56,9 @@ PASSTHROUGH = {
     # Results depend on the shape only; the trace keeps them as constants.
     torch.zeros_like, torch.ones_like, torch.empty_like, torch.full_like, torch.rand_like,
     torch.randn_like,
+    # Same for Tensor.new_*: swin builds its attention mask this way, writing into it
+    # through slices; as a constant it needs no in-place recording at all.
+    T.new_zeros, T.new_ones, T.new_empty, T.new_full,
 }
 
 # Calls that turn a tensor into Python values: the trace is specialized to them.
@@ -234,8 +237,11 @@ HANDLERS[torch.bmm] = HANDLERS[T.bmm] = _mm("aten::bmm")
 def _dropout(kind):
     def h(rec, func, args, kwargs):
         b = bind(args, kwargs, ("input", "p", "training", "inplace"), p=0.5, training=True, inplace=False)
+        # p=0 is the identity in either mode; torchvision's swin calls
+        # F.dropout(attn, p=0.0) with the default training=True even in eval.
+        train = bool(b["training"]) and float(b["p"]) != 0.0
         return rec.record(kind + "_" if b["inplace"] else kind,
-                          [("input", b["input"]), ("p", float(b["p"])), ("train", bool(b["training"]))],
+                          [("input", b["input"]), ("p", float(b["p"])), ("train", train)],
                           func, args, kwargs)
     return h
 
@@ -466,9 +472,16 @@ HANDLERS[T.__rmul__] = _binary("aten::mul", False)
 
 # ---------------------------------------------------------------- padding, embedding, pixel shuffle
 
+_PAD_MODES = {"reflect": "aten::reflection_pad", "replicate": "aten::replication_pad"}
+
+
 @handles(F.pad)
 def _pad(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "pad", "mode", "value"), mode="constant", value=None)
+    if b["mode"] in _PAD_MODES:
+        n = len(b["pad"]) // 2
+        return rec.record(f"{_PAD_MODES[b['mode']]}{n}d",
+                          [("self", b["input"]), ("padding", [int(p) for p in b["pad"]])], func, args, kwargs)
     if b["mode"] != "constant":
         return NotImplemented
     v = b["value"]
@@ -529,3 +542,349 @@ HANDLERS[torch.lstm] = _rnn("aten::lstm", True)
 HANDLERS[torch.gru] = _rnn("aten::gru", False)
 HANDLERS[torch.rnn_tanh] = _rnn("aten::rnn_tanh", False)
 HANDLERS[torch.rnn_relu] = _rnn("aten::rnn_relu", False)
+
+
+# ---------------------------------------------------------------- more activations
+
+def _activation(kind):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "inplace"), inplace=False)
+        return rec.record(kind + "_" if b["inplace"] else kind, [("self", b["input"])], func, args, kwargs)
+    return h
+
+
+HANDLERS[F.silu] = _activation("aten::silu")
+HANDLERS[F.hardswish] = _activation("aten::hardswish")
+HANDLERS[F.hardsigmoid] = _activation("aten::hardsigmoid")
+
+
+@handles(F.gelu)
+def _gelu(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "approximate"), approximate="none")
+    return rec.record("aten::gelu", [("self", b["input"]), ("approximate", str(b["approximate"]))],
+                      func, args, kwargs)
+
+
+# ---------------------------------------------------------------- normalization layers
+
+@handles(F.layer_norm)
+def _layer_norm(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "normalized_shape", "weight", "bias", "eps"), weight=None, bias=None,
+             eps=1e-5)
+    return rec.record("aten::layer_norm", [
+        ("input", b["input"]), ("normalized_shape", [int(v) for v in b["normalized_shape"]]),
+        ("weight", b["weight"]), ("bias", b["bias"]), ("eps", float(b["eps"])),
+        ("cudnn_enable", bool(torch.backends.cudnn.enabled))], func, args, kwargs)
+
+
+@handles(F.group_norm)
+def _group_norm(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "num_groups", "weight", "bias", "eps"), weight=None, bias=None, eps=1e-5)
+    return rec.record("aten::group_norm", [
+        ("input", b["input"]), ("num_groups", int(b["num_groups"])), ("weight", b["weight"]),
+        ("bias", b["bias"]), ("eps", float(b["eps"])),
+        ("cudnn_enabled", bool(torch.backends.cudnn.enabled))], func, args, kwargs)
+
+
+@handles(F.instance_norm)
+def _instance_norm(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "running_mean", "running_var", "weight", "bias", "use_input_stats",
+                            "momentum", "eps"), running_mean=None, running_var=None, weight=None, bias=None,
+             use_input_stats=True, momentum=0.1, eps=1e-5)
+    return rec.record("aten::instance_norm", [
+        ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
+        ("running_mean", b["running_mean"]), ("running_var", b["running_var"]),
+        ("use_input_stats", bool(b["use_input_stats"])), ("momentum", float(b["momentum"] or 0.0)),
+        ("eps", float(b["eps"])), ("cudnn_enabled", bool(torch.backends.cudnn.enabled))], func, args, kwargs)
+
+
+# ---------------------------------------------------------------- split, chunk, unbind
+#
+# The recorded graph has a fixed number of outputs per kind (the pack declares its
+# forward arity), while split/chunk/unbind return as many tensors as the sizes say.
+# Each piece is therefore recorded as the aten::slice (or aten::select) that produces
+# it: one Slice per piece in the file, the same values as one Split.
+
+def _pieces(rec, x, dim, sizes, results, select=False):
+    if isinstance(dim, str):
+        return NotImplemented
+    start = 0
+    for size, piece in zip(sizes, results):
+        if select:
+            resolved = rec.resolve([("self", x), ("dim", int(dim)), ("index", start)])
+            rec.emit("aten::select", resolved, piece)
+        else:
+            resolved = rec.resolve([("self", x), ("dim", int(dim)), ("start", start), ("end", start + size),
+                                    ("step", 1)])
+            rec.emit("aten::slice", resolved, piece)
+        start += size
+    return results
+
+
+def _split_sizes(x, split, dim):
+    n = x.shape[dim]
+    if isinstance(split, int):
+        if split <= 0:
+            return None
+        return [min(split, n - s) for s in range(0, n, split)] or [0]
+    return [int(v) for v in split]
+
+
+@handles(torch.split, T.split, torch.functional.split)
+def _split(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("tensor", "split_size_or_sections", "dim"), dim=0)
+    x, dim = b["tensor"], b["dim"]
+    if isinstance(dim, str):
+        return NotImplemented
+    sizes = _split_sizes(x, b["split_size_or_sections"], int(dim))
+    if sizes is None:
+        return NotImplemented
+    return _pieces(rec, x, dim, sizes, func(*args, **kwargs))
+
+
+@handles(torch.chunk, T.chunk)
+def _chunk(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "chunks", "dim"), dim=0)
+    x, dim = b["input"], b["dim"]
+    if isinstance(dim, str):
+        return NotImplemented
+    result = func(*args, **kwargs)
+    return _pieces(rec, x, dim, [int(t.shape[int(dim)]) for t in result], result)
+
+
+@handles(torch.unbind, T.unbind)
+def _unbind(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "dim"), dim=0)
+    x, dim = b["input"], b["dim"]
+    if isinstance(dim, str):
+        return NotImplemented
+    result = func(*args, **kwargs)
+    return _pieces(rec, x, dim, [1] * len(result), result, select=True)
+
+
+# ---------------------------------------------------------------- expand, repeat, stack, roll
+
+@handles(T.expand)
+def _expand(rec, func, args, kwargs):
+    rest = args[1:] or (kwargs["size"],)
+    return rec.record("aten::expand", [("self", args[0]), ("size", _sizes_arg(rest))], func, args, kwargs)
+
+
+@handles(T.expand_as)
+def _expand_as(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "other"))
+    return rec.record("aten::expand", [("self", b["input"]), ("size", [int(v) for v in b["other"].shape])],
+                      func, args, kwargs)
+
+
+@handles(T.repeat)
+def _repeat(rec, func, args, kwargs):
+    rest = args[1:] or (kwargs["repeats"],)
+    return rec.record("aten::repeat", [("self", args[0]), ("repeats", _sizes_arg(rest))], func, args, kwargs)
+
+
+@handles(torch.stack)
+def _stack(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("tensors", "dim"), dim=0)
+    if isinstance(b["dim"], str):
+        return NotImplemented
+    return rec.record("aten::stack", [("tensors", list(b["tensors"])), ("dim", int(b["dim"]))], func, args, kwargs)
+
+
+@handles(torch.roll, T.roll)
+def _roll(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "shifts", "dims"), dims=None)
+    if b["dims"] is None:
+        return NotImplemented
+    shifts = ntuple(b["shifts"], 1)
+    dims = ntuple(b["dims"], 1)
+    return rec.record("aten::roll", [("self", b["input"]), ("shifts", shifts), ("dims", dims)], func, args, kwargs)
+
+
+# ---------------------------------------------------------------- dispatcher-level lowerings
+#
+# Calls recorded at the dispatcher level (inside F.multi_head_attention_forward, for
+# one) reach some ops in forms whose arity is not fixed or whose name is an
+# implementation detail; ATEN_HANDLERS maps the schema name to a handler like the
+# ones above (func is the OpOverload; args follow the ATen schema).
+
+ATEN_HANDLERS = {}
+
+
+def _aten_split(rec, func, args, kwargs):
+    x, split = args[0], args[1]
+    dim = args[2] if len(args) > 2 else kwargs.get("dim", 0)
+    sizes = _split_sizes(x, split, int(dim))
+    if sizes is None:
+        return NotImplemented
+    return _pieces(rec, x, dim, sizes, func(*args, **kwargs))
+
+
+def _aten_chunk(rec, func, args, kwargs):
+    x = args[0]
+    dim = args[2] if len(args) > 2 else kwargs.get("dim", 0)
+    result = func(*args, **kwargs)
+    return _pieces(rec, x, dim, [int(t.shape[int(dim)]) for t in result], result)
+
+
+def _aten_unbind(rec, func, args, kwargs):
+    x = args[0]
+    dim = args[1] if len(args) > 1 else kwargs.get("dim", 0)
+    result = func(*args, **kwargs)
+    return _pieces(rec, x, dim, [1] * len(result), result, select=True)
+
+
+def _aten_softmax(kind):
+    def h(rec, func, args, kwargs):
+        x, dim = args[0], args[1]
+        return rec.record(kind, [("self", x), ("dim", int(dim)), ("dtype", None)], func, args, kwargs)
+    return h
+
+
+def _aten_view(rec, func, args, kwargs):
+    """aten::_unsafe_view (matmul's decomposition of a 3-D F.linear) is a view."""
+    return rec.record("aten::view", [("self", args[0]), ("size", [int(v) for v in args[1]])], func, args, kwargs)
+
+
+def _aten_expand(rec, func, args, kwargs):
+    """aten::expand's `implicit` flag only matters to autograd."""
+    return rec.record("aten::expand", [("self", args[0]), ("size", [int(v) for v in args[1]])], func, args, kwargs)
+
+
+def _aten_shape_only(rec, func, args, kwargs):
+    """zeros_like and friends inside a dispatcher-level call: a constant, as at the
+    function level (PASSTHROUGH)."""
+    return func(*args, **kwargs)
+
+
+def _aten_clamp(rec, func, args, kwargs):
+    """clip is clamp's alias; clamp_min / clamp_max are clamp with one bound."""
+    name = func._schema.name
+    if name == "aten::clamp_max":
+        lo, hi = None, args[1]
+    elif name == "aten::clamp_min":
+        lo, hi = args[1], None
+    else:
+        lo = args[1] if len(args) > 1 else kwargs.get("min")
+        hi = args[2] if len(args) > 2 else kwargs.get("max")
+    return rec.record("aten::clamp", [("self", args[0]), ("min", lo), ("max", hi)], func, args, kwargs)
+
+
+for _n in ("aten::clip", "aten::clamp_min", "aten::clamp_max"):
+    ATEN_HANDLERS[_n] = _aten_clamp
+ATEN_HANDLERS["aten::_unsafe_view"] = _aten_view
+ATEN_HANDLERS["aten::expand"] = _aten_expand
+for _n in ("aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::full_like"):
+    ATEN_HANDLERS[_n] = _aten_shape_only
+for _n in ("aten::split", "aten::split_with_sizes", "aten::unsafe_split", "aten::unsafe_split_with_sizes"):
+    ATEN_HANDLERS[_n] = _aten_split
+ATEN_HANDLERS["aten::chunk"] = _aten_chunk
+ATEN_HANDLERS["aten::unbind"] = _aten_unbind
+ATEN_HANDLERS["aten::_softmax"] = _aten_softmax("aten::softmax")
+ATEN_HANDLERS["aten::_log_softmax"] = _aten_softmax("aten::log_softmax")
+
+
+# ---------------------------------------------------------------- interpolation
+
+@handles(F.interpolate, F.upsample)
+def _interpolate(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor",
+                            "antialias"), size=None, scale_factor=None, mode="nearest", align_corners=None,
+             recompute_scale_factor=None, antialias=False)
+    x = b["input"]
+    if x.dim() != 4 or b["mode"] not in ("nearest", "bilinear") or b["antialias"]:
+        return NotImplemented
+    out = func(*args, **kwargs)
+    hw = [int(v) for v in out.shape[2:]]
+    sf = b["scale_factor"]
+    if sf is not None and not b["recompute_scale_factor"]:
+        # torch then maps coordinates with the given factor, not out/in: the same
+        # only when the factor gives the output size exactly.
+        sf = [float(v) for v in sf] if isinstance(sf, (list, tuple)) else [float(sf)] * 2
+        if any(float(s) * int(i) != o for s, i, o in zip(sf, x.shape[2:], hw)):
+            return NotImplemented
+    arglist = [("self", x), ("output_size", hw)]
+    if b["mode"] == "bilinear":
+        arglist.append(("align_corners", bool(b["align_corners"])))
+    resolved = rec.resolve(arglist)
+    return rec.emit(f"aten::upsample_{b['mode']}2d", resolved, out)
+
+
+# ---------------------------------------------------------------- max / min
+#
+# torch.max has three forms with different arities: the whole tensor (one value),
+# along a dim (values, indices) and elementwise against another tensor.  Each is
+# recorded as fixed-arity kinds: amax; amax + argmax; maximum.
+
+def _max_min(reduce_kind, arg_kind, elementwise_kind):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "dim", "keepdim"), dim=None, keepdim=False)
+        x = b["input"]
+        dim = b.pop("other", None)
+        if isinstance(b["dim"], torch.Tensor):
+            dim, b["dim"] = b["dim"], None
+        if dim is not None:
+            return rec.record(elementwise_kind, [("self", x), ("other", dim)], func, args, kwargs)
+        if b["dim"] is None:
+            return rec.record(reduce_kind, [("self", x), ("dim", list(range(x.dim()))), ("keepdim", False)],
+                              func, args, kwargs)
+        if isinstance(b["dim"], str):
+            return NotImplemented
+        d, keep = int(b["dim"]), bool(b["keepdim"])
+        values, indices = func(*args, **kwargs)
+        rec.emit(reduce_kind, rec.resolve([("self", x), ("dim", [d]), ("keepdim", keep)]), values)
+        rec.emit(arg_kind, rec.resolve([("self", x), ("dim", d), ("keepdim", keep)]), indices)
+        return torch.return_types.max((values, indices)) if reduce_kind == "aten::amax" \
+            else torch.return_types.min((values, indices))
+    return h
+
+
+HANDLERS[torch.max] = HANDLERS[T.max] = _max_min("aten::amax", "aten::argmax", "aten::maximum")
+HANDLERS[torch.min] = HANDLERS[T.min] = _max_min("aten::amin", "aten::argmin", "aten::minimum")
+
+
+# ---------------------------------------------------------------- dtype conversions
+
+def _record_cast(rec, func, args, kwargs, x, dtype):
+    if dtype is None or dtype == x.dtype:
+        out = func(*args, **kwargs)
+        if isinstance(out, torch.Tensor) and out.dtype == x.dtype and out.shape == x.shape:
+            rec.alias(x, out)
+            return out
+        return NotImplemented
+    return rec.record("aten::to", [("self", x), ("dtype", dtype)], func, args, kwargs)
+
+
+def _cast_method(dtype):
+    def h(rec, func, args, kwargs):
+        if kwargs.get("memory_format") not in (None, torch.preserve_format):
+            return NotImplemented
+        return _record_cast(rec, func, args, kwargs, args[0], dtype)
+    return h
+
+
+for _m, _dt in (("float", torch.float32), ("double", torch.float64), ("half", torch.float16),
+                ("long", torch.int64), ("int", torch.int32), ("short", torch.int16), ("bool", torch.bool),
+                ("byte", torch.uint8), ("char", torch.int8), ("bfloat16", torch.bfloat16)):
+    HANDLERS[getattr(T, _m)] = _cast_method(_dt)
+
+
+@handles(T.to)
+def _to(rec, func, args, kwargs):
+    """x.to(dtype), x.to(other), x.to(device) on the CPU; anything else (another device,
+    a copy=True request) is left to the dispatcher."""
+    dtype = kwargs.get("dtype")
+    for a in args[1:]:
+        if isinstance(a, torch.dtype):
+            dtype = a
+        elif isinstance(a, torch.Tensor):
+            dtype = a.dtype
+    if kwargs.get("copy"):
+        return NotImplemented
+    return _record_cast(rec, func, args, kwargs, args[0], dtype)
+
+
+@handles(T.type_as)
+def _type_as(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "other"))
+    return _record_cast(rec, func, args, kwargs, b["input"], b["other"].dtype)

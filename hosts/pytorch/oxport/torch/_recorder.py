@@ -362,6 +362,11 @@ class AtenMode(TorchDispatchMode):
             out = func(*args, **kwargs)
             rec.alias(args[0], out)
             return out
+        handler = L.ATEN_HANDLERS.get(name)
+        if handler is not None:
+            res = handler(rec, func, args, kwargs)
+            if res is not NotImplemented:
+                return res
         arglist = []
         for i, a in enumerate(schema.arguments):
             if a.kwarg_only and a.name in kwargs:

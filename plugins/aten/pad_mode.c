@@ -1,0 +1,53 @@
+/* Reflection and replication padding -> Pad with mode reflect / edge.  The
+ * padding list is torch's (begin, end) pairs from the last dim backwards. */
+#include "aten_symbolics.h"
+#include "aten_util.h"
+
+static int pad_mode(ox_sym *g, const ox_api *api, const char *mode)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    const int64_t *pad = NULL;
+    size_t np = api->arg_ints(g, "padding", &pad);
+    int rank = api->rank(g, x);
+    if (rank < 0 || rank > AT_MAX_RANK)
+        return api->fail(g, "padding needs an input of known rank up to %d (got %d)", AT_MAX_RANK,
+                         rank);
+    if (np % 2 != 0 || np / 2 > (size_t)rank)
+        return api->fail(g, "argument 'padding' has %zu values; expected an even count of at "
+                            "most %d for a rank-%d input",
+                         np, 2 * rank, rank);
+    int64_t pads[2 * AT_MAX_RANK] = {0};
+    for (size_t i = 0; i < np / 2; i++) {
+        size_t dim = (size_t)rank - 1 - i;
+        pads[dim] = pad[2 * i];
+        pads[(size_t)rank + dim] = pad[2 * i + 1];
+        if (pad[2 * i] < 0 || pad[2 * i + 1] < 0)
+            return api->fail(g, "argument 'padding' has a negative value; %s padding only grows",
+                             mode);
+    }
+    ox_onode *p;
+    if (api->opset(g) < 11) {
+        p = api->op(g, "Pad", 1, &x, 1);
+        if (p)
+            api->attr_ints(p, "pads", pads, 2 * (size_t)rank);
+    } else {
+        ox_vid in[2] = {x, api->const_ints(g, pads, 2 * (size_t)rank)};
+        if (!in[1])
+            return api->fail(g, "could not create the pads constant of Pad");
+        p = api->op(g, "Pad", 2, in, 1);
+    }
+    if (p)
+        api->attr_string(p, "mode", mode);
+    ox_vid y = at_out(g, api, p, "Pad");
+    return y ? api->set_output(g, 0, y) : 1;
+}
+
+int at_sym_reflection_pad(ox_sym *g, const ox_api *api)
+{
+    return pad_mode(g, api, "reflect");
+}
+
+int at_sym_replication_pad(ox_sym *g, const ox_api *api)
+{
+    return pad_mode(g, api, "edge");
+}

@@ -1,0 +1,103 @@
+/* Interpolation: upsample_nearest2d -> Upsample (opset 9) / Resize;
+ * upsample_bilinear2d -> Resize from opset 11, the first whose coordinate
+ * transformation modes express torch's align_corners=True and =False
+ * (pytorch_half_pixel).  The recorded output_size is the spatial size. */
+#include <string.h>
+
+#include "aten_symbolics.h"
+#include "aten_util.h"
+
+static int out_hw(ox_sym *g, const ox_api *api, ox_vid x, int64_t hw[2])
+{
+    const int64_t *os = NULL;
+    if (api->rank(g, x) != 4)
+        return api->fail(g, "2-D interpolation needs a rank-4 input, got rank %d",
+                         api->rank(g, x));
+    if (api->arg_ints(g, "output_size", &os) != 2)
+        return api->fail(g, "argument 'output_size' must hold 2 sizes (height, width)");
+    hw[0] = os[0];
+    hw[1] = os[1];
+    return 0;
+}
+
+/* Scales [1, 1, out_h/in_h, out_w/in_w] for the opset 9/10 forms. */
+static ox_vid scales(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2])
+{
+    int64_t ih = api->size(g, x, 2), iw = api->size(g, x, 3);
+    if (ih <= 0 || iw <= 0) {
+        api->fail(g, "interpolation before opset 11 needs the input's spatial sizes, which "
+                     "are unknown; record them or export with opset 11");
+        return 0;
+    }
+    float s[4] = {1.0f, 1.0f, (float)hw[0] / (float)ih, (float)hw[1] / (float)iw};
+    int64_t four = 4;
+    ox_vid v = api->constant(g, OX_FLOAT, 1, &four, s);
+    if (!v)
+        api->fail(g, "could not create the scales constant");
+    return v;
+}
+
+/* Resize from opset 11 with explicit sizes Concat(Shape(x)[0:2], out_hw), so
+ * the batch and channel dims stay whatever the input has. */
+static ox_vid resize_11(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2],
+                        const char *mode, const char *coord)
+{
+    ox_vid nc = at_slice(g, api, at_op1(g, api, "Shape", x), 0, 0, 2, 1);
+    ox_vid parts[2] = {nc, api->const_ints(g, hw, 2)};
+    ox_vid sizes = at_concat(g, api, parts, 2, 0);
+    if (!sizes)
+        return 0;
+    ox_vid in[4] = {x, 0, 0, sizes};
+    if (api->opset(g) < 13) {
+        /* roi and scales are required inputs before 13; empty means unused.
+         * ConstantOfShape([0]) makes the empty float tensor at run time (the
+         * writer is not handed a zero-byte constant). */
+        int64_t zero = 0;
+        ox_vid empty = at_op1(g, api, "ConstantOfShape", api->const_ints(g, &zero, 1));
+        if (!empty)
+            return 0;
+        in[1] = in[2] = empty;
+    }
+    ox_onode *r = api->op(g, "Resize", 4, in, 1);
+    if (r) {
+        api->attr_string(r, "mode", mode);
+        api->attr_string(r, "coordinate_transformation_mode", coord);
+        if (strcmp(mode, "nearest") == 0)
+            api->attr_string(r, "nearest_mode", "floor");
+    }
+    return at_out(g, api, r, "Resize");
+}
+
+int at_sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t hw[2];
+    if (out_hw(g, api, x, hw))
+        return 1;
+    int opset = api->opset(g);
+    ox_vid y;
+    if (opset >= 11) {
+        y = resize_11(g, api, x, hw, "nearest", "asymmetric");
+    } else {
+        ox_vid in[2] = {x, scales(g, api, x, hw)};
+        if (!in[1])
+            return 1;
+        const char *type = opset < 10 ? "Upsample" : "Resize";
+        ox_onode *n = api->op(g, type, 2, in, 1);
+        if (n)
+            api->attr_string(n, "mode", "nearest");
+        y = at_out(g, api, n, type);
+    }
+    return y ? api->set_output(g, 0, y) : 1;
+}
+
+int at_sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t hw[2];
+    if (out_hw(g, api, x, hw))
+        return 1;
+    int align = api->arg_int(g, "align_corners", 0) != 0;
+    ox_vid y = resize_11(g, api, x, hw, "linear", align ? "align_corners" : "pytorch_half_pixel");
+    return y ? api->set_output(g, 0, y) : 1;
+}

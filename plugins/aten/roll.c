@@ -1,0 +1,33 @@
+/* aten::roll -> per rolled dim, Concat(x[s-k:], x[:s-k]) (ONNX has no Roll). */
+#include "aten_symbolics.h"
+#include "aten_util.h"
+
+int at_sym_roll(ox_sym *g, const ox_api *api)
+{
+    ox_vid self = api->arg_tensor(g, "self"), x = self;
+    const int64_t *shifts = NULL, *dims = NULL;
+    size_t ns = api->arg_ints(g, "shifts", &shifts);
+    size_t nd = api->arg_ints(g, "dims", &dims);
+    int rank = api->rank(g, x);
+    if (nd == 0)
+        return api->fail(g, "argument 'dims' is empty; rolling the flattened tensor is not "
+                            "exported, give the dims to roll");
+    if (ns != nd)
+        return api->fail(g, "argument 'shifts' has %zu values but 'dims' has %zu", ns, nd);
+    for (size_t i = 0; i < nd && x; i++) {
+        int64_t d;
+        if (at_axis(g, api, "dims", dims[i], rank, &d))
+            return 1;
+        int64_t s = api->size(g, self, (int)d);
+        if (s < 0)
+            return api->fail(g, "roll needs the size of dim %lld, which is unknown; record the "
+                                "input's sizes",
+                             (long long)d);
+        int64_t k = s ? ((shifts[i] % s) + s) % s : 0;
+        if (k == 0)
+            continue;
+        ox_vid parts[2] = {at_slice(g, api, x, d, s - k, s, 1), at_slice(g, api, x, d, 0, s - k, 1)};
+        x = at_concat(g, api, parts, 2, d);
+    }
+    return x ? api->set_output(g, 0, x) : 1;
+}
