@@ -10,6 +10,7 @@
 
 #include "context.h"
 #include "ir.h"
+#include "strset.h"
 
 typedef struct checker {
     FILE *out;
@@ -52,16 +53,6 @@ typedef struct defmap {
     size_t cap, n;
 } defmap;
 
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static int defmap_init(defmap *m, size_t expect)
 {
     size_t cap = 64;
@@ -88,7 +79,7 @@ static const definer *defmap_define(defmap *m, definer d)
         *m = big;
     }
     size_t mask = m->cap - 1;
-    size_t i = (size_t)str_hash(d.name) & mask;
+    size_t i = (size_t)ox_str_hash(d.name) & mask;
     for (; m->slots[i].name; i = (i + 1) & mask)
         if (strcmp(m->slots[i].name, d.name) == 0)
             return &m->slots[i];

@@ -95,26 +95,6 @@ static bool decl_accepts(ox_arg_kind decl, ox_arg_kind got)
     }
 }
 
-static const char *kind_text(ox_arg_kind k)
-{
-    switch (k) {
-    case OX_ARG_NONE: return "None";
-    case OX_ARG_TENSOR: return "tensor";
-    case OX_ARG_TENSOR_LIST: return "tensor_list";
-    case OX_ARG_INT: return "int";
-    case OX_ARG_FLOAT: return "float";
-    case OX_ARG_BOOL: return "bool";
-    case OX_ARG_STRING: return "string";
-    case OX_ARG_INTS: return "ints";
-    case OX_ARG_FLOATS: return "floats";
-    case OX_ARG_DTYPE: return "dtype";
-    case OX_ARG_OPT_TENSOR: return "optional_tensor";
-    case OX_ARG_SCALAR: return "scalar";
-    case OX_ARG_TENSOR_OR_SCALAR: return "tensor_or_scalar";
-    }
-    return "unknown";
-}
-
 static const ox_param_decl *decl_param(const ox_op_decl *d, const char *name)
 {
     for (uint32_t i = 0; i < d->n_params; i++)
@@ -161,8 +141,8 @@ static void check_args(const ox_node *n, const ox_op_impl *im, const ox_opset_op
         if (!yaml_declares(yop, a->name) && !decl_accepts(p->kind, a->kind))
             ox_report_add(r, "%s at %s: argument '%s' is recorded as %s, but the symbolic in %s "
                              "declares %s",
-                          n->kind, scope_of(n), a->name, kind_text(a->kind), path,
-                          kind_text(p->kind));
+                          n->kind, scope_of(n), a->name, ox_arg_kind_name(a->kind), path,
+                          ox_arg_kind_name(p->kind));
     }
     for (uint32_t i = 0; i < d->n_params; i++) {
         const ox_param_decl *p = &d->params[i];
@@ -171,10 +151,10 @@ static void check_args(const ox_node *n, const ox_op_impl *im, const ox_opset_op
         const ox_targ *a = ox_node_arg(n, p->name);
         if (!a)
             ox_report_add(r, "%s at %s: required %s argument '%s' is not recorded", n->kind,
-                          scope_of(n), kind_text(p->kind), p->name);
+                          scope_of(n), ox_arg_kind_name(p->kind), p->name);
         else if (a->kind == OX_ARG_NONE && !yaml_declares(yop, p->name))
             ox_report_add(r, "%s at %s: required %s argument '%s' is None", n->kind,
-                          scope_of(n), kind_text(p->kind), p->name);
+                          scope_of(n), ox_arg_kind_name(p->kind), p->name);
     }
     if (n->n_outputs != d->n_outputs)
         ox_report_add(r, "%s at %s: recorded with %u output(s), but the symbolic in %s declares %u",

@@ -204,15 +204,7 @@ void ox_graph_remove_node(ox_graph *g, ox_node *n)
         if (v && v->producer == n)
             v->producer = NULL;
     }
-    if (n->prev)
-        n->prev->next = n->next;
-    else
-        g->first = n->next;
-    if (n->next)
-        n->next->prev = n->prev;
-    else
-        g->last = n->prev;
-    n->prev = n->next = NULL;
+    ox_graph_unlink_node(g, n);
     g->n_nodes--;
 }
 
@@ -402,4 +394,24 @@ int ox_tensor_own(ox_graph *g, ox_tensor_data *t, const void *data, uint64_t nby
     t->nbytes = nbytes;
     t->owned = true;
     return 0;
+}
+
+const char *ox_arg_kind_name(ox_arg_kind k)
+{
+    switch (k) {
+    case OX_ARG_NONE: return "None";
+    case OX_ARG_TENSOR: return "tensor";
+    case OX_ARG_TENSOR_LIST: return "tensor_list";
+    case OX_ARG_INT: return "int";
+    case OX_ARG_FLOAT: return "float";
+    case OX_ARG_BOOL: return "bool";
+    case OX_ARG_STRING: return "string";
+    case OX_ARG_INTS: return "ints";
+    case OX_ARG_FLOATS: return "floats";
+    case OX_ARG_DTYPE: return "dtype";
+    case OX_ARG_OPT_TENSOR: return "optional_tensor";
+    case OX_ARG_SCALAR: return "scalar";
+    case OX_ARG_TENSOR_OR_SCALAR: return "tensor_or_scalar";
+    }
+    return "unknown";
 }

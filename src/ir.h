@@ -24,6 +24,9 @@ const char *ox_dtype_torch_name(ox_dtype t);
 /* "float", "int64", ... (ONNX names, for messages). */
 const char *ox_dtype_name(ox_dtype t);
 bool ox_dtype_valid(int t);
+/* An argument kind as the opset YAML spells it ("tensor", "ints", ...);
+ * "None" for OX_ARG_NONE (an absent optional), "unknown" out of range. */
+const char *ox_arg_kind_name(ox_arg_kind k);
 
 typedef struct ox_type {
     ox_dtype dtype;   /* OX_UNDEFINED when unknown */

@@ -22,6 +22,7 @@
 
 #include "context.h"
 #include "onnx.pb-c.h"
+#include "strset.h"
 
 /* What a read graph keeps besides its arena: subgraphs of GRAPH attributes
  * (freed with it) and which initializers the file also listed as inputs. */
@@ -154,16 +155,6 @@ typedef struct namemap {
     size_t cap, n;
 } namemap;
 
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static int namemap_init(namemap *m, size_t expect)
 {
     size_t cap = 64;
@@ -185,7 +176,7 @@ static void namemap_free(namemap *m)
 static ox_vid namemap_get(const namemap *m, const char *k)
 {
     size_t mask = m->cap - 1;
-    for (size_t i = (size_t)str_hash(k) & mask; m->keys[i]; i = (i + 1) & mask)
+    for (size_t i = (size_t)ox_str_hash(k) & mask; m->keys[i]; i = (i + 1) & mask)
         if (strcmp(m->keys[i], k) == 0)
             return m->vals[i];
     return 0;
@@ -205,7 +196,7 @@ static int namemap_put(namemap *m, const char *k, ox_vid v)
         *m = big;
     }
     size_t mask = m->cap - 1;
-    size_t i = (size_t)str_hash(k) & mask;
+    size_t i = (size_t)ox_str_hash(k) & mask;
     for (; m->keys[i]; i = (i + 1) & mask)
         if (strcmp(m->keys[i], k) == 0)
             return 0;
@@ -941,6 +932,45 @@ nomem:
     return room(&r);
 }
 
+/* Protobuf's own cap on a message: more from a pipe cannot be a model. */
+#define OX_READ_STREAM_MAX ((size_t)2 << 30)
+
+/* Everything a pipe or FIFO delivers (`oxport dump /dev/stdin`, `<(...)`),
+ * in a malloc'd buffer; NULL with *err set (0: past OX_READ_STREAM_MAX). */
+static void *slurp_stream(int fd, size_t *len, int *err)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    *err = ENOMEM;
+    while (buf) {
+        if (n == cap) {
+            if (cap >= OX_READ_STREAM_MAX) {
+                *err = 0;
+                break;
+            }
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger)
+                break;
+            buf = bigger;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got == 0) {
+            *len = n;
+            return buf;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            *err = errno;
+            break;
+        }
+        n += (size_t)got;
+    }
+    free(buf);
+    return NULL;
+}
+
 ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out)
 {
     if (!out)
@@ -964,9 +994,11 @@ ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out)
         return ox_fail(ctx, OX_EIO, "%s: cannot read: it is a directory; give the path of an "
                        ".onnx file", path);
     }
-    if (!S_ISREG(st.st_mode)) {
+    bool stream = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+    if (!S_ISREG(st.st_mode) && !stream) {
         close(fd);
-        return ox_fail(ctx, OX_EIO, "%s: cannot read: not a regular file", path);
+        return ox_fail(ctx, OX_EIO, "%s: cannot read: not a regular file or a pipe; give the path "
+                       "of an .onnx file", path);
     }
     char *dir;
     const char *slash = strrchr(path, '/');
@@ -977,6 +1009,20 @@ ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out)
     }
     size_t len = (size_t)st.st_size;
     void *map = NULL;
+    if (stream) {
+        int e;
+        void *data = slurp_stream(fd, &len, &e);
+        close(fd);
+        ox_status s = !data && !e
+            ? ox_fail(ctx, OX_EFORMAT, "%s: not an ONNX model: the stream holds more than "
+                      "protobuf's 2 GiB limit", path)
+            : !data ? ox_fail(ctx, e == ENOMEM ? OX_ENOMEM : OX_EIO, "%s: cannot read: %s",
+                              path, strerror(e))
+                    : ox_read_memory(ctx, data, len, path, dir, out);
+        free(data);
+        free(dir);
+        return s;
+    }
     if (len) {
         map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED) {

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "ir.h"
 #include "onnx.pb-c.h"
 #include "onnx_read.h"
+#include "strset.h"
 
 #define MAX_SUBGRAPH_DEPTH 64
 #define WBUF_CAP ((size_t)1 << 20)
@@ -80,7 +82,7 @@ static void wbuf_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
     wbuf *w = (wbuf *)b;
     w->total += len;
-    if (w->err)
+    if (w->err || len == 0) /* an empty tensor may come with a NULL pointer */
         return;
     if (len >= WBUF_CAP / 4) {
         /* big bytes (weights): straight from the caller's memory */
@@ -124,71 +126,6 @@ static size_t varint_put(uint8_t *out, uint64_t v)
 }
 
 /* ------------------------------------------------------------ name table */
-
-/* Open-addressing set of strings: the names already given out. */
-typedef struct nameset {
-    const char **slots;
-    size_t cap, n;
-} nameset;
-
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-static int nameset_init(nameset *s, size_t expect)
-{
-    size_t cap = 64;
-    while (cap < expect * 2 + 16)
-        cap *= 2;
-    s->slots = calloc(cap, sizeof(*s->slots));
-    s->cap = cap;
-    s->n = 0;
-    return s->slots ? 0 : -1;
-}
-
-static void nameset_free(nameset *s)
-{
-    free(s->slots);
-    s->slots = NULL;
-}
-
-static bool nameset_has(const nameset *s, const char *name)
-{
-    size_t mask = s->cap - 1;
-    for (size_t i = (size_t)str_hash(name) & mask;; i = (i + 1) & mask) {
-        if (!s->slots[i])
-            return false;
-        if (strcmp(s->slots[i], name) == 0)
-            return true;
-    }
-}
-
-static int nameset_add(nameset *s, const char *name)
-{
-    if ((s->n + 1) * 2 > s->cap) {
-        nameset bigger;
-        if (nameset_init(&bigger, s->n + 1) != 0)
-            return -1;
-        for (size_t i = 0; i < s->cap; i++)
-            if (s->slots[i])
-                nameset_add(&bigger, s->slots[i]);
-        free(s->slots);
-        *s = bigger;
-    }
-    size_t mask = s->cap - 1;
-    size_t i = (size_t)str_hash(name) & mask;
-    while (s->slots[i])
-        i = (i + 1) & mask;
-    s->slots[i] = name;
-    s->n++;
-    return 0;
-}
 
 /* --------------------------------------------------------------- planning */
 
@@ -259,7 +196,7 @@ static const char *value_label(const ox_value *v)
 }
 
 /* Mark a value as written and give it a name (unique among written names). */
-static int assign_name(wctx *w, gplan *p, nameset *taken, ox_vid id)
+static int assign_name(wctx *w, gplan *p, ox_strset *taken, ox_vid id)
 {
     if (p->names[id])
         return 0;
@@ -273,14 +210,14 @@ static int assign_name(wctx *w, gplan *p, nameset *taken, ox_vid id)
         base = gen;
     }
     const char *name = base;
-    for (unsigned k = 1; nameset_has(taken, name); k++) {
+    for (unsigned k = 1; ox_strset_has(taken, name); k++) {
         /* the same name twice would break SSA: later values get a suffix */
         name = ox_arena_printf(&w->keep, "%s_%u", base, k);
         if (!name)
             return -1;
     }
     p->names[id] = name;
-    return nameset_add(taken, name);
+    return ox_strset_add(taken, name) < 0 ? -1 : 0;
 }
 
 static bool vid_ok(const ox_graph *g, ox_vid id)
@@ -401,8 +338,8 @@ static ox_status plan_graph(wctx *w, gplan *p, const ox_graph *g, bool main_grap
     }
 
     /* Names: renamed values first so they win any collision. */
-    nameset taken;
-    if (nameset_init(&taken, g->n_values) != 0)
+    ox_strset taken;
+    if (ox_strset_init(&taken, g->n_values) != 0)
         return oom(w);
     ox_status st = OX_OK;
     if (main_graph) {
@@ -439,14 +376,14 @@ static ox_status plan_graph(wctx *w, gplan *p, const ox_graph *g, bool main_grap
                               value_label(g->values[id]), p->names[id], nm);
                     goto out;
                 }
-                if (nameset_has(&taken, nm)) {
+                if (ox_strset_has(&taken, nm)) {
                     st = werr(w, OX_EINVAL, "ox_write: %s_names[%zu] = '%s' is given to two "
                               "different values; names must be unique",
                               pass == 0 ? "input" : "output", i, nm);
                     goto out;
                 }
                 const char *copy = ox_arena_strdup(&w->keep, nm);
-                if (!copy || nameset_add(&taken, copy) != 0) {
+                if (!copy || ox_strset_add(&taken, copy) < 0) {
                     st = oom(w);
                     goto out;
                 }
@@ -475,7 +412,7 @@ static ox_status plan_graph(wctx *w, gplan *p, const ox_graph *g, bool main_grap
 nomem:
     st = oom(w);
 out:
-    nameset_free(&taken);
+    ox_strset_free(&taken);
     return st;
 }
 
@@ -1087,6 +1024,7 @@ static mode_t current_umask(void)
 typedef struct tmpfile_t {
     char *tmp;   /* malloc'd temp path, NULL when none */
     int fd;
+    int slot;    /* in live_temps, -1 when none */
 } tmpfile_t;
 
 static char *dir_of(const char *path)
@@ -1105,10 +1043,58 @@ static const char *base_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* How to get past a failed write, by errno. */
+static const char *write_error_hint(int e)
+{
+    if (e == ENOSPC || e == EDQUOT)
+        return "free space on the device or write elsewhere";
+    if (e == EFBIG)
+        return "raise the file size limit (ulimit -f) or write elsewhere";
+    return "check the path and the device";
+}
+
+/* Temp files of the writes in progress, for ox_write_discard_temps.  A slot
+ * is 0 free, 1 being filled, 2 holding a path; a write that finds no free
+ * slot just is not cleaned up on a signal. */
+#define LIVE_TEMPS 8
+static struct {
+    _Atomic int state;
+    char path[PATH_MAX];
+} live_temps[LIVE_TEMPS];
+
+static int live_temp_add(const char *path)
+{
+    if (strlen(path) >= PATH_MAX)
+        return -1;
+    for (int i = 0; i < LIVE_TEMPS; i++) {
+        int free_slot = 0;
+        if (atomic_compare_exchange_strong(&live_temps[i].state, &free_slot, 1)) {
+            strcpy(live_temps[i].path, path);
+            atomic_store(&live_temps[i].state, 2);
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void live_temp_drop(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&live_temps[slot].state, 0);
+}
+
+void ox_write_discard_temps(void)
+{
+    for (int i = 0; i < LIVE_TEMPS; i++)
+        if (atomic_load(&live_temps[i].state) == 2)
+            unlink(live_temps[i].path);
+}
+
 static ox_status open_temp(wctx *w, const char *target, tmpfile_t *t)
 {
     t->tmp = NULL;
     t->fd = -1;
+    t->slot = -1;
     struct stat st;
     if (stat(target, &st) == 0 && S_ISDIR(st.st_mode))
         return werr(w, OX_EIO, "cannot write ONNX model to '%s': it is a directory; give a file "
@@ -1133,11 +1119,12 @@ static ox_status open_temp(wctx *w, const char *target, tmpfile_t *t)
                            e == ENOENT ? "create the directory first"
                            : e == EACCES || e == EPERM || e == EROFS
                                ? "choose a directory you can write to"
-                               : "check the path and free space");
+                           : e == ENOTDIR ? "check the path" : write_error_hint(e));
         free(dir);
         return s;
     }
     free(dir);
+    t->slot = live_temp_add(t->tmp);
     /* mkstemp makes 0600; a model file gets the usual permissions */
     mode_t mode = 0666 & ~current_umask();
     if (stat(target, &st) == 0)
@@ -1146,15 +1133,52 @@ static ox_status open_temp(wctx *w, const char *target, tmpfile_t *t)
     return OX_OK;
 }
 
+/* A target that exists and is not a regular file (a character device such as
+ * /dev/null or /dev/full, a FIFO, a socket) cannot take the temp + rename
+ * route: renaming would replace the device node with a regular file.  It is
+ * written in place instead; there is no partial file to leave behind. */
+static ox_status open_in_place(wctx *w, const char *target, tmpfile_t *t, bool *in_place)
+{
+    struct stat st;
+    *in_place = false;
+    if (stat(target, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return OX_OK;
+    *in_place = true;
+    t->tmp = NULL;
+    t->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (t->fd < 0) {
+        int e = errno;
+        return werr(w, OX_EIO, "cannot write ONNX model to '%s': %s; %s", target, strerror(e),
+                    e == EACCES || e == EPERM ? "choose a file you can write to"
+                                              : "give a regular file path");
+    }
+    return OX_OK;
+}
+
+/* The file a rename must replace: a symlink's destination, so that writing
+ * through a link updates the linked model instead of replacing the link. */
+static char *rename_target(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (real)
+            return real;
+    }
+    return strdup(path);
+}
+
 static void discard_temp(tmpfile_t *t)
 {
     if (t->fd >= 0)
         close(t->fd);
     if (t->tmp)
         unlink(t->tmp);
+    live_temp_drop(t->slot);
     free(t->tmp);
     t->tmp = NULL;
     t->fd = -1;
+    t->slot = -1;
 }
 
 /* fsync + close; the temp stays until renamed or discarded. */
@@ -1167,8 +1191,8 @@ static ox_status finish_temp(wctx *w, tmpfile_t *t, const char *target)
         e = errno;
     t->fd = -1;
     if (e)
-        return werr(w, OX_EIO, "cannot write ONNX model to '%s': %s; check free space and the "
-                    "device", target, strerror(e));
+        return werr(w, OX_EIO, "cannot write ONNX model to '%s': %s; %s", target, strerror(e),
+                    write_error_hint(e));
     return OX_OK;
 }
 
@@ -1190,9 +1214,7 @@ static ox_status write_side(wctx *w, tmpfile_t *t, const char *side_path)
     }
     if (e)
         return werr(w, OX_EIO, "cannot write external data file '%s': %s; %s", side_path,
-                    strerror(e), e == ENOSPC || e == EFBIG || e == EDQUOT
-                        ? "free space on the device or write elsewhere"
-                        : "check the path and the device");
+                    strerror(e), write_error_hint(e));
     return OX_OK;
 }
 
@@ -1223,9 +1245,7 @@ static ox_status write_model(wctx *w, tmpfile_t *t, const char *path)
         return st;
     if (out.err)
         return werr(w, OX_EIO, "cannot write ONNX model to '%s': %s; %s", path,
-                    strerror(out.err), out.err == ENOSPC || out.err == EFBIG || out.err == EDQUOT
-                        ? "free space on the device or write elsewhere"
-                        : "check the path and the device");
+                    strerror(out.err), write_error_hint(out.err));
     return OX_OK;
 }
 
@@ -1261,9 +1281,11 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
     w.ctx = ctx;
     ox_arena_init(&w.keep);
     ox_arena_init(&w.scratch);
-    tmpfile_t model_tmp = {NULL, -1}, side_tmp = {NULL, -1};
+    tmpfile_t model_tmp = {NULL, -1, -1}, side_tmp = {NULL, -1, -1};
     char *side_path = NULL;
     char *dir = NULL;
+    char *dest = NULL; /* the file the model replaces (path, or its link's target) */
+    bool in_place = false;
 
     if (resolve_options(&w, opts) != OX_OK)
         goto done;
@@ -1280,8 +1302,9 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
         goto done;
     }
 
-    /* Where the side file would go. */
-    dir = dir_of(path);
+    /* Where the model and the side file go. */
+    dest = rename_target(path);
+    dir = dest ? dir_of(dest) : NULL;
     if (!dir) {
         oom(&w);
         goto done;
@@ -1319,6 +1342,14 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
         goto done;
     }
 
+    if (open_in_place(&w, path, &model_tmp, &in_place) != OX_OK)
+        goto done;
+    if (in_place && w.external) {
+        werr(&w, OX_EINVAL, "cannot write ONNX model to '%s': it is not a regular file, and "
+             "external data needs a side file next to the model; give a regular file path",
+             path);
+        goto done;
+    }
     if (w.external) {
         size_t n = strlen(dir) + strlen(w.location) + 2;
         side_path = malloc(n);
@@ -1333,9 +1364,11 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
             finish_temp(&w, &side_tmp, side_path) != OX_OK)
             goto done;
     }
-    if (open_temp(&w, path, &model_tmp) != OX_OK)
+    if (!in_place && open_temp(&w, dest, &model_tmp) != OX_OK)
         goto done;
     if (write_model(&w, &model_tmp, path) != OX_OK || finish_temp(&w, &model_tmp, path) != OX_OK)
+        goto done;
+    if (in_place)
         goto done;
     if (w.external && rename(side_tmp.tmp, side_path) != 0) {
         int e = errno;
@@ -1345,7 +1378,9 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
     }
     free(side_tmp.tmp);
     side_tmp.tmp = NULL;
-    if (rename(model_tmp.tmp, path) != 0) {
+    live_temp_drop(side_tmp.slot);
+    side_tmp.slot = -1;
+    if (rename(model_tmp.tmp, dest) != 0) {
         int e = errno;
         werr(&w, OX_EIO, "cannot write ONNX model to '%s': %s; %s", path, strerror(e),
              e == EISDIR ? "the path is a directory: give a file path"
@@ -1354,6 +1389,8 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
     }
     free(model_tmp.tmp);
     model_tmp.tmp = NULL;
+    live_temp_drop(model_tmp.slot);
+    model_tmp.slot = -1;
     /* make the renames durable */
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
@@ -1366,6 +1403,7 @@ done:
     discard_temp(&model_tmp);
     free(side_path);
     free(dir);
+    free(dest);
     ox_arena_free(&w.scratch);
     ox_arena_free(&w.keep);
     return w.st;

@@ -23,4 +23,9 @@
  * ox_export_options_init may delegate here. */
 void ox_write_options_default(ox_export_options *o);
 
+/* Unlink the temp files of the writes in progress.  Async-signal-safe: a
+ * program's SIGINT/SIGTERM handler calls it so an interrupted export leaves
+ * no hidden partial file behind (the oxport CLI does). */
+void ox_write_discard_temps(void);
+
 #endif /* OXPORT_ONNX_WRITE_H */

@@ -81,39 +81,15 @@ typedef struct parse {
 
 #define OOM(P) ox_fail((P)->ctx, OX_ENOMEM, "%s: out of memory", (P)->path)
 
-static const struct {
-    const char *name;
-    ox_arg_kind kind;
-} kind_names[] = {
-    {"tensor", OX_ARG_TENSOR},
-    {"optional_tensor", OX_ARG_OPT_TENSOR},
-    {"tensor_list", OX_ARG_TENSOR_LIST},
-    {"int", OX_ARG_INT},
-    {"float", OX_ARG_FLOAT},
-    {"bool", OX_ARG_BOOL},
-    {"string", OX_ARG_STRING},
-    {"ints", OX_ARG_INTS},
-    {"floats", OX_ARG_FLOATS},
-    {"dtype", OX_ARG_DTYPE},
-    {"scalar", OX_ARG_SCALAR},
-    {"tensor_or_scalar", OX_ARG_TENSOR_OR_SCALAR},
-};
-
-static const char *kind_name(ox_arg_kind k)
-{
-    if (k == OX_ARG_NONE)
-        return "None";
-    for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
-        if (kind_names[i].kind == k)
-            return kind_names[i].name;
-    return "unknown";
-}
-
+/* The kind a YAML parameter spells out (ox_arg_kind_name's names); NONE
+ * when it names none. */
 static ox_arg_kind kind_from_text(const char *s, size_t len)
 {
-    for (size_t j = 0; j < sizeof(kind_names) / sizeof(kind_names[0]); j++)
-        if (strlen(kind_names[j].name) == len && !strncmp(kind_names[j].name, s, len))
-            return kind_names[j].kind;
+    for (int k = OX_ARG_TENSOR; k <= OX_ARG_TENSOR_OR_SCALAR; k++) {
+        const char *name = ox_arg_kind_name((ox_arg_kind)k);
+        if (strlen(name) == len && !strncmp(name, s, len))
+            return (ox_arg_kind)k;
+    }
     return OX_ARG_NONE;
 }
 
@@ -1003,9 +979,9 @@ size_t ox_opset_db_check_node(const ox_opset_db *db, int opset, const ox_graph *
             if (r)
                 ox_report_add(r,
                               "%s: argument '%s' is recorded as %s, but %s declares %s%s%s%s",
-                              head, a->name, kind_name(a->kind), ro->params_file,
-                              kind_name(p->kind), p->alt_kind ? "|" : "",
-                              p->alt_kind ? kind_name(p->alt_kind) : "", p->optional ? "?" : "");
+                              head, a->name, ox_arg_kind_name(a->kind), ro->params_file,
+                              ox_arg_kind_name(p->kind), p->alt_kind ? "|" : "",
+                              p->alt_kind ? ox_arg_kind_name(p->alt_kind) : "", p->optional ? "?" : "");
             problems++;
         }
     }

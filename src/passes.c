@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strset.h"
+
 static const ox_pass pipeline[] = {
     {"remove-identity", ox_pass_remove_identity},
     {"dce", ox_pass_dce},
@@ -292,81 +294,20 @@ done:
 
 /* --------------------------------------------------------------- naming */
 
-/* Names fixed before numbering (given names, and suffixed ones derived from
- * them).  Generated names are unique by construction (a counter), so only
- * they are checked against this set: it stays small and cache-resident even
- * when the graph has millions of values. */
-typedef struct name_set {
-    const char **slots;
-    size_t cap, n;
-} name_set;
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-static int set_grow(name_set *s)
-{
-    size_t cap = s->cap ? s->cap * 2 : 64;
-    const char **slots = calloc(cap, sizeof(*slots));
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < s->cap; i++) {
-        if (!s->slots[i])
-            continue;
-        size_t j = (size_t)hash_str(s->slots[i]) & (cap - 1);
-        while (slots[j])
-            j = (j + 1) & (cap - 1);
-        slots[j] = s->slots[i];
-    }
-    free(s->slots);
-    s->slots = slots;
-    s->cap = cap;
-    return 0;
-}
-
-static bool set_contains(const name_set *s, const char *name)
-{
-    if (!s->n)
-        return false;
-    size_t mask = s->cap - 1;
-    for (size_t i = (size_t)hash_str(name) & mask; s->slots[i]; i = (i + 1) & mask)
-        if (strcmp(s->slots[i], name) == 0)
-            return true;
-    return false;
-}
-
-/* 1 inserted, 0 already present, -1 out of memory. */
-static int set_insert(name_set *s, const char *name)
-{
-    if (set_contains(s, name))
-        return 0;
-    if ((s->n + 1) * 2 > s->cap && set_grow(s) != 0)
-        return -1;
-    size_t mask = s->cap - 1;
-    size_t i = (size_t)hash_str(name) & mask;
-    while (s->slots[i])
-        i = (i + 1) & mask;
-    s->slots[i] = name;
-    s->n++;
-    return 1;
-}
+/* The ox_strset of names holds the names fixed before numbering (given
+ * names, and suffixed ones derived from them).  Generated names are unique by
+ * construction (a counter), so only they are checked against this set: it
+ * stays small and cache-resident even when the graph has millions of values. */
 
 /* Claim `base`, or the first free "base_1", "base_2" ...  NULL on OOM. */
-static const char *claim(ox_graph *g, name_set *s, const char *base)
+static const char *claim(ox_graph *g, ox_strset *s, const char *base)
 {
-    int r = set_insert(s, base);
+    int r = ox_strset_add(s, base);
     if (r)
         return r > 0 ? base : NULL;
     for (unsigned long k = 1;; k++) {
         char *nm = ox_arena_printf(&g->arena, "%s_%lu", base, k);
-        if (!nm || (r = set_insert(s, nm)) < 0)
+        if (!nm || (r = ox_strset_add(s, nm)) < 0)
             return NULL;
         if (r)
             return nm;
@@ -385,18 +326,18 @@ static char *utoa(unsigned long v, char *end)
 }
 
 /* The next number no given name took, as a name.  NULL on OOM. */
-static const char *next_number(ox_graph *g, const name_set *given, unsigned long *counter)
+static const char *next_number(ox_graph *g, const ox_strset *given, unsigned long *counter)
 {
     char buf[24];
     const char *p;
     do
         p = utoa((*counter)++, buf + sizeof buf);
-    while (set_contains(given, p));
+    while (ox_strset_has(given, p));
     return ox_arena_memdup(&g->arena, p, (size_t)(buf + sizeof buf - p));
 }
 
 /* "<OpType>_<n>" unless a given node name took it. */
-static const char *node_name(ox_graph *g, name_set *given, const char *op_type, unsigned long n)
+static const char *node_name(ox_graph *g, ox_strset *given, const char *op_type, unsigned long n)
 {
     char num[24];
     const char *digits = utoa(n, num + sizeof num);
@@ -407,12 +348,12 @@ static const char *node_name(ox_graph *g, name_set *given, const char *op_type, 
     memcpy(nm, op_type, lo);
     nm[lo] = '_';
     memcpy(nm + lo + 1, digits, ld);
-    return set_contains(given, nm) ? claim(g, given, nm) : nm;
+    return ox_strset_has(given, nm) ? claim(g, given, nm) : nm;
 }
 
 ox_status ox_pass_name(ox_context *ctx, ox_graph *g)
 {
-    name_set values = {0}, nodes = {0};
+    ox_strset values = {0}, nodes = {0};
     ox_status st = OX_OK;
     unsigned long counter = 0;
     /* Given names first, in declaration order, so they win collisions. */
@@ -461,7 +402,7 @@ ox_status ox_pass_name(ox_context *ctx, ox_graph *g)
 oom:
     st = pass_oom(ctx, "naming");
 done:
-    free(values.slots);
-    free(nodes.slots);
+    ox_strset_free(&values);
+    ox_strset_free(&nodes);
     return st;
 }

@@ -206,26 +206,6 @@ void ox_registry_free(ox_registry *r)
 
 /* ----------------------------------------------------------- validation */
 
-static const char *kind_name(ox_arg_kind k)
-{
-    switch (k) {
-    case OX_ARG_NONE: return "none";
-    case OX_ARG_TENSOR: return "tensor";
-    case OX_ARG_TENSOR_LIST: return "tensor_list";
-    case OX_ARG_INT: return "int";
-    case OX_ARG_FLOAT: return "float";
-    case OX_ARG_BOOL: return "bool";
-    case OX_ARG_STRING: return "string";
-    case OX_ARG_INTS: return "ints";
-    case OX_ARG_FLOATS: return "floats";
-    case OX_ARG_DTYPE: return "dtype";
-    case OX_ARG_OPT_TENSOR: return "optional_tensor";
-    case OX_ARG_SCALAR: return "scalar";
-    case OX_ARG_TENSOR_OR_SCALAR: return "tensor_or_scalar";
-    }
-    return "unknown";
-}
-
 static bool declarable_kind(int k)
 {
     return k >= OX_ARG_TENSOR && k <= OX_ARG_TENSOR_OR_SCALAR;
@@ -726,8 +706,8 @@ static size_t crosscheck(ox_context *ctx, ox_report *r, bool kinds_only)
                                   "plugin %s: operator %s parameter '%s' is declared %s, but "
                                   "%s/opset_%d.yaml declares %s",
                                   im->plugin->path, d->name, d->params[k].name,
-                                  kind_name(d->params[k].kind), dir, y->declared_in,
-                                  kind_name(yp->kind));
+                                  ox_arg_kind_name(d->params[k].kind), dir, y->declared_in,
+                                  ox_arg_kind_name(yp->kind));
             }
             if (kinds_only)
                 continue;

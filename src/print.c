@@ -127,6 +127,29 @@ static void pw_float(pw *w, double v)
     pw_puts(w, tmp);
 }
 
+/* "[1, 2, 3]": attribute and argument lists print alike. */
+static void pw_i64_list(pw *w, const int64_t *p, size_t n)
+{
+    pw_putc(w, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_i64(w, p[i]);
+    }
+    pw_putc(w, ']');
+}
+
+static void pw_float_list(pw *w, const double *p, size_t n)
+{
+    pw_putc(w, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_float(w, p[i]);
+    }
+    pw_putc(w, ']');
+}
+
 static void pw_quoted(pw *w, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
@@ -305,22 +328,10 @@ static void pw_attr_value(pw *w, const ox_attr *a)
         pw_putc(w, '>');
         break;
     case OX_ATTR_FLOATS:
-        pw_putc(w, '[');
-        for (size_t i = 0; i < a->u.floats.n; i++) {
-            if (i)
-                pw_write(w, ", ", 2);
-            pw_float(w, a->u.floats.p[i]);
-        }
-        pw_putc(w, ']');
+        pw_float_list(w, a->u.floats.p, a->u.floats.n);
         break;
     case OX_ATTR_INTS:
-        pw_putc(w, '[');
-        for (size_t i = 0; i < a->u.ints.n; i++) {
-            if (i)
-                pw_write(w, ", ", 2);
-            pw_i64(w, a->u.ints.p[i]);
-        }
-        pw_putc(w, ']');
+        pw_i64_list(w, a->u.ints.p, a->u.ints.n);
         break;
     case OX_ATTR_STRINGS:
         pw_putc(w, '[');
@@ -408,22 +419,10 @@ static void pw_targ_value(pw *w, const ox_targ *a)
         pw_puts(w, ox_dtype_torch_name((ox_dtype)a->u.i));
         break;
     case OX_ARG_INTS:
-        pw_putc(w, '[');
-        for (size_t i = 0; i < a->u.ints.n; i++) {
-            if (i)
-                pw_write(w, ", ", 2);
-            pw_i64(w, a->u.ints.p[i]);
-        }
-        pw_putc(w, ']');
+        pw_i64_list(w, a->u.ints.p, a->u.ints.n);
         break;
     case OX_ARG_FLOATS:
-        pw_putc(w, '[');
-        for (size_t i = 0; i < a->u.floats.n; i++) {
-            if (i)
-                pw_write(w, ", ", 2);
-            pw_float(w, a->u.floats.p[i]);
-        }
-        pw_putc(w, ']');
+        pw_float_list(w, a->u.floats.p, a->u.floats.n);
         break;
     default:
         pw_putc(w, '?');

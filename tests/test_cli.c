@@ -38,11 +38,12 @@ static char *slurp(const char *path)
     return text;
 }
 
-/* Run `oxport ARGS` (a shell fragment) in tmpdir, capturing stdout and stderr. */
-static run_result run(const char *args)
+/* Run `PREFIX oxport ARGS` (shell fragments) in tmpdir, capturing stdout and
+ * stderr.  PREFIX sets the environment or limits: "ulimit -f 100; ". */
+static run_result run_with(const char *prefix, const char *args)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >out 2>err", tmpdir, bin, args);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >out 2>err", tmpdir, prefix, bin, args);
     int st = system(cmd);
     ck_assert_int_ne(st, -1);
     run_result r;
@@ -53,6 +54,11 @@ static run_result run(const char *args)
     snprintf(path, sizeof path, "%s/err", tmpdir);
     r.err = slurp(path);
     return r;
+}
+
+static run_result run(const char *args)
+{
+    return run_with("", args);
 }
 
 static void run_free(run_result *r)
@@ -414,6 +420,283 @@ START_TEST(export_verbose_equals_dump)
 }
 END_TEST
 
+/* ------------------------------------------------------ export errors */
+
+/* "--plugin-path aten --plugin-path nn_functions" of this build; false when
+ * the packs are not built. */
+static int pack_args(char *buf, size_t cap)
+{
+    const char *build = getenv("OXPORT_TEST_BUILDDIR");
+    ck_assert_ptr_nonnull(build);
+    char aten[1024];
+    snprintf(aten, sizeof aten, "%s/plugins/aten", build);
+    if (access(aten, F_OK) != 0) {
+        fprintf(stderr, "export error tests: skipped, %s not built\n", aten);
+        return 0;
+    }
+    snprintf(buf, cap, "--plugin-path '%s' --plugin-path '%s/plugins/nn_functions'", aten, build);
+    return 1;
+}
+
+/* Files in tmpdir/sub (tmpdir when sub is "") other than the captured
+ * out/err and the given fixtures: what a failed export left behind. */
+static char *leftovers(const char *sub, const char *fixtures)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s/%s' && ls -A | grep -Fvx -e out -e err -e left %s > '%s/left'; true", tmpdir,
+             sub, fixtures, tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/left", tmpdir);
+    return slurp(cmd);
+}
+
+static void write_text(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Exit status and the whole of stderr of `oxport export superresolution ARGS`. */
+static void expect_export(const char *prefix, const char *args, int status, const char *err)
+{
+    char packs[2200], all[4096];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    snprintf(all, sizeof all, "export superresolution %s %s", packs, args);
+    run_result r = run_with(prefix, all);
+    ck_assert_msg(r.status == status, "%s: exit %d, want %d\n%s", args, r.status, status, r.err);
+    ck_assert_str_eq(r.err, err);
+    run_free(&r);
+}
+
+START_TEST(export_write_failures)
+{
+    char packs[2200];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir '%s/adir'", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+    expect_export("", "-o adir", 3,
+                  "oxport export: superresolution: cannot write ONNX model to 'adir': it is a "
+                  "directory; give a file path such as 'adir/model.onnx'\n");
+    expect_export("", "-o ''", 2, "oxport export: -o needs a path, got an empty one\n");
+    expect_export("", "-o /dev/full/x.onnx", 3,
+                  "oxport export: superresolution: cannot write ONNX model to '/dev/full/x.onnx': "
+                  "cannot create a file in directory '/dev/full': Not a directory; check the "
+                  "path\n");
+    expect_export("", "-o nodir/m.onnx", 3,
+                  "oxport export: superresolution: cannot write ONNX model to 'nodir/m.onnx': "
+                  "cannot create a file in directory 'nodir': No such file or directory; create "
+                  "the directory first\n");
+    /* a full device; root writes to its own copy of /dev/full so that a
+     * regression cannot replace the real node */
+    const char *full = "/dev/full";
+    if (geteuid() == 0) {
+        snprintf(cmd, sizeof cmd, "mknod '%s/full' c 1 7", tmpdir);
+        ck_assert_int_eq(system(cmd), 0);
+        full = "full";
+    }
+    char args[256], want[1024];
+    snprintf(args, sizeof args, "-o %s", full);
+    snprintf(want, sizeof want, "oxport export: superresolution: cannot write ONNX model to '%s': "
+             "No space left on device; free space on the device or write elsewhere\n", full);
+    expect_export("", args, 3, want);
+    snprintf(cmd, sizeof cmd, "test -c '%s' || test -c '%s/%s'", full, tmpdir, full);
+    ck_assert_msg(system(cmd) == 0, "%s is no longer a character device", full);
+    /* a file size limit: EFBIG midway, not a SIGXFSZ that leaves the temp */
+    expect_export("ulimit -f 100;", "-o lim.onnx", 3,
+                  "oxport export: superresolution: cannot write ONNX model to 'lim.onnx': File "
+                  "too large; raise the file size limit (ulimit -f) or write elsewhere\n");
+    if (geteuid() != 0) {
+        snprintf(cmd, sizeof cmd, "mkdir -m 555 '%s/ro'", tmpdir);
+        ck_assert_int_eq(system(cmd), 0);
+        expect_export("", "-o ro/m.onnx", 3,
+                      "oxport export: superresolution: cannot write ONNX model to 'ro/m.onnx': "
+                      "cannot create a file in directory 'ro': Permission denied; choose a "
+                      "directory you can write to\n");
+    }
+    char *left = leftovers("", "-e adir -e full -e ro");
+    ck_assert_str_eq(left, "");
+    free(left);
+}
+END_TEST
+
+/* A real full file system and a read-only one: tmpfs mounts, root only. */
+START_TEST(export_tiny_and_readonly_tmpfs)
+{
+    char packs[2200], cmd[1024], all[4096];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    snprintf(cmd, sizeof cmd, "mkdir '%s/tiny' && mount -t tmpfs -o size=64k oxport-test '%s/tiny' "
+             "2>/dev/null", tmpdir, tmpdir);
+    if (geteuid() != 0 || system(cmd) != 0) {
+        fprintf(stderr, "export_tiny_and_readonly_tmpfs: skipped (needs root to mount tmpfs)\n");
+        return;
+    }
+    /* unmount before asserting: a failed check must not leave the mount */
+    snprintf(all, sizeof all, "export superresolution %s -o tiny/m.onnx", packs);
+    run_result full = run(all);
+    char *left_full = leftovers("tiny", "");
+    snprintf(cmd, sizeof cmd, "mount -o remount,ro '%s/tiny'", tmpdir);
+    int remounted = system(cmd);
+    run_result ro = run(all);
+    char *left_ro = leftovers("tiny", "");
+    snprintf(cmd, sizeof cmd, "umount '%s/tiny'", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+
+    ck_assert_int_eq(full.status, 3);
+    ck_assert_str_eq(full.err, "oxport export: superresolution: cannot write ONNX model to "
+                     "'tiny/m.onnx': No space left on device; free space on the device or write "
+                     "elsewhere\n");
+    ck_assert_str_eq(left_full, "");
+    ck_assert_int_eq(remounted, 0);
+    ck_assert_int_eq(ro.status, 3);
+    ck_assert_str_eq(ro.err, "oxport export: superresolution: cannot write ONNX model to "
+                     "'tiny/m.onnx': cannot create a file in directory 'tiny': Read-only file "
+                     "system; choose a directory you can write to\n");
+    ck_assert_str_eq(left_ro, "");
+    free(left_full);
+    free(left_ro);
+    run_free(&full);
+    run_free(&ro);
+}
+END_TEST
+
+START_TEST(export_config_errors)
+{
+    expect_export("", "-o m.onnx --config missing.yaml", 2,
+                  "oxport export: missing.yaml: cannot read: No such file or directory; check "
+                  "the --config path\n");
+    write_text("syntax.yaml", "target_opset: [13\n");
+    expect_export("", "-o m.onnx --config syntax.yaml", 2,
+                  "oxport export: syntax.yaml:2:1: expected valid YAML, got a syntax error: did "
+                  "not find expected ',' or ']' (while parsing a flow sequence started at 1:15)\n");
+    write_text("key.yaml", "opset: 13\n");
+    expect_export("", "-o m.onnx --config key.yaml", 2,
+                  "oxport export: key.yaml:1:1: expected one of the keys target_opset, opsets, "
+                  "plugin_dirs, disabled_operators, custom_domains, opset_dir, got 'opset'\n");
+    char *left = leftovers("", "-e syntax.yaml -e key.yaml");
+    ck_assert_str_eq(left, "");
+    free(left);
+}
+END_TEST
+
+START_TEST(export_plugin_path_errors)
+{
+    const char *build = getenv("OXPORT_TEST_BUILDDIR");
+    char prefix[1200], want[2400];
+    snprintf(prefix, sizeof prefix,
+             "OXPORT_PLUGIN_PATH='%s/tests/fixtures/plugins/libfx_noentry.so'", build);
+    snprintf(want, sizeof want, "oxport export: loading symbolic packs and opsets failed:\n"
+             "plugin %s/tests/fixtures/plugins/libfx_noentry.so: no entry symbol "
+             "'ox_plugin_entry' (is it an oxport symbolic pack?)\n"
+             "fix or remove that path (--plugin-path, OXPORT_PLUGIN_PATH, plugin_dirs in the "
+             "config); 'oxport plugins --check FILE.so' explains why a pack is rejected\n", build);
+    expect_export(prefix, "-o m.onnx", 2, want);
+    expect_export("OXPORT_PLUGIN_PATH=/nonexistent/oxport-plugins", "-o m.onnx", 2,
+                  "oxport export: loading symbolic packs and opsets failed:\n"
+                  "plugin path /nonexistent/oxport-plugins (from OXPORT_PLUGIN_PATH): No such "
+                  "file or directory\n"
+                  "fix or remove that path (--plugin-path, OXPORT_PLUGIN_PATH, plugin_dirs in the "
+                  "config); 'oxport plugins --check FILE.so' explains why a pack is rejected\n");
+    char *left = leftovers("", "");
+    ck_assert_str_eq(left, "");
+    free(left);
+}
+END_TEST
+
+START_TEST(export_unsupported_and_opset_range)
+{
+    write_text("off.yaml", "disabled_operators: [aten::pixel_shuffle]\n");
+    expect_export("", "-o m.onnx --config off.yaml", 1,
+                  "oxport export: superresolution: Couldn't export operator(s): 1 problem(s) at "
+                  "opset 13:\n"
+                  "  - ONNX export failed on pixel_shuffle because aten::pixel_shuffle is disabled "
+                  "by off.yaml (scope: SuperResolutionNet/PixelShuffle[pixel_shuffle])\n");
+    expect_export("", "-o m.onnx --opset 99", 2,
+                  "oxport export: --opset 99 is outside the enabled range 9..17 (set by the "
+                  "opset descriptors); choose an opset from 9 to 17\n");
+    expect_export("", "-o m.onnx --opset 8", 2,
+                  "oxport export: --opset 8 is outside the enabled range 9..17 (set by the "
+                  "opset descriptors); choose an opset from 9 to 17\n");
+    write_text("range.yaml", "opsets: {min: 11, max: 13}\n");
+    expect_export("", "-o m.onnx --opset 14 --config range.yaml", 2,
+                  "oxport export: --opset 14 is outside the enabled range 11..13 (set by "
+                  "range.yaml); choose an opset from 11 to 13\n");
+    char *left = leftovers("", "-e off.yaml -e range.yaml");
+    ck_assert_str_eq(left, "");
+    free(left);
+}
+END_TEST
+
+/* Killed while the model is being written (SIGTERM here; Ctrl-C's SIGINT
+ * takes the same path, but a shell's background job ignores it): the process
+ * dies of the signal and takes its hidden temp file with it. */
+START_TEST(export_interrupted_leaves_nothing)
+{
+    char packs[2200], cmd[8192];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && { '%s' export alexnet %s -o a.onnx >out 2>err & p=$!; i=0; "
+             "while [ $i -lt 6000 ]; do "
+             "if ls -A | grep -q '^[.]a[.]onnx[.]tmp-'; then kill -TERM $p; : > seen; break; fi; "
+             "i=$((i+1)); sleep 0.005; done; wait $p; echo $? > status; }",
+             tmpdir, bin, packs);
+    ck_assert_int_eq(system(cmd), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/status", tmpdir);
+    char *status = slurp(path);
+    snprintf(path, sizeof path, "%s/seen", tmpdir);
+    if (access(path, F_OK) != 0) {
+        fprintf(stderr, "export_interrupted_leaves_nothing: inconclusive, the write ended before "
+                "its temp file was seen (exit %s)", status);
+        ck_assert_str_eq(status, "0\n");
+        free(status);
+        return;
+    }
+    ck_assert_str_eq(status, "143\n"); /* 128 + SIGTERM: died of the signal */
+    char *left = leftovers("", "-e seen -e status");
+    ck_assert_str_eq(left, "");
+    free(left);
+    free(status);
+}
+END_TEST
+
+/* dump and check read a model from a pipe; a device gets a clear refusal. */
+START_TEST(dump_and_check_read_pipes)
+{
+    char packs[2200], all[4096];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    snprintf(all, sizeof all, "export superresolution %s -o sr.onnx", packs);
+    run_result e = run(all);
+    ck_assert_msg(e.status == 0, "export: exit %d\n%s", e.status, e.err);
+    run_result c = run_with("cat sr.onnx |", "check /dev/stdin");
+    ck_assert_msg(c.status == 0, "check: exit %d\n%s%s", c.status, c.out, c.err);
+    ck_assert_str_eq(c.out, "/dev/stdin: OK\n");
+    run_result d = run_with("cat sr.onnx |", "dump --no-header /dev/stdin");
+    run_result f = run("dump --no-header sr.onnx");
+    ck_assert_int_eq(d.status, 0);
+    ck_assert_str_eq(d.out, f.out);
+    run_result n = run("dump /dev/null");
+    ck_assert_int_eq(n.status, 2);
+    ck_assert_str_eq(n.err, "oxport dump: /dev/null: cannot read: not a regular file or a pipe; "
+                     "give the path of an .onnx file\n");
+    run_free(&e);
+    run_free(&c);
+    run_free(&d);
+    run_free(&f);
+    run_free(&n);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -436,6 +719,18 @@ static Suite *cli_suite(void)
     tcase_add_test(files, dump_torch_resnet18);
     tcase_add_test(files, export_verbose_equals_dump);
     suite_add_tcase(s, files);
+
+    TCase *errors = tcase_create("export_errors");
+    tcase_add_checked_fixture(errors, setup, teardown);
+    tcase_set_timeout(errors, 240);
+    tcase_add_test(errors, export_write_failures);
+    tcase_add_test(errors, export_tiny_and_readonly_tmpfs);
+    tcase_add_test(errors, export_config_errors);
+    tcase_add_test(errors, export_plugin_path_errors);
+    tcase_add_test(errors, export_unsupported_and_opset_range);
+    tcase_add_test(errors, dump_and_check_read_pipes);
+    tcase_add_test(errors, export_interrupted_leaves_nothing);
+    suite_add_tcase(s, errors);
     return s;
 }
 

@@ -453,6 +453,48 @@ START_TEST(bad_paths_and_empty_file)
 }
 END_TEST
 
+/* A pipe (`oxport dump /dev/stdin`, a FIFO, `<(...)`) is read to its end,
+ * in as many pieces as it arrives; a device is refused without reading. */
+START_TEST(pipes_read_devices_refused)
+{
+    size_t len;
+    uint8_t *buf = tiny_model(&len, NULL);
+    const char *fifo = in(dir, "pipe.onnx");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        FILE *f = fopen(fifo, "wb");
+        size_t half = len / 2;
+        int ok = f && fwrite(buf, 1, half, f) == half && fflush(f) == 0;
+        usleep(20000); /* the reader sees the first half alone */
+        ok = ok && fwrite(buf + half, 1, len - half, f) == len - half && fclose(f) == 0;
+        free(buf); /* the child is checked for leaks under valgrind too */
+        _exit(ok ? 0 : 1);
+    }
+    ox_graph *g = NULL;
+    ox_status st = ox_read(ctx, fifo, &g);
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(st == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_str_eq(g->name, "tiny");
+    ck_assert_uint_eq(g->n_nodes, 1);
+    ox_value *w = ox_graph_value(g, g->params[0]);
+    static const float want[4] = {1, 2, 3, 4};
+    ck_assert_uint_eq(w->tensor.nbytes, 16);
+    ck_assert_mem_eq(w->tensor.data, want, 16); /* the bytes outlive the stream buffer */
+    ox_graph_free(g);
+    free(buf);
+
+    g = (ox_graph *)1;
+    ck_assert_int_eq(ox_read(ctx, "/dev/null", &g), OX_EIO);
+    ck_assert_ptr_null(g);
+    ck_assert_str_eq(ox_errmsg(ctx), "/dev/null: cannot read: not a regular file or a pipe; give "
+                     "the path of an .onnx file");
+}
+END_TEST
+
 /* Every status the reader may give hostile input, and the graph then works
  * with the checker and the writer. */
 static void survive(const uint8_t *p, size_t len)
@@ -558,6 +600,7 @@ int main(void)
     tcase_add_test(tc, external_data_from_onnx_save);
     tcase_add_test(tc, typed_fields_and_dangling_names);
     tcase_add_test(tc, bad_paths_and_empty_file);
+    tcase_add_test(tc, pipes_read_devices_refused);
     tcase_add_test(tc, truncated_random_and_mutated_bytes);
     tcase_add_test(tc, deep_nesting_is_refused);
     suite_add_tcase(s, tc);

@@ -13,6 +13,7 @@
 #include <oxport/oxport.h>
 
 #include "commands.h"
+#include "convert.h"
 #include "tensor_proto.h"
 #include "zoo/zoo.h"
 
@@ -302,13 +303,29 @@ static int run_export(export_args *a, const hc_zoo_model *z)
             goto done;
         }
     if (a->config && (st = ox_context_load_config(ctx, a->config)) != OX_OK) {
-        fprintf(stderr, "oxport export: %s\n", ox_errmsg(ctx));
+        fprintf(stderr, "oxport export: %s%s\n", ox_errmsg(ctx),
+                st == OX_EIO ? "; check the --config path" : "");
         rc = OX_EXIT_USAGE;
         goto done;
     }
     if ((st = ox_context_load(ctx)) != OX_OK) {
-        fprintf(stderr, "oxport export: loading symbolic packs and opsets failed:\n%s\n",
-                ox_errmsg(ctx));
+        fprintf(stderr, "oxport export: loading symbolic packs and opsets failed:\n%s\n%s",
+                ox_errmsg(ctx),
+                st == OX_EPLUGIN ? "fix or remove that path (--plugin-path, OXPORT_PLUGIN_PATH, "
+                                   "plugin_dirs in the config); 'oxport plugins --check FILE.so' "
+                                   "explains why a pack is rejected\n"
+                                 : "");
+        rc = OX_EXIT_USAGE;
+        goto done;
+    }
+    /* Refuse an opset out of range before building and running the model,
+     * which can take seconds and gigabytes. */
+    int lo, hi;
+    const char *range_src;
+    ox_convert_opset_range(ctx, &lo, &hi, &range_src);
+    if (a->opset && (a->opset < lo || a->opset > hi)) {
+        fprintf(stderr, "oxport export: --opset %d is outside the enabled range %d..%d (set by "
+                "%s); choose an opset from %d to %d\n", a->opset, lo, hi, range_src, lo, hi);
         rc = OX_EXIT_USAGE;
         goto done;
     }
@@ -421,6 +438,12 @@ int cmd_export(int argc, char **argv)
     }
     if (!a.output && !a.test_data) {
         fputs("oxport export: no output: give -o FILE.onnx or --test-data DIR\n", stderr);
+        rc = OX_EXIT_USAGE;
+        goto out;
+    }
+    if ((a.output && !a.output[0]) || (a.test_data && !a.test_data[0])) {
+        fprintf(stderr, "oxport export: %s needs a path, got an empty one\n",
+                a.output ? "-o" : "--test-data");
         rc = OX_EXIT_USAGE;
         goto out;
     }

@@ -58,26 +58,6 @@ static bool is_disabled(const ox_context *ctx, const char *name)
     return false;
 }
 
-static const char *kind_text(ox_arg_kind k)
-{
-    switch (k) {
-    case OX_ARG_NONE: return "none";
-    case OX_ARG_TENSOR: return "tensor";
-    case OX_ARG_TENSOR_LIST: return "tensor_list";
-    case OX_ARG_INT: return "int";
-    case OX_ARG_FLOAT: return "float";
-    case OX_ARG_BOOL: return "bool";
-    case OX_ARG_STRING: return "string";
-    case OX_ARG_INTS: return "ints";
-    case OX_ARG_FLOATS: return "floats";
-    case OX_ARG_DTYPE: return "dtype";
-    case OX_ARG_OPT_TENSOR: return "optional_tensor";
-    case OX_ARG_SCALAR: return "scalar";
-    case OX_ARG_TENSOR_OR_SCALAR: return "tensor_or_scalar";
-    }
-    return "?";
-}
-
 /* "self: tensor, kernel_size: ints, stride: ints?" from the descriptor, else
  * from the pack's declaration. */
 static void print_params(FILE *out, const row *r)
@@ -85,13 +65,13 @@ static void print_params(FILE *out, const row *r)
     if (r->yaml && r->yaml->n_params) {
         for (size_t i = 0; i < r->yaml->n_params; i++)
             fprintf(out, "%s%s: %s%s%s%s", i ? ", " : "", r->yaml->params[i].name,
-                    kind_text(r->yaml->params[i].kind), r->yaml->params[i].alt_kind ? "|" : "",
-                    r->yaml->params[i].alt_kind ? kind_text(r->yaml->params[i].alt_kind) : "",
+                    ox_arg_kind_name(r->yaml->params[i].kind), r->yaml->params[i].alt_kind ? "|" : "",
+                    r->yaml->params[i].alt_kind ? ox_arg_kind_name(r->yaml->params[i].alt_kind) : "",
                     r->yaml->params[i].optional ? "?" : "");
     } else if (r->impl) {
         for (uint32_t i = 0; i < r->impl->decl->n_params; i++)
             fprintf(out, "%s%s: %s", i ? ", " : "", r->impl->decl->params[i].name,
-                    kind_text(r->impl->decl->params[i].kind));
+                    ox_arg_kind_name(r->impl->decl->params[i].kind));
     }
 }
 

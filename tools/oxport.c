@@ -2,11 +2,13 @@
  * oxport — command-line front end: dispatches to the subcommands declared in
  * commands.h.  Exit codes are theirs (see commands.h and docs/cli.md).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "build_tree.h"
 #include "commands.h"
+#include "onnx_write.h"
 #include "oxport/oxport.h"
 
 typedef struct command {
@@ -23,6 +25,34 @@ static const command commands[] = {
     {"plugins", cmd_plugins, "list the symbolic packs found, or check one .so"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* Interrupted mid-write (Ctrl-C, kill): drop the hidden temp file, then die
+ * of the same signal so the caller sees what happened. */
+static void on_fatal_signal(int sig)
+{
+    ox_write_discard_temps();
+    raise(sig); /* SA_RESETHAND restored the default action */
+}
+
+static void handle_signals(void)
+{
+    /* Past a file size limit (ulimit -f) a write should fail with EFBIG,
+     * which the writer reports and cleans up after, rather than kill the
+     * process and leave its temp file behind. */
+    signal(SIGXFSZ, SIG_IGN);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    const int fatal[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
+        struct sigaction old;
+        /* a signal ignored on entry (a background job, nohup) stays ignored */
+        if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(fatal[i], &sa, NULL);
+    }
+}
 
 static void usage(FILE *out)
 {
@@ -91,6 +121,7 @@ static int unknown_command(const char *name)
 int main(int argc, char **argv)
 {
     ox_cli_use_build_tree();
+    handle_signals();
     if (argc < 2) {
         usage(stderr);
         return OX_EXIT_USAGE;
