@@ -9,6 +9,7 @@
 
 #include "context.h"
 #include "ir.h"
+#include "test_util.h"
 
 static ox_context *ctx;
 
@@ -255,9 +256,5 @@ int main(void)
     tcase_add_test(tc, attribute_kinds);
     tcase_add_test(tc, null_report_still_counts);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s);
 }

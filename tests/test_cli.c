@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "oxport/oxport.h"
+#include "test_util.h"
 
 static char tmpdir[256];
 static const char *bin;
@@ -21,21 +22,11 @@ typedef struct run_result {
     char *err;   /* stderr */
 } run_result;
 
-static char *slurp(const char *path)
+/* A file that is not there reads as "". */
+static char *slurp_or_empty(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (f) {
-        char buf[8192];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-            fwrite(buf, 1, n, mem);
-        fclose(f);
-    }
-    fclose(mem);
-    return text;
+    char *text = slurp_text(path);
+    return text ? text : strdup("");
 }
 
 /* Run `PREFIX oxport ARGS` (shell fragments) in tmpdir, capturing stdout and
@@ -50,9 +41,9 @@ static run_result run_with(const char *prefix, const char *args)
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -(WIFSIGNALED(st) ? WTERMSIG(st) : 999);
     char path[512];
     snprintf(path, sizeof path, "%s/out", tmpdir);
-    r.out = slurp(path);
+    r.out = slurp_or_empty(path);
     snprintf(path, sizeof path, "%s/err", tmpdir);
-    r.err = slurp(path);
+    r.err = slurp_or_empty(path);
     return r;
 }
 
@@ -87,7 +78,7 @@ static void python(const char *script)
     int st = system(cmd);
     if (st != 0) {
         snprintf(path, sizeof path, "%s/gen.log", tmpdir);
-        char *log = slurp(path);
+        char *log = slurp_or_empty(path);
         ck_abort_msg("python generator failed:\n%s", log);
     }
 }
@@ -102,9 +93,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
+    rm_rf(tmpdir);
 }
 
 /* ------------------------------------------------------ dispatch/help */
@@ -448,7 +437,7 @@ static char *leftovers(const char *sub, const char *fixtures)
              sub, fixtures, tmpdir);
     ck_assert_int_eq(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "%s/left", tmpdir);
-    return slurp(cmd);
+    return slurp_or_empty(cmd);
 }
 
 static void write_text(const char *name, const char *text)
@@ -652,7 +641,7 @@ START_TEST(export_interrupted_leaves_nothing)
     ck_assert_int_eq(system(cmd), 0);
     char path[512];
     snprintf(path, sizeof path, "%s/status", tmpdir);
-    char *status = slurp(path);
+    char *status = slurp_or_empty(path);
     snprintf(path, sizeof path, "%s/seen", tmpdir);
     if (access(path, F_OK) != 0) {
         fprintf(stderr, "export_interrupted_leaves_nothing: inconclusive, the write ended before "
@@ -736,9 +725,5 @@ static Suite *cli_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(cli_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(cli_suite());
 }

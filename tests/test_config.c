@@ -7,13 +7,13 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "test_util.h"
 
 static char dir[4096];
 
 static void setup(void)
 {
-    const char *src = getenv("OXPORT_TEST_SRCDIR");
-    snprintf(dir, sizeof(dir), "%s/tests/fixtures/yaml/config", src ? src : ".");
+    snprintf(dir, sizeof(dir), "%s/tests/fixtures/yaml/config", srcdir());
 }
 
 static ox_context *new_ctx(void)
@@ -177,9 +177,8 @@ END_TEST
 
 START_TEST(shipped_default_config)
 {
-    const char *src = getenv("OXPORT_TEST_SRCDIR");
     char path[4200];
-    snprintf(path, sizeof(path), "%s/opset/oxport.yaml", src ? src : ".");
+    snprintf(path, sizeof(path), "%s/opset/oxport.yaml", srcdir());
     ox_context *ctx = new_ctx();
     ox_config *cfg = NULL;
     ox_status st = ox_config_load(ctx, path, &cfg);
@@ -206,9 +205,5 @@ int main(void)
     tcase_add_test(tc, context_load_config);
     tcase_add_test(tc, shipped_default_config);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s);
 }

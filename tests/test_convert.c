@@ -13,6 +13,7 @@
 #include "context.h"
 #include "ir.h"
 #include "plugin_load.h"
+#include "test_util.h"
 
 static char fx_bufs[4][1024];
 static int fx_k;
@@ -447,9 +448,5 @@ static Suite *convert_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(convert_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(convert_suite());
 }

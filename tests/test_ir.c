@@ -5,6 +5,7 @@
 
 #include "arena.h"
 #include "ir.h"
+#include "test_util.h"
 
 START_TEST(arena_alignment_and_zeroing)
 {
@@ -153,9 +154,5 @@ int main(void)
     tcase_add_test(tc, owned_tensors_large_and_small);
     tcase_add_test(tc, dtype_tables);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s);
 }

@@ -9,6 +9,7 @@
 #include "context.h"
 #include "ir.h"
 #include "passes.h"
+#include "test_util.h"
 
 static ox_context *ctx;
 
@@ -291,9 +292,5 @@ static Suite *passes_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(passes_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(passes_suite());
 }

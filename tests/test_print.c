@@ -15,6 +15,7 @@
 #include "ir.h"
 #include "oxport/oxport.h"
 #include "print.h"
+#include "test_util.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -26,23 +27,6 @@ static char *print_graph(const ox_graph *g)
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(ox_graph_print(g, f), OX_OK);
     fclose(f);
-    return text;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, mem);
-    fclose(f);
-    fclose(mem);
     return text;
 }
 
@@ -61,7 +45,7 @@ static void check_golden(const char *name, const char *text)
         ck_assert_int_eq(fclose(f), 0);
         return;
     }
-    char *want = slurp(path);
+    char *want = slurp_text(path);
     ck_assert_msg(want != NULL, "golden file %s is missing: run tools/regen-golden", path);
     if (strcmp(want, text) != 0) {
         /* Point at the first differing line so the failure is readable. */
@@ -638,9 +622,7 @@ static void tmp_setup(void)
 
 static void tmp_teardown(void)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
+    rm_rf(tmpdir);
     ctx_teardown();
 }
 
@@ -788,9 +770,5 @@ static Suite *print_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(print_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(print_suite());
 }

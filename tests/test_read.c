@@ -17,23 +17,12 @@
 #include "ir.h"
 #include "onnx.pb-c.h"
 #include "onnx_read.h"
+#include "test_util.h"
 
 static char dir[256];   /* per test */
 static char shared[256]; /* torch exports, made once */
 static int torch_ok = -1;
 static ox_context *ctx;
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb; (void)flag; (void)ftw;
-    return remove(p);
-}
-
-static int run(const char *cmd)
-{
-    int s = system(cmd);
-    return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-}
 
 static const char *torch_script =
     "import sys, torch, torchvision\n"
@@ -81,7 +70,7 @@ static void make_torch_models(void)
         torch_ok = 0;
         return;
     }
-    if (run("/usr/bin/python3 -c 'import torch, torchvision, onnx' 2>/dev/null") != 0) {
+    if (shell_status("/usr/bin/python3 -c 'import torch, torchvision, onnx' 2>/dev/null") != 0) {
         torch_ok = 0;
         return;
     }
@@ -91,16 +80,16 @@ static void make_torch_models(void)
     fputs(torch_script, f);
     fclose(f);
     snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %s >%s/export.log 2>&1", path, shared, shared);
-    torch_ok = run(cmd) == 0;
+    torch_ok = shell_status(cmd) == 0;
     if (!torch_ok) {
         snprintf(cmd, sizeof cmd, "cat %s/export.log >&2", shared);
-        run(cmd);
+        shell_status(cmd);
     }
 }
 
 static void remove_torch_models(void)
 {
-    nftw(shared, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    rm_tree(shared);
 }
 
 static void setup(void)
@@ -114,7 +103,7 @@ static void setup(void)
 static void teardown(void)
 {
     ox_context_free(ctx);
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    rm_tree(dir);
 }
 
 static char *in(const char *base, const char *name)
@@ -133,20 +122,6 @@ static void put(const char *path, const void *data, size_t len)
     if (len)
         ck_assert_uint_eq(fwrite(data, 1, len, f), len);
     fclose(f);
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc((size_t)n + 1);
-    ck_assert_uint_eq(fread(p, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return p;
 }
 
 /* Value of "key rest" in a summary file written by the export script. */
@@ -258,7 +233,7 @@ START_TEST(torch_exports_read_and_rewrite)
                  "for p, q in zip(ya, yb): onnxval.compare('out', q, p, 0, 0)\n"
                  "\" %s/%s %s",
                  src, shared, name, out);
-        ck_assert_msg(run(cmd) == 0, "rewritten %s differs from torch's", name);
+        ck_assert_msg(shell_status(cmd) == 0, "rewritten %s differs from torch's", name);
     }
 }
 END_TEST

@@ -9,124 +9,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "opset_yaml.h"
 #include "oxport/oxport.h"
 #include "plugin_load.h"
+#include "symbolic_harness.h"
 
 static const int opsets[] = {9, 13, 17};
 #define N_OPSETS 3
 
-static const char *srcdir(void)
-{
-    const char *s = getenv("OXPORT_TEST_SRCDIR");
-    return s ? s : ".";
-}
-
-static const char *builddir(void)
-{
-    const char *s = getenv("OXPORT_TEST_BUILDDIR");
-    return s ? s : ".";
-}
-
+/* Both build-tree packs. */
 static ox_context *new_ctx(void)
 {
-    ox_context *ctx = NULL;
-    char path[4096];
-    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx), OX_OK);
-    snprintf(path, sizeof path, "%s/plugins/aten", builddir());
-    ck_assert_int_eq(ox_context_add_plugin_path(ctx, path), OX_OK);
-    snprintf(path, sizeof path, "%s/plugins/nn_functions", builddir());
-    ck_assert_int_eq(ox_context_add_plugin_path(ctx, path), OX_OK);
-    ck_assert_msg(ox_context_load(ctx) == OX_OK, "load: %s", ox_errmsg(ctx));
-    return ctx;
+    return sym_new_ctx(true);
 }
-
-/* Deterministic values in [-0.5, 0.5). */
-static float rnd(unsigned *state)
-{
-    *state = *state * 1664525u + 1013904223u;
-    return (float)((*state >> 8) & 0xffff) / 65536.0f - 0.5f;
-}
-
-static float *rnd_array(size_t n, unsigned seed)
-{
-    float *a = malloc(n * sizeof *a);
-    ck_assert_ptr_nonnull(a);
-    for (size_t i = 0; i < n; i++)
-        a[i] = rnd(&seed);
-    return a;
-}
-
-static size_t numel(int rank, const int64_t *dims)
-{
-    size_t n = 1;
-    for (int i = 0; i < rank; i++)
-        n *= (size_t)dims[i];
-    return n;
-}
-
-/* ------------------------------------------------------------ trace helpers */
-
-typedef struct tb {
-    ox_context *ctx;
-    ox_trace *t;
-} tb;
 
 static tb tb_begin(const char *model)
 {
-    tb b;
-    b.ctx = new_ctx();
-    ck_assert_int_eq(ox_trace_begin(b.ctx, model, &b.t), OX_OK);
-    return b;
-}
-
-static ox_vid tb_input(tb *b, const char *name, ox_dtype dt, int rank, const int64_t *dims)
-{
-    ox_vid v = 0;
-    ck_assert_msg(ox_trace_input(b->t, name, dt, (uint32_t)rank, dims, &v) == OX_OK, "%s",
-                  ox_errmsg(b->ctx));
-    return v;
-}
-
-static ox_vid tb_param(tb *b, const char *name, int rank, const int64_t *dims, const float *data)
-{
-    ox_vid v = 0;
-    ck_assert_msg(ox_trace_param(b->t, name, OX_FLOAT, (uint32_t)rank, dims, data, OX_COPY, &v) ==
-                      OX_OK,
-                  "%s", ox_errmsg(b->ctx));
-    return v;
-}
-
-static ox_vid tb_op(tb *b, const char *kind, size_t n_args, const ox_arg *args, int rank,
-                    const int64_t *dims)
-{
-    ox_vid v = 0;
-    ox_tensor_desc d = {OX_FLOAT, (uint32_t)rank, dims};
-    ck_assert_msg(ox_trace_op(b->t, kind, n_args, args, 1, &d, &v) == OX_OK, "%s: %s", kind,
-                  ox_errmsg(b->ctx));
-    return v;
-}
-
-static ox_graph *tb_finish(tb *b)
-{
-    ox_graph *g = NULL;
-    ck_assert_msg(ox_trace_finish(b->t, &g) == OX_OK, "%s", ox_errmsg(b->ctx));
-    b->t = NULL;
-    return g;
+    return tb_open(new_ctx(), model);
 }
 
 /* ------------------------------------------------ export, check, run in ORT */
-
-typedef struct feed {
-    const char *name;
-    const char *dtype; /* run.js names: float32, int64 */
-    int rank;
-    const int64_t *dims;
-    const void *data;
-    size_t elem_size;
-} feed;
 
 typedef struct want {
     int rank;
@@ -134,82 +37,14 @@ typedef struct want {
     const float *data;
 } want;
 
-static void rm_rf(const char *dir)
-{
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "cannot write %s", path);
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    fclose(f);
-}
-
-static void *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)len + 1);
-    ck_assert_ptr_nonnull(p);
-    ck_assert_uint_eq(fread(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
-
 /* Convert at `opset`, write, onnx.checker, run in ORT, compare outputs. */
 static void run_at(ox_context *ctx, const ox_graph *traced, int opset, size_t n_feeds,
                    const feed *feeds, size_t n_want, const want *wants)
 {
-    char dir[] = "/tmp/oxsym-XXXXXX", path[4200], cmd[16384];
+    char dir[] = "/tmp/oxsym-XXXXXX", path[4200];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-
-    ox_graph *onnx = NULL;
-    ck_assert_msg(ox_convert(ctx, traced, opset, &onnx) == OX_OK, "opset %d: %s", opset,
-                  ox_errmsg(ctx));
-    snprintf(path, sizeof path, "%s/model.onnx", dir);
-    ox_export_options opts;
-    ox_export_options_init(&opts);
-    opts.opset = opset;
-    ck_assert_msg(ox_write(ctx, onnx, path, &opts) == OX_OK, "opset %d: %s", opset,
-                  ox_errmsg(ctx));
-    ox_graph_free(onnx);
-
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s/tests/py/onnxval.py' check '%s/model.onnx' >/dev/null",
-             srcdir(), dir);
-    ck_assert_msg(system(cmd) == 0, "opset %d: onnx.checker rejected the model (%s)", opset,
-                  dir);
-
-    snprintf(path, sizeof path, "%s/in", dir);
-    ck_assert_int_eq(mkdir(path, 0700), 0);
-    char json[4096];
-    size_t jl = 0;
-    jl += (size_t)snprintf(json + jl, sizeof json - jl, "[");
-    for (size_t i = 0; i < n_feeds; i++) {
-        jl += (size_t)snprintf(json + jl, sizeof json - jl,
-                               "%s{\"name\": \"%s\", \"dtype\": \"%s\", \"dims\": [", i ? ", " : "",
-                               feeds[i].name, feeds[i].dtype);
-        for (int d = 0; d < feeds[i].rank; d++)
-            jl += (size_t)snprintf(json + jl, sizeof json - jl, "%s%lld", d ? ", " : "",
-                                   (long long)feeds[i].dims[d]);
-        jl += (size_t)snprintf(json + jl, sizeof json - jl, "], \"file\": \"input_%zu.bin\"}", i);
-        snprintf(path, sizeof path, "%s/in/input_%zu.bin", dir, i);
-        write_file(path, feeds[i].data, numel(feeds[i].rank, feeds[i].dims) * feeds[i].elem_size);
-    }
-    jl += (size_t)snprintf(json + jl, sizeof json - jl, "]");
-    snprintf(path, sizeof path, "%s/in/inputs.json", dir);
-    write_file(path, json, jl);
-
-    snprintf(cmd, sizeof cmd, "node '%s/tools/ort/run.js' '%s/model.onnx' '%s/in' '%s/out'",
-             srcdir(), dir, dir, dir);
-    ck_assert_msg(system(cmd) == 0, "opset %d: ONNX Runtime failed (%s)", opset, dir);
+    sym_write_checked(ctx, traced, opset, dir);
+    sym_run_ort(dir, opset, n_feeds, feeds);
 
     for (size_t o = 0; o < n_want; o++) {
         size_t n = 0;
@@ -369,7 +204,8 @@ START_TEST(conv2d_explicit_padding_stride_groups)
     int oh, ow;
     conv_out_size(&cg, &oh, &ow);
     int64_t yd[4] = {1, 4, oh, ow};
-    float *x = rnd_array(100, 1), *w = rnd_array(72, 2), *bias = rnd_array(4, 3);
+    float *x = rnd_array(100, 1, 0.5f), *w = rnd_array(72, 2, 0.5f),
+          *bias = rnd_array(4, 3, 0.5f);
     float y[64];
     conv_ref(&cg, x, w, bias, y);
 
@@ -396,7 +232,7 @@ START_TEST(conv2d_padding_same_is_asymmetric_like_torch)
     /* kernel 2x2, dilation 1: torch pads 0 before and 1 after. */
     conv_geom cg = {1, 1, 3, 4, 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 1, 1};
     int64_t xd[4] = {1, 1, 3, 4}, wd[4] = {2, 1, 2, 2}, yd[4] = {1, 2, 3, 4};
-    float *x = rnd_array(12, 4), *w = rnd_array(8, 5);
+    float *x = rnd_array(12, 4, 0.5f), *w = rnd_array(8, 5, 0.5f);
     float y[24];
     conv_ref(&cg, x, w, NULL, y);
 
@@ -418,7 +254,7 @@ START_TEST(conv_transpose2d_output_padding)
     /* x [1,2,3,3], w [2,1,3,3], stride 2, padding 1, output_padding 1:
      * y [1,1,6,6].  Reference: scatter each input pixel. */
     int64_t xd[4] = {1, 2, 3, 3}, wd[4] = {2, 1, 3, 3}, yd[4] = {1, 1, 6, 6};
-    float *x = rnd_array(18, 6), *w = rnd_array(18, 7);
+    float *x = rnd_array(18, 6, 0.5f), *w = rnd_array(18, 7, 0.5f);
     float y[36] = {0};
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < 3; i++)
@@ -513,7 +349,7 @@ END_TEST
 START_TEST(adaptive_avg_pool2d_global_and_divisible)
 {
     int64_t xd[4] = {1, 2, 4, 4}, gd[4] = {1, 2, 1, 1}, ad[4] = {1, 2, 2, 2};
-    float *x = rnd_array(32, 8);
+    float *x = rnd_array(32, 8, 0.5f);
     float yg[2] = {0}, ya[8] = {0};
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < 4; i++)
@@ -565,8 +401,9 @@ START_TEST(linear_2d_3d_and_addmm)
      * z = 0.5 * b + 2 * (x2 @ M) (addmm). */
     int64_t x2d[2] = {2, 3}, x3d[3] = {2, 2, 3}, wd[2] = {4, 3}, bd[1] = {4}, md[2] = {3, 4};
     int64_t y2d[2] = {2, 4}, y3d[3] = {2, 2, 4};
-    float *x2 = rnd_array(6, 9), *x3 = rnd_array(12, 10), *w = rnd_array(12, 11),
-          *bias = rnd_array(4, 12), *m = rnd_array(12, 13);
+    float *x2 = rnd_array(6, 9, 0.5f), *x3 = rnd_array(12, 10, 0.5f),
+          *w = rnd_array(12, 11, 0.5f), *bias = rnd_array(4, 12, 0.5f),
+          *m = rnd_array(12, 13, 0.5f);
     float y2[8], y3[16], z[8];
     for (int r = 0; r < 2; r++)
         for (int o = 0; o < 4; o++) {
@@ -622,7 +459,7 @@ START_TEST(softmax_over_middle_axis_and_log_softmax_last)
     /* x [2,3,2]: softmax over dim 1 (the transpose pattern below 13),
      * log_softmax over dim -1. */
     int64_t xd[3] = {2, 3, 2};
-    float *x = rnd_array(12, 14);
+    float *x = rnd_array(12, 14, 0.5f);
     float s[12], ls[12];
     for (int a = 0; a < 2; a++)
         for (int c = 0; c < 2; c++) {
@@ -662,14 +499,14 @@ static void lstm_case(int batch_first)
     int64_t xd[3] = {batch_first ? B : SEQ, batch_first ? SEQ : B, IN};
     int64_t hd[3] = {L, B, H}, yd[3] = {xd[0], xd[1], H};
     int64_t wih0d[2] = {4 * H, IN}, wihd[2] = {4 * H, H}, whhd[2] = {4 * H, H}, bd[1] = {4 * H};
-    float *x = rnd_array(SEQ * B * IN, 20), *h0 = rnd_array(L * B * H, 21),
-          *c0 = rnd_array(L * B * H, 22);
+    float *x = rnd_array(SEQ * B * IN, 20, 0.5f), *h0 = rnd_array(L * B * H, 21, 0.5f),
+          *c0 = rnd_array(L * B * H, 22, 0.5f);
     float *p[L][4];
     for (int l = 0; l < L; l++) {
-        p[l][0] = rnd_array(4 * H * (l == 0 ? IN : H), 30u + (unsigned)l * 4);
-        p[l][1] = rnd_array(4 * H * H, 31u + (unsigned)l * 4);
-        p[l][2] = rnd_array(4 * H, 32u + (unsigned)l * 4);
-        p[l][3] = rnd_array(4 * H, 33u + (unsigned)l * 4);
+        p[l][0] = rnd_array(4 * H * (l == 0 ? IN : H), 30u + (unsigned)l * 4, 0.5f);
+        p[l][1] = rnd_array(4 * H * H, 31u + (unsigned)l * 4, 0.5f);
+        p[l][2] = rnd_array(4 * H, 32u + (unsigned)l * 4, 0.5f);
+        p[l][3] = rnd_array(4 * H, 33u + (unsigned)l * 4, 0.5f);
     }
     /* Reference on [seq, batch, in] (B == 1, so batch_first is the same memory). */
     float h[L][H], c[L][H], y0[SEQ * H], y1[SEQ * H], hn[L * H], cn[L * H];
@@ -772,9 +609,9 @@ START_TEST(gru_one_layer_with_initial_state)
     enum { SEQ = 3, B = 2, IN = 3, H = 2 };
     int64_t xd[3] = {SEQ, B, IN}, hd[3] = {1, B, H}, yd[3] = {SEQ, B, H};
     int64_t wihd[2] = {3 * H, IN}, whhd[2] = {3 * H, H}, bd[1] = {3 * H};
-    float *x = rnd_array(SEQ * B * IN, 40), *h0 = rnd_array(B * H, 41);
-    float *wih = rnd_array(3 * H * IN, 42), *whh = rnd_array(3 * H * H, 43),
-          *bih = rnd_array(3 * H, 44), *bhh = rnd_array(3 * H, 45);
+    float *x = rnd_array(SEQ * B * IN, 40, 0.5f), *h0 = rnd_array(B * H, 41, 0.5f);
+    float *wih = rnd_array(3 * H * IN, 42, 0.5f), *whh = rnd_array(3 * H * H, 43, 0.5f),
+          *bih = rnd_array(3 * H, 44, 0.5f), *bhh = rnd_array(3 * H, 45, 0.5f);
     float h[B * H], y[SEQ * B * H];
     memcpy(h, h0, sizeof h);
     gru_layer_ref(SEQ, B, IN, H, x, wih, whh, bih, bhh, h, y);
@@ -840,7 +677,7 @@ static void rnn_bidir_case(const char *kind, int relu)
     enum { SEQ = 3, B = 2, IN = 3, H = 2, L = 2, D = 2 };
     int64_t xd[3] = {SEQ, B, IN}, hd[3] = {L * D, B, H}, yd[3] = {SEQ, B, D * H};
     int64_t wih0d[2] = {H, IN}, wih1d[2] = {H, D * H}, whhd[2] = {H, H}, bd[1] = {H};
-    float *x = rnd_array(SEQ * B * IN, 80), *h0 = rnd_array(L * D * B * H, 81);
+    float *x = rnd_array(SEQ * B * IN, 80, 0.5f), *h0 = rnd_array(L * D * B * H, 81, 0.5f);
     float *p[L * D * 4];
     tb b = tb_begin("Net");
     ox_vid vx = tb_input(&b, "x", OX_FLOAT, 3, xd);
@@ -851,7 +688,7 @@ static void rnn_bidir_case(const char *kind, int relu)
         int l = i / (D * 4), k = i % 4;
         const int64_t *d = k == 0 ? (l == 0 ? wih0d : wih1d) : k == 1 ? whhd : bd;
         int rank = k < 2 ? 2 : 1;
-        p[i] = rnd_array(numel(rank, d), 90u + (unsigned)i);
+        p[i] = rnd_array(numel(rank, d), 90u + (unsigned)i, 0.5f);
         snprintf(nm[i], sizeof nm[0], "p%d", i);
         vp[i] = tb_param(&b, nm[i], rank, d, p[i]);
     }
@@ -954,7 +791,8 @@ START_TEST(batch_norm_without_affine_weights)
 {
     /* weight/bias None: y = (x - mean) / sqrt(var + eps). */
     int64_t xd[4] = {2, 3, 1, 2}, cd[1] = {3};
-    float *x = rnd_array(12, 50), mean[3] = {0.1f, -0.2f, 0.3f}, var[3] = {0.5f, 1.0f, 2.0f};
+    float *x = rnd_array(12, 50, 0.5f), mean[3] = {0.1f, -0.2f, 0.3f},
+          var[3] = {0.5f, 1.0f, 2.0f};
     float y[12];
     for (int n = 0; n < 2; n++)
         for (int c = 0; c < 3; c++)
@@ -992,7 +830,7 @@ static void shape_chain(int64_t step)
      *   u = cat([x, x], -1)               [2,3,8]  -> permute (2,0,1) [8,2,3] -> flatten(0,1) [16,3]
      */
     int64_t xd[3] = {2, 3, 4};
-    float *x = rnd_array(24, 60);
+    float *x = rnd_array(24, 60, 0.5f);
     int64_t rows = (3 + step - 1) / step;
     float f[6], s[8], t[24], u[48];
     /* b[i][j] = x[j][2][i]; row r of e is row 1 + step*r of b. */
@@ -1087,7 +925,7 @@ START_TEST(elementwise_activations_embedding_dropout)
      *   r = relu(hardtanh(leaky_relu(d, 0.1), -0.5, 0.5)) ; y = sigmoid(r) + tanh(r) */
     int64_t id[2] = {2, 3}, wd[2] = {5, 4}, ed[3] = {2, 3, 4};
     int64_t idx[6] = {0, 4, 2, 2, 1, 3};
-    float *w = rnd_array(20, 70);
+    float *w = rnd_array(20, 70, 0.5f);
     float y[24];
     for (int i = 0; i < 6; i++)
         for (int k = 0; k < 4; k++) {
@@ -1146,7 +984,8 @@ START_TEST(conv1d_matrix_products_and_identities)
      * softmax(dim=0, dtype=float) -> mean(dim=[0,1,2], keepdim) [1,1,1]. */
     int64_t xd[3] = {1, 2, 5}, wd[3] = {3, 2, 2}, cd[3] = {1, 3, 2}, sd[2] = {3, 2},
             td[2] = {2, 3}, md[2] = {3, 2}, pd[2] = {2, 2}, ud[3] = {1, 2, 2}, rd[3] = {1, 1, 1};
-    float *x = rnd_array(10, 100), *w = rnd_array(12, 101), *m = rnd_array(6, 102);
+    float *x = rnd_array(10, 100, 0.5f), *w = rnd_array(12, 101, 0.5f),
+          *m = rnd_array(6, 102, 0.5f);
     float eye[4] = {1, 0, 0, 1};
     float c[6], pm[4], q[4], sm[4], mean[1] = {0};
     for (int o = 0; o < 3; o++)
@@ -1364,9 +1203,5 @@ static Suite *symbolics_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(symbolics_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(symbolics_suite());
 }

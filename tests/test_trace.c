@@ -6,6 +6,7 @@
 #include "context.h"
 #include "ir.h"
 #include "oxport/oxport.h"
+#include "test_util.h"
 
 static ox_context *ctx;
 static ox_trace *t;
@@ -185,9 +186,5 @@ int main(void)
     tcase_add_test(tc, validation_messages);
     tcase_add_test(tc, finish_requires_outputs_and_balanced_scopes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s);
 }

@@ -23,15 +23,10 @@
 #include "onnx.pb-c.h"
 #include "onnx_read.h"
 #include "onnx_write.h"
+#include "test_util.h"
 
 static char dir[256];
 static ox_context *ctx;
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb; (void)flag; (void)ftw;
-    return remove(p);
-}
 
 static void setup(void)
 {
@@ -45,7 +40,7 @@ static void teardown(void)
 {
     ox_context_free(ctx);
     chmod(dir, 0700);
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    rm_tree(dir);
 }
 
 static char *path_in(const char *name)
@@ -55,20 +50,6 @@ static char *path_in(const char *name)
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
     return buf[k];
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc((size_t)n + 1);
-    ck_assert_uint_eq(fread(p, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return p;
 }
 
 static Onnx__ModelProto *decode(const char *path)
@@ -787,12 +768,6 @@ START_TEST(dtypes_rank0_and_attribute_kinds)
 }
 END_TEST
 
-static int run(const char *cmd)
-{
-    int s = system(cmd);
-    return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-}
-
 /* onnx.checker and ONNX Runtime on a written model, against numbers computed here. */
 START_TEST(checker_and_runtime_agree)
 {
@@ -800,8 +775,8 @@ START_TEST(checker_and_runtime_agree)
     ck_assert_ptr_nonnull(src);
     char ortdir[512], cmd[2048];
     snprintf(ortdir, sizeof ortdir, "%s/tools/ort/node_modules/onnxruntime-node", src);
-    if (run("/usr/bin/python3 -c 'import onnx' 2>/dev/null") != 0 || access(ortdir, F_OK) != 0 ||
-        run("node --version >/dev/null 2>&1") != 0) {
+    if (shell_status("/usr/bin/python3 -c 'import onnx' 2>/dev/null") != 0 ||
+        access(ortdir, F_OK) != 0 || shell_status("node --version >/dev/null 2>&1") != 0) {
         fprintf(stderr, "checker_and_runtime_agree: SKIPPED (needs /usr/bin/python3 with onnx, "
                 "node, and 'cd tools/ort && ONNXRUNTIME_NODE_INSTALL=skip npm ci')\n");
         return;
@@ -818,7 +793,7 @@ START_TEST(checker_and_runtime_agree)
         ck_assert_int_eq(ox_write(ctx, g, model, &o), OX_OK);
         ox_graph_free(g);
         snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/py/onnxval.py check %s", src, model);
-        ck_assert_msg(run(cmd) == 0, "onnx.checker rejected variant %d", variant);
+        ck_assert_msg(shell_status(cmd) == 0, "onnx.checker rejected variant %d", variant);
 
         mkdir(path_in("in"), 0755);
         FILE *f = fopen(path_in("in/input_0.bin"), "wb");
@@ -830,7 +805,7 @@ START_TEST(checker_and_runtime_agree)
         fclose(f);
         snprintf(cmd, sizeof cmd, "node %s/tools/ort/run.js %s %s/in %s/out", src, model, dir,
                  dir);
-        ck_assert_msg(run(cmd) == 0, "ONNX Runtime failed on variant %d", variant);
+        ck_assert_msg(shell_status(cmd) == 0, "ONNX Runtime failed on variant %d", variant);
         size_t len;
         unsigned char *p = slurp(path_in("out/output_0.bin"), &len);
         ck_assert_uint_eq(len, 8 * sizeof(float));
@@ -863,9 +838,5 @@ int main(void)
     tcase_add_test(tc, dtypes_rank0_and_attribute_kinds);
     tcase_add_test(tc, checker_and_runtime_agree);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s);
 }

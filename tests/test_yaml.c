@@ -8,13 +8,13 @@
 
 #include "opset_yaml.h"
 #include "report.h"
+#include "test_util.h"
 
 static char fixtures[4096];
 
 static void setup(void)
 {
-    const char *src = getenv("OXPORT_TEST_SRCDIR");
-    snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures/yaml", src ? src : ".");
+    snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures/yaml", srcdir());
 }
 
 static ox_context *new_ctx(void)
@@ -613,9 +613,5 @@ int main(void)
     tcase_add_test(chk, recorded_kinds_against_params);
     suite_add_tcase(s, chk);
 
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s);
 }

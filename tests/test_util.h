@@ -1,0 +1,36 @@
+/*
+ * Small helpers several Check suites share: the meson-set source and build
+ * directories, files read whole, temporary trees removed, shell commands
+ * run, and the suite runner every main() ends with.
+ */
+#ifndef OXPORT_TESTS_TEST_UTIL_H
+#define OXPORT_TESTS_TEST_UTIL_H
+
+#include <check.h>
+#include <stddef.h>
+
+/* OXPORT_TEST_SRCDIR / OXPORT_TEST_BUILDDIR, or "." outside meson. */
+const char *srcdir(void);
+const char *builddir(void);
+
+/* The whole file as a malloc'd NUL-terminated string, NULL if it cannot be
+ * opened. */
+char *slurp_text(const char *path);
+
+/* The whole file, malloc'd (one spare byte), its size in *len; fails the
+ * test when it cannot be opened. */
+unsigned char *slurp(const char *path, size_t *len);
+
+/* `rm -rf dir` through the shell; fails the test if that fails. */
+void rm_rf(const char *dir);
+
+/* Removes the tree under dir, best effort, without a shell. */
+void rm_tree(const char *dir);
+
+/* Runs cmd through the shell: its exit status, -1 when it did not exit. */
+int shell_status(const char *cmd);
+
+/* Runs every test of s: EXIT_SUCCESS when none failed, for main(). */
+int run_suite(Suite *s);
+
+#endif
