@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <oxport/oxport.h>
@@ -234,6 +235,22 @@ static int mkdir_p(const char *dir)
     return -1;
 }
 
+/* Remove what write_test_data may have written, so a failed bundle leaves
+ * no half set of reference tensors behind. */
+static void remove_test_data(const char *dir, size_t n_inputs, size_t n_outputs)
+{
+    char path[4200];
+    for (size_t i = 0; i < n_inputs; i++) {
+        snprintf(path, sizeof path, "%s/input_%zu.pb", dir, i);
+        unlink(path);
+    }
+    for (size_t i = 0; i < n_outputs; i++) {
+        snprintf(path, sizeof path, "%s/output_%zu.pb", dir, i);
+        unlink(path);
+    }
+    rmdir(dir); /* only if it is now empty */
+}
+
 static int write_test_data(const export_args *a, const hc_zoo_model *z, hc_tensor **in,
                            hc_tensor **out)
 {
@@ -243,19 +260,15 @@ static int write_test_data(const export_args *a, const hc_zoo_model *z, hc_tenso
         fprintf(stderr, "oxport export: cannot create %s: %s\n", dir, strerror(errno));
         return -1;
     }
-    for (size_t i = 0; i < z->n_inputs; i++) {
-        snprintf(path, sizeof path, "%s/input_%zu.pb", dir, i);
-        const char *name = i < a->n_input_names ? a->input_names[i] : NULL;
-        if (hc_write_tensor_proto(path, in[i], name) != 0) {
+    for (size_t k = 0; k < z->n_inputs + z->n_outputs; k++) {
+        bool is_in = k < z->n_inputs;
+        size_t i = is_in ? k : k - z->n_inputs;
+        snprintf(path, sizeof path, "%s/%s_%zu.pb", dir, is_in ? "input" : "output", i);
+        const char *name = is_in ? (i < a->n_input_names ? a->input_names[i] : NULL)
+                                 : (i < a->n_output_names ? a->output_names[i] : NULL);
+        if (hc_write_tensor_proto(path, is_in ? in[i] : out[i], name) != 0) {
             fprintf(stderr, "oxport export: cannot write %s: %s\n", path, strerror(errno));
-            return -1;
-        }
-    }
-    for (size_t i = 0; i < z->n_outputs; i++) {
-        snprintf(path, sizeof path, "%s/output_%zu.pb", dir, i);
-        const char *name = i < a->n_output_names ? a->output_names[i] : NULL;
-        if (hc_write_tensor_proto(path, out[i], name) != 0) {
-            fprintf(stderr, "oxport export: cannot write %s: %s\n", path, strerror(errno));
+            remove_test_data(dir, z->n_inputs, z->n_outputs);
             return -1;
         }
     }
@@ -391,8 +404,16 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         rc = exit_for(st);
         goto done;
     }
-    if (a->test_data && write_test_data(a, z, inputs, outputs) != 0)
+    if (a->test_data && write_test_data(a, z, inputs, outputs) != 0) {
+        /* a bundle is whole or absent: without its test data the model goes too */
+        unlink(target);
+        if (a->external_data) {
+            char side[sizeof path + 8];
+            snprintf(side, sizeof side, "%s.data", target);
+            unlink(side);
+        }
         goto done;
+    }
     if (tty)
         fprintf(stderr, "oxport: wrote %s\n", target);
     rc = OX_EXIT_OK;

@@ -76,6 +76,16 @@ def main():
         check(r.returncode == 0 and os.path.getsize(out) < 20000,
               "--no-params leaves the weights out")
 
+        # a bundle whose test data cannot be written is removed whole
+        bundle = os.path.join(tmp, "bundle")
+        os.makedirs(bundle)
+        open(os.path.join(bundle, "test_data_set_0"), "w").close()  # a file where a dir must go
+        r = run(b, "superresolution", "--test-data", bundle)
+        check(r.returncode != 0 and "test_data_set_0" in r.stderr,
+              f"unwritable test data fails naming it (got {r.returncode}: {r.stderr})")
+        check(not os.path.exists(os.path.join(bundle, "model.onnx")),
+              "no model.onnx is left without its test data")
+
         r = run(b, "alexnet", "-o", os.path.join(tmp, "missing", "a.onnx"))
         check(r.returncode == 3, f"unwritable output exits 3 (got {r.returncode})")
 
