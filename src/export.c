@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "context.h"
+#include "fold.h"
+#include "passes.h"
 #include "ir.h"
 #include "oxport/oxport.h"
 
@@ -81,6 +83,12 @@ ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *path,
     if ((o.n_input_names && !o.input_names) || (o.n_output_names && !o.output_names)) {
         ox_graph_free(onnx);
         return ox_fail(ctx, OX_EINVAL, "ox_export: a names count is set but its list is NULL");
+    }
+    if (o.do_constant_folding &&
+        ((st = ox_pass_fold_constants(ctx, onnx, NULL)) != OX_OK ||
+         (st = ox_pass_dce(ctx, onnx)) != OX_OK)) {
+        ox_graph_free(onnx);
+        return st;
     }
     apply_names(onnx, &o);
     if (o.verbose && (st = ox_graph_print(onnx, o.verbose)) != OX_OK) {

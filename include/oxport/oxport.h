@@ -216,7 +216,7 @@ typedef struct ox_export_options {
     int external_data;             /* 0 = automatic (only past 2 GiB), 1 = always, -1 = never */
     const char *external_data_location; /* side file name, default "<model>.onnx.data" */
     FILE *verbose;                 /* when set, the converted graph is printed here */
-    int do_constant_folding;       /* reserved: accepted, folding pass is optional */
+    int do_constant_folding;       /* 1 (default): fold nodes computed only from small constants */
     const char *producer_name;     /* default "oxport" */
     const char *producer_version;  /* default ox_version() */
 } ox_export_options;

@@ -1,0 +1,168 @@
+/* Constant folding: what folds, what the folded values are, what stays. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "fold.h"
+#include "ir.h"
+#include "passes.h"
+#include "test_util.h"
+
+static ox_context *ctx;
+static ox_graph *g;
+
+static void setup(void)
+{
+    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS | OX_CONTEXT_NO_ENV, &ctx), OX_OK);
+    g = ox_graph_new("m");
+    ck_assert_ptr_nonnull(g);
+}
+
+static void teardown(void)
+{
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+
+/* A Constant node holding an int64 tensor. */
+static ox_vid konst(uint32_t rank, const int64_t *dims, const int64_t *data)
+{
+    ox_node *n = ox_graph_add_node(g, "onnx::Constant", 0, NULL, 1);
+    ox_attr *a = ox_node_add_attr(g, n, "value", OX_ATTR_TENSOR);
+    ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
+    size_t cnt = 1;
+    for (uint32_t i = 0; i < rank; i++)
+        cnt *= (size_t)dims[i];
+    t->dtype = OX_INT64;
+    t->rank = rank;
+    t->dims = rank ? ox_arena_memdup(&g->arena, dims, rank * sizeof(int64_t)) : NULL;
+    t->data.data = ox_arena_memdup(&g->arena, data, cnt * sizeof(int64_t) + 1);
+    t->data.nbytes = cnt * sizeof(int64_t);
+    a->u.t = t;
+    ox_value_set_type(g, ox_graph_value(g, n->outputs[0]), OX_INT64, (int32_t)rank, dims);
+    return n->outputs[0];
+}
+
+static const ox_attr_tensor *folded(ox_vid v)
+{
+    const ox_value *x = ox_graph_value(g, v);
+    ck_assert_ptr_nonnull(x->producer);
+    ck_assert_str_eq(x->producer->kind, "onnx::Constant");
+    ck_assert_uint_eq(x->producer->n_inputs, 0);
+    return ox_node_attr(x->producer, "value")->u.t;
+}
+
+START_TEST(shape_chain_folds_into_one_constant)
+{
+    /* shape = Concat(Unsqueeze(2 * 3, axes=[0]), [-1]) ; y = Reshape(x, shape) */
+    int64_t one = 1, six[1] = {2}, three = 3, m1 = -1;
+    int64_t d1[] = {1};
+    ox_vid a = konst(0, NULL, six);
+    ox_vid b = konst(0, NULL, &three);
+    ox_node *mul = ox_graph_add_node(g, "onnx::Mul", 2, (ox_vid[]){a, b}, 1);
+    ox_node *unsq = ox_graph_add_node(g, "onnx::Unsqueeze", 1, &mul->outputs[0], 1);
+    ox_attr *ax = ox_node_add_attr(g, unsq, "axes", OX_ATTR_INTS);
+    ax->u.ints.p = ox_arena_memdup(&g->arena, (int64_t[]){0}, sizeof(int64_t));
+    ax->u.ints.n = 1;
+    ox_vid tail = konst(1, d1, &m1);
+    ox_node *cat = ox_graph_add_node(g, "onnx::Concat", 2, (ox_vid[]){unsq->outputs[0], tail}, 1);
+    ox_node_add_attr(g, cat, "axis", OX_ATTR_INT)->u.i = 0;
+    int64_t xd[] = {6, 4};
+    ox_value *x = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 2, xd);
+    ox_graph_add_input(g, x->id);
+    ox_node *rs = ox_graph_add_node(g, "onnx::Reshape", 2, (ox_vid[]){x->id, cat->outputs[0]}, 1);
+    ox_graph_add_output(g, rs->outputs[0]);
+    (void)one;
+
+    size_t n = 0;
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, &n), OX_OK);
+    ck_assert_uint_eq(n, 3); /* Mul, Unsqueeze, Concat; Reshape reads the input x */
+    const ox_attr_tensor *shape = folded(cat->outputs[0]);
+    ck_assert_uint_eq(shape->rank, 1);
+    ck_assert_int_eq(shape->dims[0], 2);
+    const int64_t *s = shape->data.data;
+    ck_assert_int_eq(s[0], 6);
+    ck_assert_int_eq(s[1], -1);
+    ck_assert_str_eq(rs->kind, "onnx::Reshape"); /* depends on a graph input: stays */
+
+    ck_assert_int_eq(ox_pass_dce(ctx, g), OX_OK);
+    ck_assert_uint_eq(g->n_nodes, 2); /* the folded Concat constant and the Reshape */
+}
+END_TEST
+
+START_TEST(opset13_squeeze_and_cast_fold)
+{
+    int64_t d[] = {1, 3}, vals[] = {4, 5, 6}, axes = 0, d1[] = {1};
+    ox_vid v = konst(2, d, vals);
+    ox_vid ax = konst(1, d1, &axes);
+    ox_node *sq = ox_graph_add_node(g, "onnx::Squeeze", 2, (ox_vid[]){v, ax}, 1);
+    ox_node *cast = ox_graph_add_node(g, "onnx::Cast", 1, &sq->outputs[0], 1);
+    ox_node_add_attr(g, cast, "to", OX_ATTR_INT)->u.i = OX_FLOAT;
+    ox_graph_add_output(g, cast->outputs[0]);
+    size_t n = 0;
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, &n), OX_OK);
+    ck_assert_uint_eq(n, 2);
+    const ox_attr_tensor *t = folded(cast->outputs[0]);
+    ck_assert_int_eq(t->dtype, OX_FLOAT);
+    ck_assert_uint_eq(t->rank, 1);
+    ck_assert_int_eq(t->dims[0], 3);
+    const float *f = t->data.data;
+    ck_assert_float_eq(f[2], 6.0f);
+    ck_assert_int_eq(ox_graph_value(g, cast->outputs[0])->type.dtype, OX_FLOAT);
+}
+END_TEST
+
+START_TEST(parameters_and_unknown_ops_are_left_alone)
+{
+    int64_t d[] = {2};
+    static const float w[2] = {1, 2};
+    ox_value *p = ox_graph_add_value(g, OX_VAL_PARAM, OX_FLOAT, 1, d);
+    p->name = "w";
+    p->tensor.data = w;
+    p->tensor.nbytes = sizeof w;
+    ox_graph_add_param(g, p->id);
+    ox_node *tr = ox_graph_add_node(g, "onnx::Transpose", 1, &p->id, 1); /* a weight: never folded */
+    int64_t two[] = {2, 2};
+    ox_vid c = konst(1, d, two);
+    ox_node *mx = ox_graph_add_node(g, "onnx::Max", 1, &c, 1); /* not a folded op */
+    ox_node *cu = ox_graph_add_node(g, "com.example::Thing", 1, &c, 1); /* other domain */
+    ox_graph_add_output(g, tr->outputs[0]);
+    ox_graph_add_output(g, mx->outputs[0]);
+    ox_graph_add_output(g, cu->outputs[0]);
+    size_t n = 7;
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, &n), OX_OK);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(tr->kind, "onnx::Transpose");
+    ck_assert_str_eq(mx->kind, "onnx::Max");
+}
+END_TEST
+
+START_TEST(mismatched_shapes_are_not_folded)
+{
+    int64_t d2[] = {2}, d3[] = {3}, a[] = {1, 2}, b[] = {1, 2, 3};
+    ox_vid x = konst(1, d2, a), y = konst(1, d3, b);
+    ox_node *add = ox_graph_add_node(g, "onnx::Add", 2, (ox_vid[]){x, y}, 1);
+    int64_t bad_shape[] = {5};
+    ox_vid s = konst(1, (int64_t[]){1}, bad_shape);
+    ox_node *rs = ox_graph_add_node(g, "onnx::Reshape", 2, (ox_vid[]){x, s}, 1); /* 2 elems -> 5 */
+    ox_graph_add_output(g, add->outputs[0]);
+    ox_graph_add_output(g, rs->outputs[0]);
+    size_t n = 0;
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, &n), OX_OK);
+    ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fold");
+    TCase *tc = tcase_create("fold");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, shape_chain_folds_into_one_constant);
+    tcase_add_test(tc, opset13_squeeze_and_cast_fold);
+    tcase_add_test(tc, parameters_and_unknown_ops_are_left_alone);
+    tcase_add_test(tc, mismatched_shapes_are_not_folded);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
