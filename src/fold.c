@@ -45,7 +45,7 @@ static int become_constant(ox_graph *g, ox_node *n, ox_dtype dtype, uint32_t ran
 {
     ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
     int64_t *d = rank ? ox_arena_memdup(&g->arena, dims, rank * sizeof(int64_t)) : NULL;
-    void *bytes = ox_arena_memdup(&g->arena, data, nbytes ? nbytes : 1);
+    void *bytes = nbytes ? ox_arena_memdup(&g->arena, data, nbytes) : ox_arena_alloc(&g->arena, 1);
     char *kind = ox_arena_strdup(&g->arena, "onnx::Constant");
     ox_attr *a = ox_arena_alloc(&g->arena, sizeof(*a));
     if (!t || (rank && !d) || !bytes || !kind || !a)
@@ -105,7 +105,8 @@ static int reshaped_dims(const ox_graph *g, const ox_node *n, const ox_attr_tens
     const char *op = n->op_type;
     int64_t r = x->rank;
     if (strcmp(op, "Identity") == 0) {
-        memcpy(dims, x->dims, (size_t)r * sizeof(int64_t));
+        if (r)
+            memcpy(dims, x->dims, (size_t)r * sizeof(int64_t));
         return (int)r;
     }
     if (strcmp(op, "Unsqueeze") == 0) {
@@ -287,7 +288,8 @@ static int fold_node(ox_graph *g, ox_node *n)
             if (x->rank != y->rank && (cx == 1 ? x->rank : y->rank) != 0)
                 return 0;
         } else if (binary && (x->rank != y->rank ||
-                              memcmp(x->dims, y->dims, x->rank * sizeof(int64_t)) != 0)) {
+                              (x->rank && memcmp(x->dims, y->dims,
+                                                 x->rank * sizeof(int64_t)) != 0))) {
             return 0;
         }
         uint64_t cnt = cx >= cy ? cx : cy;

@@ -37,7 +37,7 @@ static ox_vid konst(uint32_t rank, const int64_t *dims, const int64_t *data)
     t->dtype = OX_INT64;
     t->rank = rank;
     t->dims = rank ? ox_arena_memdup(&g->arena, dims, rank * sizeof(int64_t)) : NULL;
-    t->data.data = ox_arena_memdup(&g->arena, data, cnt * sizeof(int64_t) + 1);
+    t->data.data = ox_arena_memdup(&g->arena, data, cnt * sizeof(int64_t));
     t->data.nbytes = cnt * sizeof(int64_t);
     a->u.t = t;
     ox_value_set_type(g, ox_graph_value(g, n->outputs[0]), OX_INT64, (int32_t)rank, dims);
@@ -56,9 +56,9 @@ static const ox_attr_tensor *folded(ox_vid v)
 START_TEST(shape_chain_folds_into_one_constant)
 {
     /* shape = Concat(Unsqueeze(2 * 3, axes=[0]), [-1]) ; y = Reshape(x, shape) */
-    int64_t one = 1, six[1] = {2}, three = 3, m1 = -1;
+    int64_t two = 2, three = 3, m1 = -1;
     int64_t d1[] = {1};
-    ox_vid a = konst(0, NULL, six);
+    ox_vid a = konst(0, NULL, &two);
     ox_vid b = konst(0, NULL, &three);
     ox_node *mul = ox_graph_add_node(g, "onnx::Mul", 2, (ox_vid[]){a, b}, 1);
     ox_node *unsq = ox_graph_add_node(g, "onnx::Unsqueeze", 1, &mul->outputs[0], 1);
@@ -73,7 +73,6 @@ START_TEST(shape_chain_folds_into_one_constant)
     ox_graph_add_input(g, x->id);
     ox_node *rs = ox_graph_add_node(g, "onnx::Reshape", 2, (ox_vid[]){x->id, cat->outputs[0]}, 1);
     ox_graph_add_output(g, rs->outputs[0]);
-    (void)one;
 
     size_t n = 0;
     ck_assert_int_eq(ox_pass_fold_constants(ctx, g, &n), OX_OK);
@@ -110,6 +109,21 @@ START_TEST(opset13_squeeze_and_cast_fold)
     const float *f = t->data.data;
     ck_assert_float_eq(f[2], 6.0f);
     ck_assert_int_eq(ox_graph_value(g, cast->outputs[0])->type.dtype, OX_FLOAT);
+}
+END_TEST
+
+START_TEST(rank0_scalars_fold)
+{
+    int64_t a = 2, b = 3;
+    ox_node *add = ox_graph_add_node(g, "onnx::Add", 2, (ox_vid[]){konst(0, NULL, &a), konst(0, NULL, &b)}, 1);
+    ox_node *id = ox_graph_add_node(g, "onnx::Identity", 1, &add->outputs[0], 1);
+    ox_graph_add_output(g, id->outputs[0]);
+    size_t n = 0;
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, &n), OX_OK);
+    ck_assert_uint_eq(n, 2);
+    const ox_attr_tensor *t = folded(id->outputs[0]);
+    ck_assert_uint_eq(t->rank, 0);
+    ck_assert_int_eq(*(const int64_t *)t->data.data, 5);
 }
 END_TEST
 
@@ -161,6 +175,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, shape_chain_folds_into_one_constant);
     tcase_add_test(tc, opset13_squeeze_and_cast_fold);
+    tcase_add_test(tc, rank0_scalars_fold);
     tcase_add_test(tc, parameters_and_unknown_ops_are_left_alone);
     tcase_add_test(tc, mismatched_shapes_are_not_folded);
     suite_add_tcase(s, tc);
