@@ -103,14 +103,16 @@ def eager(model, args):
 class ModelCase(unittest.TestCase):
     label = None
     factory = None
-    tol = None
+    tol = None            # (rtol, atol) for this model, or None for default_tol
+    default_tol = (RTOL, ATOL)
+    tmp_prefix = "oxport-torch-"
     dynamic = False
 
     def setUp(self):
         torch.manual_seed(0)
         self.model, self.args = type(self).factory()
         self.model.eval()
-        self.tmp = tempfile.TemporaryDirectory(prefix="oxport-torch-")
+        self.tmp = tempfile.TemporaryDirectory(prefix=self.tmp_prefix)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -124,7 +126,7 @@ class ModelCase(unittest.TestCase):
         got = onnxval.run_ort(path, dict(zip(names, arrays)))
         want = eager(self.model, self.args)
         self.assertEqual(len(got), len(want))
-        rtol, atol = self.tol or (RTOL, ATOL)
+        rtol, atol = self.tol or self.default_tol
         for i, (g, w) in enumerate(zip(got, want)):
             onnxval.compare(f"{self.label} opset {opset} output {i}", g, w, rtol, atol)
         os.unlink(path)
@@ -144,7 +146,7 @@ class ModelCase(unittest.TestCase):
             x = torch.randn((batch,) + tuple(self.args[0].shape[1:]))
             got = onnxval.run_ort(path, {in_names[0]: x.numpy()})
             want = eager(self.model, (x,))
-            rtol, atol = self.tol or (RTOL, ATOL)
+            rtol, atol = self.tol or self.default_tol
             onnxval.compare(f"{self.label} batch {batch}", got[0], want[0], rtol, atol)
         m = onnx.load(path, load_external_data=False)
         self.assertEqual(m.graph.input[0].type.tensor_type.shape.dim[0].dim_param, "batch")
@@ -163,14 +165,15 @@ def make_suite(name):
     return suite
 
 
-def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in MODELS:
-        print(f"usage: {sys.argv[0]} MODEL   (one of {', '.join(MODELS)})", file=sys.stderr)
+def run_main(table, suite_for, what):
+    """Run the suite for the table entry named by argv[1] (one meson test each)."""
+    if len(sys.argv) < 2 or sys.argv[1] not in table:
+        print(f"usage: {sys.argv[0]} {what}   (one of {', '.join(table)})", file=sys.stderr)
         return 2
     torch.set_num_threads(1)
-    result = unittest.TextTestRunner(verbosity=2).run(make_suite(sys.argv[1]))
+    result = unittest.TextTestRunner(verbosity=2).run(suite_for(sys.argv[1]))
     return 0 if result.wasSuccessful() else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(MODELS, make_suite, "MODEL"))

@@ -13,7 +13,6 @@ zero, which would compare nothing).
 
 import os
 import sys
-import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,9 +26,9 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import torchvision.models as tvm  # noqa: E402
 
-import onnxval  # noqa: E402
 import oxport.torch as oxt  # noqa: E402
-from test_models import calibrate_bn, eager  # noqa: E402
+import test_models  # noqa: E402
+from test_models import calibrate_bn  # noqa: E402
 
 RTOL, ATOL = 1e-3, 1e-4
 
@@ -236,19 +235,10 @@ GROUPS = {
 }
 
 
-class ModelCase(unittest.TestCase):
-    label = None
-    factory = None
-    tol = None
-
-    def setUp(self):
-        torch.manual_seed(0)
-        self.model, self.args = type(self).factory()
-        self.model.eval()
-        self.tmp = tempfile.TemporaryDirectory(prefix="oxport-zoo-extra-")
-
-    def tearDown(self):
-        self.tmp.cleanup()
+class ModelCase(test_models.ModelCase):
+    """The seed models' export/check/ORT case, plus expected pre-scan failures."""
+    default_tol = (RTOL, ATOL)
+    tmp_prefix = "oxport-zoo-extra-"
 
     def export_fails(self, opset, message):
         path = os.path.join(self.tmp.name, f"{self.label}_{opset}.onnx")
@@ -257,19 +247,6 @@ class ModelCase(unittest.TestCase):
         self.assertIn(f"problem(s) at opset {opset}:", str(cm.exception))
         self.assertIn("\n  - " + message, str(cm.exception))
         self.assertFalse(os.path.exists(path))
-
-    def export_check_run(self, opset):
-        path = os.path.join(self.tmp.name, f"{self.label}_{opset}.onnx")
-        arrays = [t.numpy() for t in oxt._recorder.tensors_in(self.args)]
-        names = [f"in{i}" for i in range(len(arrays))]
-        oxt.export(self.model, self.args, path, opset_version=opset, input_names=names)
-        onnxval.check(path)
-        got = onnxval.run_ort(path, dict(zip(names, arrays)))
-        want = eager(self.model, self.args)
-        self.assertEqual(len(got), len(want))
-        rtol, atol = self.tol or (RTOL, ATOL)
-        for i, (g, w) in enumerate(zip(got, want)):
-            onnxval.compare(f"{self.label} opset {opset} output {i}", g, w, rtol, atol)
 
 
 def make_suite(group):
@@ -286,14 +263,5 @@ def make_suite(group):
     return suite
 
 
-def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in GROUPS:
-        print(f"usage: {sys.argv[0]} GROUP   (one of {', '.join(GROUPS)})", file=sys.stderr)
-        return 2
-    torch.set_num_threads(1)
-    result = unittest.TextTestRunner(verbosity=2).run(make_suite(sys.argv[1]))
-    return 0 if result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(test_models.run_main(GROUPS, make_suite, "GROUP"))
