@@ -263,6 +263,16 @@ static int copy_type(conv *c, ox_vid tv, ox_vid ov)
     return ox_value_set_type(c->out, o, t->type.dtype, t->type.rank, t->type.dims);
 }
 
+/* The host's symbolic dims (dynamic axes) of t, onto o. */
+static int copy_dim_params(conv *c, const ox_value *t, ox_value *o)
+{
+    for (int32_t k = 0; t->type.dim_params && k < t->type.rank && k < o->type.rank; k++)
+        if (t->type.dim_params[k] &&
+            ox_value_set_dim_param(c->out, o, (uint32_t)k, t->type.dim_params[k]) != 0)
+            return -1;
+    return 0;
+}
+
 static ox_status oom(conv *c)
 {
     return ox_fail(c->ctx, OX_ENOMEM, "out of memory converting %s", c->traced->name);
@@ -279,10 +289,8 @@ static ox_status map_sources(conv *c)
             return oom(c);
         if (t->name && !(o->name = ox_arena_strdup(&c->out->arena, t->name)))
             return oom(c);
-        for (int32_t k = 0; t->type.dim_params && k < t->type.rank; k++)
-            if (t->type.dim_params[k] &&
-                ox_value_set_dim_param(c->out, o, (uint32_t)k, t->type.dim_params[k]) != 0)
-                return oom(c);
+        if (copy_dim_params(c, t, o) != 0)
+            return oom(c);
         c->vmap[t->id] = o->id;
     }
     for (uint32_t i = 0; i < tg->n_params; i++) {
@@ -506,10 +514,8 @@ static ox_status map_outputs(conv *c)
         if (t->name && !o->name && !(o->name = ox_arena_strdup(&c->out->arena, t->name)))
             return oom(c);
         /* dynamic axes the host named on an output (ox_graph_set_dim_param) */
-        for (int32_t d = 0; t->type.dim_params && d < t->type.rank && d < o->type.rank; d++)
-            if (t->type.dim_params[d] &&
-                ox_value_set_dim_param(c->out, o, (uint32_t)d, t->type.dim_params[d]) != 0)
-                return oom(c);
+        if (copy_dim_params(c, t, o) != 0)
+            return oom(c);
         if (ox_graph_add_output(c->out, ov) != 0)
             return oom(c);
     }
