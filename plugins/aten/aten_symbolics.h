@@ -135,6 +135,23 @@ AT_SYM(at_sym_argmax);
 AT_SYM(at_sym_argmin);
 AT_SYM(at_sym_cumsum);
 AT_SYM(at_sym_topk);
+/* triangle.c */
+AT_SYM(at_sym_triu);
+AT_SYM(at_sym_tril);
+/* size.c */
+AT_SYM(at_sym_size);
+AT_SYM(at_sym_numel);
+AT_SYM(at_sym_floor_divide);
+AT_SYM(at_sym_remainder);
+AT_SYM(at_sym_zeros);
+AT_SYM(at_sym_ones);
+AT_SYM(at_sym_full);
+AT_SYM(at_sym_zeros_like);
+AT_SYM(at_sym_ones_like);
+AT_SYM(at_sym_full_like);
+AT_SYM(at_sym_rand_like);
+AT_SYM(at_sym_randn_like);
+AT_SYM(at_sym_arange);
 /* resize.c */
 AT_SYM(at_sym_upsample_nearest2d);
 AT_SYM(at_sym_upsample_bilinear2d);

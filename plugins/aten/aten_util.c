@@ -155,9 +155,92 @@ ox_vid at_cast(ox_sym *g, const ox_api *api, ox_vid x, ox_dtype to)
     return at_out(g, api, c, "Cast");
 }
 
+static int is_floating(ox_dtype t)
+{
+    return t == OX_FLOAT || t == OX_DOUBLE || t == OX_FLOAT16 || t == OX_BFLOAT16;
+}
+
+static int dtype_width(ox_dtype t)
+{
+    switch (t) {
+    case OX_BOOL: return 0;
+    case OX_UINT8: case OX_INT8: return 1;
+    case OX_INT16: case OX_UINT16: case OX_FLOAT16: case OX_BFLOAT16: return 2;
+    case OX_INT32: case OX_UINT32: case OX_FLOAT: return 4;
+    default: return 8;
+    }
+}
+
+int at_promote2(ox_sym *g, const ox_api *api, ox_vid *a, ox_vid *b)
+{
+    ox_dtype ta = api->dtype(g, *a), tb = api->dtype(g, *b);
+    if (ta == tb || ta == OX_UNDEFINED || tb == OX_UNDEFINED)
+        return 0;
+    int fa = is_floating(ta), fb = is_floating(tb);
+    ox_dtype to;
+    if (fa != fb)
+        to = fa ? ta : tb;
+    else if ((api->rank(g, *a) == 0) != (api->rank(g, *b) == 0))
+        to = api->rank(g, *a) == 0 ? tb : ta;
+    else
+        to = dtype_width(ta) >= dtype_width(tb) ? ta : tb;
+    if (ta != to && !(*a = at_cast(g, api, *a, to)))
+        return 1;
+    if (tb != to && !(*b = at_cast(g, api, *b, to)))
+        return 1;
+    return 0;
+}
+
+/* Traced pad amounts (a 1-D int64 tensor in torch's order): one Gather from
+ * [0, pad...] puts each amount where ONNX wants it, zeros for unpadded dims. */
+static ox_vid traced_pads(ox_sym *g, const ox_api *api, ox_vid pad, int rank)
+{
+    int64_t np = api->size(g, pad, 0);
+    if (np < 0 || np % 2 != 0 || np / 2 > rank) {
+        api->fail(g, "argument 'pad' has %lld values; expected an even count of at most %d for "
+                     "a rank-%d input",
+                  (long long)np, 2 * rank, rank);
+        return 0;
+    }
+    int64_t idx[2 * AT_MAX_RANK] = {0};
+    for (int64_t i = 0; i < np / 2; i++) {
+        int64_t dim = rank - 1 - i;
+        idx[dim] = 1 + 2 * i;
+        idx[rank + dim] = 2 + 2 * i;
+    }
+    int64_t zero = 0;
+    ox_vid parts[2] = {api->const_ints(g, &zero, 1), pad};
+    ox_vid all = at_concat(g, api, parts, 2, 0);
+    ox_vid in[2] = {all, api->const_ints(g, idx, 2 * (size_t)rank)};
+    if (!all || !in[1])
+        return 0;
+    ox_onode *n = api->op(g, "Gather", 2, in, 1);
+    if (n)
+        api->attr_int(n, "axis", 0);
+    return at_out(g, api, n, "Gather");
+}
+
 int at_constant_pad(ox_sym *g, const ox_api *api, const char *input_arg, const char *value_arg)
 {
     ox_vid x = api->arg_tensor(g, input_arg);
+    if (api->arg_kind(g, "pad") == OX_ARG_TENSOR) {
+        int rank = api->rank(g, x);
+        if (rank < 0 || rank > AT_MAX_RANK)
+            return api->fail(g, "padding needs the rank of '%s' (at most %d)", input_arg,
+                             AT_MAX_RANK);
+        if (api->opset(g) < 11)
+            return api->fail(g, "pad amounts computed from traced sizes need Pad's pads input, "
+                                "from opset 11; export with opset 11 or later");
+        ox_vid pads = traced_pads(g, api, api->arg_tensor(g, "pad"), rank);
+        ox_vid in[3] = {x, pads, api->scalar_like(g, api->arg_float(g, value_arg, 0.0), x)};
+        if (!pads || !in[2])
+            return 1;
+        ox_onode *p = api->op(g, "Pad", 3, in, 1);
+        if (p)
+            api->attr_string(p, "mode", "constant");
+        ox_vid y = at_out(g, api, p, "Pad");
+        return y ? api->set_output(g, 0, y) : 1;
+    }
     const int64_t *pad = NULL;
     size_t np = api->arg_ints(g, "pad", &pad);
     double value = api->arg_float(g, value_arg, 0.0);

@@ -47,6 +47,11 @@ ox_vid at_slice(ox_sym *g, const ox_api *api, ox_vid x, int64_t axis, int64_t st
                 int64_t step);
 ox_vid at_cast(ox_sym *g, const ox_api *api, ox_vid x, ox_dtype to);
 
+/* Cast *a or *b so both have the type torch's promotion gives them: a float
+ * beats an integer, a tensor with dims beats a rank-0 one of its category,
+ * otherwise the wider type wins.  Returns nonzero after api->fail. */
+int at_promote2(ox_sym *g, const ox_api *api, ox_vid *a, ox_vid *b);
+
 /* The one lowering both packs share: torch's constant padding, whose pad list
  * is (begin, end) pairs starting from the last dimension. */
 int at_constant_pad(ox_sym *g, const ox_api *api, const char *input_arg, const char *value_arg);

@@ -59,6 +59,8 @@ static int binary(ox_sym *g, const ox_api *api, const char *type, int with_alpha
         other = api->arg_tensor(g, "other");
         if (!other)
             return api->fail(g, "argument 'other' is missing or None");
+        if (at_promote2(g, api, &x, &other))
+            return 1;
         if (alpha != 1.0) {
             ox_vid a = api->scalar_like(g, alpha, other);
             if (!a)

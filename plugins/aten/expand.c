@@ -12,6 +12,9 @@ static int done(ox_sym *g, const ox_api *api, ox_vid y)
 int at_sym_expand(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
+    /* Traced sizes: the host wrote 1 for a kept (-1) dim already. */
+    if (api->arg_kind(g, "size") == OX_ARG_TENSOR)
+        return done(g, api, at_op2(g, api, "Expand", x, api->arg_tensor(g, "size")));
     const int64_t *size = NULL;
     size_t n = api->arg_ints(g, "size", &size);
     if (n > AT_MAX_RANK)
@@ -28,27 +31,24 @@ int at_sym_expand(ox_sym *g, const ox_api *api)
     return done(g, api, s ? at_op2(g, api, "Expand", x, s) : at_out(g, api, NULL, "Expand"));
 }
 
-/* repeat may add leading dims: reshape to the repeats' rank first. */
+/* repeat may add leading dims: unsqueeze to the repeats' rank first (size-1
+ * dims in front, whatever the input's sizes are at run time). */
 int at_sym_repeat(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     const int64_t *reps = NULL;
-    size_t n = api->arg_ints(g, "repeats", &reps);
+    int traced = api->arg_kind(g, "repeats") == OX_ARG_TENSOR;
+    ox_vid rt = traced ? api->arg_tensor(g, "repeats") : 0;
+    size_t n = traced ? (size_t)api->size(g, rt, 0) : api->arg_ints(g, "repeats", &reps);
     int rank = api->rank(g, x);
     if (rank < 0 || (size_t)rank > n || n > AT_MAX_RANK)
         return api->fail(g, "argument 'repeats' has %zu values; expected at least the input's "
                             "rank %d and at most %d",
                          n, rank, AT_MAX_RANK);
-    if ((size_t)rank < n) {
-        int64_t shape[AT_MAX_RANK];
-        size_t lead = n - (size_t)rank;
-        for (size_t i = 0; i < n; i++) {
-            shape[i] = i < lead ? 1 : api->size(g, x, (int)(i - lead));
-            if (shape[i] < 0)
-                return api->fail(g, "repeat needs the input's sizes, which are unknown");
-        }
-        x = at_reshape(g, api, x, shape, n);
-    }
+    for (size_t i = (size_t)rank; i < n; i++)
+        x = at_unsqueeze(g, api, x, 0);
+    if (traced)
+        return done(g, api, at_op2(g, api, "Tile", x, rt));
     ox_vid r = api->const_ints(g, reps, n);
     return done(g, api, r ? at_op2(g, api, "Tile", x, r) : at_out(g, api, NULL, "Tile"));
 }

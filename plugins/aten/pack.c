@@ -109,9 +109,18 @@ static const ox_param_decl p_cumsum[] = {{"self", T}, {"dim", INT}, {"dtype", DT
 static const ox_param_decl p_topk[] = {
     {"self", T}, {"k", INT}, {"dim", INT}, {"largest", BOOL}, {"sorted", BOOL}};
 
-static const ox_param_decl p_upsample_nearest[] = {{"self", T}, {"output_size", INTS}};
+static const ox_param_decl p_triangle[] = {{"self", T}, {"diagonal", INT}};
+static const ox_param_decl p_size[] = {{"self", T}, {"dim", INT}};
+static const ox_param_decl p_factory[] = {{"size", INTS}, {"dtype", DTYPE}};
+static const ox_param_decl p_full[] = {{"size", INTS}, {"fill_value", SCALAR}, {"dtype", DTYPE}};
+static const ox_param_decl p_like[] = {{"self", T}, {"dtype", DTYPE}};
+static const ox_param_decl p_full_like[] = {{"self", T}, {"fill_value", SCALAR}, {"dtype", DTYPE}};
+static const ox_param_decl p_arange[] = {
+    {"start", SCALAR}, {"end", SCALAR}, {"step", SCALAR}, {"dtype", DTYPE}};
+static const ox_param_decl p_upsample_nearest[] = {
+    {"self", T}, {"output_size", INTS}, {"scales", OX_ARG_FLOATS}};
 static const ox_param_decl p_upsample_bilinear[] = {
-    {"self", T}, {"output_size", INTS}, {"align_corners", BOOL}};
+    {"self", T}, {"output_size", INTS}, {"align_corners", BOOL}, {"scales", OX_ARG_FLOATS}};
 static const ox_param_decl p_pad_mode[] = {{"self", T}, {"padding", INTS}};
 
 static const ox_op_decl ops[] = {
@@ -223,6 +232,21 @@ static const ox_op_decl ops[] = {
     OP("aten::argmin", 9, p_argmax, 1, at_sym_argmin),
     OP("aten::cumsum", 11, p_cumsum, 1, at_sym_cumsum),
     OP("aten::topk", 9, p_topk, 2, at_sym_topk),
+    OP("aten::triu", 11, p_triangle, 1, at_sym_triu),
+    OP("aten::tril", 11, p_triangle, 1, at_sym_tril),
+    OP("aten::size", 9, p_size, 1, at_sym_size),
+    OP("aten::numel", 9, p_self, 1, at_sym_numel),
+    OP("aten::floor_divide", 9, p_mul, 1, at_sym_floor_divide),
+    OP("aten::remainder", 9, p_mul, 1, at_sym_remainder),
+    OP("aten::zeros", 9, p_factory, 1, at_sym_zeros),
+    OP("aten::ones", 9, p_factory, 1, at_sym_ones),
+    OP("aten::full", 9, p_full, 1, at_sym_full),
+    OP("aten::zeros_like", 9, p_like, 1, at_sym_zeros_like),
+    OP("aten::ones_like", 9, p_like, 1, at_sym_ones_like),
+    OP("aten::full_like", 9, p_full_like, 1, at_sym_full_like),
+    OP("aten::rand_like", 9, p_like, 1, at_sym_rand_like),
+    OP("aten::randn_like", 9, p_like, 1, at_sym_randn_like),
+    OP("aten::arange", 9, p_arange, 1, at_sym_arange),
     OP("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, at_sym_upsample_nearest2d),
     OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, at_sym_upsample_bilinear2d),
     OP("aten::reflection_pad1d", 9, p_pad_mode, 1, at_sym_reflection_pad),

@@ -1,11 +1,16 @@
 /* Interpolation: upsample_nearest2d -> Upsample (opset 9) / Resize;
  * upsample_bilinear2d -> Resize from opset 11, the first whose coordinate
  * transformation modes express torch's align_corners=True and =False
- * (pytorch_half_pixel).  The recorded output_size is the spatial size. */
+ * (pytorch_half_pixel).  The recorded output_size is the spatial size: two
+ * numbers, or a 1-D int64 tensor built from traced sizes; or, for a
+ * scale_factor, `scales` (two floats), so the output follows the input's
+ * size at run time. */
 #include <string.h>
 
 #include "aten_symbolics.h"
 #include "aten_util.h"
+
+static int has_scales(ox_sym *g, const ox_api *api);
 
 static int out_hw(ox_sym *g, const ox_api *api, ox_vid x, int64_t hw[2])
 {
@@ -13,6 +18,14 @@ static int out_hw(ox_sym *g, const ox_api *api, ox_vid x, int64_t hw[2])
     if (api->rank(g, x) != 4)
         return api->fail(g, "2-D interpolation needs a rank-4 input, got rank %d",
                          api->rank(g, x));
+    hw[0] = hw[1] = -1;
+    if (has_scales(g, api))
+        return 0;
+    if (api->arg_kind(g, "output_size") == OX_ARG_TENSOR)
+        return api->opset(g) >= 11 ? 0
+                                   : api->fail(g, "an output size computed from traced sizes "
+                                                  "needs Resize's sizes input, from opset 11; "
+                                                  "export with opset 11 or later");
     if (api->arg_ints(g, "output_size", &os) != 2)
         return api->fail(g, "argument 'output_size' must hold 2 sizes (height, width)");
     hw[0] = os[0];
@@ -37,18 +50,59 @@ static ox_vid scales(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2]
     return v;
 }
 
+/* [1, 1, sh, sw] from the recorded `scales`; 0 when none were recorded. */
+static ox_vid recorded_scales(ox_sym *g, const ox_api *api)
+{
+    const double *sc = NULL;
+    if (!api->arg_present(g, "scales") || api->arg_kind(g, "scales") == OX_ARG_NONE)
+        return 0;
+    if (api->arg_floats(g, "scales", &sc) != 2) {
+        api->fail(g, "argument 'scales' must hold 2 factors (height, width)");
+        return 0;
+    }
+    float s[4] = {1.0f, 1.0f, (float)sc[0], (float)sc[1]};
+    int64_t four = 4;
+    ox_vid v = api->constant(g, OX_FLOAT, 1, &four, s);
+    if (!v)
+        api->fail(g, "could not create the scales constant");
+    return v;
+}
+
+static int has_scales(ox_sym *g, const ox_api *api)
+{
+    return api->arg_present(g, "scales") && api->arg_kind(g, "scales") != OX_ARG_NONE;
+}
+
 /* Resize from opset 11 with explicit sizes Concat(Shape(x)[0:2], out_hw), so
- * the batch and channel dims stay whatever the input has. */
+ * the batch and channel dims stay whatever the input has; or with the
+ * recorded scales. */
 static ox_vid resize_11(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2],
                         const char *mode, const char *coord)
 {
-    ox_vid nc = at_slice(g, api, at_op1(g, api, "Shape", x), 0, 0, 2, 1);
-    ox_vid parts[2] = {nc, api->const_ints(g, hw, 2)};
-    ox_vid sizes = at_concat(g, api, parts, 2, 0);
-    if (!sizes)
-        return 0;
-    ox_vid in[4] = {x, 0, 0, sizes};
-    if (api->opset(g) < 13) {
+    ox_vid sizes = 0, sc = 0;
+    if (has_scales(g, api)) {
+        if (!(sc = recorded_scales(g, api)))
+            return 0;
+    } else {
+        ox_vid nc = at_slice(g, api, at_op1(g, api, "Shape", x), 0, 0, 2, 1);
+        ox_vid tail = api->arg_kind(g, "output_size") == OX_ARG_TENSOR
+                          ? api->arg_tensor(g, "output_size")
+                          : api->const_ints(g, hw, 2);
+        ox_vid parts[2] = {nc, tail};
+        sizes = at_concat(g, api, parts, 2, 0);
+        if (!sizes)
+            return 0;
+    }
+    ox_vid in[4] = {x, 0, sc, sizes};
+    if (sc) {
+        /* roi is required before 13 even with scales; an empty one means unused */
+        if (api->opset(g) < 13) {
+            int64_t zero = 0;
+            in[1] = at_op1(g, api, "ConstantOfShape", api->const_ints(g, &zero, 1));
+            if (!in[1])
+                return 0;
+        }
+    } else if (api->opset(g) < 13) {
         /* roi and scales are required inputs before 13; empty means unused.
          * ConstantOfShape([0]) makes the empty float tensor at run time (the
          * writer is not handed a zero-byte constant). */
@@ -58,7 +112,7 @@ static ox_vid resize_11(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw
             return 0;
         in[1] = in[2] = empty;
     }
-    ox_onode *r = api->op(g, "Resize", 4, in, 1);
+    ox_onode *r = api->op(g, "Resize", sc ? 3 : 4, in, 1);
     if (r) {
         api->attr_string(r, "mode", mode);
         api->attr_string(r, "coordinate_transformation_mode", coord);
@@ -79,7 +133,7 @@ int at_sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
     if (opset >= 11) {
         y = resize_11(g, api, x, hw, "nearest", "asymmetric");
     } else {
-        ox_vid in[2] = {x, scales(g, api, x, hw)};
+        ox_vid in[2] = {x, has_scales(g, api) ? recorded_scales(g, api) : scales(g, api, x, hw)};
         if (!in[1])
             return 1;
         const char *type = opset < 10 ? "Upsample" : "Resize";

@@ -74,6 +74,10 @@ int at_sym_flatten(ox_sym *g, const ox_api *api)
 
 static int reshape_to(ox_sym *g, const ox_api *api, const char *arg)
 {
+    /* A shape built from traced sizes (a 1-D int64 tensor) goes in as it is. */
+    if (api->arg_kind(g, arg) == OX_ARG_TENSOR)
+        return done(g, api, at_op2(g, api, "Reshape", api->arg_tensor(g, "self"),
+                                   api->arg_tensor(g, arg)));
     const int64_t *shape = NULL;
     size_t n = api->arg_ints(g, arg, &shape);
     if (!api->arg_present(g, arg))
@@ -175,11 +179,25 @@ int at_sym_select(ox_sym *g, const ox_api *api)
     int64_t dim, index = api->arg_int(g, "index", 0);
     if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &dim))
         return 1;
-    if (index < 0) {
+    if (api->arg_kind(g, "index") == OX_ARG_TENSOR) {
+        /* A traced index (a rank-0 int64 computed from sizes): Gather takes it
+         * as it is; negative values count from the end from opset 11. */
+        ox_vid in[2] = {x, api->arg_tensor(g, "index")};
+        if (api->rank(g, in[1]) != 0)
+            return api->fail(g, "argument 'index' is a rank-%d tensor; select takes one index",
+                             api->rank(g, in[1]));
+        ox_onode *n = api->op(g, "Gather", 2, in, 1);
+        if (n)
+            api->attr_int(n, "axis", dim);
+        return done(g, api, at_out(g, api, n, "Gather"));
+    }
+    /* Gather counts negative indices from the end from opset 11, whatever the
+     * size is at run time; before 11 the recorded size has to do. */
+    if (index < 0 && api->opset(g) < 11) {
         int64_t size = api->size(g, x, (int)dim);
         if (size >= 0)
             index += size;
-        else if (api->opset(g) < 11)
+        else
             return api->fail(g, "select with a negative index needs the size of dim %lld "
                                 "before opset 11 (Gather's negative indices)",
                              (long long)dim);
@@ -195,12 +213,40 @@ int at_sym_select(ox_sym *g, const ox_api *api)
     return done(g, api, at_out(g, api, n, "Gather"));
 }
 
+/* A slice bound as a 1-element int64 tensor: the traced value, or the constant. */
+static ox_vid bound_1d(ox_sym *g, const ox_api *api, const char *name, int64_t dflt)
+{
+    if (api->arg_kind(g, name) == OX_ARG_TENSOR) {
+        ox_vid v = api->arg_tensor(g, name);
+        if (api->dtype(g, v) != OX_INT64)
+            v = at_cast(g, api, v, OX_INT64);
+        return api->rank(g, v) == 0 ? at_unsqueeze(g, api, v, 0) : v;
+    }
+    int64_t b = api->arg_kind(g, name) == OX_ARG_NONE ? dflt : api->arg_int(g, name, dflt);
+    return api->const_ints(g, &b, 1);
+}
+
 int at_sym_slice(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t dim;
     if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &dim))
         return 1;
+    if (api->arg_kind(g, "start") == OX_ARG_TENSOR || api->arg_kind(g, "end") == OX_ARG_TENSOR) {
+        if (api->opset(g) < 10)
+            return api->fail(g, "a slice bound computed from a traced size needs Slice's "
+                                "inputs, from opset 10; export with opset 10 or later");
+        int64_t step = api->arg_int(g, "step", 1);
+        if (step < 1)
+            return api->fail(g, "argument 'step' is %lld; slice steps must be positive",
+                             (long long)step);
+        ox_vid in[5] = {x, bound_1d(g, api, "start", 0), bound_1d(g, api, "end", INT64_MAX),
+                        api->const_ints(g, &dim, 1), api->const_ints(g, &step, 1)};
+        for (int i = 0; i < 5; i++)
+            if (!in[i])
+                return api->fail(g, "could not create the Slice inputs");
+        return done(g, api, at_out(g, api, api->op(g, "Slice", 5, in, 1), "Slice"));
+    }
     int64_t start = api->arg_kind(g, "start") == OX_ARG_NONE ? 0 : api->arg_int(g, "start", 0);
     int64_t end = api->arg_kind(g, "end") == OX_ARG_NONE ? INT64_MAX
                                                           : api->arg_int(g, "end", INT64_MAX);

@@ -13,6 +13,9 @@ ATen op it does not support rather than the trace silently losing it.
 import torch
 import torch.nn.functional as F
 
+from . import _sizes as S
+from ._sizes import Dyn
+
 T = torch.Tensor
 
 HANDLERS = {}
@@ -45,21 +48,156 @@ def _getter(cls, name):
 
 
 # Calls that read metadata only: run them, record nothing.
+# (Sizes are not metadata here: T.size, T.shape, T.numel return traced ints, below.)
 PASSTHROUGH = {
-    T.dim, T.size, T.numel, T.nelement, T.ndimension, T.is_contiguous, T.__len__, T.stride,
+    T.dim, T.ndimension, T.is_contiguous, T.stride,
     T.data_ptr, T.element_size, T.is_floating_point, T.is_complex, T.get_device,
     T.storage_offset, T.__format__, T.__repr__, T.requires_grad_, T.__hash__,
-    _getter(T, "shape"), _getter(T, "dtype"), _getter(T, "device"), _getter(T, "ndim"),
+    _getter(T, "dtype"), _getter(T, "device"), _getter(T, "ndim"),
     _getter(T, "requires_grad"), _getter(T, "is_cuda"), _getter(T, "layout"), _getter(T, "is_leaf"),
     _getter(T, "grad_fn"), _getter(T, "grad"), _getter(T, "is_sparse"), _getter(T, "is_quantized"),
     _getter(T, "is_meta"), _getter(T, "names"),
-    # Results depend on the shape only; the trace keeps them as constants.
-    torch.zeros_like, torch.ones_like, torch.empty_like, torch.full_like, torch.rand_like,
-    torch.randn_like,
-    # Same for Tensor.new_*: swin builds its attention mask this way, writing into it
-    # through slices; as a constant it needs no in-place recording at all.
-    T.new_zeros, T.new_ones, T.new_empty, T.new_full,
 }
+
+
+# ---------------------------------------------------------------- sizes
+
+@handles(T.size)
+def _size(rec, func, args, kwargs):
+    x = args[0]
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    if dim is None:
+        return rec.traced_shape(x)
+    if isinstance(dim, str):
+        return NotImplemented
+    return rec.traced_size(x, S.plain(dim))
+
+
+@handles(_getter(T, "shape"))
+def _shape(rec, func, args, kwargs):
+    return rec.traced_shape(args[0])
+
+
+@handles(T.numel, T.nelement, torch.numel)
+def _numel(rec, func, args, kwargs):
+    return rec.traced_numel(args[0])
+
+
+@handles(T.__len__)
+def _len(rec, func, args, kwargs):
+    # Python's len() turns whatever __len__ returns into a plain int.
+    n = func(*args, **kwargs)
+    S.warn_fixed(rec, "len() of a traced tensor (Python makes it a plain int; x.size(0) or "
+                      "x.shape[0] stays traced)", n)
+    return n
+
+
+# Calls with no tensor argument that may take traced sizes: handled (and recorded) when
+# a size is traced, left to run as constants otherwise.
+SIZE_FACTORIES = set()
+
+
+def _size_factory(kind, fill=None):
+    def h(rec, func, args, kwargs):
+        size = S.size_list(args) if args else kwargs.get("size")
+        if isinstance(size, torch.Tensor):
+            return NotImplemented
+        arglist = [("size", Dyn(list(size)))]
+        if fill is not None:
+            arglist.append(("fill_value", fill(kwargs)))
+        arglist.append(("dtype", kwargs.get("dtype") or torch.get_default_dtype()))
+        return rec.record(kind, arglist, func, args, kwargs)
+    return h
+
+
+for _f, _k in ((torch.zeros, "aten::zeros"), (torch.ones, "aten::ones"), (torch.empty, "aten::zeros")):
+    HANDLERS[_f] = _size_factory(_k)
+    SIZE_FACTORIES.add(_f)
+
+
+@handles(torch.full)
+def _full(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("size", "fill_value"))
+    fill = b["fill_value"]
+    dtype = b.get("dtype")
+    if dtype is None:
+        dtype = torch.full((), fill).dtype if not isinstance(fill, torch.Tensor) else fill.dtype
+    return rec.record("aten::full", [("size", Dyn(list(b["size"]))), ("fill_value", fill), ("dtype", dtype)],
+                      func, args, kwargs)
+
+
+SIZE_FACTORIES.add(torch.full)
+
+
+@handles(torch.arange)
+def _arange(rec, func, args, kwargs):
+    b = dict(kwargs)
+    pos = list(args)
+    if len(pos) == 1:
+        b.setdefault("end", pos[0])
+    elif len(pos) >= 2:
+        b["start"], b["end"] = pos[0], pos[1]
+        if len(pos) > 2:
+            b["step"] = pos[2]
+    if any(isinstance(b.get(k), torch.Tensor) for k in ("start", "end", "step")):
+        return NotImplemented
+    out = func(*args, **kwargs)
+    return rec.emit("aten::arange", rec.resolve([
+        ("start", Dyn(b.get("start", 0))), ("end", Dyn(b["end"])), ("step", Dyn(b.get("step", 1))),
+        ("dtype", out.dtype)]), out)
+
+
+SIZE_FACTORIES.add(torch.arange)
+
+
+def _like(kind, fill=None):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input",) + (("fill_value",) if fill else ()), dtype=None)
+        x = b["input"]
+        if kwargs.get("memory_format") not in (None, torch.preserve_format):
+            return NotImplemented
+        out = func(*args, **kwargs)
+        arglist = [("self", x)]
+        if fill:
+            arglist.append(("fill_value", b["fill_value"]))
+        arglist.append(("dtype", out.dtype))
+        return rec.emit(kind, rec.resolve(arglist), out)
+    return h
+
+
+HANDLERS[torch.zeros_like] = _like("aten::zeros_like")
+HANDLERS[torch.empty_like] = _like("aten::zeros_like")
+HANDLERS[torch.ones_like] = _like("aten::ones_like")
+HANDLERS[torch.full_like] = _like("aten::full_like", fill=True)
+HANDLERS[torch.rand_like] = _like("aten::rand_like")
+HANDLERS[torch.randn_like] = _like("aten::randn_like")
+
+
+def _new(kind, fill=False):
+    def h(rec, func, args, kwargs):
+        x = args[0]
+        rest = list(args[1:])
+        fv = None
+        if fill:
+            fv = rest.pop() if len(rest) >= 2 else kwargs.get("fill_value")
+            size = rest[0] if rest else kwargs["size"]
+        else:
+            size = S.size_list(rest) if rest else kwargs["size"]
+        if isinstance(size, torch.Tensor):
+            return NotImplemented
+        out = func(*args, **kwargs)
+        arglist = [("size", Dyn(list(size)))]
+        if fill:
+            arglist.append(("fill_value", fv))
+        arglist.append(("dtype", out.dtype))
+        return rec.emit(kind, rec.resolve(arglist), out)
+    return h
+
+
+HANDLERS[T.new_zeros] = _new("aten::zeros")
+HANDLERS[T.new_empty] = _new("aten::zeros")
+HANDLERS[T.new_ones] = _new("aten::ones")
+HANDLERS[T.new_full] = _new("aten::full", fill=True)
 
 # Calls that turn a tensor into Python values: the trace is specialized to them.
 SPECIALIZING = {
@@ -275,7 +413,15 @@ def _flatten(rec, func, args, kwargs):
                                         ("end_dim", int(b["end_dim"]))], func, args, kwargs)
 
 
-def _sizes_arg(rest):
+def _sizes_arg(rest, kind=None):
+    """A size list that may hold traced sizes (recorded as a 1-D int64 tensor then)."""
+    if len(rest) == 1 and isinstance(rest[0], (list, tuple, torch.Size)):
+        rest = rest[0]
+    return Dyn([v if isinstance(v, S.TracedInt) else int(v) for v in rest], kind)
+
+
+def _ints(rest):
+    """An int list that is a constant of the operator (dims, not sizes)."""
     if len(rest) == 1 and isinstance(rest[0], (list, tuple, torch.Size)):
         rest = rest[0]
     return [int(v) for v in rest]
@@ -342,13 +488,13 @@ def _transpose(rec, func, args, kwargs):
 @handles(T.permute)
 def _tensor_permute(rec, func, args, kwargs):
     rest = args[1:] or (kwargs["dims"],)
-    return rec.record("aten::permute", [("self", args[0]), ("dims", _sizes_arg(rest))], func, args, kwargs)
+    return rec.record("aten::permute", [("self", args[0]), ("dims", _ints(rest))], func, args, kwargs)
 
 
 @handles(torch.permute)
 def _permute(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "dims"))
-    return rec.record("aten::permute", [("self", b["input"]), ("dims", _sizes_arg((b["dims"],)))], func, args, kwargs)
+    return rec.record("aten::permute", [("self", b["input"]), ("dims", _ints((b["dims"],)))], func, args, kwargs)
 
 
 @handles(T.contiguous)
@@ -397,43 +543,73 @@ def _select(rec, func, args, kwargs):
                       func, args, kwargs)
 
 
+def _is_int(k):
+    return isinstance(k, int) and not isinstance(k, bool)
+
+
 @handles(T.__getitem__)
 def _getitem(rec, func, args, kwargs):
-    """Basic indexing (ints, slices, ...) as a chain of aten::select / aten::slice."""
+    """Basic indexing (ints, slices with constant or traced bounds, None, ...) as a chain
+    of aten::select / aten::slice / aten::unsqueeze.  Tensor, bool and list keys
+    (advanced indexing) are left to the dispatcher, which records aten::index."""
     x, key = args
     key = key if isinstance(key, tuple) else (key,)
     for k in key:
-        if not (k is Ellipsis or isinstance(k, slice) or (isinstance(k, int) and not isinstance(k, bool))):
+        if not (k is Ellipsis or k is None or isinstance(k, slice) or _is_int(k)):
             return NotImplemented
-        if isinstance(k, slice) and any(isinstance(v, torch.Tensor) for v in (k.start, k.stop, k.step)):
+        if isinstance(k, slice) and not all(v is None or _is_int(v) for v in (k.start, k.stop, k.step)):
             return NotImplemented
     n_ell = sum(1 for k in key if k is Ellipsis)
     if n_ell > 1:
         return NotImplemented
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_ell:
         i = key.index(Ellipsis)
-        key = key[:i] + (slice(None),) * (x.dim() - (len(key) - 1)) + key[i + 1:]
+        key = key[:i] + (slice(None),) * (x.dim() - n_real) + key[i + 1:]
     cur = x
     d = 0
     for k in key:
-        if isinstance(k, int):
-            resolved = rec.resolve([("self", cur), ("dim", d), ("index", k)])
-            cur = rec.emit("aten::select", resolved, torch.ops.aten.select.int(cur, d, k))
-            continue
-        step = 1 if k.step is None else int(k.step)
-        if k.start is None and k.stop is None and step == 1:
+        if k is None:
+            cur = rec.emit("aten::unsqueeze", rec.resolve([("self", cur), ("dim", d)]),
+                           torch.ops.aten.unsqueeze.default(cur, d))
             d += 1
             continue
+        if _is_int(k):
+            cur = rec.emit("aten::select", rec.resolve([("self", cur), ("dim", d), ("index", Dyn(k))]),
+                           torch.ops.aten.select.int(cur, d, S.plain(k)))
+            continue
+        step = 1 if k.step is None else k.step
+        if k.start is None and k.stop is None and S.plain(step) == 1:
+            d += 1
+            continue
+        if isinstance(step, S.TracedInt):
+            step = int(step)  # warns: a traced step is fixed
         if step <= 0:
             return NotImplemented
-        resolved = rec.resolve([("self", cur), ("dim", d), ("start", k.start), ("end", k.stop), ("step", step)])
-        cur = rec.emit("aten::slice", resolved, torch.ops.aten.slice.Tensor(cur, d, k.start, k.stop, step))
+        start, stop = k.start, k.stop
+        cur = rec.emit("aten::slice", rec.resolve([("self", cur), ("dim", d), ("start", Dyn(start)),
+                                                   ("end", Dyn(stop)), ("step", step)]),
+                       torch.ops.aten.slice.Tensor(cur, d, S.plain(start), S.plain(stop), step))
         d += 1
     if cur is x:
         out = func(*args, **kwargs)
         rec.alias(x, out)
         return out
     return cur
+
+
+@handles(torch.narrow, T.narrow)
+def _narrow(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "dim", "start", "length"))
+    x, dim, start, length = b["input"], b["dim"], b["start"], b["length"]
+    if isinstance(start, torch.Tensor) or isinstance(dim, str):
+        return NotImplemented
+    dim = int(dim)
+    if S.plain(start) < 0:
+        start = start + (rec.traced_size(x, dim) if rec.is_traced(x) else x.shape[dim])
+    out = func(*args, **kwargs)
+    return rec.emit("aten::slice", rec.resolve([("self", x), ("dim", dim), ("start", Dyn(start)),
+                                                ("end", Dyn(start + length)), ("step", 1)]), out)
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -449,6 +625,8 @@ def _binary(kind, alpha):
         other = b["other"]
         if not isinstance(other, (torch.Tensor, int, float, bool)):
             return NotImplemented
+        if isinstance(other, S.TracedInt):
+            other = Dyn(other)  # a rank-0 int64 value; the pack promotes it
         arglist = [("self", b["input"]), ("other", other)]
         if alpha:
             arglist.append(("alpha", b["alpha"]))
@@ -485,7 +663,7 @@ def _pad(rec, func, args, kwargs):
     if b["mode"] != "constant":
         return NotImplemented
     v = b["value"]
-    return rec.record("aten::constant_pad_nd", [("self", b["input"]), ("pad", [int(p) for p in b["pad"]]),
+    return rec.record("aten::constant_pad_nd", [("self", b["input"]), ("pad", Dyn(list(b["pad"]))),
                                                 ("value", 0 if v is None else v)], func, args, kwargs)
 
 
@@ -605,20 +783,39 @@ def _instance_norm(rec, func, args, kwargs):
 # Each piece is therefore recorded as the aten::slice (or aten::select) that produces
 # it: one Slice per piece in the file, the same values as one Split.
 
-def _pieces(rec, x, dim, sizes, results, select=False):
+def _pieces(rec, x, dim, sizes, results, select=False, bounds=None):
+    """Record each piece of a split as the slice (or select) that produces it.
+    `bounds`: (start, end) per piece, possibly traced; by default from `sizes`."""
     if isinstance(dim, str):
         return NotImplemented
-    start = 0
-    for size, piece in zip(sizes, results):
+    dim = int(dim)
+    if bounds is None:
+        bounds, start = [], 0
+        for size in sizes:
+            bounds.append((start, start + size))
+            start += size
+    for (start, end), piece in zip(bounds, results):
         if select:
-            resolved = rec.resolve([("self", x), ("dim", int(dim)), ("index", start)])
+            resolved = rec.resolve([("self", x), ("dim", dim), ("index", start)])
             rec.emit("aten::select", resolved, piece)
         else:
-            resolved = rec.resolve([("self", x), ("dim", int(dim)), ("start", start), ("end", start + size),
+            resolved = rec.resolve([("self", x), ("dim", dim), ("start", Dyn(start)), ("end", Dyn(end)),
                                     ("step", 1)])
             rec.emit("aten::slice", resolved, piece)
-        start += size
     return results
+
+
+def _chunk_bounds(rec, x, dim, chunks, n_pieces):
+    """torch.chunk's pieces are ceil(n / chunks) long, n read from the traced size,
+    so the bounds follow the input's actual length; the last runs to the end."""
+    n = rec.traced_size(x, dim)
+    step = (n + (chunks - 1)) // chunks
+    out = []
+    for i in range(n_pieces):
+        start = step * i if i else 0
+        end = step * (i + 1) if i + 1 < n_pieces else None
+        out.append((start, end))
+    return out
 
 
 def _split_sizes(x, split, dim):
@@ -649,7 +846,8 @@ def _chunk(rec, func, args, kwargs):
     if isinstance(dim, str):
         return NotImplemented
     result = func(*args, **kwargs)
-    return _pieces(rec, x, dim, [int(t.shape[int(dim)]) for t in result], result)
+    d = int(dim) % max(x.dim(), 1)
+    return _pieces(rec, x, d, None, result, bounds=_chunk_bounds(rec, x, d, int(b["chunks"]), len(result)))
 
 
 @handles(torch.unbind, T.unbind)
@@ -667,13 +865,16 @@ def _unbind(rec, func, args, kwargs):
 @handles(T.expand)
 def _expand(rec, func, args, kwargs):
     rest = args[1:] or (kwargs["size"],)
-    return rec.record("aten::expand", [("self", args[0]), ("size", _sizes_arg(rest))], func, args, kwargs)
+    return rec.record("aten::expand", [("self", args[0]), ("size", _sizes_arg(rest, "expand"))],
+                      func, args, kwargs)
 
 
 @handles(T.expand_as)
 def _expand_as(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "other"))
-    return rec.record("aten::expand", [("self", b["input"]), ("size", [int(v) for v in b["other"].shape])],
+    other = b["other"]
+    size = rec.traced_shape(other) if rec.is_traced(other) else [int(v) for v in other.shape]
+    return rec.record("aten::expand", [("self", b["input"]), ("size", Dyn(list(size), "expand"))],
                       func, args, kwargs)
 
 
@@ -722,9 +923,9 @@ def _aten_split(rec, func, args, kwargs):
 
 def _aten_chunk(rec, func, args, kwargs):
     x = args[0]
-    dim = args[2] if len(args) > 2 else kwargs.get("dim", 0)
+    dim = int(args[2] if len(args) > 2 else kwargs.get("dim", 0)) % max(x.dim(), 1)
     result = func(*args, **kwargs)
-    return _pieces(rec, x, dim, [int(t.shape[int(dim)]) for t in result], result)
+    return _pieces(rec, x, dim, None, result, bounds=_chunk_bounds(rec, x, dim, int(args[1]), len(result)))
 
 
 def _aten_unbind(rec, func, args, kwargs):
@@ -795,15 +996,21 @@ def _interpolate(rec, func, args, kwargs):
     if x.dim() != 4 or b["mode"] not in ("nearest", "bilinear") or b["antialias"]:
         return NotImplemented
     out = func(*args, **kwargs)
-    hw = [int(v) for v in out.shape[2:]]
-    sf = b["scale_factor"]
-    if sf is not None and not b["recompute_scale_factor"]:
-        # torch then maps coordinates with the given factor, not out/in: the same
-        # only when the factor gives the output size exactly.
+    size, sf = b["size"], b["scale_factor"]
+    if size is not None:
+        # Given sizes (possibly traced: 2 * h) are the output size.
+        size = list(size) if isinstance(size, (list, tuple)) else [size, size]
+        arglist = [("self", x), ("output_size", Dyn(size))]
+    elif sf is not None and not b["recompute_scale_factor"]:
+        # torch maps coordinates with the given factor and sizes the output
+        # floor(in * factor): Resize with scales does both, at any input size.
         sf = [float(v) for v in sf] if isinstance(sf, (list, tuple)) else [float(sf)] * 2
-        if any(float(s) * int(i) != o for s, i, o in zip(sf, x.shape[2:], hw)):
-            return NotImplemented
-    arglist = [("self", x), ("output_size", hw)]
+        arglist = [("self", x), ("output_size", None), ("scales", sf)]
+    else:
+        hw = [int(v) for v in out.shape[2:]]
+        S.warn_fixed(rec, "F.interpolate with recompute_scale_factor=True (the output size is "
+                          "computed in Python)", hw)
+        arglist = [("self", x), ("output_size", hw)]
     if b["mode"] == "bilinear":
         arglist.append(("align_corners", bool(b["align_corners"])))
     resolved = rec.resolve(arglist)

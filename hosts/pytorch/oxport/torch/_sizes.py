@@ -1,0 +1,287 @@
+"""Sizes as traced values.
+
+`x.size(i)`, `x.shape`, `x.size()` and `x.numel()` on a traced tensor return
+`TracedInt`s: Python ints (so torch and the model's Python code accept them
+unchanged) that also carry the trace value they were read from, a rank-0 int64
+tensor recorded as `aten::size` / `aten::numel`.  Python arithmetic on them is
+recorded too (`aten::add`, `aten::floor_divide`, ...), so `x.view(x.size(0), -1)`
+reaches the view handler with a traced batch size and the file computes the
+target shape from the input's actual shape instead of baking the example's.
+
+A size leaves the trace only where Python itself needs a plain value: a
+comparison or `if`, `range()`/`int()`/`float()`, or an argument of a call whose
+handler cannot take a traced value.  Each of those warns with a TracerWarning
+that names the call site and the module scope, as torch.jit.trace does.
+"""
+
+import operator
+import os
+import sys
+import warnings
+
+import torch
+
+from .. import _engine as E
+
+INT64 = 7
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_TORCH = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+class TracerWarning(UserWarning):
+    """The exported graph may be specialized to the traced input."""
+
+
+def user_frame():
+    """'file:line' of the innermost frame outside oxport and torch (the model's code)."""
+    f = sys._getframe(1)
+    while f is not None:
+        path = os.path.abspath(f.f_code.co_filename)
+        if not (path.startswith(_HERE) or path.startswith(_TORCH) or path.startswith("<")):
+            return f"{os.path.basename(path)}:{f.f_lineno}"
+        f = f.f_back
+    return "unknown location"
+
+
+def warn_fixed(rec, what, value=None):
+    """A traced value was turned into a Python constant: say so once per call site."""
+    where = user_frame()
+    key = (what, where)
+    if rec is not None:
+        if key in rec.warned:
+            return
+        rec.warned.add(key)
+    scope = rec.scope_str() if rec is not None else "?"
+    val = "" if value is None else f" {value!r}"
+    warnings.warn(f"oxport: {what} at {where} in {scope}: the exported graph is fixed to this "
+                  f"input's value{val} (a Python constant in the file); it will not follow other "
+                  f"input shapes or values", TracerWarning, stacklevel=3)
+
+
+class TracedInt(int):
+    """An int read from (or computed from) a traced tensor's size."""
+
+    def __new__(cls, value, rec, vid):
+        obj = int.__new__(cls, plain(value))
+        obj._ox_rec = rec
+        obj._ox_vid = vid
+        return obj
+
+    def __reduce__(self):
+        return (int, (plain(self),))
+
+    # -- arithmetic that stays in the trace
+    def _bin(self, kind, other, value, swap=False):
+        rec = self._ox_rec
+        if not rec.live or (isinstance(other, float) and not isinstance(other, TracedInt)):
+            return value
+        if not isinstance(other, int):
+            return NotImplemented
+        if isinstance(other, TracedInt) and other._ox_rec is not rec:
+            return value
+        a, b = (other, self) if swap else (self, other)
+        vid = rec.int_op(kind, a, b)
+        return TracedInt(value, rec, vid)
+
+    def __add__(self, o):
+        return self._bin("aten::add", o, plain(self) + o) if isinstance(o, int) else _plain(self, o, operator.add)
+
+    def __radd__(self, o):
+        return self._bin("aten::add", o, o + plain(self), swap=True) if isinstance(o, int) else _plain(o, self, operator.add)
+
+    def __sub__(self, o):
+        return self._bin("aten::sub", o, plain(self) - o) if isinstance(o, int) else _plain(self, o, operator.sub)
+
+    def __rsub__(self, o):
+        return self._bin("aten::sub", o, o - plain(self), swap=True) if isinstance(o, int) else _plain(o, self, operator.sub)
+
+    def __mul__(self, o):
+        return self._bin("aten::mul", o, plain(self) * o) if isinstance(o, int) else _plain(self, o, operator.mul)
+
+    def __rmul__(self, o):
+        return self._bin("aten::mul", o, o * plain(self), swap=True) if isinstance(o, int) else _plain(o, self, operator.mul)
+
+    def __floordiv__(self, o):
+        if isinstance(o, int) and plain(o) != 0:
+            return self._bin("aten::floor_divide", o, plain(self) // plain(o))
+        return _plain(self, o, operator.floordiv)
+
+    def __rfloordiv__(self, o):
+        if isinstance(o, int) and plain(self) != 0:
+            return self._bin("aten::floor_divide", o, plain(o) // plain(self), swap=True)
+        return _plain(o, self, operator.floordiv)
+
+    def __mod__(self, o):
+        if isinstance(o, int) and plain(o) != 0:
+            return self._bin("aten::remainder", o, plain(self) % plain(o))
+        return _plain(self, o, operator.mod)
+
+    def __rmod__(self, o):
+        if isinstance(o, int) and plain(self) != 0:
+            return self._bin("aten::remainder", o, plain(o) % plain(self), swap=True)
+        return _plain(o, self, operator.mod)
+
+    def __neg__(self):
+        rec = self._ox_rec
+        if not rec.live:
+            return -plain(self)
+        return TracedInt(-plain(self), rec, rec.int_op("aten::neg", self, None))
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return self if plain(self) >= 0 else -self
+
+    # -- uses that leave the trace: warn, then behave as the plain int
+    def _fixed(self, what):
+        if self._ox_rec.live:
+            warn_fixed(self._ox_rec, what, plain(self))
+        return plain(self)
+
+    def __truediv__(self, o):
+        return _plain(self, o, operator.truediv)
+
+    def __rtruediv__(self, o):
+        return _plain(o, self, operator.truediv)
+
+    def __pow__(self, o, mod=None):
+        return _plain(self, o, pow)
+
+    def __rpow__(self, o):
+        return _plain(o, self, pow)
+
+    def __int__(self):
+        return self._fixed("int() on a traced size")
+
+    def __index__(self):
+        return self._fixed("a traced size used as a Python index or range()")
+
+    def __float__(self):
+        return float(self._fixed("float() on a traced size"))
+
+    def __bool__(self):
+        return bool(self._fixed("a traced size used as a condition"))
+
+    def __eq__(self, o):
+        return _compare(self, o, operator.eq)
+
+    def __ne__(self, o):
+        return _compare(self, o, operator.ne)
+
+    def __lt__(self, o):
+        return _compare(self, o, operator.lt)
+
+    def __le__(self, o):
+        return _compare(self, o, operator.le)
+
+    def __gt__(self, o):
+        return _compare(self, o, operator.gt)
+
+    def __ge__(self, o):
+        return _compare(self, o, operator.ge)
+
+    __hash__ = int.__hash__
+
+    def __repr__(self):
+        return int.__repr__(self)
+
+    __str__ = __repr__
+
+
+def plain(v):
+    """The Python int behind a possibly traced one, without a warning."""
+    return int.__int__(v) if isinstance(v, TracedInt) else v
+
+
+def _plain(a, b, op):
+    for v in (a, b):
+        if isinstance(v, TracedInt) and v._ox_rec.live:
+            warn_fixed(v._ox_rec, f"{op.__name__} of a traced size with {type(b if v is a else a).__name__}",
+                       plain(v))
+            break
+    return op(plain(a), plain(b))
+
+
+def _compare(a, b, op):
+    t = a if isinstance(a, TracedInt) else b
+    if t._ox_rec.live:
+        warn_fixed(t._ox_rec, "a traced size compared in Python (a branch on it is not recorded)", plain(t))
+    return op(plain(a), plain(b))
+
+
+class TracedShape(tuple):
+    """x.shape / x.size() of a traced tensor: a tuple of TracedInts (torch.Size cannot
+    be subclassed); torch accepts it wherever it accepts a size."""
+
+    def numel(self):
+        n = 1
+        for v in self:
+            n = n * v
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return TracedShape(r) if isinstance(i, slice) else r
+
+    def __add__(self, o):
+        return TracedShape(tuple.__add__(self, tuple(o)))
+
+    def __radd__(self, o):
+        return TracedShape(tuple(o) + tuple(self))
+
+    def __eq__(self, o):
+        if isinstance(o, (tuple, list, torch.Size)) and any(isinstance(v, TracedInt) for v in self):
+            t = next(v for v in self if isinstance(v, TracedInt))
+            if t._ox_rec.live:
+                warn_fixed(t._ox_rec, "a traced shape compared in Python (a branch on it is not recorded)")
+        return tuple(plain(v) for v in self) == tuple(plain(v) for v in o) \
+            if isinstance(o, (tuple, list, torch.Size)) else NotImplemented
+
+    def __ne__(self, o):
+        r = self.__eq__(o)
+        return r if r is NotImplemented else not r
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self):
+        return f"torch.Size({list(plain(v) for v in self)})"
+
+
+def any_traced(values):
+    return any(isinstance(v, TracedInt) for v in values)
+
+
+def is_sizes(v):
+    return isinstance(v, (list, tuple, torch.Size))
+
+
+def size_list(rest):
+    """A view/reshape/expand-style size argument: `(a, b, c)` or `((a, b, c),)`."""
+    if len(rest) == 1 and is_sizes(rest[0]):
+        rest = rest[0]
+    elif len(rest) == 1 and isinstance(rest[0], torch.Tensor):
+        return rest[0]
+    return list(rest)
+
+
+class Dyn:
+    """An argument whose handler accepts traced values: an int, or a list of ints,
+    any of which may be a TracedInt.  Recorded as the plain int(s) when nothing is
+    traced, as a rank-0 / 1-D int64 tensor otherwise."""
+
+    __slots__ = ("value", "kind")
+
+    def __init__(self, value, kind=None):
+        self.value = value
+        self.kind = kind  # "expand": a static -1 keeps a dim, which ONNX Expand spells 1
+
+
+def scalar_desc(hold):
+    d = E.OxTensorDesc()
+    d.dtype = INT64
+    d.rank = 0
+    sz = (E.ctypes.c_int64 * 1)(0)
+    hold.append(sz)
+    d.sizes = sz
+    return d

@@ -1,0 +1,67 @@
+/* triu / tril: Trilu from opset 14; from 11 a mask from two Ranges over the
+ * last two dims' run-time sizes (col - row compared with the diagonal), so a
+ * causal mask built from a traced length follows the length. */
+#include "aten_symbolics.h"
+#include "aten_util.h"
+
+static ox_vid dim_size(ox_sym *g, const ox_api *api, ox_vid shape, int64_t axis)
+{
+    ox_vid idx = api->constant(g, OX_INT64, 0, NULL, &axis);
+    ox_vid in[2] = {shape, idx};
+    if (!shape || !idx)
+        return 0;
+    ox_onode *n = api->op(g, "Gather", 2, in, 1);
+    if (n)
+        api->attr_int(n, "axis", 0);
+    return at_out(g, api, n, "Gather");
+}
+
+static int triangle(ox_sym *g, const ox_api *api, int upper)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t k = api->arg_int(g, "diagonal", 0);
+    int rank = api->rank(g, x);
+    if (rank < 2)
+        return api->fail(g, "%s needs an input of rank 2 or more, got rank %d",
+                         upper ? "triu" : "tril", rank);
+    ox_vid y;
+    if (api->opset(g) >= 14) {
+        ox_vid in[2] = {x, api->constant(g, OX_INT64, 0, NULL, &k)};
+        ox_onode *n = api->op(g, "Trilu", 2, in, 1);
+        if (n)
+            api->attr_int(n, "upper", upper);
+        y = at_out(g, api, n, "Trilu");
+    } else if (api->opset(g) >= 11) {
+        ox_vid shape = at_op1(g, api, "Shape", x);
+        ox_vid zero = api->const_scalar_of(g, OX_INT64, 0.0), one = api->const_scalar_of(g, OX_INT64, 1.0);
+        ox_vid rin[3] = {zero, dim_size(g, api, shape, rank - 2), one};
+        ox_vid cin[3] = {zero, dim_size(g, api, shape, rank - 1), one};
+        if (!rin[1] || !cin[1] || !zero || !one)
+            return 1;
+        ox_vid rows = at_unsqueeze(g, api, at_out(g, api, api->op(g, "Range", 3, rin, 1), "Range"), 1);
+        ox_vid cols = at_unsqueeze(g, api, at_out(g, api, api->op(g, "Range", 3, cin, 1), "Range"), 0);
+        ox_vid d = at_op2(g, api, "Sub", cols, rows);
+        ox_vid kv = api->const_scalar_of(g, OX_INT64, (double)k);
+        /* triu keeps col - row >= k, tril keeps col - row <= k */
+        ox_vid keep = at_op1(g, api, "Not", at_op2(g, api, upper ? "Less" : "Greater", d, kv));
+        ox_vid in[3] = {keep, x, api->scalar_like(g, 0.0, x)};
+        if (!keep || !in[2])
+            return 1;
+        y = at_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
+    } else {
+        return api->fail(g, "%s is exported from opset 11 (Range builds its mask); export with "
+                            "opset 11 or later",
+                         upper ? "triu" : "tril");
+    }
+    return y ? api->set_output(g, 0, y) : 1;
+}
+
+int at_sym_triu(ox_sym *g, const ox_api *api)
+{
+    return triangle(g, api, 1);
+}
+
+int at_sym_tril(ox_sym *g, const ox_api *api)
+{
+    return triangle(g, api, 0);
+}

@@ -1,0 +1,254 @@
+#!/usr/bin/python3
+"""Models that read sizes in Python, exported with dynamic axes and run at other shapes.
+
+Each case is exported once at its example shape with every input axis it names declared
+dynamic, then run in ONNX Runtime at the example, on a second input of the same shape with
+other values, and at three other shapes (one with size 1 on every dynamic axis, one
+larger than the example), against eager.  A file that bakes a size read from the
+example (a Reshape target, an arange length, a slice bound) fails at the other shapes.
+
+    /usr/bin/python3 tests/pytorch/test_dynamic_sizes.py [unittest args]
+"""
+
+import math
+import os
+import sys
+import tempfile
+import unittest
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
+sys.path.insert(0, os.path.join(SRC, "tests", "py"))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import onnxval  # noqa: E402
+import oxport.torch as oxt  # noqa: E402
+
+
+class Flatten(nn.Module):
+    def forward(self, x):
+        return x.view(x.size(0), -1) * 2
+
+
+class Heads(nn.Module):
+    """Attention-style head reshapes: b, n from x.shape, heads fixed."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        q, k, v = self.qkv(x).reshape(b, n, 3, 2, c // 2).permute(2, 0, 3, 1, 4).unbind(0)
+        a = (q @ k.transpose(-2, -1)) * (c // 2) ** -0.5
+        return (a.softmax(-1) @ v).transpose(1, 2).reshape(b, n, c)
+
+
+class CausalMask(nn.Module):
+    """torch.triu(torch.ones(s, s)) mask from a traced length."""
+
+    def forward(self, x):
+        s = x.size(1)
+        mask = torch.triu(torch.ones(s, s), diagonal=1).bool()
+        scores = x @ x.transpose(1, 2)
+        return scores.masked_fill(mask, -1e4).softmax(-1)
+
+
+class Positions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(64, 6)
+
+    def forward(self, x):
+        pos = torch.arange(x.size(1))
+        return x + self.emb(pos).unsqueeze(0)
+
+
+class Zeros(nn.Module):
+    def forward(self, x):
+        z = torch.zeros(x.size(0), 3)
+        return torch.cat([x, z], dim=1)
+
+
+class HalfSlice(nn.Module):
+    def forward(self, x):
+        return x[:, : x.size(1) // 2] - x[:, x.size(1) // 2:]
+
+
+class Interp(nn.Module):
+    def forward(self, x):
+        h, w = x.shape[2:]
+        return F.interpolate(x, size=(2 * h, 2 * w), mode="nearest")
+
+
+class InterpScale(nn.Module):
+    def forward(self, x):
+        return F.interpolate(x, scale_factor=2.0, mode="bilinear", align_corners=False)
+
+
+class Numel(nn.Module):
+    def forward(self, x):
+        return x / x.numel()
+
+
+class PadToMultiple(nn.Module):
+    def forward(self, x):
+        n = x.size(-1)
+        return F.pad(x, (0, (4 - n % 4) % 4))
+
+
+class Expand(nn.Module):
+    def forward(self, x):
+        return x.mean(1, keepdim=True).expand(x.size(0), x.size(1)) + x.new_zeros(x.size(0), x.size(1))
+
+
+class LikeOps(nn.Module):
+    def forward(self, x):
+        return torch.ones_like(x) * 3 + torch.zeros_like(x) + torch.full_like(x, 0.5) * x
+
+
+class Chunk(nn.Module):
+    def forward(self, x):
+        a, b = x.chunk(2, dim=1)
+        return a * b.sigmoid()
+
+
+class Narrow(nn.Module):
+    def forward(self, x):
+        return x.narrow(1, 1, x.size(1) - 2) + x[:, -1:]
+
+
+class Indexing(nn.Module):
+    def forward(self, x):
+        return x[0] + x[-1] + x[x.size(0) - 1] + x[None, 1:, 2][0].sum()
+
+
+class Transformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, dropout=0.0,
+                                           batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, num_layers=2)
+
+    def forward(self, x):
+        return self.enc(x)
+
+
+class MHA(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.att = nn.MultiheadAttention(16, 4, batch_first=True)
+
+    def forward(self, x):
+        return self.att(x, x, x, need_weights=False)[0]
+
+
+class LSTM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(5, 7, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        h = torch.zeros(2, x.size(0), 7)
+        out, _ = self.rnn(x, (h, h))
+        return out
+
+
+# name -> (module factory, example shape, dynamic axes of the input, opsets)
+CASES = {
+    "flatten_view": (Flatten, (2, 3, 4), [0], (9, 13, 17)),
+    "attention_heads": (Heads, (2, 5, 8), [0, 1], (13, 17)),
+    "causal_mask": (CausalMask, (2, 5, 4), [0, 1], (11, 13, 17)),
+    "arange_positions": (Positions, (2, 7, 6), [0, 1], (11, 13, 17)),
+    "zeros_of_batch": (Zeros, (3, 4), [0], (9, 13, 17)),
+    "half_slice": (HalfSlice, (2, 6), [0, 1], (10, 13, 17)),
+    "interpolate_size": (Interp, (1, 2, 3, 5), [0, 2, 3], (11, 13, 17)),
+    "interpolate_scale": (InterpScale, (1, 2, 3, 5), [0, 2, 3], (11, 13, 17)),
+    "divide_by_numel": (Numel, (2, 3), [0, 1], (9, 13, 17)),
+    "pad_to_multiple": (PadToMultiple, (2, 3, 5), [0, 2], (11, 13, 17)),
+    "expand_new_zeros": (Expand, (3, 4), [0, 1], (9, 13, 17)),
+    "like_factories": (LikeOps, (3, 4), [0, 1], (9, 13, 17)),
+    "chunk_dynamic": (Chunk, (2, 6), [0, 1], (10, 13, 17)),
+    "narrow": (Narrow, (2, 6), [0, 1], (10, 13, 17)),
+    "indexing": (Indexing, (4, 5, 3), [0], (11, 13, 17)),
+    "transformer_encoder": (Transformer, (2, 5, 16), [0, 1], (13, 17)),
+    "multihead_attention": (MHA, (2, 5, 16), [0, 1], (13, 17)),
+    "lstm": (LSTM, (2, 6, 5), [0, 1], (9, 13, 17)),
+}
+
+
+# Models whose arithmetic needs sizes of a form (even, >= 3) run at these shapes instead.
+SHAPES = {
+    "half_slice": [(1, 2), (4, 10), (3, 4)],
+    "chunk_dynamic": [(1, 2), (4, 10), (3, 8)],
+    "narrow": [(1, 3), (4, 10), (3, 4)],
+}
+
+
+def other_shapes(shape, axes, name=None):
+    """Size 1 on every dynamic axis, the example + 3, and a mix."""
+    if name in SHAPES:
+        return SHAPES[name]
+    ones = [1 if i in axes else s for i, s in enumerate(shape)]
+    bigger = [s + 3 if i in axes else s for i, s in enumerate(shape)]
+    mixed = [(s + 1 if k % 2 == 0 else max(s - 1, 1)) if i in axes else s
+             for k, (i, s) in enumerate(enumerate(shape))]
+    return [tuple(ones), tuple(bigger), tuple(mixed)]
+
+
+def tolerance(ref):
+    """Float arithmetic differs between eager and ONNX Runtime in the last bits of each
+    op; bound the difference by the output's own scale."""
+    scale = float(np.max(np.abs(ref))) if ref.size else 0.0
+    return 1e-4 * max(scale, 1e-6) + 1e-6
+
+
+class DynamicSizes(unittest.TestCase):
+    def run_case(self, name, opset):
+        factory, shape, axes, _ = CASES[name]
+        torch.manual_seed(0)
+        model = factory().eval()
+        x = torch.randn(shape)
+        with tempfile.TemporaryDirectory(prefix="oxport-dyn-") as tmp:
+            path = os.path.join(tmp, f"{name}.onnx")
+            # Static sizes used in Python arithmetic (head_dim ** -0.5) warn that they
+            # are fixed; the runs at other shapes below show whether that matters.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", oxt.TracerWarning)
+                oxt.export(model, (x,), path, opset_version=opset, input_names=["x"], output_names=["y"],
+                           dynamic_axes={"x": {a: f"d{a}" for a in axes}})
+            onnxval.check(path)
+            g = torch.Generator().manual_seed(1)
+            inputs = [x, torch.randn(shape, generator=g)]
+            inputs += [torch.randn(s, generator=g) for s in other_shapes(shape, axes, name)]
+            refs = []
+            for inp in inputs:
+                with torch.no_grad():
+                    ref = model(inp).numpy()
+                got = onnxval.run_ort(path, {"x": inp.numpy()})[0]
+                self.assertEqual(got.shape, ref.shape, f"{name} at {tuple(inp.shape)}")
+                err = float(np.max(np.abs(got - ref))) if ref.size else 0.0
+                self.assertLessEqual(err, tolerance(ref), f"{name} opset {opset} at {tuple(inp.shape)}")
+                refs.append(ref)
+            # The reference itself must move with the input (not a constant model).
+            self.assertFalse(np.allclose(refs[0], refs[1]), f"{name}: eager output ignores its input")
+
+
+def _make(name, opset):
+    return lambda self: self.run_case(name, opset)
+
+
+for _name, (_f, _s, _a, _opsets) in CASES.items():
+    for _o in _opsets:
+        setattr(DynamicSizes, f"test_{_name}_opset{_o}", _make(_name, _o))
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    unittest.main(verbosity=2)
