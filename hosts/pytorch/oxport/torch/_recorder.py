@@ -496,7 +496,11 @@ class FunctionMode(TorchFunctionMode):
         if func in L.SPECIALIZING:
             if rec.any_traced(args):
                 rec.warn_specialized(L.SPECIALIZING[func])
-            return func(*args, **kwargs)
+            rec.inside += 1
+            try:
+                return func(*args, **kwargs)
+            finally:
+                rec.inside -= 1
         traced = rec.any_traced(args) or rec.any_traced(kwargs)
         sized = S.any_traced(_flat_ints(args)) or S.any_traced(_flat_ints(kwargs.values()))
         handler = L.HANDLERS.get(func)
@@ -552,6 +556,12 @@ class AtenMode(TorchDispatchMode):
             return func(*args, **kwargs)
         schema = func._schema
         name = schema.name
+        if not any(isinstance(r.type, torch.TensorType) for r in schema.returns) \
+                and not (schema.returns and str(schema.returns[0].type).startswith("Tensor")):
+            # A Python value out of a traced tensor (.item() reached from TorchScript,
+            # aten::is_nonzero, aten::equal ...): the trace cannot keep it.
+            S.warn_fixed(rec, f"{name} turns a traced tensor into a Python value")
+            return func(*args, **kwargs)
         if name in L.ATEN_ALIASES:
             out = func(*args, **kwargs)
             rec.alias(args[0], out)

@@ -9,9 +9,12 @@ reaches the view handler with a traced batch size and the file computes the
 target shape from the input's actual shape instead of baking the example's.
 
 A size leaves the trace only where Python itself needs a plain value: a
-comparison or `if`, `range()`/`int()`/`float()`, or an argument of a call whose
-handler cannot take a traced value.  Each of those warns with a TracerWarning
-that names the call site and the module scope, as torch.jit.trace does.
+comparison or `if`, `int()`/`float()`, float arithmetic, or an argument of a call
+whose handler cannot take a traced value.  Each of those warns with a
+TracerWarning that names the call site and the module scope, as torch.jit.trace
+does.  One use cannot be seen: CPython's `range()` and list indexing read an int
+subclass's value without calling back into it, so `for i in range(x.size(0))`
+unrolls to the example's count silently (docs/pytorch.md says so).
 """
 
 import operator
@@ -155,7 +158,9 @@ class TracedInt(int):
         return self._fixed("int() on a traced size")
 
     def __index__(self):
-        return self._fixed("a traced size used as a Python index or range()")
+        # Called by operator.index() and the like; CPython's range() and list
+        # indexing take an int subclass's value directly and never get here.
+        return self._fixed("a traced size used as a Python index")
 
     def __float__(self):
         return float(self._fixed("float() on a traced size"))

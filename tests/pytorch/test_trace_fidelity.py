@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""What a trace keeps and what it says when it cannot: every use of a traced value that
+becomes a Python constant warns (TracerWarning naming the call site and module scope);
+everything else is recorded, so the file follows a second input.
+
+    /usr/bin/python3 tests/pytorch/test_trace_fidelity.py [unittest args]
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
+sys.path.insert(0, os.path.join(SRC, "tests", "py"))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+
+import onnxval  # noqa: E402
+import oxport.torch as oxt  # noqa: E402
+
+
+class Lambda(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+class Outer(nn.Module):
+    """A submodule, so the scope in the warning has a path."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.inner = Lambda(fn)
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+def export_warnings(model, x, opset=13, **kw):
+    with tempfile.TemporaryDirectory(prefix="oxport-fid-") as tmp:
+        path = os.path.join(tmp, "m.onnx")
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            oxt.export(model, (x,), path, opset_version=opset, input_names=["x"], **kw)
+        msgs = [str(m.message) for m in w if issubclass(m.category, oxt.TracerWarning)]
+        return msgs
+
+
+def matches_eager(test, model, shape, opset=13, dynamic=None):
+    """Export at one input, compare ORT with eager on it and on a second input."""
+    g = torch.Generator().manual_seed(3)
+    x1, x2 = torch.randn(shape, generator=g), torch.randn(shape, generator=g)
+    with tempfile.TemporaryDirectory(prefix="oxport-fid-") as tmp:
+        path = os.path.join(tmp, "m.onnx")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", oxt.TracerWarning)
+            oxt.export(model, (x1,), path, opset_version=opset, input_names=["x"],
+                       dynamic_axes={"x": dynamic} if dynamic else None)
+        onnxval.check(path)
+        for x in (x1, x2):
+            with torch.no_grad():
+                ref = model(x).numpy()
+            got = onnxval.run_ort(path, {"x": x.numpy()})[0]
+            scale = max(float(np.max(np.abs(ref))), 1e-6)
+            test.assertLessEqual(float(np.max(np.abs(got - ref))), 1e-4 * scale + 1e-6)
+
+
+class Warnings(unittest.TestCase):
+    """Each construct a trace cannot keep warns once, naming this file's line and the scope."""
+
+    def assert_warns(self, fn, fragment, shape=(3, 4)):
+        msgs = export_warnings(Outer(fn), torch.randn(shape))
+        hits = [m for m in msgs if fragment in m]
+        self.assertTrue(hits, f"no TracerWarning containing {fragment!r}; got {msgs}")
+        self.assertIn("test_trace_fidelity.py:", hits[0])
+        self.assertIn("Outer/Lambda[inner]", hits[0])
+        self.assertIn("fixed to this input's value", hits[0])
+
+    def test_int_of_a_size(self):
+        self.assert_warns(lambda x: x.view(int(x.size(0)), -1), "int() on a traced size")
+
+    def test_float_of_a_size(self):
+        self.assert_warns(lambda x: x * float(x.size(0)), "float() on a traced size")
+
+    def test_branch_on_a_size(self):
+        self.assert_warns(lambda x: x * 2 if x.size(0) > 1 else x, "compared in Python")
+
+    def test_float_arithmetic_on_a_size(self):
+        self.assert_warns(lambda x: x * (x.size(1) ** -0.5), "pow of a traced size")
+
+    def test_item(self):
+        self.assert_warns(lambda x: x * x.sum().item(), "item() on a traced tensor")
+
+    def test_tolist(self):
+        self.assert_warns(lambda x: x * x[0, 0].tolist(), "tolist() on a traced tensor")
+
+    def test_len(self):
+        self.assert_warns(lambda x: x * len(x), "len() of a traced tensor")
+
+    def test_size_into_a_call_that_takes_constants(self):
+        # max_pool2d's kernel size is an attribute of the file.
+        self.assert_warns(lambda x: nn.functional.max_pool2d(x, x.size(3)), "int() on a traced size",
+                          shape=(1, 1, 4, 4))
+
+    def test_scripted_module_says_how_to_keep_sizes(self):
+        m = torch.jit.script(nn.Sequential(nn.Linear(4, 3), nn.ReLU()))
+        msgs = export_warnings(m, torch.randn(2, 4))
+        self.assertTrue(any("ScriptModule" in s and "eager nn.Module" in s for s in msgs), msgs)
+
+    def test_recorded_sizes_do_not_warn(self):
+        msgs = export_warnings(Outer(lambda x: x.view(x.size(0), -1)[:, : x.size(1) // 2]),
+                               torch.randn(4, 6), dynamic_axes={"x": {0: "b", 1: "n"}})
+        self.assertEqual(msgs, [])
+
+
+class Recorded(unittest.TestCase):
+    """Forms that used to come out as constants holding the example's values."""
+
+    def test_integer_index_without_a_tuple(self):
+        matches_eager(self, Lambda(lambda x: x[0] * 2 + x[-1]), (3, 4))
+
+    def test_index_inside_an_expression(self):
+        v = torch.randn(4, 5)
+        matches_eager(self, Lambda(lambda b: b[0] @ v), (2, 3, 4))
+
+    def test_slice_and_none_without_a_tuple(self):
+        matches_eager(self, Lambda(lambda x: x[:2][None] + 1), (3, 4))
+
+    def test_slice_with_a_traced_bound(self):
+        matches_eager(self, Lambda(lambda x: x[: x.size(0) - 1]), (4, 3), dynamic={0: "n"})
+
+    def test_jit_traced_module_is_recorded_not_a_constant(self):
+        m = nn.Sequential(nn.Linear(4, 3), nn.Tanh()).eval()
+        traced = torch.jit.trace(m, torch.randn(2, 4))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", oxt.TracerWarning)
+            g = torch.Generator().manual_seed(5)
+            x1, x2 = torch.randn(2, 4, generator=g), torch.randn(2, 4, generator=g)
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "t.onnx")
+                oxt.export(traced, (x1,), path, opset_version=13, input_names=["x"])
+                for x in (x1, x2):
+                    got = onnxval.run_ort(path, {"x": x.numpy()})[0]
+                    np.testing.assert_allclose(got, m(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+
+    def test_is_in_onnx_export_is_true_while_tracing(self):
+        seen = []
+
+        def fn(x):
+            seen.append(torch.onnx.is_in_onnx_export())
+            return x * 3 if torch.onnx.is_in_onnx_export() else x
+        export_warnings(Lambda(fn), torch.randn(2, 2))
+        self.assertEqual(seen, [True])
+        self.assertFalse(torch.onnx.is_in_onnx_export())
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    unittest.main(verbosity=2)
