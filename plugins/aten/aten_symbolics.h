@@ -135,6 +135,8 @@ AT_SYM(at_sym_argmax);
 AT_SYM(at_sym_argmin);
 AT_SYM(at_sym_cumsum);
 AT_SYM(at_sym_topk);
+/* embedding.c */
+AT_SYM(at_sym_one_hot);
 /* triangle.c */
 AT_SYM(at_sym_triu);
 AT_SYM(at_sym_tril);

@@ -109,6 +109,7 @@ static const ox_param_decl p_cumsum[] = {{"self", T}, {"dim", INT}, {"dtype", DT
 static const ox_param_decl p_topk[] = {
     {"self", T}, {"k", INT}, {"dim", INT}, {"largest", BOOL}, {"sorted", BOOL}};
 
+static const ox_param_decl p_one_hot[] = {{"self", T}, {"num_classes", INT}};
 static const ox_param_decl p_triangle[] = {{"self", T}, {"diagonal", INT}};
 static const ox_param_decl p_size[] = {{"self", T}, {"dim", INT}};
 static const ox_param_decl p_factory[] = {{"size", INTS}, {"dtype", DTYPE}};
@@ -232,6 +233,7 @@ static const ox_op_decl ops[] = {
     OP("aten::argmin", 9, p_argmax, 1, at_sym_argmin),
     OP("aten::cumsum", 11, p_cumsum, 1, at_sym_cumsum),
     OP("aten::topk", 9, p_topk, 2, at_sym_topk),
+    OP("aten::one_hot", 9, p_one_hot, 1, at_sym_one_hot),
     OP("aten::triu", 11, p_triangle, 1, at_sym_triu),
     OP("aten::tril", 11, p_triangle, 1, at_sym_tril),
     OP("aten::size", 9, p_size, 1, at_sym_size),

@@ -689,6 +689,18 @@ def _embedding(rec, func, args, kwargs):
                                           ("sparse", bool(b["sparse"]))], func, args, kwargs)
 
 
+@handles(F.one_hot)
+def _one_hot(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "num_classes"), num_classes=-1)
+    out = func(*args, **kwargs)
+    n = int(b["num_classes"])
+    if n < 0:
+        n = out.shape[-1]
+        S.warn_fixed(rec, "F.one_hot without num_classes (the class count is read from the "
+                          "data)", n)
+    return rec.emit("aten::one_hot", rec.resolve([("self", b["input"]), ("num_classes", n)]), out)
+
+
 @handles(torch.pixel_shuffle)
 def _pixel_shuffle(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "upscale_factor"))
@@ -952,10 +964,17 @@ def _aten_expand(rec, func, args, kwargs):
     return rec.record("aten::expand", [("self", args[0]), ("size", [int(v) for v in args[1]])], func, args, kwargs)
 
 
-def _aten_shape_only(rec, func, args, kwargs):
-    """zeros_like and friends inside a dispatcher-level call: a constant, as at the
-    function level (PASSTHROUGH)."""
-    return func(*args, **kwargs)
+def _aten_like(kind):
+    """zeros_like and friends inside a dispatcher-level call: recorded on the other
+    tensor's run-time shape, as at the function level."""
+    def h(rec, func, args, kwargs):
+        out = func(*args, **kwargs)
+        arglist = [("self", args[0])]
+        if kind == "aten::full_like":
+            arglist.append(("fill_value", args[1] if len(args) > 1 else kwargs["fill_value"]))
+        arglist.append(("dtype", out.dtype))
+        return rec.emit(kind, rec.resolve(arglist), out)
+    return h
 
 
 def _aten_clamp(rec, func, args, kwargs):
@@ -975,8 +994,9 @@ for _n in ("aten::clip", "aten::clamp_min", "aten::clamp_max"):
     ATEN_HANDLERS[_n] = _aten_clamp
 ATEN_HANDLERS["aten::_unsafe_view"] = _aten_view
 ATEN_HANDLERS["aten::expand"] = _aten_expand
-for _n in ("aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::full_like"):
-    ATEN_HANDLERS[_n] = _aten_shape_only
+for _n, _k in (("aten::zeros_like", "aten::zeros_like"), ("aten::empty_like", "aten::zeros_like"),
+               ("aten::ones_like", "aten::ones_like"), ("aten::full_like", "aten::full_like")):
+    ATEN_HANDLERS[_n] = _aten_like(_k)
 for _n in ("aten::split", "aten::split_with_sizes", "aten::unsafe_split", "aten::unsafe_split_with_sizes"):
     ATEN_HANDLERS[_n] = _aten_split
 ATEN_HANDLERS["aten::chunk"] = _aten_chunk
