@@ -1,4 +1,9 @@
-/* aten::roll -> per rolled dim, Concat(x[s-k:], x[:s-k]) (ONNX has no Roll). */
+/* aten::roll -> per rolled dim, Concat(x[-k:], x[:-k]) (ONNX has no Roll).
+ * Bounds counted from the end hold for any run-time size larger than the
+ * shift, so a dynamic dim is not baked; only a shift at least as large as the
+ * recorded size is reduced modulo that size. */
+#include <stdint.h>
+
 #include "aten_symbolics.h"
 #include "aten_util.h"
 
@@ -23,10 +28,15 @@ int at_sym_roll(ox_sym *g, const ox_api *api)
             return api->fail(g, "roll needs the size of dim %lld, which is unknown; record the "
                                 "input's sizes",
                              (long long)d);
-        int64_t k = s ? ((shifts[i] % s) + s) % s : 0;
+        int64_t k = shifts[i];
+        if (k >= s || -k >= s)
+            k = s ? ((k % s) + s) % s : 0;
         if (k == 0)
             continue;
-        ox_vid parts[2] = {at_slice(g, api, x, d, s - k, s, 1), at_slice(g, api, x, d, 0, s - k, 1)};
+        /* x[-k:] then x[:-k]; for a negative k that is x[|k|:] then x[:|k|] */
+        int64_t cut = -k;
+        ox_vid parts[2] = {at_slice(g, api, x, d, cut, INT64_MAX, 1),
+                           at_slice(g, api, x, d, 0, cut, 1)};
         x = at_concat(g, api, parts, 2, d);
     }
     return x ? api->set_output(g, 0, x) : 1;

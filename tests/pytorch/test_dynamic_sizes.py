@@ -129,6 +129,13 @@ class Indexing(nn.Module):
         return x[0] + x[-1] + x[x.size(0) - 1] + x[None, 1:, 2][0].sum()
 
 
+class Roll(nn.Module):
+    """Swin's shifted windows: a roll along dims whose size is dynamic."""
+
+    def forward(self, x):
+        return torch.roll(x, shifts=(-1, 2), dims=(1, 2)) - x
+
+
 class Transformer(nn.Module):
     def __init__(self):
         super().__init__()
@@ -177,6 +184,7 @@ CASES = {
     "chunk_dynamic": (Chunk, (2, 6), [0, 1], (10, 13, 17)),
     "narrow": (Narrow, (2, 6), [0, 1], (10, 13, 17)),
     "indexing": (Indexing, (4, 5, 3), [0], (11, 13, 17)),
+    "roll_dynamic_dims": (Roll, (2, 5, 6), [0, 1, 2], (9, 13, 17)),
     "transformer_encoder": (Transformer, (2, 5, 16), [0, 1], (13, 17)),
     "multihead_attention": (MHA, (2, 5, 16), [0, 1], (13, 17)),
     "lstm": (LSTM, (2, 6, 5), [0, 1], (9, 13, 17)),
@@ -188,6 +196,7 @@ SHAPES = {
     "half_slice": [(1, 2), (4, 10), (3, 4)],
     "chunk_dynamic": [(1, 2), (4, 10), (3, 8)],
     "narrow": [(1, 3), (4, 10), (3, 4)],
+    "roll_dynamic_dims": [(1, 3, 3), (4, 8, 9), (3, 4, 7)],
 }
 
 

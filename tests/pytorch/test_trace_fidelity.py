@@ -152,6 +152,27 @@ class Recorded(unittest.TestCase):
                     got = onnxval.run_ort(path, {"x": x.numpy()})[0]
                     np.testing.assert_allclose(got, m(x).detach().numpy(), rtol=1e-4, atol=1e-5)
 
+    def test_scripted_submodule_inside_an_eager_model(self):
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pre = nn.Linear(4, 4)
+                self.body = torch.jit.script(nn.Sequential(nn.Linear(4, 3), nn.ReLU()))
+
+            def forward(self, x):
+                return self.body(self.pre(x))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", oxt.TracerWarning)
+            m = Net().eval()
+            g = torch.Generator().manual_seed(6)
+            x1, x2 = torch.randn(2, 4, generator=g), torch.randn(2, 4, generator=g)
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "s.onnx")
+                oxt.export(m, (x1,), path, opset_version=13, input_names=["x"])
+                for x in (x1, x2):
+                    got = onnxval.run_ort(path, {"x": x.numpy()})[0]
+                    np.testing.assert_allclose(got, m(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+
     def test_is_in_onnx_export_is_true_while_tracing(self):
         seen = []
 

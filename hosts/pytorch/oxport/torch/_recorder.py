@@ -630,10 +630,19 @@ class ScopeHooks:
     def __init__(self, rec, model):
         self.handles = []
         seen = set()
+        scripted = []
         for path, m in model.named_modules():
             if m is model or id(m) in seen:
                 continue
             seen.add(id(m))
+            if any(path.startswith(p + ".") for p in scripted):
+                continue
+            if isinstance(m, torch.jit.ScriptModule):
+                # TorchScript modules take no Python hooks; their ops are still
+                # recorded (by the dispatcher-level recorder) in the parent's scope.
+                scripted.append(path)
+                warn_scripted(rec, m)
+                continue
             seg = f"{type(m).__name__}[{path.rsplit('.', 1)[-1]}]"
             self.handles.append(m.register_forward_pre_hook(self._pre(rec, seg)))
             self.handles.append(m.register_forward_hook(self._post(rec)))
