@@ -120,12 +120,15 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
            input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
-           config=None):
+           config=None, trace="eager"):
     """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
 
     `f` is a path or a writable binary file object.  `opset_version=None` takes the
     oxport config's target opset (13 unless configured).  `config` (oxport only) is an
-    oxport.yaml to load.  Raises ExportError with the engine's whole report on failure,
+    oxport.yaml to load.  `trace` (oxport only): "eager" runs the forward once on the real
+    tensors; "fake" runs it on the meta device, so no kernel computes (shapes and dtypes
+    only; the weights are still written from the real parameters) and refuses models
+    that read tensor values.  Raises ExportError with the engine's whole report on failure,
     NotImplementedError for options oxport does not implement.  Returns None, like
     torch.onnx.export."""
     import ctypes
@@ -145,7 +148,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             ctx.load()
             opset = int(opset_version) if opset_version is not None else ctx.target_opset()
             with _training_mode(model, training), torch.no_grad():
-                rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names)
+                rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names, mode=trace)
             if dynamic_axes:
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
                                           rec.inputs, rec.outputs)

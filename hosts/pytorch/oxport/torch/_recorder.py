@@ -96,6 +96,8 @@ class Recorder:
         self.inside = 0           # > 0 while a handler runs: its ops are recorded by it
         self.size_vids = {}       # (vid, dim) -> vid of aten::size, one per traced dim
         self.int_consts = {}      # int -> vid of a rank-0 int64 constant
+        self.fake = False         # trace='fake': tensors live on the meta device
+        self.real_of = {}         # id(meta parameter) -> the real parameter (its bytes)
 
     # ------------------------------------------------------------------ values
 
@@ -143,6 +145,13 @@ class Recorder:
 
     def _host_bytes(self, tensor, where):
         """Pointer to the tensor's own contiguous CPU memory (a copy only when it has none)."""
+        if tensor.device.type == "meta":
+            real = self.real_of.get(id(tensor))
+            if real is None:
+                raise UnsupportedValue(
+                    f"{where} in {self.scope_str()} (at {S.user_frame()}) is computed on the meta device "
+                    f"under trace='fake', so its values are unknown; export with trace='eager'")
+            tensor = real
         t = tensor.detach()
         if t.device.type != "cpu" or not t.is_contiguous() or t.is_conj() or t.is_neg():
             t = t.to("cpu").contiguous().resolve_conj().resolve_neg()
@@ -494,6 +503,10 @@ class FunctionMode(TorchFunctionMode):
         if rec.suppress or rec.inside or func in L.PASSTHROUGH:
             return func(*args, **kwargs)
         if func in L.SPECIALIZING:
+            if rec.fake and rec.any_traced(args):
+                raise UnsupportedValue(f"trace='fake' cannot run {L.SPECIALIZING[func]} at {S.user_frame()} "
+                                       f"in {rec.scope_str()}: it reads a tensor's values, which the meta "
+                                       f"device does not compute; export with trace='eager'")
             if rec.any_traced(args):
                 rec.warn_specialized(L.SPECIALIZING[func])
             rec.inside += 1
@@ -665,11 +678,63 @@ class ScopeHooks:
         self.handles = []
 
 
-def trace(ctx, model, args, kwargs, input_names=None):
+def _to_meta(obj):
+    if isinstance(obj, torch.Tensor):
+        return torch.empty_like(obj, device="meta")
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_to_meta(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _to_meta(v) for k, v in obj.items()}
+    return obj
+
+
+class _rnn_flat_weights:
+    """nn.RNNBase keeps its own list of weight tensors (_flat_weights), which
+    functional_call's swap does not reach: point it at the meta tensors too."""
+
+    def __init__(self, model, state):
+        self.saved = []
+        for path, m in model.named_modules():
+            if isinstance(m, torch.nn.RNNBase):
+                pre = path + "." if path else ""
+                self.saved.append((m, m._flat_weights))
+                m._flat_weights = [state.get(pre + n, w) for n, w in zip(m._flat_weights_names, m._flat_weights)]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for m, w in self.saved:
+            m._flat_weights = w
+
+
+def trace(ctx, model, args, kwargs, input_names=None, mode="eager"):
     """Run `model(*args, **kwargs)` once and record it.  Returns (recorder, graph handle,
-    flat outputs); the recorder's keepalive must outlive the export."""
+    flat outputs); the recorder's keepalive must outlive the export.
+
+    mode='fake' runs the forward on the meta device (torch computes shapes and dtypes,
+    no kernel runs): inputs, parameters and buffers are swapped for meta tensors of the
+    same shape (torch.nn.utils.stateless.functional_call), and each meta parameter is
+    declared with its real counterpart's bytes, still borrowed by pointer.  The outputs
+    returned are then meta tensors."""
+    if mode not in ("eager", "fake"):
+        raise ValueError(f"trace must be 'eager' or 'fake', not {mode!r}")
     name = type(model).__name__ if isinstance(model, torch.nn.Module) else getattr(model, "__name__", "model")
     rec = Recorder(ctx, name)
+    meta_state = None
+    if mode == "fake":
+        if not isinstance(model, torch.nn.Module) or isinstance(model, torch.jit.ScriptModule):
+            raise UnsupportedValue("trace='fake' needs an eager torch.nn.Module")
+        rec.fake = True
+        args, kwargs = _to_meta(args), _to_meta(kwargs)
+        meta_state, by_real = {}, {}
+        for pname, p in model.state_dict(keep_vars=True).items():
+            meta = by_real.get(id(p))       # tied weights stay one tensor
+            if meta is None:
+                meta = by_real[id(p)] = torch.empty_like(p, device="meta")
+                rec.real_of[id(meta)] = p
+                rec.keepalive.append(meta)
+            meta_state[pname] = meta
     hooks = None
     fn_cls = torch.autograd.Function
     had_apply = "apply" in fn_cls.__dict__
@@ -681,7 +746,8 @@ def trace(ctx, model, args, kwargs, input_names=None):
                 i = len(rec.inputs)
                 rec.input(t, names[i] if i < len(names) else None)
         if isinstance(model, torch.nn.Module):
-            for pname, p in model.state_dict(keep_vars=True).items():
+            state = meta_state if meta_state is not None else model.state_dict(keep_vars=True)
+            for pname, p in state.items():
                 rec.param_names.setdefault(id(p), pname)
             if isinstance(model, torch.jit.ScriptModule):
                 warn_scripted(rec, model)
@@ -689,7 +755,19 @@ def trace(ctx, model, args, kwargs, input_names=None):
                 hooks = ScopeHooks(rec, model)
         fn_cls.apply = function_apply_wrapper(rec, torch._C._FunctionBase.__dict__["apply"])
         with in_onnx_export(), tuple_keys(), FunctionMode(rec), AtenMode(rec):
-            result = model(*args, **kwargs)
+            if meta_state is not None:
+                from torch.nn.utils.stateless import functional_call
+                try:
+                    with _rnn_flat_weights(model, meta_state):
+                        result = functional_call(model, meta_state, tuple(args), kwargs)
+                except (NotImplementedError, RuntimeError) as e:
+                    if "meta" not in str(e).lower():
+                        raise
+                    raise UnsupportedValue(f"trace='fake': an operator in {rec.scope_str()} cannot run on the "
+                                           f"meta device ({str(e).splitlines()[0]}); export with "
+                                           f"trace='eager'") from None
+            else:
+                result = model(*args, **kwargs)
         rec.live = False
         outs = tensors_in(result)
         if not outs:

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""Execute-free export: trace='fake' runs the forward on the meta device (no kernel
+computes) and must write the same file, byte for byte, as the eager trace; models that
+read tensor values are refused with the call named.
+
+    /usr/bin/python3 tests/pytorch/test_fake_trace.py [unittest args]
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torchvision.models as tvm  # noqa: E402
+
+import oxport.torch as oxt  # noqa: E402
+from oxport.models import dcgan, super_resolution, word_language_model as wlm  # noqa: E402
+
+
+def tv(name, size, **kw):
+    return lambda: (getattr(tvm, name)(weights=None, **kw), (torch.randn(1, 3, size, size),))
+
+
+def wlm_case(kind):
+    def make():
+        m = wlm.RNNModel(kind, ntoken=50, ninp=16, nhid=16, nlayers=2)
+        return m, (torch.randint(0, 50, (6, 2)), m.init_hidden(2))
+    return make
+
+
+# The models of the zoo suites (test_models.py, test_zoo_extra.py), at small inputs.
+MODELS = {
+    "alexnet": tv("alexnet", 224),
+    "resnet50": tv("resnet50", 64),
+    "densenet121": tv("densenet121", 64),
+    "inception_v3": tv("inception_v3", 75, aux_logits=False, transform_input=False),
+    "mobilenet_v3_small": tv("mobilenet_v3_small", 64),
+    "squeezenet1_1": tv("squeezenet1_1", 64),
+    "shufflenet_v2_x0_5": tv("shufflenet_v2_x0_5", 64),
+    "efficientnet_b0": tv("efficientnet_b0", 64),
+    "regnet_y_400mf": tv("regnet_y_400mf", 64),
+    "convnext_tiny": tv("convnext_tiny", 64),
+    "vit_b_16": tv("vit_b_16", 224),
+    "super_resolution": lambda: (super_resolution.SuperResolutionNet(3), (torch.randn(1, 1, 32, 32),)),
+    "dcgan_generator": lambda: (dcgan.Generator(), (torch.randn(1, 100, 1, 1),)),
+    "wlm_lstm": wlm_case("LSTM"),
+    "wlm_gru": wlm_case("GRU"),
+}
+
+
+class FakeTrace(unittest.TestCase):
+    def same_file(self, name, opset=13, dynamic=False):
+        torch.manual_seed(0)
+        model, args = MODELS[name]()
+        model.eval()
+        with tempfile.TemporaryDirectory(prefix="oxport-fake-") as tmp, warnings.catch_warnings():
+            warnings.simplefilter("ignore", oxt.TracerWarning)
+            files = []
+            for mode in ("eager", "fake"):
+                path = os.path.join(tmp, f"{mode}.onnx")
+                kw = {"dynamic_axes": {"in0": {0: "batch"}}} if dynamic else {}
+                oxt.export(model, args, path, opset_version=opset, trace=mode,
+                           input_names=[f"in{i}" for i in range(len(args))], **kw)
+                with open(path, "rb") as f:
+                    files.append(f.read())
+        self.assertGreater(len(files[0]), 0)
+        self.assertTrue(files[0] == files[1], f"{name}: trace='fake' wrote another file than trace='eager' "
+                                              f"({len(files[1])} vs {len(files[0])} bytes)")
+
+    def test_dynamic_axes_give_the_same_file(self):
+        self.same_file("resnet50", dynamic=True)
+
+    def test_item_is_refused_naming_the_call(self):
+        class Gate(nn.Module):
+            def forward(self, x):
+                return x * x.sum().item()
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(oxt.ExportError) as cm:
+                oxt.export(Gate(), (torch.randn(3),), os.path.join(tmp, "g.onnx"), trace="fake")
+            msg = str(cm.exception)
+            self.assertIn("trace='fake' cannot run item()", msg)
+            self.assertIn("test_fake_trace.py:", msg)
+            self.assertIn("trace='eager'", msg)
+            self.assertEqual(os.listdir(tmp), [])
+
+    def test_constant_computed_in_forward_is_refused(self):
+        class Table(nn.Module):
+            def forward(self, x):
+                return x + torch.ones(3, device=x.device).cumsum(0)
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(oxt.ExportError) as cm:
+                oxt.export(Table(), (torch.randn(3),), os.path.join(tmp, "t.onnx"), trace="fake")
+            self.assertIn("computed on the meta device", str(cm.exception))
+
+    def test_bad_mode_is_refused(self):
+        with self.assertRaises(ValueError):
+            oxt.export(nn.ReLU(), (torch.randn(2),), os.devnull, trace="lazy")
+
+
+def _make(name):
+    return lambda self: self.same_file(name)
+
+
+for _n in MODELS:
+    setattr(FakeTrace, f"test_{_n}_same_bytes", _make(_n))
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    unittest.main(verbosity=2)
