@@ -8,6 +8,8 @@ Each exporter runs in a fresh subprocess: load the model (random weights, fixed 
 and run one eager forward -- that process's peak RSS (VmHWM) is the baseline -- then
 export once.  Reported: export wall time, peak RSS above the baseline, file size, node
 count, and the max abs difference between ONNX Runtime on the file and PyTorch eager.
+oxport runs twice: the default eager trace, and trace='fake' (the forward on the meta
+device, no kernel computes).
 """
 
 import argparse
@@ -63,6 +65,8 @@ def worker(args):
     t0 = time.perf_counter()
     if args.worker == "torch":
         torch.onnx.export(model, x, args.out, opset_version=args.opset)
+    elif args.worker == "oxport-fake":
+        oxport.torch.export(model, x, args.out, opset_version=args.opset, trace="fake")
     else:
         oxport.torch.export(model, x, args.out, opset_version=args.opset)
     dt = time.perf_counter() - t0
@@ -97,7 +101,7 @@ def main():
     ap.add_argument("--models", default="alexnet,vgg16,resnet50")
     ap.add_argument("--opset", type=int, default=13)
     ap.add_argument("--keep", help="keep the exported files in this directory")
-    ap.add_argument("--worker", choices=["torch", "oxport"], help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=["torch", "oxport", "oxport-fake"], help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     ap.add_argument("--workdir", help=argparse.SUPPRESS)
@@ -116,7 +120,7 @@ def main():
             outdir = args.keep or tmp
             os.makedirs(outdir, exist_ok=True)
             res = {}
-            for which in ("torch", "oxport"):
+            for which in ("torch", "oxport", "oxport-fake"):
                 out = os.path.join(outdir, f"{name}_{which}.onnx")
                 p = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", which, "--model", name,
                                     "--out", out, "--opset", str(args.opset), "--workdir", tmp],
@@ -139,8 +143,9 @@ def print_row(name, res, header):
     if header:
         print("| model | exporter | time | peak RSS above model+forward | file | nodes | ORT max abs diff |")
         print("|---|---|---|---|---|---|---|")
-    t, o = res.get("torch"), res.get("oxport")
-    for which, r in (("torch.onnx.export", t), ("oxport.torch.export", o)):
+    t, o, fk = res.get("torch"), res.get("oxport"), res.get("oxport-fake")
+    for which, r in (("torch.onnx.export", t), ("oxport.torch.export", o),
+                     ("oxport.torch.export(trace='fake')", fk)):
         if r is None:
             print(f"| {name} | {which} | failed | | | | |")
             continue
@@ -148,6 +153,8 @@ def print_row(name, res, header):
               f"| {r['nodes']} | {r['diff']:.2g} |")
     if t and o:
         print(f"| {name} | speed-up | {t['seconds'] / max(o['seconds'], 1e-9):.1f}x | | | | |")
+    if t and fk:
+        print(f"| {name} | speed-up, trace='fake' | {t['seconds'] / max(fk['seconds'], 1e-9):.1f}x | | | | |")
     sys.stdout.flush()
 
 
