@@ -116,6 +116,14 @@ class Warnings(unittest.TestCase):
         msgs = export_warnings(m, torch.randn(2, 4))
         self.assertTrue(any("ScriptModule" in s and "eager nn.Module" in s for s in msgs), msgs)
 
+    def test_traced_slice_bound_below_opset_10(self):
+        fn = Outer(lambda x: x[:, : x.size(1) // 2])
+        msgs = export_warnings(fn, torch.randn(2, 6), opset=9, dynamic_axes={"x": {1: "n"}})
+        self.assertTrue(any("argument 'end' computed from traced sizes" in m and "from opset 10" in m
+                            and "at opset 9" in m for m in msgs), msgs)
+        # With no dynamic axes the file's input shapes fix every size: nothing to say.
+        self.assertEqual(export_warnings(fn, torch.randn(2, 6), opset=9), [])
+
     def test_recorded_sizes_do_not_warn(self):
         msgs = export_warnings(Outer(lambda x: x.view(x.size(0), -1)[:, : x.size(1) // 2]),
                                torch.randn(4, 6), dynamic_axes={"x": {0: "b", 1: "n"}})

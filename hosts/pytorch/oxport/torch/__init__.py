@@ -148,7 +148,8 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             ctx.load()
             opset = int(opset_version) if opset_version is not None else ctx.target_opset()
             with _training_mode(model, training), torch.no_grad():
-                rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names, mode=trace)
+                rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names, mode=trace, opset=opset,
+                                                    dynamic=bool(dynamic_axes))
             if dynamic_axes:
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
                                           rec.inputs, rec.outputs)

@@ -142,9 +142,10 @@ def _arange(rec, func, args, kwargs):
     if any(isinstance(b.get(k), torch.Tensor) for k in ("start", "end", "step")):
         return NotImplemented
     out = func(*args, **kwargs)
+    need = 11 if out.dtype.is_floating_point else None  # integer ranges: NonZero before 11
     return rec.emit("aten::arange", rec.resolve([
-        ("start", Dyn(b.get("start", 0))), ("end", Dyn(b["end"])), ("step", Dyn(b.get("step", 1))),
-        ("dtype", out.dtype)]), out)
+        ("start", Dyn(b.get("start", 0), need=need)), ("end", Dyn(b["end"], need=need)),
+        ("step", Dyn(b.get("step", 1), need=need)), ("dtype", out.dtype)]), out)
 
 
 SIZE_FACTORIES.add(torch.arange)
@@ -587,8 +588,8 @@ def _getitem(rec, func, args, kwargs):
         if step <= 0:
             return NotImplemented
         start, stop = k.start, k.stop
-        cur = rec.emit("aten::slice", rec.resolve([("self", cur), ("dim", d), ("start", Dyn(start)),
-                                                   ("end", Dyn(stop)), ("step", step)]),
+        cur = rec.emit("aten::slice", rec.resolve([("self", cur), ("dim", d), ("start", Dyn(start, need=10)),
+                                                   ("end", Dyn(stop, need=10)), ("step", step)]),
                        torch.ops.aten.slice.Tensor(cur, d, S.plain(start), S.plain(stop), step))
         d += 1
     if cur is x:
@@ -608,8 +609,8 @@ def _narrow(rec, func, args, kwargs):
     if S.plain(start) < 0:
         start = start + (rec.traced_size(x, dim) if rec.is_traced(x) else x.shape[dim])
     out = func(*args, **kwargs)
-    return rec.emit("aten::slice", rec.resolve([("self", x), ("dim", dim), ("start", Dyn(start)),
-                                                ("end", Dyn(start + length)), ("step", 1)]), out)
+    return rec.emit("aten::slice", rec.resolve([("self", x), ("dim", dim), ("start", Dyn(start, need=10)),
+                                                ("end", Dyn(start + length, need=10)), ("step", 1)]), out)
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -663,7 +664,7 @@ def _pad(rec, func, args, kwargs):
     if b["mode"] != "constant":
         return NotImplemented
     v = b["value"]
-    return rec.record("aten::constant_pad_nd", [("self", b["input"]), ("pad", Dyn(list(b["pad"]))),
+    return rec.record("aten::constant_pad_nd", [("self", b["input"]), ("pad", Dyn(list(b["pad"]), need=11)),
                                                 ("value", 0 if v is None else v)], func, args, kwargs)
 
 
@@ -811,8 +812,8 @@ def _pieces(rec, x, dim, sizes, results, select=False, bounds=None):
             resolved = rec.resolve([("self", x), ("dim", dim), ("index", start)])
             rec.emit("aten::select", resolved, piece)
         else:
-            resolved = rec.resolve([("self", x), ("dim", dim), ("start", Dyn(start)), ("end", Dyn(end)),
-                                    ("step", 1)])
+            resolved = rec.resolve([("self", x), ("dim", dim), ("start", Dyn(start, need=10)),
+                                    ("end", Dyn(end, need=10)), ("step", 1)])
             rec.emit("aten::slice", resolved, piece)
     return results
 
@@ -1020,7 +1021,7 @@ def _interpolate(rec, func, args, kwargs):
     if size is not None:
         # Given sizes (possibly traced: 2 * h) are the output size.
         size = list(size) if isinstance(size, (list, tuple)) else [size, size]
-        arglist = [("self", x), ("output_size", Dyn(size))]
+        arglist = [("self", x), ("output_size", Dyn(size, need=11))]
     elif sf is not None and not b["recompute_scale_factor"]:
         # torch maps coordinates with the given factor and sizes the output
         # floor(in * factor): Resize with scales does both, at any input size.

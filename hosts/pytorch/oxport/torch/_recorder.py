@@ -96,6 +96,8 @@ class Recorder:
         self.inside = 0           # > 0 while a handler runs: its ops are recorded by it
         self.size_vids = {}       # (vid, dim) -> vid of aten::size, one per traced dim
         self.int_consts = {}      # int -> vid of a rank-0 int64 constant
+        self.opset = None         # target opset, when the caller knows it
+        self.dynamic = False      # the export declares dynamic axes
         self.fake = False         # trace='fake': tensors live on the meta device
         self.real_of = {}         # id(meta parameter) -> the real parameter (its bytes)
 
@@ -257,6 +259,14 @@ class Recorder:
 
     def _resolve_dyn(self, name, d):
         v = d.value
+        if d.need is not None and self.opset is not None and self.opset < d.need:
+            items = v if isinstance(v, (list, tuple)) else [v]
+            if S.any_traced(items):
+                if self.dynamic:
+                    S.warn_fixed(self, f"argument '{name}' computed from traced sizes (ONNX takes it as a "
+                                       f"tensor from opset {d.need}; this export is at opset {self.opset})",
+                                 [S.plain(x) for x in items] if isinstance(v, (list, tuple)) else S.plain(v))
+                v = [S.plain(x) for x in v] if isinstance(v, (list, tuple)) else S.plain(v)
         if isinstance(v, TracedInt):
             return (name, E.ARG_TENSOR, v._ox_vid)
         if isinstance(v, torch.Tensor):
@@ -708,7 +718,7 @@ class _rnn_flat_weights:
             m._flat_weights = w
 
 
-def trace(ctx, model, args, kwargs, input_names=None, mode="eager"):
+def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, dynamic=False):
     """Run `model(*args, **kwargs)` once and record it.  Returns (recorder, graph handle,
     flat outputs); the recorder's keepalive must outlive the export.
 
@@ -721,6 +731,7 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager"):
         raise ValueError(f"trace must be 'eager' or 'fake', not {mode!r}")
     name = type(model).__name__ if isinstance(model, torch.nn.Module) else getattr(model, "__name__", "model")
     rec = Recorder(ctx, name)
+    rec.opset, rec.dynamic = opset, bool(dynamic)
     meta_state = None
     if mode == "fake":
         if not isinstance(model, torch.nn.Module) or isinstance(model, torch.jit.ScriptModule):

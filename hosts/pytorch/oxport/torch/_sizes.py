@@ -275,11 +275,16 @@ class Dyn:
     any of which may be a TracedInt.  Recorded as the plain int(s) when nothing is
     traced, as a rank-0 / 1-D int64 tensor otherwise."""
 
-    __slots__ = ("value", "kind")
+    __slots__ = ("value", "kind", "need")
 
-    def __init__(self, value, kind=None):
+    def __init__(self, value, kind=None, need=None):
         self.value = value
         self.kind = kind  # "expand": a static -1 keeps a dim, which ONNX Expand spells 1
+        # The first opset whose ONNX op takes this argument as a tensor (Slice's bounds
+        # from 10, Pad's amounts and Resize's sizes from 11).  Below it the example's
+        # value is recorded -- silently when the export declares no dynamic axes (every
+        # size is then fixed by the file's input shapes), with a warning otherwise.
+        self.need = need
 
 
 def scalar_desc(hold):
