@@ -29,6 +29,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import onnxval  # noqa: E402
 import oxport.torch as oxt  # noqa: E402
+from oxport.models.decoder import Decoder  # noqa: E402
 
 
 class Flatten(nn.Module):
@@ -247,6 +248,33 @@ class DynamicSizes(unittest.TestCase):
                 refs.append(ref)
             # The reference itself must move with the input (not a constant model).
             self.assertFalse(np.allclose(refs[0], refs[1]), f"{name}: eager output ignores its input")
+
+
+class DecoderLM(unittest.TestCase):
+    """A LLaMA-style decoder (rotary positions from arange(s), a triu causal mask, head
+    reshapes from x.shape) with dynamic batch and sequence length."""
+
+    def test_decoder_dynamic_batch_and_sequence(self):
+        torch.manual_seed(0)
+        model = Decoder(vocab=97, dim=32, layers=2, heads=4).eval()
+        g = torch.Generator().manual_seed(2)
+        tokens = torch.randint(0, 97, (2, 7), generator=g)
+        with tempfile.TemporaryDirectory(prefix="oxport-dyn-") as tmp:
+            path = os.path.join(tmp, "decoder.onnx")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", oxt.TracerWarning)
+                oxt.export(model, (tokens,), path, opset_version=17, input_names=["tokens"],
+                           dynamic_axes={"tokens": {0: "batch", 1: "seq"}})
+            onnxval.check(path)
+            shapes = [(2, 7), (2, 7), (1, 1), (3, 12), (1, 5)]
+            for i, shape in enumerate(shapes):
+                t = tokens if i == 0 else torch.randint(0, 97, shape, generator=g)
+                with torch.no_grad():
+                    ref = model(t).numpy()
+                got = onnxval.run_ort(path, {"tokens": t.numpy()})[0]
+                self.assertEqual(got.shape, ref.shape)
+                self.assertLessEqual(float(np.max(np.abs(got - ref))), tolerance(ref), f"at {shape}")
+                self.assertGreater(float(np.std(ref)), 1e-3)
 
 
 def _make(name, opset):
