@@ -155,6 +155,17 @@ ox_vid at_cast(ox_sym *g, const ox_api *api, ox_vid x, ox_dtype to)
     return at_out(g, api, c, "Cast");
 }
 
+int at_is_integer(ox_dtype t)
+{
+    switch (t) {
+    case OX_UINT8: case OX_INT8: case OX_UINT16: case OX_INT16: case OX_INT32: case OX_INT64:
+    case OX_UINT32: case OX_UINT64: case OX_BOOL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int is_floating(ox_dtype t)
 {
     return t == OX_FLOAT || t == OX_DOUBLE || t == OX_FLOAT16 || t == OX_BFLOAT16;

@@ -47,6 +47,9 @@ ox_vid at_slice(ox_sym *g, const ox_api *api, ox_vid x, int64_t axis, int64_t st
                 int64_t step);
 ox_vid at_cast(ox_sym *g, const ox_api *api, ox_vid x, ox_dtype to);
 
+/* Integer or bool element types (ONNX Div truncates them; torch's div does not). */
+int at_is_integer(ox_dtype t);
+
 /* Cast *a or *b so both have the type torch's promotion gives them: a float
  * beats an integer, a tensor with dims beats a rank-0 one of its category,
  * otherwise the wider type wins.  Returns nonzero after api->fail. */

@@ -11,17 +11,6 @@ static int is_number(ox_arg_kind k)
     return k == OX_ARG_INT || k == OX_ARG_FLOAT || k == OX_ARG_BOOL;
 }
 
-static int is_integer(ox_dtype t)
-{
-    switch (t) {
-    case OX_UINT8: case OX_INT8: case OX_UINT16: case OX_INT16: case OX_INT32: case OX_INT64:
-    case OX_UINT32: case OX_UINT64: case OX_BOOL:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 /* torch's div is true division: integer operands give a float result, where
  * ONNX Div would truncate. */
 static int true_div(ox_sym *g, const ox_api *api)
@@ -36,7 +25,7 @@ static int true_div(ox_sym *g, const ox_api *api)
         other = api->arg_tensor(g, "other");
         if (!other)
             return api->fail(g, "argument 'other' is missing or None");
-        if (is_integer(api->dtype(g, other)))
+        if (at_is_integer(api->dtype(g, other)))
             other = at_cast(g, api, other, OX_FLOAT);
     }
     ox_vid y = at_op2(g, api, "Div", x, other);
@@ -46,7 +35,7 @@ static int true_div(ox_sym *g, const ox_api *api)
 static int binary(ox_sym *g, const ox_api *api, const char *type, int with_alpha)
 {
     ox_vid x = api->arg_tensor(g, "self");
-    if (strcmp(type, "Div") == 0 && is_integer(api->dtype(g, x)))
+    if (strcmp(type, "Div") == 0 && at_is_integer(api->dtype(g, x)))
         return true_div(g, api);
     double alpha = with_alpha ? api->arg_float(g, "alpha", 1.0) : 1.0;
     ox_vid other;

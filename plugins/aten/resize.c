@@ -33,6 +33,17 @@ static int out_hw(ox_sym *g, const ox_api *api, ox_vid x, int64_t hw[2])
     return 0;
 }
 
+/* The float constant [1, 1, sh, sw]: Upsample's and Resize's scales. */
+static ox_vid scales_const(ox_sym *g, const ox_api *api, double sh, double sw)
+{
+    float s[4] = {1.0f, 1.0f, (float)sh, (float)sw};
+    int64_t four = 4;
+    ox_vid v = api->constant(g, OX_FLOAT, 1, &four, s);
+    if (!v)
+        api->fail(g, "could not create the scales constant");
+    return v;
+}
+
 /* Scales [1, 1, out_h/in_h, out_w/in_w] for the opset 9/10 forms. */
 static ox_vid scales(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2])
 {
@@ -42,12 +53,7 @@ static ox_vid scales(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2]
                      "are unknown; record them or export with opset 11");
         return 0;
     }
-    float s[4] = {1.0f, 1.0f, (float)hw[0] / (float)ih, (float)hw[1] / (float)iw};
-    int64_t four = 4;
-    ox_vid v = api->constant(g, OX_FLOAT, 1, &four, s);
-    if (!v)
-        api->fail(g, "could not create the scales constant");
-    return v;
+    return scales_const(g, api, (double)hw[0] / (double)ih, (double)hw[1] / (double)iw);
 }
 
 /* [1, 1, sh, sw] from the recorded `scales`; 0 when none were recorded. */
@@ -60,12 +66,7 @@ static ox_vid recorded_scales(ox_sym *g, const ox_api *api)
         api->fail(g, "argument 'scales' must hold 2 factors (height, width)");
         return 0;
     }
-    float s[4] = {1.0f, 1.0f, (float)sc[0], (float)sc[1]};
-    int64_t four = 4;
-    ox_vid v = api->constant(g, OX_FLOAT, 1, &four, s);
-    if (!v)
-        api->fail(g, "could not create the scales constant");
-    return v;
+    return scales_const(g, api, sc[0], sc[1]);
 }
 
 static int has_scales(ox_sym *g, const ox_api *api)

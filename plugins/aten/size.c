@@ -15,17 +15,6 @@ static int done(ox_sym *g, const ox_api *api, ox_vid y)
     return y ? api->set_output(g, 0, y) : 1;
 }
 
-static int is_int_dtype(ox_dtype t)
-{
-    switch (t) {
-    case OX_UINT8: case OX_INT8: case OX_UINT16: case OX_INT16: case OX_INT32: case OX_INT64:
-    case OX_UINT32: case OX_UINT64: case OX_BOOL:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 int at_sym_size(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -76,7 +65,7 @@ static ox_vid floor_div(ox_sym *g, const ox_api *api, ox_vid a, ox_vid b)
 {
     if (!a || !b)
         return 0;
-    if (!is_int_dtype(api->dtype(g, a)))
+    if (!at_is_integer(api->dtype(g, a)))
         return at_op1(g, api, "Floor", at_op2(g, api, "Div", a, b));
     ox_vid q = at_op2(g, api, "Div", a, b);
     ox_vid inexact = at_op1(g, api, "Not", at_op2(g, api, "Equal", at_op2(g, api, "Mul", q, b), a));
@@ -136,7 +125,7 @@ static ox_vid shape_arg(ox_sym *g, const ox_api *api, const char *name, int *ran
 static ox_vid filled(ox_sym *g, const ox_api *api, ox_vid shape, int rank0, double value,
                      ox_dtype dt)
 {
-    ox_dtype base = dt == OX_BOOL ? OX_BOOL : is_int_dtype(dt) ? OX_INT64
+    ox_dtype base = dt == OX_BOOL ? OX_BOOL : at_is_integer(dt) ? OX_INT64
                                          : dt == OX_DOUBLE   ? OX_DOUBLE
                                                              : OX_FLOAT;
     union {
@@ -281,7 +270,7 @@ static ox_vid bound(ox_sym *g, const ox_api *api, const char *name, double dflt,
 int at_sym_arange(ox_sym *g, const ox_api *api)
 {
     ox_dtype dt = dtype_arg(g, api, OX_INT64);
-    int integral = is_int_dtype(dt);
+    int integral = at_is_integer(dt);
     if (api->opset(g) >= 11) {
         ox_dtype rt = dt == OX_INT64 || dt == OX_INT32 || dt == OX_INT16 || dt == OX_DOUBLE
                           ? dt

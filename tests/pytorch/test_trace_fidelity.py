@@ -74,6 +74,20 @@ def matches_eager(test, model, shape, opset=13, dynamic=None):
             test.assertLessEqual(float(np.max(np.abs(got - ref))), 1e-4 * scale + 1e-6)
 
 
+def follows_second_input(test, exported, eager_model, shape):
+    """A module torch.jit compiled (warnings about it ignored): ORT matches eager on the
+    example and on a second input."""
+    g = torch.Generator().manual_seed(5)
+    x1, x2 = torch.randn(shape, generator=g), torch.randn(shape, generator=g)
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore", oxt.TracerWarning)
+        path = os.path.join(tmp, "m.onnx")
+        oxt.export(exported, (x1,), path, opset_version=13, input_names=["x"])
+        for x in (x1, x2):
+            got = onnxval.run_ort(path, {"x": x.numpy()})[0]
+            np.testing.assert_allclose(got, eager_model(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
 class Warnings(unittest.TestCase):
     """Each construct a trace cannot keep warns once, naming this file's line and the scope."""
 
@@ -148,17 +162,7 @@ class Recorded(unittest.TestCase):
 
     def test_jit_traced_module_is_recorded_not_a_constant(self):
         m = nn.Sequential(nn.Linear(4, 3), nn.Tanh()).eval()
-        traced = torch.jit.trace(m, torch.randn(2, 4))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", oxt.TracerWarning)
-            g = torch.Generator().manual_seed(5)
-            x1, x2 = torch.randn(2, 4, generator=g), torch.randn(2, 4, generator=g)
-            with tempfile.TemporaryDirectory() as tmp:
-                path = os.path.join(tmp, "t.onnx")
-                oxt.export(traced, (x1,), path, opset_version=13, input_names=["x"])
-                for x in (x1, x2):
-                    got = onnxval.run_ort(path, {"x": x.numpy()})[0]
-                    np.testing.assert_allclose(got, m(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+        follows_second_input(self, torch.jit.trace(m, torch.randn(2, 4)), m, (2, 4))
 
     def test_scripted_submodule_inside_an_eager_model(self):
         class Net(nn.Module):
@@ -169,17 +173,8 @@ class Recorded(unittest.TestCase):
 
             def forward(self, x):
                 return self.body(self.pre(x))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", oxt.TracerWarning)
-            m = Net().eval()
-            g = torch.Generator().manual_seed(6)
-            x1, x2 = torch.randn(2, 4, generator=g), torch.randn(2, 4, generator=g)
-            with tempfile.TemporaryDirectory() as tmp:
-                path = os.path.join(tmp, "s.onnx")
-                oxt.export(m, (x1,), path, opset_version=13, input_names=["x"])
-                for x in (x1, x2):
-                    got = onnxval.run_ort(path, {"x": x.numpy()})[0]
-                    np.testing.assert_allclose(got, m(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+        m = Net().eval()
+        follows_second_input(self, m, m, (2, 4))
 
     def test_is_in_onnx_export_is_true_while_tracing(self):
         seen = []
