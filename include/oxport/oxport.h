@@ -244,6 +244,15 @@ OX_API ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out);
  * line written to `report` (may be NULL).  Returns OX_OK or OX_ECHECK. */
 OX_API ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations);
 
+/* Draw a graph (read from a file or traced) to `path`: "dot" (Graphviz
+ * text), "svg" or "png" (rendered by Graphviz's `dot` program, an error
+ * when it is not installed); NULL takes the format from the extension.
+ * Modules are nested clusters; `scope` (NULL: all) draws only that module,
+ * and modules more than `depth` levels below it are collapsed into one box
+ * (negative: no limit).  Atomic: on failure nothing is left at `path`. */
+OX_API ox_status ox_graph_picture(ox_context *ctx, const ox_graph *g, const char *path,
+                                  const char *format, const char *scope, int depth);
+
 #ifdef __cplusplus
 }
 #endif
