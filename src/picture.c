@@ -656,11 +656,12 @@ ox_status ox_picture_render(ox_context *ctx, const ox_graph *g, const ox_picture
                    : OX_EINVAL;
     if (!format)
         format = ox_picture_format_of(path);
-    if (!format || (strcmp(format, "dot") && strcmp(format, "svg") && strcmp(format, "png")))
-        return ox_fail(ctx, OX_EINVAL,
-                       "%s: picture format '%s' is not one of dot, svg, png%s", path,
-                       format ? format : "", format ? "" : " (say which, or name the file *.svg, "
-                                                           "*.png or *.dot)");
+    if (!format)
+        return ox_fail(ctx, OX_EINVAL, "%s: cannot tell the picture format from the name: name "
+                                       "it *.svg, *.png or *.dot, or give the format", path);
+    if (strcmp(format, "dot") && strcmp(format, "svg") && strcmp(format, "png"))
+        return ox_fail(ctx, OX_EINVAL, "%s: picture format '%s' is not one of dot, svg, png",
+                       path, format);
     if (view && view->scope && view->scope[0] && ox_picture_count(g, view) == 0)
         return ox_fail(ctx, OX_EINVAL, "%s: no node of graph '%s' is in scope '%s'", path,
                        g->name ? g->name : "", view->scope);

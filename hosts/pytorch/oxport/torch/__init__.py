@@ -21,11 +21,11 @@ import torch
 from torch.onnx import OperatorExportTypes, TrainingMode
 
 from .. import _engine
-from . import _recorder
+from . import _picture, _recorder
 from ._recorder import TracerWarning
 
 __all__ = ["export", "verify", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
-           "VerifyResult"]
+           "VerifyResult", "draw_graph"]
 
 
 class ExportError(RuntimeError):
@@ -120,12 +120,13 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
            input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
-           config=None):
+           config=None, graph_picture=None):
     """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
 
     `f` is a path or a writable binary file object.  `opset_version=None` takes the
     oxport config's target opset (13 unless configured).  `config` (oxport only) is an
-    oxport.yaml to load.  Raises ExportError with the engine's whole report on failure,
+    oxport.yaml to load.  `graph_picture` (oxport only) also draws the exported file
+    there (.svg, .png or .dot; see draw_graph).  Raises ExportError with the engine's whole report on failure,
     NotImplementedError for options oxport does not implement.  Returns None, like
     torch.onnx.export."""
     import ctypes
@@ -188,6 +189,11 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             print(printed, end="" if printed.endswith("\n") else "\n")
         if st != _engine.OX_OK:
             raise ExportError(ctx.errmsg(), _engine.STATUS_NAMES.get(st, str(st)), "ox_export")
+        if graph_picture is not None:
+            try:
+                _picture.draw(path, graph_picture)
+            except _engine.EngineError as e:
+                raise ExportError(e.message, e.status_name, e.call) from None
         if tmpdir is not None:
             with open(path, "rb") as src:
                 shutil.copyfileobj(src, f, 1 << 20)
@@ -200,6 +206,19 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         ctx.close()
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def draw_graph(onnx_path, picture, format=None, scope=None, depth=None):
+    """Draw an ONNX file as `oxport dump --format svg` does: modules as nested boxes,
+    initializers listed in the node reading them, tensor types on the edges.
+    `picture` ends in .svg or .png (Graphviz's `dot` must be installed) or .dot, or
+    `format` says which.  `scope` (a node scope such as "Net/Sequential[features]")
+    draws only that module; modules more than `depth` levels below it become one box
+    each.  Raises ExportError with the engine's message on failure."""
+    try:
+        _picture.draw(onnx_path, picture, format=format, scope=scope, depth=depth)
+    except _engine.EngineError as e:
+        raise ExportError(e.message, e.status_name, e.call) from None
 
 
 class VerifyResult(list):
