@@ -14,6 +14,7 @@
 #include <oxport/oxport.h>
 
 #include "commands.h"
+#include "export_report.h"
 #include "convert.h"
 #include "tensor_proto.h"
 #include "zoo/zoo.h"
@@ -37,6 +38,7 @@ typedef struct export_args {
     long batch;
     unsigned long long seed;
     int verbose, no_params, keep_inits, external_data, list, help;
+    const char *report; /* --report FILE.json (export_report.h) */
 } export_args;
 
 static void usage(FILE *f)
@@ -64,6 +66,8 @@ static void usage(FILE *f)
           "  --config FILE                  oxport.yaml: opset, plugin dirs, disabled ops\n"
           "  --plugin-path DIR              extra symbolic pack directory or .so (repeatable)\n"
           "  --seed N                       weight seed (default 0)\n"
+          "  --report FILE.json             also write what happened as JSON (the problems\n"
+          "                                 grouped, a summary of the file); '-' for stdout\n"
           "  --list                         list the zoo's models\n"
           "  -h, --help                     this help\n"
           "\n"
@@ -162,6 +166,14 @@ static int parse_args(int argc, char **argv, export_args *a)
         } else if (!strcmp(s, "--config")) {
             NEEDS_VALUE();
             a->config = val;
+        } else if (!strcmp(s, "--report")) {
+            NEEDS_VALUE();
+            if (!ox_export_report_format(val)) {
+                fprintf(stderr, "oxport export: --report writes JSON: name the file *.json (or "
+                                "'-' for standard output), got '%s'\n", val);
+                return -1;
+            }
+            a->report = val;
         } else if (!strcmp(s, "--plugin-path")) {
             NEEDS_VALUE();
             if (a->n_plugin_paths == MAX_PLUGIN_PATHS) {
@@ -399,8 +411,15 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     opts.verbose = a->verbose ? stdout : NULL;
     if (tty)
         fprintf(stderr, "oxport: exporting to %s...\n", target);
-    if ((st = ox_export(ctx, graph, target, &opts)) != OX_OK) {
+    st = ox_export(ctx, graph, target, &opts);
+    if (st != OX_OK)
         fprintf(stderr, "oxport export: %s: %s\n", z->name, ox_errmsg(ctx));
+    int opset = a->opset ? a->opset : ox_context_target_opset(ctx);
+    if (a->report && ox_export_report_write(a->report, ctx, z->name, target, opset, st) != 0) {
+        rc = OX_EXIT_FAILURE;
+        goto done;
+    }
+    if (st != OX_OK) {
         rc = exit_for(st);
         goto done;
     }

@@ -1,0 +1,178 @@
+#include "export_report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "ir.h"
+#include "json_out.h"
+#include "report.h"
+
+const char *ox_export_report_format(const char *path)
+{
+    if (!path)
+        return NULL;
+    if (strcmp(path, "-") == 0)
+        return "json";
+    const char *dot = strrchr(path, '.');
+    if (dot && !strchr(dot, '/') && strcmp(dot, ".json") == 0)
+        return "json";
+    return NULL;
+}
+
+static const char *status_name(ox_status st)
+{
+    static const char *const names[] = {"OX_OK", "OX_EINVAL", "OX_ENOMEM", "OX_EIO",
+                                        "OX_EFORMAT", "OX_EUNSUPPORTED", "OX_EPLUGIN",
+                                        "OX_ECONFIG", "OX_ESTATE", "OX_ECHECK"};
+    return (unsigned)st < sizeof names / sizeof names[0] ? names[st] : "unknown";
+}
+
+static void json_problems(ox_json *j, const ox_report *r)
+{
+    ox_report_group *groups = NULL;
+    size_t n = 0;
+    if (ox_report_group_lines(r, &groups, &n) != 0)
+        n = 0; /* out of memory: the message still holds every line */
+    ox_json_array(j);
+    for (size_t i = 0; i < n; i++) {
+        const ox_report_group *g = &groups[i];
+        ox_json_object(j);
+        ox_json_key(j, "message");
+        ox_json_string(j, r->lines[g->first]);
+        ox_json_key(j, "count");
+        ox_json_uint(j, g->count);
+        ox_json_key(j, "scopes");
+        ox_json_array(j);
+        for (size_t k = 0; k < g->n_scopes; k++) {
+            ox_json_object(j);
+            ox_json_key(j, "scope");
+            ox_json_string(j, g->scopes[k]);
+            ox_json_key(j, "count");
+            ox_json_uint(j, g->scope_counts[k]);
+            ox_json_object_end(j);
+        }
+        ox_json_array_end(j);
+        ox_json_object_end(j);
+    }
+    ox_json_array_end(j);
+    ox_report_groups_free(groups, n);
+}
+
+/* What the written file holds: counts and the op histogram, read back. */
+static void json_summary(ox_json *j, ox_context *ctx, const char *target)
+{
+    ox_graph *g = NULL;
+    if (ox_read(ctx, target, &g) != OX_OK) {
+        ox_json_null(j);
+        return;
+    }
+    ox_json_object(j);
+    ox_json_key(j, "nodes");
+    ox_json_uint(j, g->n_nodes);
+    ox_json_key(j, "initializers");
+    ox_json_uint(j, g->n_params);
+    ox_json_key(j, "inputs");
+    ox_json_uint(j, g->n_inputs);
+    ox_json_key(j, "outputs");
+    ox_json_uint(j, g->n_outputs);
+    ox_json_key(j, "ops");
+    ox_json_object(j);
+    /* first-seen order; quadratic in the number of distinct op types only */
+    for (const ox_node *n = g->first; n; n = n->next) {
+        bool seen = false;
+        for (const ox_node *m = g->first; m != n && !seen; m = m->next)
+            seen = strcmp(m->kind, n->kind) == 0;
+        if (seen)
+            continue;
+        size_t count = 0;
+        for (const ox_node *m = n; m; m = m->next)
+            count += strcmp(m->kind, n->kind) == 0;
+        ox_json_key(j, n->domain && n->domain[0] ? n->kind : n->op_type);
+        ox_json_uint(j, count);
+    }
+    ox_json_object_end(j);
+    ox_json_object_end(j);
+    ox_graph_free(g);
+}
+
+int ox_export_report_write(const char *path, ox_context *ctx, const char *model,
+                           const char *target, int opset, ox_status st)
+{
+    bool to_stdout = strcmp(path, "-") == 0;
+    char *tmp = NULL;
+    FILE *f = stdout;
+    if (!to_stdout) {
+        size_t len = strlen(path) + 16;
+        tmp = malloc(len);
+        if (!tmp) {
+            fprintf(stderr, "oxport export: out of memory writing the report\n");
+            return -1;
+        }
+        snprintf(tmp, len, "%s.tmpXXXXXX", path);
+        int fd = mkstemp(tmp);
+        f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!f) {
+            fprintf(stderr, "oxport export: cannot write the report %s: %s\n", path,
+                    strerror(errno));
+            if (fd >= 0) {
+                close(fd);
+                unlink(tmp);
+            }
+            free(tmp);
+            return -1;
+        }
+    }
+    /* The message first: reading the file back below would replace it. */
+    char *message = st == OX_OK ? NULL : strdup(ox_errmsg(ctx));
+    ox_json j;
+    ox_json_init(&j, f);
+    ox_json_document(&j, "export");
+    ox_json_key(&j, "model");
+    ox_json_string(&j, model);
+    ox_json_key(&j, "output");
+    ox_json_string(&j, target);
+    ox_json_key(&j, "opset");
+    ox_json_int(&j, st == OX_OK || !ctx->problems.n ? opset : ctx->problems_opset);
+    ox_json_key(&j, "ok");
+    ox_json_bool(&j, st == OX_OK);
+    ox_json_key(&j, "status");
+    ox_json_string(&j, status_name(st));
+    ox_json_key(&j, "message");
+    ox_json_string(&j, message);
+    ox_json_key(&j, "problem_count");
+    ox_json_uint(&j, ctx->problems.n);
+    ox_json_key(&j, "problems");
+    json_problems(&j, &ctx->problems);
+    ox_json_key(&j, "summary");
+    if (st == OX_OK)
+        json_summary(&j, ctx, target);
+    else
+        ox_json_null(&j);
+    free(message);
+    bool ok = ox_json_finish(&j);
+    if (!to_stdout) {
+        ok = fclose(f) == 0 && ok;
+        if (ok) {
+            mode_t mask = umask(0);
+            umask(mask);
+            chmod(tmp, 0666 & ~mask);
+        }
+        if (!ok || rename(tmp, path) != 0) {
+            fprintf(stderr, "oxport export: cannot write the report %s: %s\n", path,
+                    strerror(errno));
+            unlink(tmp);
+            free(tmp);
+            return -1;
+        }
+        free(tmp);
+    } else if (!ok) {
+        fprintf(stderr, "oxport export: cannot write the report to standard output\n");
+        return -1;
+    }
+    return 0;
+}
