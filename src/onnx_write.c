@@ -581,6 +581,11 @@ static Onnx__ValueInfoProto *build_vi(wctx *w, const gplan *p, ox_vid id)
     if (!vi)
         return NULL;
     vi->name = cs(p->names[id]);
+    if (v->type.nontensor) {
+        werr(w, OX_EUNSUPPORTED, "ox_write: value '%s' has type %s; oxport reads such types "
+             "but writes tensors only", p->names[id] ? p->names[id] : "", v->type.nontensor);
+        return NULL;
+    }
     vi->type = build_type(w, &v->type);
     if (!vi->type)
         return NULL;

@@ -203,6 +203,10 @@ static void put_str(FILE *out, const char *s)
 /* "Float(1, 64, 55, 55)", as the verbose listing spells types. */
 static void put_type(FILE *out, const ox_type *t)
 {
+    if (t->nontensor) {
+        put_str(out, t->nontensor);
+        return;
+    }
     if (t->dtype == OX_UNDEFINED) {
         fputs("Tensor", out);
         return;

@@ -83,6 +83,10 @@ static void report(differ *d, const char *fmt, ...)
 static void type_text(const ox_type *t, char *buf, size_t cap)
 {
     size_t n = 0;
+    if (t->nontensor) {
+        snprintf(buf, cap, "%s", t->nontensor);
+        return;
+    }
     if (t->dtype == OX_UNDEFINED) {
         snprintf(buf, cap, "Tensor");
         return;
@@ -250,6 +254,8 @@ static bool attr_equal(const ox_attr *x, const ox_attr *y)
     case OX_ATTR_FLOAT: return x->u.f == y->u.f || (isnan(x->u.f) && isnan(y->u.f));
     case OX_ATTR_INT: return x->u.i == y->u.i;
     case OX_ATTR_STRING:
+    case OX_ATTR_TYPE_PROTO:
+    case OX_ATTR_SPARSE_TENSOR:
         return x->u.s.len == y->u.s.len && (x->u.s.len == 0 || memcmp(x->u.s.p, y->u.s.p, x->u.s.len) == 0);
     case OX_ATTR_TENSOR: return tensor_equal(x->u.t, y->u.t);
     case OX_ATTR_GRAPH: /* a body: compared by size; `oxport diff` of the bodies is not done */
@@ -265,6 +271,8 @@ static bool attr_equal(const ox_attr *x, const ox_attr *y)
         return x->u.ints.n == y->u.ints.n &&
                (x->u.ints.n == 0 || memcmp(x->u.ints.p, y->u.ints.p, x->u.ints.n * sizeof(int64_t)) == 0);
     case OX_ATTR_STRINGS:
+    case OX_ATTR_TYPE_PROTOS:
+    case OX_ATTR_SPARSE_TENSORS:
         if (x->u.strings.n != y->u.strings.n)
             return false;
         for (size_t i = 0; i < x->u.strings.n; i++)
@@ -276,6 +284,13 @@ static bool attr_equal(const ox_attr *x, const ox_attr *y)
             return false;
         for (size_t i = 0; i < x->u.tensors.n; i++)
             if (!tensor_equal(x->u.tensors.p[i], y->u.tensors.p[i]))
+                return false;
+        return true;
+    case OX_ATTR_GRAPHS:
+        if (x->u.graphs.n != y->u.graphs.n)
+            return false;
+        for (size_t i = 0; i < x->u.graphs.n; i++)
+            if (x->u.graphs.p[i]->n_nodes != y->u.graphs.p[i]->n_nodes)
                 return false;
         return true;
     }
@@ -304,6 +319,8 @@ static void attr_text(const ox_attr *x, char *buf, size_t cap)
         snprintf(buf + n, cap - n, "]");
         return;
     case OX_ATTR_TENSOR: snprintf(buf, cap, "a tensor"); return;
+    case OX_ATTR_TYPE_PROTO:
+    case OX_ATTR_SPARSE_TENSOR: snprintf(buf, cap, "%.*s", (int)x->u.s.len, x->u.s.p ? x->u.s.p : ""); return;
     case OX_ATTR_GRAPH: snprintf(buf, cap, "a graph of %u nodes", x->u.g ? x->u.g->n_nodes : 0); return;
     default: snprintf(buf, cap, "a list"); return;
     }

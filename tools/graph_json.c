@@ -27,6 +27,8 @@ void ox_json_type(ox_json *j, const ox_type *t)
         ox_json_null(j);
     else
         json_dims(j, (uint32_t)t->rank, t->dims, t->dim_params);
+    ox_json_key(j, "other");
+    ox_json_string(j, t->nontensor);
     ox_json_object_end(j);
 }
 
@@ -86,7 +88,17 @@ static void json_attr(ox_json *j, const ox_attr *a)
     switch (a->kind) {
     case OX_ATTR_FLOAT: ox_json_double(j, a->u.f); break;
     case OX_ATTR_INT: ox_json_int(j, a->u.i); break;
-    case OX_ATTR_STRING: ox_json_string_n(j, a->u.s.p ? a->u.s.p : "", a->u.s.p ? a->u.s.len : 0); break;
+    case OX_ATTR_STRING:
+    case OX_ATTR_SPARSE_TENSOR: /* its summary */
+    case OX_ATTR_TYPE_PROTO:    /* the type as text */
+        ox_json_string_n(j, a->u.s.p ? a->u.s.p : "", a->u.s.p ? a->u.s.len : 0);
+        break;
+    case OX_ATTR_GRAPHS:
+        ox_json_array(j);
+        for (size_t i = 0; i < a->u.graphs.n; i++)
+            json_graph(j, a->u.graphs.p[i]);
+        ox_json_array_end(j);
+        break;
     case OX_ATTR_TENSOR: json_tensor(j, a->u.t); break;
     case OX_ATTR_GRAPH:
         if (a->u.g)
@@ -107,6 +119,8 @@ static void json_attr(ox_json *j, const ox_attr *a)
         ox_json_array_end(j);
         break;
     case OX_ATTR_STRINGS:
+    case OX_ATTR_SPARSE_TENSORS:
+    case OX_ATTR_TYPE_PROTOS:
         ox_json_array(j);
         for (size_t i = 0; i < a->u.strings.n; i++)
             ox_json_string(j, a->u.strings.p[i] ? a->u.strings.p[i] : "");
@@ -134,6 +148,11 @@ static const char *attr_kind_name(ox_attr_kind k)
     case OX_ATTR_INTS: return "ints";
     case OX_ATTR_STRINGS: return "strings";
     case OX_ATTR_TENSORS: return "tensors";
+    case OX_ATTR_GRAPHS: return "graphs";
+    case OX_ATTR_SPARSE_TENSOR: return "sparse_tensor";
+    case OX_ATTR_SPARSE_TENSORS: return "sparse_tensors";
+    case OX_ATTR_TYPE_PROTO: return "type";
+    case OX_ATTR_TYPE_PROTOS: return "types";
     }
     return "unknown";
 }

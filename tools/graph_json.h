@@ -11,7 +11,8 @@
 
 /* A value's type: {"dtype": "float", "shape": [1, "N", null]} (a string
  * for a symbolic dim, null for an unknown one, shape null when the rank
- * is unknown). */
+ * is unknown, "other" the printed form of a non-tensor type such as
+ * "Sequence(Float)", else null). */
 void ox_json_type(ox_json *j, const ox_type *t);
 /* The "model" object: metadata and the main graph. */
 void ox_json_model(ox_json *j, const ox_graph *g);
