@@ -21,6 +21,8 @@ const char *ox_export_report_format(const char *path)
     const char *dot = strrchr(path, '.');
     if (dot && !strchr(dot, '/') && strcmp(dot, ".json") == 0)
         return "json";
+    if (dot && !strchr(dot, '/') && strcmp(dot, ".html") == 0)
+        return "html";
     return NULL;
 }
 
@@ -63,11 +65,10 @@ static void json_problems(ox_json *j, const ox_report *r)
     ox_report_groups_free(groups, n);
 }
 
-/* What the written file holds: counts and the op histogram, read back. */
-static void json_summary(ox_json *j, ox_context *ctx, const char *target)
+/* What the written file holds: counts and the op histogram. */
+static void json_summary(ox_json *j, const ox_graph *g)
 {
-    ox_graph *g = NULL;
-    if (ox_read(ctx, target, &g) != OX_OK) {
+    if (!g) {
         ox_json_null(j);
         return;
     }
@@ -97,13 +98,51 @@ static void json_summary(ox_json *j, ox_context *ctx, const char *target)
     }
     ox_json_object_end(j);
     ox_json_object_end(j);
-    ox_graph_free(g);
 }
 
-int ox_export_report_write(const char *path, ox_context *ctx, const char *model,
-                           const char *target, int opset, ox_status st)
+static void write_json(FILE *f, ox_context *ctx, const ox_export_facts *x, const ox_graph *written,
+                       const char *message)
+{
+    ox_json j;
+    ox_json_init(&j, f);
+    ox_json_document(&j, "export");
+    ox_json_key(&j, "model");
+    ox_json_string(&j, x->model);
+    ox_json_key(&j, "output");
+    ox_json_string(&j, x->target);
+    ox_json_key(&j, "opset");
+    ox_json_int(&j, x->status == OX_OK || !ctx->problems.n ? x->opset : ctx->problems_opset);
+    ox_json_key(&j, "ok");
+    ox_json_bool(&j, x->status == OX_OK);
+    ox_json_key(&j, "status");
+    ox_json_string(&j, status_name(x->status));
+    ox_json_key(&j, "message");
+    ox_json_string(&j, message);
+    ox_json_key(&j, "problem_count");
+    ox_json_uint(&j, ctx->problems.n);
+    ox_json_key(&j, "problems");
+    json_problems(&j, &ctx->problems);
+    ox_json_key(&j, "stages");
+    ox_json_array(&j);
+    for (size_t i = 0; i < x->n_stages; i++) {
+        ox_json_object(&j);
+        ox_json_key(&j, "name");
+        ox_json_string(&j, x->stages[i].name);
+        ox_json_key(&j, "seconds");
+        ox_json_double(&j, x->stages[i].seconds);
+        ox_json_object_end(&j);
+    }
+    ox_json_array_end(&j);
+    ox_json_key(&j, "summary");
+    json_summary(&j, written);
+    ox_json_object_end(&j);
+    fputc('\n', f);
+}
+
+int ox_export_report_write(const char *path, ox_context *ctx, const ox_export_facts *x)
 {
     bool to_stdout = strcmp(path, "-") == 0;
+    bool html = !to_stdout && strcmp(ox_export_report_format(path), "html") == 0;
     char *tmp = NULL;
     FILE *f = stdout;
     if (!to_stdout) {
@@ -127,34 +166,18 @@ int ox_export_report_write(const char *path, ox_context *ctx, const char *model,
             return -1;
         }
     }
-    /* The message first: reading the file back below would replace it. */
-    char *message = st == OX_OK ? NULL : strdup(ox_errmsg(ctx));
-    ox_json j;
-    ox_json_init(&j, f);
-    ox_json_document(&j, "export");
-    ox_json_key(&j, "model");
-    ox_json_string(&j, model);
-    ox_json_key(&j, "output");
-    ox_json_string(&j, target);
-    ox_json_key(&j, "opset");
-    ox_json_int(&j, st == OX_OK || !ctx->problems.n ? opset : ctx->problems_opset);
-    ox_json_key(&j, "ok");
-    ox_json_bool(&j, st == OX_OK);
-    ox_json_key(&j, "status");
-    ox_json_string(&j, status_name(st));
-    ox_json_key(&j, "message");
-    ox_json_string(&j, message);
-    ox_json_key(&j, "problem_count");
-    ox_json_uint(&j, ctx->problems.n);
-    ox_json_key(&j, "problems");
-    json_problems(&j, &ctx->problems);
-    ox_json_key(&j, "summary");
-    if (st == OX_OK)
-        json_summary(&j, ctx, target);
+    /* The message first: reading the file back replaces it. */
+    char *message = x->status == OX_OK ? NULL : strdup(ox_errmsg(ctx));
+    ox_graph *written = NULL;
+    if (x->status == OX_OK && ox_read(ctx, x->target, &written) != OX_OK)
+        written = NULL;
+    if (html)
+        ox_export_report_html(f, ctx, x, written, message);
     else
-        ox_json_null(&j);
+        write_json(f, ctx, x, written, message);
+    ox_graph_free(written);
     free(message);
-    bool ok = ox_json_finish(&j);
+    bool ok = !ferror(f) && fflush(f) == 0;
     if (!to_stdout) {
         ok = fclose(f) == 0 && ok;
         if (ok) {

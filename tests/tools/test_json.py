@@ -53,7 +53,7 @@ class Json(ToolCase):
         d = doc(oxport("dump", p, "--format", "json", check_rc=0), "dump")
         inp = d["model"]["graph"]["inputs"][0]
         self.assertEqual(inp["name"], 'x"\\\n\ufffd')
-        self.assertEqual(inp["type"], {"dtype": "float32", "shape": [1, "N"]})
+        self.assertEqual(inp["type"], {"dtype": "float32", "shape": [1, "N"], "other": None})
 
     def test_check_per_file(self):
         bad = self.path("bad.onnx")
@@ -125,6 +125,8 @@ class Json(ToolCase):
             hist[n.op_type] = hist.get(n.op_type, 0) + 1
         self.assertEqual(d["summary"]["ops"], hist)
         self.assertEqual(d["summary"]["nodes"], len(m.graph.node))
+        self.assertEqual([st["name"] for st in d["stages"]], ["build weights", "run and trace", "convert and write"])
+        self.assertTrue(all(st["seconds"] >= 0 for st in d["stages"]))
 
     def test_export_report_groups_problems(self):
         cfg = self.path("cfg.yaml")
@@ -146,8 +148,9 @@ class Json(ToolCase):
 
     def test_export_report_name(self):
         r = oxport("export", "superresolution", "-o", self.path("y.onnx"), "--report", "r.txt")
-        self.assertEqual((r.returncode, r.stderr), (2, "oxport export: --report writes JSON: name the file "
-                                                       "*.json (or '-' for standard output), got 'r.txt'\n"))
+        self.assertEqual((r.returncode, r.stderr), (2, "oxport export: --report writes JSON or HTML: name the "
+                                                       "file *.json or *.html (or '-' for JSON on standard "
+                                                       "output), got 'r.txt'\n"))
 
 
 if __name__ == "__main__":
