@@ -263,6 +263,21 @@ START_TEST(non_tensor_types_are_refused)
 }
 END_TEST
 
+START_TEST(read_only_attribute_kinds_are_refused)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_attr *a = ox_node_add_attr(g, g->first, "type", OX_ATTR_TYPE_PROTO);
+    a->u.s.p = "Sequence(Float)";
+    a->u.s.len = strlen(a->u.s.p);
+    const char *p = path_in("tp.onnx");
+    ck_assert_int_eq(ox_write(ctx, g, p, NULL), OX_EUNSUPPORTED);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: node 'Gemm_0' attribute 'type' is of ONNX type 13, "
+                                     "which oxport reads but does not write");
+    ck_assert_int_ne(access(p, F_OK), 0);
+    ox_graph_free(g);
+}
+END_TEST
+
 static void input_names_of(const char *p, const char **want, size_t n)
 {
     Onnx__ModelProto *m = decode(p);
@@ -846,6 +861,7 @@ int main(void)
     tcase_add_test(tc, roundtrip_structure_and_bytes);
     tcase_add_test(tc, unnamed_values_get_deterministic_names);
     tcase_add_test(tc, non_tensor_types_are_refused);
+    tcase_add_test(tc, read_only_attribute_kinds_are_refused);
     tcase_add_test(tc, initializer_input_layouts);
     tcase_add_test(tc, export_params_off_makes_params_inputs);
     tcase_add_test(tc, input_and_output_names_rename_prefixes);
