@@ -434,7 +434,8 @@ static int run_export(export_args *a, const hc_zoo_model *z)
                               {"run and trace", t_traced - t_built},
                               {"convert and write", t_exported - t_traced}},
                              3};
-    if (a->report && ox_export_report_write(a->report, ctx, &facts) != 0) {
+    if (a->report && ox_export_report_write(ctx, a->report, &facts) != OX_OK) {
+        fprintf(stderr, "oxport export: %s\n", ox_errmsg(ctx));
         rc = OX_EXIT_FAILURE;
         goto done;
     }

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""oxport.torch.export(..., graph_picture=...) and draw_graph: the same
-drawing as `oxport dump --format svg`, from Python."""
+"""oxport.torch.export(..., graph_picture=...), draw_graph and export(...,
+report=...): the same drawing as `oxport dump --format svg` and the same
+report as `oxport export --report`, from Python."""
+import json
 import os
 import shutil
 import tempfile
@@ -67,6 +69,50 @@ class Picture(unittest.TestCase):
             ox.draw_graph(onnx_path, os.path.join(self.tmp, "x.dot"), scope="Nope")
         self.assertEqual(str(cm.exception), f"{os.path.join(self.tmp, 'x.dot')}: no node of graph "
                                             "'Small' is in scope 'Nope'")
+
+
+class CumSum(torch.nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, 1) + torch.cumsum(x, 0)
+
+
+class Report(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="oxport-report-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_html_report_of_a_written_export(self):
+        onnx_path, page = os.path.join(self.tmp, "small.onnx"), os.path.join(self.tmp, "small.html")
+        ox.export(Small().eval(), (torch.randn(1, 4),), onnx_path, report=page)
+        with open(page) as f:
+            text = f.read()
+        self.assertIn("<h1>Export report: Small</h1>", text)
+        self.assertIn('<td id="result" class="ok">written</td>', text)
+        self.assertIn("<tr><td>Small/Sequential[body]/Linear[0]</td><td>aten::linear</td><td>Gemm</td></tr>", text)
+        self.assertIn("<tr><td>run and trace</td>", text)
+
+    def test_json_report_of_a_failed_export(self):
+        onnx_path, doc = os.path.join(self.tmp, "c.onnx"), os.path.join(self.tmp, "c.json")
+        with self.assertRaises(ox.ExportError) as cm:
+            ox.export(CumSum(), (torch.randn(2, 3),), onnx_path, opset_version=9, report=doc)
+        with open(doc) as f:
+            d = json.load(f)
+        self.assertEqual((d["command"], d["ok"], d["status"], d["opset"]), ("export", False, "OX_EUNSUPPORTED", 9))
+        self.assertEqual(d["message"], cm.exception.report)
+        self.assertEqual(d["problem_count"], 2)
+        (p,) = d["problems"]
+        self.assertEqual(p["count"], 2)
+        self.assertIn("no symbolic for aten::cumsum is registered", p["message"])
+        self.assertFalse(os.path.exists(onnx_path))
+
+    def test_report_name_is_checked(self):
+        with self.assertRaises(ox.ExportError) as cm:
+            ox.export(Small().eval(), (torch.randn(1, 4),), os.path.join(self.tmp, "s.onnx"),
+                      report=os.path.join(self.tmp, "r.txt"))
+        self.assertEqual(str(cm.exception), f"report {os.path.join(self.tmp, 'r.txt')}: name the file "
+                                            "*.json or *.html (or '-' for JSON on standard output)")
 
 
 if __name__ == "__main__":

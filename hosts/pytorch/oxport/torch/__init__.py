@@ -15,6 +15,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 import warnings
 
 import torch
@@ -120,13 +121,15 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
            input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
-           config=None, graph_picture=None):
+           config=None, graph_picture=None, report=None):
     """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
 
     `f` is a path or a writable binary file object.  `opset_version=None` takes the
     oxport config's target opset (13 unless configured).  `config` (oxport only) is an
     oxport.yaml to load.  `graph_picture` (oxport only) also draws the exported file
-    there (.svg, .png or .dot; see draw_graph).  Raises ExportError with the engine's whole report on failure,
+    there (.svg, .png or .dot; see draw_graph).  `report` (oxport only) writes what
+    happened, whether the export succeeds or not, to FILE.html (a page: problems grouped,
+    time per stage, ops by module, the graph) or FILE.json (docs/json-output.md).  Raises ExportError with the engine's whole report on failure,
     NotImplementedError for options oxport does not implement.  Returns None, like
     torch.onnx.export."""
     import ctypes
@@ -145,8 +148,10 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         try:
             ctx.load()
             opset = int(opset_version) if opset_version is not None else ctx.target_opset()
+            t_start = time.monotonic()
             with _training_mode(model, training), torch.no_grad():
                 rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names)
+            t_traced = time.monotonic()
             if dynamic_axes:
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
                                           rec.inputs, rec.outputs)
@@ -184,11 +189,18 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             raise TypeError(f"oxport.torch.export: f must be a path or a writable binary file, not "
                             f"{type(f).__name__}")
         st = L.ox_export(ctx.h, graph, os.fsencode(path), ctypes.byref(opts))
+        message = ctx.errmsg()
         printed = cfile.read_and_close() if cfile is not None else ""
         if printed:
             print(printed, end="" if printed.endswith("\n") else "\n")
+        if report is not None:
+            stages = [("run and trace", t_traced - t_start), ("convert and write", time.monotonic() - t_traced)]
+            try:
+                _picture.report(ctx, graph, path, opset, st, stages, os.fsdecode(report))
+            except _engine.EngineError as e:
+                raise ExportError(e.message, e.status_name, e.call) from None
         if st != _engine.OX_OK:
-            raise ExportError(ctx.errmsg(), _engine.STATUS_NAMES.get(st, str(st)), "ox_export")
+            raise ExportError(message, _engine.STATUS_NAMES.get(st, str(st)), "ox_export")
         if graph_picture is not None:
             try:
                 _picture.draw(path, graph_picture)

@@ -1,5 +1,6 @@
-"""Graph pictures from Python: the engine's ox_graph_picture on an ONNX file
-(the same drawing as `oxport dump --format svg`)."""
+"""Graph pictures and export reports from Python: the engine's ox_graph_picture on
+an ONNX file (the same drawing as `oxport dump --format svg`) and ox_export_report
+(the same page or document as `oxport export --report`)."""
 import ctypes
 import os
 
@@ -18,6 +19,10 @@ def _lib():
         L.ox_graph_picture.restype = ctypes.c_int
         L.ox_graph_picture.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
                                        ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+        L.ox_export_report.restype = ctypes.c_int
+        L.ox_export_report.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
+                                       ctypes.c_int, P(ctypes.c_char_p), P(ctypes.c_double),
+                                       ctypes.c_size_t, ctypes.c_char_p]
         _declared = True
     return L
 
@@ -39,3 +44,14 @@ def draw(onnx_path, picture, format=None, scope=None, depth=None):
                                          -1 if depth is None else int(depth)), "ox_graph_picture")
         finally:
             L.ox_graph_free(g)
+
+
+def report(ctx, graph, target, opset, status, stages, path):
+    """Write the export report (FILE.json or FILE.html) for the ox_export just done on
+    `ctx` with result `status`; `stages` is [(name, seconds)].  Raises
+    _engine.EngineError on failure."""
+    L = _lib()
+    names = (ctypes.c_char_p * max(1, len(stages)))(*[n.encode() for n, _ in stages])
+    secs = (ctypes.c_double * max(1, len(stages)))(*[float(t) for _, t in stages])
+    ctx.check(L.ox_export_report(ctx.h, graph, os.fsencode(target), int(opset), int(status), names, secs,
+                                 len(stages), os.fsencode(path)), "ox_export_report")

@@ -139,31 +139,32 @@ static void write_json(FILE *f, ox_context *ctx, const ox_export_facts *x, const
     fputc('\n', f);
 }
 
-int ox_export_report_write(const char *path, ox_context *ctx, const ox_export_facts *x)
+ox_status ox_export_report_write(ox_context *ctx, const char *path, const ox_export_facts *x)
 {
+    const char *format = ox_export_report_format(path);
+    if (!format)
+        return ox_fail(ctx, OX_EINVAL, "report %s: name the file *.json or *.html (or '-' for "
+                                       "JSON on standard output)", path);
     bool to_stdout = strcmp(path, "-") == 0;
-    bool html = !to_stdout && strcmp(ox_export_report_format(path), "html") == 0;
+    bool html = strcmp(format, "html") == 0;
     char *tmp = NULL;
     FILE *f = stdout;
     if (!to_stdout) {
         size_t len = strlen(path) + 16;
         tmp = malloc(len);
-        if (!tmp) {
-            fprintf(stderr, "oxport export: out of memory writing the report\n");
-            return -1;
-        }
+        if (!tmp)
+            return ox_fail(ctx, OX_ENOMEM, "report %s: out of memory", path);
         snprintf(tmp, len, "%s.tmpXXXXXX", path);
         int fd = mkstemp(tmp);
         f = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (!f) {
-            fprintf(stderr, "oxport export: cannot write the report %s: %s\n", path,
-                    strerror(errno));
+            int e = errno;
             if (fd >= 0) {
                 close(fd);
                 unlink(tmp);
             }
             free(tmp);
-            return -1;
+            return ox_fail(ctx, OX_EIO, "cannot write the report %s: %s", path, strerror(e));
         }
     }
     /* The message first: reading the file back replaces it. */
@@ -178,6 +179,7 @@ int ox_export_report_write(const char *path, ox_context *ctx, const ox_export_fa
     ox_graph_free(written);
     free(message);
     bool ok = !ferror(f) && fflush(f) == 0;
+    int e = errno;
     if (!to_stdout) {
         ok = fclose(f) == 0 && ok;
         if (ok) {
@@ -186,16 +188,39 @@ int ox_export_report_write(const char *path, ox_context *ctx, const ox_export_fa
             chmod(tmp, 0666 & ~mask);
         }
         if (!ok || rename(tmp, path) != 0) {
-            fprintf(stderr, "oxport export: cannot write the report %s: %s\n", path,
-                    strerror(errno));
+            e = errno;
             unlink(tmp);
             free(tmp);
-            return -1;
+            return ox_fail(ctx, OX_EIO, "cannot write the report %s: %s", path, strerror(e));
         }
         free(tmp);
     } else if (!ok) {
-        fprintf(stderr, "oxport export: cannot write the report to standard output\n");
-        return -1;
+        return ox_fail(ctx, OX_EIO, "cannot write the report to standard output: %s", strerror(e));
     }
-    return 0;
+    ox_clear_error(ctx);
+    return OX_OK;
+}
+
+OX_API ox_status ox_export_report(ox_context *ctx, const ox_graph *traced, const char *target,
+                                  int opset, ox_status export_status,
+                                  const char *const *stage_names, const double *stage_seconds,
+                                  size_t n_stages, const char *path)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    if (!path || !target)
+        return ox_fail(ctx, OX_EINVAL, "ox_export_report: path and target are required");
+    ox_export_facts f;
+    memset(&f, 0, sizeof f);
+    f.model = traced && traced->name ? traced->name : "";
+    f.target = target;
+    f.opset = opset ? opset : ox_context_target_opset(ctx);
+    f.status = export_status;
+    f.traced = traced;
+    for (size_t i = 0; i < n_stages && i < OX_EXPORT_MAX_STAGES; i++) {
+        f.stages[i].name = stage_names && stage_names[i] ? stage_names[i] : "";
+        f.stages[i].seconds = stage_seconds ? stage_seconds[i] : 0;
+        f.n_stages++;
+    }
+    return ox_export_report_write(ctx, path, &f);
 }

@@ -1,12 +1,13 @@
 /*
- * A small streaming JSON writer for the CLI's `--format json` output
+ * A small streaming JSON writer for the CLI's `--format json` output and
+ * the JSON export report
  * (docs/json-output.md).  Commas and nesting are tracked for the caller;
  * strings are escaped per RFC 8259 and invalid UTF-8 never reaches the
  * output (each bad byte becomes U+FFFD), so any ONNX name prints as valid
  * JSON.
  */
-#ifndef OXPORT_TOOLS_JSON_OUT_H
-#define OXPORT_TOOLS_JSON_OUT_H
+#ifndef OXPORT_JSON_OUT_H
+#define OXPORT_JSON_OUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,4 +45,4 @@ void ox_json_document(ox_json *j, const char *command);
 /* Closes the document with a newline; false if the stream had an error. */
 bool ox_json_finish(ox_json *j);
 
-#endif /* OXPORT_TOOLS_JSON_OUT_H */
+#endif /* OXPORT_JSON_OUT_H */

@@ -1,5 +1,5 @@
 /*
- * `oxport export --report FILE`: what an export did, for scripts (FILE.json,
+ * The export report (`oxport export --report FILE`, ox_export_report): what an export did, for scripts (FILE.json,
  * schema in docs/json-output.md) and for people (FILE.html, one page that
  * reads offline).  Both hold the model, target and opset, whether the file
  * was written, the engine's message, every problem grouped as the text
@@ -8,8 +8,8 @@
  * recorded operators and the ONNX nodes they became, module by module, and
  * the graph picture.
  */
-#ifndef OXPORT_TOOLS_EXPORT_REPORT_H
-#define OXPORT_TOOLS_EXPORT_REPORT_H
+#ifndef OXPORT_EXPORT_REPORT_H
+#define OXPORT_EXPORT_REPORT_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -36,12 +36,13 @@ typedef struct ox_export_facts {
 const char *ox_export_report_format(const char *path);
 
 /* Write the report after ox_export (ctx still holds its message and
- * problems), atomically.  0, or -1 with a message on stderr. */
-int ox_export_report_write(const char *path, ox_context *ctx, const ox_export_facts *f);
+ * problems), atomically; ox_export_report in oxport.h is the public form.
+ * On failure the context's message says why. */
+ox_status ox_export_report_write(ox_context *ctx, const char *path, const ox_export_facts *f);
 
 /* The HTML page (export_report_html.c), written to `out`.  `written` is
  * the file read back (NULL when the export failed). */
 void ox_export_report_html(FILE *out, ox_context *ctx, const ox_export_facts *f,
                            const ox_graph *written, const char *message);
 
-#endif /* OXPORT_TOOLS_EXPORT_REPORT_H */
+#endif /* OXPORT_EXPORT_REPORT_H */
