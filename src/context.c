@@ -104,6 +104,7 @@ void ox_context_free(ox_context *ctx)
     ox_registry_free(ctx->registry);
     ox_opset_db_free(ctx->opsets);
     ox_config_free(ctx->config);
+    ox_report_free(&ctx->problems);
     for (size_t i = 0; i < ctx->n_plugin_paths; i++)
         free(ctx->plugin_paths[i].path);
     free(ctx->plugin_paths);

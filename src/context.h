@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "oxport/oxport.h"
+#include "report.h"
 
 struct ox_registry;  /* plugin_load.h */
 struct ox_opset_db;  /* opset_yaml.h */
@@ -28,6 +29,10 @@ struct ox_context {
     struct ox_config *config;
     struct ox_registry *registry; /* NULL until loaded */
     struct ox_opset_db *opsets;   /* NULL until loaded */
+    /* The problems the last ox_convert failed on (empty otherwise), one per
+     * line as ox_errmsg lists them before grouping: the CLI's JSON report. */
+    ox_report problems;
+    int problems_opset;
     bool loaded;
 };
 

@@ -134,15 +134,17 @@ static void check_args(const ox_node *n, const ox_op_impl *im, const ox_opset_op
         if (!p) {
             char list[512];
             param_list(d, list, sizeof list);
-            ox_report_add(r, "%s at %s: unknown argument '%s' (the symbolic in %s declares %s)",
-                          n->kind, scope_of(n), a->name, path, list);
+            ox_report_add_at(r, n->scope,
+                             "%s at %s: unknown argument '%s' (the symbolic in %s declares %s)",
+                             n->kind, scope_of(n), a->name, path, list);
             continue;
         }
         if (!yaml_declares(yop, a->name) && !decl_accepts(p->kind, a->kind))
-            ox_report_add(r, "%s at %s: argument '%s' is recorded as %s, but the symbolic in %s "
+            ox_report_add_at(r, n->scope,
+                             "%s at %s: argument '%s' is recorded as %s, but the symbolic in %s "
                              "declares %s",
-                          n->kind, scope_of(n), a->name, ox_arg_kind_name(a->kind), path,
-                          ox_arg_kind_name(p->kind));
+                             n->kind, scope_of(n), a->name, ox_arg_kind_name(a->kind), path,
+                             ox_arg_kind_name(p->kind));
     }
     for (uint32_t i = 0; i < d->n_params; i++) {
         const ox_param_decl *p = &d->params[i];
@@ -150,15 +152,17 @@ static void check_args(const ox_node *n, const ox_op_impl *im, const ox_opset_op
             continue;
         const ox_targ *a = ox_node_arg(n, p->name);
         if (!a)
-            ox_report_add(r, "%s at %s: required %s argument '%s' is not recorded", n->kind,
-                          scope_of(n), ox_arg_kind_name(p->kind), p->name);
+            ox_report_add_at(r, n->scope,
+                             "%s at %s: required %s argument '%s' is not recorded", n->kind,
+                             scope_of(n), ox_arg_kind_name(p->kind), p->name);
         else if (a->kind == OX_ARG_NONE && !yaml_declares(yop, p->name))
-            ox_report_add(r, "%s at %s: required %s argument '%s' is None", n->kind,
-                          scope_of(n), ox_arg_kind_name(p->kind), p->name);
+            ox_report_add_at(r, n->scope, "%s at %s: required %s argument '%s' is None", n->kind,
+                             scope_of(n), ox_arg_kind_name(p->kind), p->name);
     }
     if (n->n_outputs != d->n_outputs)
-        ox_report_add(r, "%s at %s: recorded with %u output(s), but the symbolic in %s declares %u",
-                      n->kind, scope_of(n), n->n_outputs, path, d->n_outputs);
+        ox_report_add_at(r, n->scope,
+                         "%s at %s: recorded with %u output(s), but the symbolic in %s declares %u",
+                         n->kind, scope_of(n), n->n_outputs, path, d->n_outputs);
 }
 
 /* The lowest opset above `opset` at which this op would be supported. */
@@ -181,8 +185,9 @@ static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int hi, 
             continue;
         const char *cfg = disabled_by(ctx, n->kind);
         if (cfg) {
-            ox_report_add(r, "ONNX export failed on %s because %s is disabled by %s (scope: %s)",
-                          n->op_type, n->kind, cfg, scope_of(n));
+            ox_report_add_at(r, n->scope,
+                             "ONNX export failed on %s because %s is disabled by %s (scope: %s)",
+                             n->op_type, n->kind, cfg, scope_of(n));
             continue;
         }
         const ox_op_impl *im = ox_registry_find(ctx->registry, n->kind, opset);
@@ -191,10 +196,10 @@ static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int hi, 
             char tail[48] = "";
             if (from)
                 snprintf(tail, sizeof tail, "; supported from opset %d", from);
-            ox_report_add(r,
-                          "ONNX export failed on %s because no symbolic for %s is registered "
-                          "(scope: %s)%s",
-                          n->op_type, n->kind, scope_of(n), tail);
+            ox_report_add_at(r, n->scope,
+                             "ONNX export failed on %s because no symbolic for %s is registered "
+                             "(scope: %s)%s",
+                             n->op_type, n->kind, scope_of(n), tail);
             continue;
         }
         const ox_opset_op *yop =
@@ -205,18 +210,47 @@ static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int hi, 
     }
 }
 
+/* Hand the report to the context (ctx->problems); `r` is left empty. */
+static void keep_problems(ox_context *ctx, ox_report *r, int opset)
+{
+    ox_report_free(&ctx->problems);
+    ctx->problems = *r;
+    ctx->problems_opset = opset;
+    ox_report_init(r);
+}
+
+/* Scopes named per repeated problem before "and N more". */
+#define REPORT_SCOPES_SHOWN 8
+
+/* The report in ox_errmsg: identical problems once, with their count and
+ * scopes (Swin-T at opset 9 hits one limitation 24 times in 3 modules). */
 static char *problems_message(const ox_report *r, int opset)
 {
-    size_t total = 96;
-    for (size_t i = 0; i < r->n; i++)
-        total += strlen(r->lines[i]) + 6;
-    char *msg = malloc(total);
-    if (!msg)
+    ox_report_group *groups;
+    size_t n_groups;
+    if (ox_report_group_lines(r, &groups, &n_groups) != 0)
         return NULL;
-    size_t len = (size_t)snprintf(msg, total, "Couldn't export operator(s): %zu problem(s) at opset %d:",
-                                  r->n, opset);
-    for (size_t i = 0; i < r->n; i++)
-        len += (size_t)snprintf(msg + len, total - len, "\n  - %s", r->lines[i]);
+    char *msg = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&msg, &len);
+    if (!f) {
+        ox_report_groups_free(groups, n_groups);
+        return NULL;
+    }
+    fprintf(f, "Couldn't export operator(s): %zu problem(s) at opset %d:", r->n, opset);
+    int oom = 0;
+    for (size_t i = 0; i < n_groups; i++) {
+        char *suffix = ox_report_group_suffix(&groups[i], REPORT_SCOPES_SHOWN);
+        if (!suffix)
+            oom = 1;
+        fprintf(f, "\n  - %s%s", r->lines[groups[i].first], suffix ? suffix : "");
+        free(suffix);
+    }
+    ox_report_groups_free(groups, n_groups);
+    if (fclose(f) != 0 || oom) {
+        free(msg);
+        return NULL;
+    }
     return msg;
 }
 
@@ -451,26 +485,28 @@ static ox_status convert_node(conv *c, const ox_node *n)
         return oom(c);
     }
     if (s.err) {
-        ox_report_add(&c->problems, "%s at %s: %s (symbolic in %s)", n->kind, scope_of(n), s.err,
-                      path);
+        ox_report_add_at(&c->problems, n->scope,
+                         "%s at %s: %s (symbolic in %s)", n->kind, scope_of(n), s.err,
+                         path);
     } else if (rc != 0) {
-        ox_report_add(&c->problems,
-                      "%s at %s: the symbolic in %s returned %d without a message (it should "
-                      "return api->fail(...))",
-                      n->kind, scope_of(n), path, rc);
+        ox_report_add_at(&c->problems, n->scope,
+                         "%s at %s: the symbolic in %s returned %d without a message (it should "
+                         "return api->fail(...))",
+                         n->kind, scope_of(n), path, rc);
         c->contract_broken = true;
     } else if (s.extra_output >= 0) {
-        ox_report_add(&c->problems, "%s at %s: the symbolic in %s set output %ld, but the node "
-                                    "has %u output(s)",
-                      n->kind, scope_of(n), path, s.extra_output, n->n_outputs);
+        ox_report_add_at(&c->problems, n->scope,
+                         "%s at %s: the symbolic in %s set output %ld, but the node "
+                         "has %u output(s)",
+                         n->kind, scope_of(n), path, s.extra_output, n->n_outputs);
         c->contract_broken = true;
     } else {
         failed = false;
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             if (!c->outs[i]) {
-                ox_report_add(&c->problems,
-                              "%s at %s: the symbolic in %s left output %u of %u unset",
-                              n->kind, scope_of(n), path, i, n->n_outputs);
+                ox_report_add_at(&c->problems, n->scope,
+                                 "%s at %s: the symbolic in %s left output %u of %u unset",
+                                 n->kind, scope_of(n), path, i, n->n_outputs);
                 c->contract_broken = true;
                 failed = true;
                 break;
@@ -638,12 +674,13 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
                        "ox_convert: opset %d is outside the enabled range %d..%d (set by %s)",
                        opset, lo, hi, source);
 
+    ox_report_free(&ctx->problems);
     ox_report r;
     ox_report_init(&r);
     prescan(ctx, traced, opset, hi, &r);
     if (r.n || r.oom) {
         char *msg = r.oom ? NULL : problems_message(&r, opset);
-        ox_report_free(&r);
+        keep_problems(ctx, &r, opset);
         if (!msg)
             return ox_fail(ctx, OX_ENOMEM, "out of memory reporting unsupported operators");
         return ox_fail_take(ctx, OX_EUNSUPPORTED, msg);
@@ -667,6 +704,8 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     free(c.vmap);
     free(c.poisoned);
     free(c.outs);
+    if (st != OX_OK && c.problems.n)
+        keep_problems(ctx, &c.problems, opset);
     ox_report_free(&c.problems);
     if (st == OX_OK)
         ox_clear_error(ctx);

@@ -33,6 +33,11 @@ typedef struct ox_type {
     int32_t rank;     /* -1 when unknown */
     int64_t *dims;    /* rank entries, -1 = unknown */
     const char **dim_params; /* NULL, or rank entries (NULL = none): symbolic dims */
+    /* NULL for a tensor.  A value of another ONNX type (sequence, optional,
+     * map, sparse tensor) read from a file carries its printed form here,
+     * e.g. "Sequence(Float(1, *))"; dtype is then OX_UNDEFINED and rank -1.
+     * The engine only reads such types: the writer refuses them. */
+    const char *nontensor;
 } ox_type;
 
 typedef enum ox_value_kind {
@@ -42,6 +47,9 @@ typedef enum ox_value_kind {
     OX_VAL_CONST = 3  /* constant created in forward -> Constant node or initializer */
 } ox_value_kind;
 
+/* Tensor bytes: raw little-endian elements; for OX_STRING, each element as
+ * a NUL-terminated string, back to back (a string read from a file is cut
+ * at its first NUL). */
 typedef struct ox_tensor_data {
     const void *data; /* borrowed or arena-owned */
     uint64_t nbytes;
@@ -73,7 +81,14 @@ typedef enum ox_attr_kind {
     OX_ATTR_FLOATS = 6,
     OX_ATTR_INTS = 7,
     OX_ATTR_STRINGS = 8,
-    OX_ATTR_TENSORS = 9
+    OX_ATTR_TENSORS = 9,
+    /* Read from files, never produced by conversion (the writer refuses
+     * the text-only ones): */
+    OX_ATTR_GRAPHS = 10,         /* u.graphs */
+    OX_ATTR_SPARSE_TENSOR = 11,  /* u.s: a summary, "SparseTensor(Float(3, 4), 2 values)" */
+    OX_ATTR_SPARSE_TENSORS = 12, /* u.strings: summaries */
+    OX_ATTR_TYPE_PROTO = 13,     /* u.s: the type, printed as "Optional(Sequence(Float))" */
+    OX_ATTR_TYPE_PROTOS = 14     /* u.strings: types */
 } ox_attr_kind;
 
 /* A tensor held inside an attribute (e.g. Constant's value). */
@@ -98,6 +113,7 @@ typedef struct ox_attr {
         struct { const char **p; size_t n; } strings;
         struct { ox_attr_tensor **p; size_t n; } tensors;
         struct ox_graph *g; /* GRAPH: kept from files read, not written by conversion */
+        struct { struct ox_graph **p; size_t n; } graphs;
     } u;
 } ox_attr;
 

@@ -390,6 +390,36 @@ static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t,
     return OX_OK;
 }
 
+/* A string tensor's string_data, kept as NUL-terminated strings back to
+ * back (ir.h): enough to print and check it. */
+static ox_status read_strings(rctx *r, ox_graph *g, Onnx__TensorProto *t, const char *what,
+                              uint64_t count, ox_tensor_data *data)
+{
+    if (t->n_string_data != count)
+        return rfail(r, OX_EFORMAT, "%s '%s': string_data has %zu strings but the shape needs "
+                     "%llu", what, nz(t->name), t->n_string_data, (unsigned long long)count);
+    uint64_t total = 0;
+    for (size_t i = 0; i < t->n_string_data; i++)
+        total += t->string_data[i].len + 1;
+    unsigned char *buf = alloc_owned(g, total ? total : 1);
+    if (!buf)
+        return room(r);
+    uint64_t at = 0;
+    for (size_t i = 0; i < t->n_string_data; i++) {
+        const ProtobufCBinaryData *b = &t->string_data[i];
+        const void *nul = b->len ? memchr(b->data, 0, b->len) : NULL;
+        size_t len = nul ? (size_t)((const unsigned char *)nul - b->data) : b->len;
+        if (len)
+            memcpy(buf + at, b->data, len);
+        at += len;
+        buf[at++] = 0;
+    }
+    data->data = buf;
+    data->nbytes = at;
+    data->owned = true;
+    return OX_OK;
+}
+
 /* Decode a TensorProto's type, shape and bytes. */
 static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const char *what,
                              ox_dtype *dt_out, int64_t **dims_out, uint32_t *rank_out,
@@ -397,9 +427,6 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
 {
     const char *tname = nz(t->name);
     int dt = t->has_data_type ? t->data_type : 0;
-    if (dt == OX_STRING)
-        return rfail(r, OX_EUNSUPPORTED, "%s '%s' holds strings, which oxport does not support",
-                     what, tname);
     if (!ox_dtype_valid(dt))
         return rfail(r, OX_EFORMAT, "%s '%s' has data_type %d, which is %s", what, tname, dt,
                      dt == 0 ? "unset" : "not a supported ONNX tensor type");
@@ -430,6 +457,8 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
     *rank_out = (uint32_t)t->n_dims;
     memset(data, 0, sizeof(*data));
 
+    if (dt == OX_STRING)
+        return read_strings(r, g, t, what, count, data);
     if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
         return read_external(r, g, t, what, nbytes, data);
     if (t->has_raw_data) {
@@ -488,8 +517,101 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
     return OX_OK;
 }
 
+/* A TypeProto as the printer spells types: "Float(1, *)", "Sequence(Long)",
+ * "Optional(Sequence(Float(N)))", "Map(String, Float)", "SparseTensor(Float(3, 4))".
+ * Appends to buf[*n..cap); the reader's depth limit bounds the recursion. */
+static void shape_text(const Onnx__TensorShapeProto *sh, char *buf, size_t *n, size_t cap)
+{
+    if (!sh)
+        return;
+    *n += (size_t)snprintf(buf + *n, *n < cap ? cap - *n : 0, "(");
+    for (size_t i = 0; i < sh->n_dim && *n < cap; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
+        const char *sep = i ? ", " : "";
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0)
+            *n += (size_t)snprintf(buf + *n, cap - *n, "%s%lld", sep, (long long)d->dim_value);
+        else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
+                 d->dim_param[0])
+            *n += (size_t)snprintf(buf + *n, cap - *n, "%s%s", sep, d->dim_param);
+        else
+            *n += (size_t)snprintf(buf + *n, cap - *n, "%s*", sep);
+    }
+    *n += (size_t)snprintf(buf + *n, *n < cap ? cap - *n : 0, ")");
+}
+
+static const char *elem_text(bool has, int32_t elem)
+{
+    return has && ox_dtype_valid(elem) ? ox_dtype_torch_name((ox_dtype)elem) : "Tensor";
+}
+
+static void type_text(const Onnx__TypeProto *tp, char *buf, size_t *n, size_t cap)
+{
+    if (*n >= cap)
+        return;
+    switch (tp ? tp->value_case : ONNX__TYPE_PROTO__VALUE__NOT_SET) {
+    case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
+        *n += (size_t)snprintf(buf + *n, cap - *n, "%s",
+                               tp->tensor_type ? elem_text(tp->tensor_type->has_elem_type,
+                                                           tp->tensor_type->elem_type)
+                                               : "Tensor");
+        if (tp->tensor_type)
+            shape_text(tp->tensor_type->shape, buf, n, cap);
+        return;
+    case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
+        *n += (size_t)snprintf(buf + *n, cap - *n, "SparseTensor(%s",
+                               tp->sparse_tensor_type
+                                   ? elem_text(tp->sparse_tensor_type->has_elem_type,
+                                               tp->sparse_tensor_type->elem_type)
+                                   : "Tensor");
+        if (tp->sparse_tensor_type)
+            shape_text(tp->sparse_tensor_type->shape, buf, n, cap);
+        break;
+    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+        *n += (size_t)snprintf(buf + *n, cap - *n, "Sequence(");
+        type_text(tp->sequence_type ? tp->sequence_type->elem_type : NULL, buf, n, cap);
+        break;
+    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+        *n += (size_t)snprintf(buf + *n, cap - *n, "Optional(");
+        type_text(tp->optional_type ? tp->optional_type->elem_type : NULL, buf, n, cap);
+        break;
+    case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
+        *n += (size_t)snprintf(buf + *n, cap - *n, "Map(%s, ",
+                               tp->map_type ? elem_text(tp->map_type->has_key_type,
+                                                        tp->map_type->key_type)
+                                            : "Tensor");
+        type_text(tp->map_type ? tp->map_type->value_type : NULL, buf, n, cap);
+        break;
+    default:
+        *n += (size_t)snprintf(buf + *n, cap - *n, "Unknown");
+        return;
+    }
+    if (*n < cap)
+        *n += (size_t)snprintf(buf + *n, cap - *n, ")");
+}
+
+/* The type's text in the graph's arena ("..." marks a cut). */
+static const char *type_text_dup(rctx *r, ox_graph *g, const Onnx__TypeProto *tp)
+{
+    char buf[1024];
+    size_t n = 0;
+    type_text(tp, buf, &n, sizeof buf);
+    if (n >= sizeof buf)
+        memcpy(buf + sizeof buf - 4, "...", 4);
+    const char *s = ox_arena_strdup(&g->arena, buf);
+    if (!s)
+        room(r);
+    return s;
+}
+
 static ox_status apply_type(rctx *r, ox_graph *g, ox_value *v, const Onnx__TypeProto *tp)
 {
+    if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE__NOT_SET &&
+        tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+        if (ox_value_set_type(g, v, OX_UNDEFINED, -1, NULL) != 0 ||
+            !(v->type.nontensor = type_text_dup(r, g, tp)))
+            return room(r);
+        return OX_OK;
+    }
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
         return OX_OK;
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
@@ -544,6 +666,24 @@ static ox_attr_tensor *attr_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t)
     return at;
 }
 
+/* A sparse tensor attribute, summarised: "SparseTensor(Float(3, 4), 2 values)". */
+static const char *sparse_text(rctx *r, ox_graph *g, const Onnx__SparseTensorProto *sp)
+{
+    const Onnx__TensorProto *v = sp ? sp->values : NULL;
+    char buf[512];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "SparseTensor(%s(",
+                                elem_text(v && v->has_data_type, v ? v->data_type : 0));
+    for (size_t i = 0; sp && i < sp->n_dims && n < sizeof buf; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%lld", i ? ", " : "", (long long)sp->dims[i]);
+    if (n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, "), %lld values)",
+                 (long long)(v && v->n_dims ? v->dims[0] : 0));
+    const char *s = ox_arena_strdup(&g->arena, buf);
+    if (!s)
+        room(r);
+    return s;
+}
+
 static const char *attr_type_name(int t)
 {
     static const char *names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH",
@@ -570,14 +710,19 @@ static ox_status convert_attr(rctx *r, ox_graph *g, const char *node, Onnx__Attr
         else if (ap->n_ints) type = OX_ATTR_INTS;
         else if (ap->n_strings) type = OX_ATTR_STRINGS;
         else if (ap->n_tensors) type = OX_ATTR_TENSORS;
+        else if (ap->n_graphs) type = OX_ATTR_GRAPHS;
+        else if (ap->sparse_tensor) type = OX_ATTR_SPARSE_TENSOR;
+        else if (ap->n_sparse_tensors) type = OX_ATTR_SPARSE_TENSORS;
+        else if (ap->tp) type = OX_ATTR_TYPE_PROTO;
+        else if (ap->n_type_protos) type = OX_ATTR_TYPE_PROTOS;
         else
             return rfail(r, OX_EFORMAT, "node '%s' attribute '%s' has neither a type nor a value",
                          node, a->name);
     }
-    if (type < OX_ATTR_FLOAT || type > OX_ATTR_TENSORS)
-        return rfail(r, type >= 10 && type <= 14 ? OX_EUNSUPPORTED : OX_EFORMAT,
-                     "node '%s' attribute '%s' has type %s (%d), which oxport does not read",
-                     node, a->name, attr_type_name(type), type);
+    if (type < OX_ATTR_FLOAT || type > OX_ATTR_TYPE_PROTOS)
+        return rfail(r, OX_EFORMAT,
+                     "node '%s' attribute '%s' has type %s (%d), which is not an ONNX attribute "
+                     "type", node, a->name, attr_type_name(type), type);
     a->kind = (ox_attr_kind)type;
     switch (a->kind) {
     case OX_ATTR_FLOAT:
@@ -652,6 +797,45 @@ static ox_status convert_attr(rctx *r, ox_graph *g, const char *node, Onnx__Attr
             a->u.tensors.n = ap->n_tensors;
         }
         break;
+    case OX_ATTR_GRAPHS:
+        if (ap->n_graphs) {
+            a->u.graphs.p = ox_arena_alloc(&g->arena, ap->n_graphs * sizeof(ox_graph *));
+            if (!a->u.graphs.p)
+                return room(r);
+            for (size_t i = 0; i < ap->n_graphs; i++)
+                if (!(a->u.graphs.p[i] = convert_graph(r, ap->graphs[i], depth + 1, false)))
+                    return r->st;
+            a->u.graphs.n = ap->n_graphs;
+        }
+        break;
+    case OX_ATTR_TYPE_PROTO:
+    case OX_ATTR_SPARSE_TENSOR: {
+        const char *t = a->kind == OX_ATTR_TYPE_PROTO ? type_text_dup(r, g, ap->tp)
+                                                      : sparse_text(r, g, ap->sparse_tensor);
+        if (!t)
+            return r->st;
+        a->u.s.p = t;
+        a->u.s.len = strlen(t);
+        break;
+    }
+    case OX_ATTR_TYPE_PROTOS:
+    case OX_ATTR_SPARSE_TENSORS: {
+        size_t n = a->kind == OX_ATTR_TYPE_PROTOS ? ap->n_type_protos : ap->n_sparse_tensors;
+        if (!n)
+            break;
+        a->u.strings.p = ox_arena_alloc(&g->arena, n * sizeof(char *));
+        if (!a->u.strings.p)
+            return room(r);
+        for (size_t i = 0; i < n; i++) {
+            const char *t = a->kind == OX_ATTR_TYPE_PROTOS ? type_text_dup(r, g, ap->type_protos[i])
+                                                           : sparse_text(r, g, ap->sparse_tensors[i]);
+            if (!t)
+                return r->st;
+            a->u.strings.p[i] = t;
+        }
+        a->u.strings.n = n;
+        break;
+    }
     }
     return OX_OK;
 }

@@ -581,6 +581,11 @@ static Onnx__ValueInfoProto *build_vi(wctx *w, const gplan *p, ox_vid id)
     if (!vi)
         return NULL;
     vi->name = cs(p->names[id]);
+    if (v->type.nontensor) {
+        werr(w, OX_EUNSUPPORTED, "ox_write: value '%s' has type %s; oxport reads such types "
+             "but writes tensors only", p->names[id] ? p->names[id] : "", v->type.nontensor);
+        return NULL;
+    }
     vi->type = build_type(w, &v->type);
     if (!vi->type)
         return NULL;
@@ -690,6 +695,15 @@ static Onnx__AttributeProto *build_attr(wctx *w, const ox_attr *a, const char *n
             ap->n_tensors = a->u.tensors.n;
         }
         break;
+    case OX_ATTR_GRAPHS:
+    case OX_ATTR_SPARSE_TENSOR:
+    case OX_ATTR_SPARSE_TENSORS:
+    case OX_ATTR_TYPE_PROTO:
+    case OX_ATTR_TYPE_PROTOS:
+        /* the reader keeps these as text or read-only subgraphs */
+        werr(w, OX_EUNSUPPORTED, "ox_write: node '%s' attribute '%s' is of ONNX type %d, which "
+             "oxport reads but does not write", node, aname, (int)a->kind);
+        return NULL;
     default:
         werr(w, OX_EINVAL, "ox_write: node '%s' attribute '%s' has kind %d, which is not an ONNX "
              "attribute type (1-9)", node, aname, (int)a->kind);

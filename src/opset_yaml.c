@@ -977,11 +977,12 @@ size_t ox_opset_db_check_node(const ox_opset_db *db, int opset, const ox_graph *
                 continue;
             node_head(n, a->name, a, head, sizeof(head));
             if (r)
-                ox_report_add(r,
-                              "%s: argument '%s' is recorded as %s, but %s declares %s%s%s%s",
-                              head, a->name, ox_arg_kind_name(a->kind), ro->params_file,
-                              ox_arg_kind_name(p->kind), p->alt_kind ? "|" : "",
-                              p->alt_kind ? ox_arg_kind_name(p->alt_kind) : "", p->optional ? "?" : "");
+                ox_report_add_at(r, n->scope,
+                                 "%s: argument '%s' is recorded as %s, but %s declares %s%s%s%s",
+                                 head, a->name, ox_arg_kind_name(a->kind), ro->params_file,
+                                 ox_arg_kind_name(p->kind), p->alt_kind ? "|" : "",
+                                 p->alt_kind ? ox_arg_kind_name(p->alt_kind) : "",
+                                 p->optional ? "?" : "");
             problems++;
         }
     }
@@ -995,9 +996,10 @@ size_t ox_opset_db_check_node(const ox_opset_db *db, int opset, const ox_graph *
         node_head(n, l->arg, ox_node_arg(n, l->arg), head, sizeof(head));
         if (r) {
             if (lift > 0)
-                ox_report_add(r, "%s: %s; supported from opset %d", head, l->message, lift);
+                ox_report_add_at(r, n->scope, "%s: %s; supported from opset %d", head,
+                                 l->message, lift);
             else
-                ox_report_add(r, "%s: %s", head, l->message);
+                ox_report_add_at(r, n->scope, "%s: %s", head, l->message);
         }
         problems++;
     }

@@ -193,6 +193,10 @@ static void pw_value_ref(pw *w, const ox_graph *g, ox_vid id)
 
 static void pw_type(pw *w, const ox_type *t)
 {
+    if (t->nontensor) { /* "Sequence(Float(*))", as the reader spelled it */
+        pw_puts(w, t->nontensor);
+        return;
+    }
     if (t->dtype == OX_UNDEFINED) {
         pw_puts(w, "Tensor");
         return;
@@ -288,6 +292,22 @@ static void pw_tensor(pw *w, const ox_attr_tensor *t)
     uint64_t numel = 1;
     for (uint32_t i = 0; i < t->rank; i++)
         numel *= t->dims && t->dims[i] > 0 ? (uint64_t)t->dims[i] : 0;
+    if (t->dtype == OX_STRING && t->data.data) {
+        /* NUL-terminated strings back to back (ir.h) */
+        const char *p = t->data.data, *end = p + t->data.nbytes;
+        pw_putc(w, '{');
+        for (uint64_t i = 0; i < numel && i < TENSOR_SHOWN && p < end; i++) {
+            size_t len = strnlen(p, (size_t)(end - p));
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_quoted(w, p, len);
+            p += len + 1;
+        }
+        if (numel > TENSOR_SHOWN)
+            pw_write(w, ", ...", 5);
+        pw_putc(w, '}');
+        return;
+    }
     size_t es = ox_dtype_size(t->dtype);
     /* Bytes we cannot decode (strings, external data not loaded, a short
      * buffer from a damaged file) print as an opaque tensor. */
@@ -332,6 +352,31 @@ static void pw_attr_value(pw *w, const ox_attr *a)
         break;
     case OX_ATTR_INTS:
         pw_i64_list(w, a->u.ints.p, a->u.ints.n);
+        break;
+    case OX_ATTR_TYPE_PROTO:    /* Optional(Sequence(Float)): a type, unquoted */
+    case OX_ATTR_SPARSE_TENSOR: /* its summary */
+        pw_write(w, a->u.s.p ? a->u.s.p : "", a->u.s.p ? a->u.s.len : 0);
+        break;
+    case OX_ATTR_TYPE_PROTOS:
+    case OX_ATTR_SPARSE_TENSORS:
+        pw_putc(w, '[');
+        for (size_t i = 0; i < a->u.strings.n; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_puts(w, a->u.strings.p[i] ? a->u.strings.p[i] : "");
+        }
+        pw_putc(w, ']');
+        break;
+    case OX_ATTR_GRAPHS:
+        pw_putc(w, '[');
+        for (size_t i = 0; i < a->u.graphs.n; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_puts(w, "<Graph ");
+            pw_puts(w, a->u.graphs.p[i] && a->u.graphs.p[i]->name ? a->u.graphs.p[i]->name : "");
+            pw_putc(w, '>');
+        }
+        pw_putc(w, ']');
         break;
     case OX_ATTR_STRINGS:
         pw_putc(w, '[');
@@ -489,7 +534,7 @@ static void pw_indent(pw *w, unsigned n)
  * cyclic graph attribute from recursing forever. */
 #define PRINT_MAX_DEPTH 64
 
-static void pw_block(pw *w, const ox_attr *a, unsigned depth);
+static void pw_block(pw *w, const char *name, const ox_graph *sub, unsigned depth);
 
 static void pw_node(pw *w, const ox_graph *g, const ox_node *n, unsigned depth)
 {
@@ -537,17 +582,19 @@ static void pw_node(pw *w, const ox_graph *g, const ox_node *n, unsigned depth)
     for (uint32_t i = 0; i < n->n_attrs && !n->n_args; i++) {
         const ox_attr *a = order ? order[i] : &n->attrs[i];
         if (a->kind == OX_ATTR_GRAPH && a->u.g)
-            pw_block(w, a, depth + 1);
+            pw_block(w, a->name, a->u.g, depth + 1);
+        for (size_t k = 0; a->kind == OX_ATTR_GRAPHS && k < a->u.graphs.n; k++)
+            if (a->u.graphs.p[k])
+                pw_block(w, a->name, a->u.graphs.p[k], depth + 1);
     }
     if (order != stack)
         free(order);
 }
 
-static void pw_block(pw *w, const ox_attr *a, unsigned depth)
+static void pw_block(pw *w, const char *name, const ox_graph *sub, unsigned depth)
 {
-    const ox_graph *sub = a->u.g;
     pw_indent(w, 4 * depth);
-    pw_puts(w, a->name ? a->name : "");
+    pw_puts(w, name ? name : "");
     pw_putc(w, '(');
     int first = 1;
     for (int pass = 0; pass < 2; pass++) {

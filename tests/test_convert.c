@@ -148,6 +148,45 @@ START_TEST(prescan_reports_all_problems_at_once)
 }
 END_TEST
 
+/* The same problem in many nodes is listed once, with its count and scopes;
+ * the context keeps every line for the CLI's JSON report. */
+START_TEST(repeated_problems_are_grouped)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid v = input(&x, "x");
+    const char *scopes[] = {"A[0]", "A[0]", "B[1]", "A[0]"};
+    for (size_t i = 0; i < 4; i++) {
+        ox_arg pool[] = {ox_arg_tensor("self", v), ox_arg_bool("ceil_mode", 1)};
+        v = op(&x, scopes[i], "test::pool", 2, pool);
+    }
+    v = unary(&x, "M[m]", "test::missing", v);
+    ox_graph *g = finish(&x, v);
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EUNSUPPORTED);
+    ck_assert_str_eq(ox_errmsg(ctx),
+                     "Couldn't export operator(s): 5 problem(s) at opset 9:\n"
+                     "  - test::pool(ceil_mode=True) at Net/A[0]: MaxPool has no ceil_mode "
+                     "attribute before opset 10; supported from opset 10 (4 times in 2 scopes: "
+                     "Net/A[0] (3), Net/B[1] (1))\n"
+                     "  - ONNX export failed on missing because no symbolic for test::missing is "
+                     "registered (scope: Net/M[m])");
+    ck_assert_uint_eq(ctx->problems.n, 5);
+    ck_assert_int_eq(ctx->problems_opset, 9);
+    ck_assert_str_eq(ctx->problems.scopes[2], "Net/B[1]");
+    /* a later success forgets them */
+    ox_graph_free(g);
+    x = begin(ctx);
+    g = finish(&x, unary(&x, NULL, "test::relu", input(&x, "x")));
+    ck_assert_msg(ox_convert(ctx, g, 9, &out) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_uint_eq(ctx->problems.n, 0);
+    ox_graph_free(out);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
 START_TEST(disabled_operator_is_reported_with_config)
 {
     const char *packs[] = {"base"};
@@ -432,6 +471,7 @@ static Suite *convert_suite(void)
     Suite *s = suite_create("convert");
     TCase *tc = tcase_create("convert");
     tcase_add_test(tc, prescan_reports_all_problems_at_once);
+    tcase_add_test(tc, repeated_problems_are_grouped);
     tcase_add_test(tc, disabled_operator_is_reported_with_config);
     tcase_add_test(tc, dispatch_follows_target_opset);
     tcase_add_test(tc, in_place_op_uses_out_of_place_symbolic);

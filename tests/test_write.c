@@ -245,6 +245,39 @@ START_TEST(unnamed_values_get_deterministic_names)
 }
 END_TEST
 
+/* A sequence (or other non-tensor) type read from a file is not written
+ * back as a tensor: the writer says so and leaves no file. */
+START_TEST(non_tensor_types_are_refused)
+{
+    ox_graph *g = gemm_relu(13, false);
+    ox_value *x = ox_graph_value(g, g->inputs[0]);
+    x->name = "seq";
+    ox_value_set_type(g, x, OX_UNDEFINED, -1, NULL);
+    x->type.nontensor = "Sequence(Float(2))";
+    const char *p = path_in("seq.onnx");
+    ck_assert_int_eq(ox_write(ctx, g, p, NULL), OX_EUNSUPPORTED);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: value 'seq' has type Sequence(Float(2)); oxport "
+                                     "reads such types but writes tensors only");
+    ck_assert_int_ne(access(p, F_OK), 0);
+    ox_graph_free(g);
+}
+END_TEST
+
+START_TEST(read_only_attribute_kinds_are_refused)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_attr *a = ox_node_add_attr(g, g->first, "type", OX_ATTR_TYPE_PROTO);
+    a->u.s.p = "Sequence(Float)";
+    a->u.s.len = strlen(a->u.s.p);
+    const char *p = path_in("tp.onnx");
+    ck_assert_int_eq(ox_write(ctx, g, p, NULL), OX_EUNSUPPORTED);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: node 'Gemm_0' attribute 'type' is of ONNX type 13, "
+                                     "which oxport reads but does not write");
+    ck_assert_int_ne(access(p, F_OK), 0);
+    ox_graph_free(g);
+}
+END_TEST
+
 static void input_names_of(const char *p, const char **want, size_t n)
 {
     Onnx__ModelProto *m = decode(p);
@@ -827,6 +860,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, roundtrip_structure_and_bytes);
     tcase_add_test(tc, unnamed_values_get_deterministic_names);
+    tcase_add_test(tc, non_tensor_types_are_refused);
+    tcase_add_test(tc, read_only_attribute_kinds_are_refused);
     tcase_add_test(tc, initializer_input_layouts);
     tcase_add_test(tc, export_params_off_makes_params_inputs);
     tcase_add_test(tc, input_and_output_names_rename_prefixes);

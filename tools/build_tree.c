@@ -26,5 +26,7 @@ void ox_cli_use_build_tree(void)
     setenv("OXPORT_PLUGIN_PATH", OXPORT_BUILD_ROOT "/plugins/aten:" OXPORT_BUILD_ROOT "/plugins/nn_functions", 0);
     setenv("OXPORT_OPSET_DIR", OXPORT_SOURCE_ROOT "/opset", 0);
     setenv("OXPORT_NO_DEFAULT_PLUGINDIR", "1", 0);
+    /* `oxport diff --run`: the source tree's ONNX Runtime runner */
+    setenv("OXPORT_ORT_RUNNER", OXPORT_SOURCE_ROOT "/tools/ort/run.js", 0);
 #endif
 }

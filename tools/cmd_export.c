@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <stdbool.h>
 #include <unistd.h>
 
 #include <oxport/oxport.h>
 
 #include "commands.h"
+#include "export_report.h"
 #include "convert.h"
 #include "tensor_proto.h"
 #include "zoo/zoo.h"
@@ -37,6 +39,7 @@ typedef struct export_args {
     long batch;
     unsigned long long seed;
     int verbose, no_params, keep_inits, external_data, list, help;
+    const char *report; /* --report FILE.json (export_report.h) */
 } export_args;
 
 static void usage(FILE *f)
@@ -64,6 +67,9 @@ static void usage(FILE *f)
           "  --config FILE                  oxport.yaml: opset, plugin dirs, disabled ops\n"
           "  --plugin-path DIR              extra symbolic pack directory or .so (repeatable)\n"
           "  --seed N                       weight seed (default 0)\n"
+          "  --report FILE.json|FILE.html   also write what happened: problems grouped, time\n"
+          "                                 per stage, a summary of the file; the HTML page\n"
+          "                                 adds ops by module and the graph; '-': JSON on stdout\n"
           "  --list                         list the zoo's models\n"
           "  -h, --help                     this help\n"
           "\n"
@@ -162,6 +168,15 @@ static int parse_args(int argc, char **argv, export_args *a)
         } else if (!strcmp(s, "--config")) {
             NEEDS_VALUE();
             a->config = val;
+        } else if (!strcmp(s, "--report")) {
+            NEEDS_VALUE();
+            if (!ox_export_report_format(val)) {
+                fprintf(stderr, "oxport export: --report writes JSON or HTML: name the file "
+                                "*.json or *.html (or '-' for JSON on standard output), got "
+                                "'%s'\n", val);
+                return -1;
+            }
+            a->report = val;
         } else if (!strcmp(s, "--plugin-path")) {
             NEEDS_VALUE();
             if (a->n_plugin_paths == MAX_PLUGIN_PATHS) {
@@ -276,6 +291,13 @@ static int write_test_data(const export_args *a, const hc_zoo_model *z, hc_tenso
 }
 
 /* Exit status for a failed engine call. */
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int exit_for(ox_status st)
 {
     switch (st) {
@@ -343,6 +365,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         goto done;
     }
 
+    double t_start = now_seconds(), t_built, t_traced; /* for --report */
     if (tty)
         fprintf(stderr, "oxport: building %s...\n", z->name);
     if (hc_zoo_build(z, &m, a->seed, 0) != 0) {
@@ -350,6 +373,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         goto done;
     }
     have_model = 1;
+    t_built = now_seconds();
 
     ox_trace *trace = NULL;
     if ((st = ox_trace_begin(ctx, z->trace_name, &trace)) != OX_OK) {
@@ -372,6 +396,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         fprintf(stderr, "oxport export: ox_trace_finish: %s\n", ox_errmsg(ctx));
         goto done;
     }
+    t_traced = now_seconds();
 
     const char *target = a->output;
     if (a->test_data) {
@@ -399,8 +424,22 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     opts.verbose = a->verbose ? stdout : NULL;
     if (tty)
         fprintf(stderr, "oxport: exporting to %s...\n", target);
-    if ((st = ox_export(ctx, graph, target, &opts)) != OX_OK) {
+    st = ox_export(ctx, graph, target, &opts);
+    if (st != OX_OK)
         fprintf(stderr, "oxport export: %s: %s\n", z->name, ox_errmsg(ctx));
+    double t_exported = now_seconds();
+    ox_export_facts facts = {z->name, target, a->opset ? a->opset : ox_context_target_opset(ctx),
+                             st, graph,
+                             {{"build weights", t_built - t_start},
+                              {"run and trace", t_traced - t_built},
+                              {"convert and write", t_exported - t_traced}},
+                             3};
+    if (a->report && ox_export_report_write(ctx, a->report, &facts) != OX_OK) {
+        fprintf(stderr, "oxport export: %s\n", ox_errmsg(ctx));
+        rc = OX_EXIT_FAILURE;
+        goto done;
+    }
+    if (st != OX_OK) {
         rc = exit_for(st);
         goto done;
     }

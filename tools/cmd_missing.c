@@ -30,3 +30,6 @@ int cmd_ops(int argc, char **argv) { return not_built("ops"); }
 #ifdef OX_MISSING_PLUGINS
 int cmd_plugins(int argc, char **argv) { return not_built("plugins"); }
 #endif
+#ifdef OX_MISSING_DIFF
+int cmd_diff(int argc, char **argv) { return not_built("diff"); }
+#endif

@@ -1,5 +1,5 @@
 /*
- * oxport ops [--opset N] [--format text|markdown] [--config FILE]
+ * oxport ops [--opset N] [--format text|markdown|json] [--config FILE]
  *            [--plugin-path DIR]... : list the operators supported at an
  * opset, joining the YAML descriptors with the loaded symbolic packs.
  */
@@ -12,20 +12,22 @@
 #include "commands.h"
 #include "config.h"
 #include "context.h"
+#include "json_out.h"
 #include "opset_yaml.h"
 #include "plugin_load.h"
 
 static void ops_usage(FILE *out)
 {
     fprintf(out,
-            "usage: oxport ops [--opset N] [--format text|markdown] [--config FILE]\n"
+            "usage: oxport ops [--opset N] [--format text|markdown|json] [--config FILE]\n"
             "                  [--plugin-path DIR]...\n\n"
             "List the operators supported at an opset: their parameters, the pack and\n"
             "since-opset of the symbolic used, each limitation with its message and the\n"
             "opset that lifts it, and operators a pack converts without a descriptor.\n\n"
             "options:\n"
             "  --opset N          target opset (default: the config's target_opset, else %d)\n"
-            "  --format FORMAT    text (default) or markdown (the operators document)\n"
+            "  --format FORMAT    text (default), markdown (the operators document) or\n"
+            "                     json (docs/json-output.md)\n"
             "  --config FILE      user config (oxport.yaml): target, plugin dirs, disabled ops\n"
             "  --plugin-path DIR  also load the packs in DIR (or one .so); repeatable\n"
             "  -h, --help         show this help\n\n"
@@ -205,6 +207,140 @@ static void print_markdown(FILE *out, const ox_context *ctx, int opset, const ro
     }
 }
 
+static void json_params(ox_json *j, const row *r)
+{
+    ox_json_array(j);
+    if (r->yaml && r->yaml->n_params) {
+        for (size_t i = 0; i < r->yaml->n_params; i++) {
+            const ox_opset_param *p = &r->yaml->params[i];
+            ox_json_object(j);
+            ox_json_key(j, "name");
+            ox_json_string(j, p->name);
+            ox_json_key(j, "kind");
+            ox_json_string(j, ox_arg_kind_name(p->kind));
+            ox_json_key(j, "alt_kind");
+            if (p->alt_kind)
+                ox_json_string(j, ox_arg_kind_name(p->alt_kind));
+            else
+                ox_json_null(j);
+            ox_json_key(j, "optional");
+            ox_json_bool(j, p->optional);
+            ox_json_object_end(j);
+        }
+    } else if (r->impl) {
+        for (uint32_t i = 0; i < r->impl->decl->n_params; i++) {
+            ox_json_object(j);
+            ox_json_key(j, "name");
+            ox_json_string(j, r->impl->decl->params[i].name);
+            ox_json_key(j, "kind");
+            ox_json_string(j, ox_arg_kind_name(r->impl->decl->params[i].kind));
+            ox_json_key(j, "alt_kind");
+            ox_json_null(j);
+            ox_json_key(j, "optional");
+            ox_json_bool(j, false);
+            ox_json_object_end(j);
+        }
+    }
+    ox_json_array_end(j);
+}
+
+static bool print_json(FILE *out, const ox_context *ctx, int opset, const row *rows, size_t n)
+{
+    const ox_opset_db *db = ctx->opsets;
+    ox_json j;
+    ox_json_init(&j, out);
+    ox_json_document(&j, "ops");
+    ox_json_key(&j, "opset");
+    ox_json_int(&j, opset);
+    ox_json_key(&j, "descriptors");
+    ox_json_object(&j);
+    ox_json_key(&j, "dir");
+    ox_json_string(&j, ox_context_opset_dir(ctx));
+    ox_json_key(&j, "min_opset");
+    ox_json_int(&j, ox_opset_db_min(db));
+    ox_json_key(&j, "max_opset");
+    ox_json_int(&j, ox_opset_db_max(db));
+    ox_json_object_end(&j);
+    ox_json_key(&j, "packs");
+    ox_json_array(&j);
+    const ox_plugin_info *const *plugins = NULL;
+    size_t n_plugins = ctx->registry ? ox_registry_plugins(ctx->registry, &plugins) : 0;
+    for (size_t i = 0; i < n_plugins; i++) {
+        ox_json_object(&j);
+        ox_json_key(&j, "name");
+        ox_json_string(&j, plugins[i]->desc->name);
+        ox_json_key(&j, "version");
+        ox_json_string(&j, plugins[i]->desc->version);
+        ox_json_key(&j, "path");
+        ox_json_string(&j, plugins[i]->path);
+        ox_json_object_end(&j);
+    }
+    ox_json_array_end(&j);
+    ox_json_key(&j, "operators");
+    ox_json_array(&j);
+    for (size_t i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        ox_json_object(&j);
+        ox_json_key(&j, "name");
+        ox_json_string(&j, r->name);
+        ox_json_key(&j, "doc");
+        ox_json_string(&j, r->yaml ? r->yaml->doc : NULL);
+        ox_json_key(&j, "params");
+        json_params(&j, r);
+        ox_json_key(&j, "supported");
+        ox_json_bool(&j, r->impl && !r->disabled);
+        ox_json_key(&j, "symbolic");
+        if (r->impl) {
+            ox_json_object(&j);
+            ox_json_key(&j, "pack");
+            ox_json_string(&j, pack_name(r->impl));
+            ox_json_key(&j, "since_opset");
+            ox_json_int(&j, r->impl->decl->since_opset);
+            ox_json_object_end(&j);
+        } else {
+            ox_json_null(&j);
+        }
+        ox_json_key(&j, "symbolic_from_opset");
+        if (!r->impl && r->later_since)
+            ox_json_int(&j, r->later_since);
+        else
+            ox_json_null(&j);
+        ox_json_key(&j, "descriptor");
+        if (r->yaml) {
+            char file[32];
+            snprintf(file, sizeof file, "opset_%d.yaml", r->yaml->declared_in);
+            ox_json_string(&j, file);
+        } else {
+            ox_json_null(&j);
+        }
+        ox_json_key(&j, "disabled_by");
+        ox_json_string(&j, r->disabled ? ctx->config->path : NULL);
+        ox_json_key(&j, "limitations");
+        ox_json_array(&j);
+        for (size_t k = 0; r->yaml && k < r->yaml->n_limitations; k++) {
+            const ox_opset_limitation *l = &r->yaml->limitations[k];
+            char what[512];
+            ox_opset_limitation_describe(l, what, sizeof(what));
+            int lift = ox_opset_db_limitation_lifted(db, opset, r->name, l);
+            ox_json_object(&j);
+            ox_json_key(&j, "when");
+            ox_json_string(&j, what);
+            ox_json_key(&j, "message");
+            ox_json_string(&j, l->message);
+            ox_json_key(&j, "lifted_at_opset");
+            if (lift)
+                ox_json_int(&j, lift);
+            else
+                ox_json_null(&j);
+            ox_json_object_end(&j);
+        }
+        ox_json_array_end(&j);
+        ox_json_object_end(&j);
+    }
+    ox_json_array_end(&j);
+    return ox_json_finish(&j);
+}
+
 static int parse_int(const char *s, int *out)
 {
     char *end;
@@ -218,7 +354,7 @@ static int parse_int(const char *s, int *out)
 int cmd_ops(int argc, char **argv)
 {
     int opset = 0;
-    bool markdown = false;
+    bool markdown = false, json = false;
     const char *config = NULL;
     const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
     size_t n_paths = 0;
@@ -251,10 +387,15 @@ int cmd_ops(int argc, char **argv)
             const char *f = argv[++i];
             if (!strcmp(f, "markdown") || !strcmp(f, "md")) {
                 markdown = true;
+                json = false;
             } else if (!strcmp(f, "text")) {
+                markdown = json = false;
+            } else if (!strcmp(f, "json")) {
+                json = true;
                 markdown = false;
             } else {
-                fprintf(stderr, "oxport ops: --format expects text or markdown, got '%s'\n", f);
+                fprintf(stderr, "oxport ops: --format expects text, markdown or json, got '%s'\n",
+                        f);
                 rc = OX_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--config")) {
@@ -346,7 +487,9 @@ int cmd_ops(int argc, char **argv)
         r->disabled = is_disabled(ctx, r->name);
     }
     qsort(rows, n, sizeof(*rows), cmp_row);
-    if (markdown)
+    if (json)
+        print_json(stdout, ctx, opset, rows, n);
+    else if (markdown)
         print_markdown(stdout, ctx, opset, rows, n);
     else
         print_text(stdout, ctx, opset, rows, n);

@@ -18,5 +18,6 @@ int cmd_dump(int argc, char **argv);    /* cmd_dump.c */
 int cmd_check(int argc, char **argv);   /* cmd_check.c */
 int cmd_ops(int argc, char **argv);     /* cmd_ops.c */
 int cmd_plugins(int argc, char **argv); /* cmd_plugins.c */
+int cmd_diff(int argc, char **argv);    /* cmd_diff.c */
 
 #endif /* OXPORT_TOOLS_COMMANDS_H */

@@ -23,6 +23,7 @@ static const command commands[] = {
     {"check", cmd_check, "check an ONNX file against the ONNX structural rules"},
     {"ops", cmd_ops, "list the operators the symbolic packs convert, per opset"},
     {"plugins", cmd_plugins, "list the symbolic packs found, or check one .so"},
+    {"diff", cmd_diff, "compare two ONNX files: structure, and outputs in ONNX Runtime"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -244,6 +244,27 @@ OX_API ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out);
  * line written to `report` (may be NULL).  Returns OX_OK or OX_ECHECK. */
 OX_API ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations);
 
+/* Draw a graph (read from a file or traced) to `path`: "dot" (Graphviz
+ * text), "svg" or "png" (rendered by Graphviz's `dot` program, an error
+ * when it is not installed); NULL takes the format from the extension.
+ * Modules are nested clusters; `scope` (NULL: all) draws only that module,
+ * and modules more than `depth` levels below it are collapsed into one box
+ * (negative: no limit).  Atomic: on failure nothing is left at `path`. */
+OX_API ox_status ox_graph_picture(ox_context *ctx, const ox_graph *g, const char *path,
+                                  const char *format, const char *scope, int depth);
+
+/* Write the report of the export just done on `ctx` (call it right after
+ * ox_export, whose result is `export_status`): FILE.json (docs/json-output.md)
+ * or FILE.html (one offline page: problems grouped with counts and scopes,
+ * time per stage, recorded operators and the ONNX nodes they became by
+ * module, the graph picture), or "-" for JSON on stdout.  `stage_names` and
+ * `stage_seconds` (n_stages, at most 4, may be 0) are the host's timings.
+ * Atomic.  Replaces the context's message: read ox_errmsg before calling. */
+OX_API ox_status ox_export_report(ox_context *ctx, const ox_graph *traced, const char *target,
+                                  int opset, ox_status export_status,
+                                  const char *const *stage_names, const double *stage_seconds,
+                                  size_t n_stages, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

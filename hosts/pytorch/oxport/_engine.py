@@ -6,8 +6,8 @@ header field for field; keep them in step with it.
 Library lookup order: $OXPORT_LIB, $OXPORT_BUILDDIR/src/liboxport.so, the build tree
 next to this package (<source>/build), `pkg-config --variable=libdir oxport`,
 ctypes.util.find_library('oxport').  When the library comes from a build tree the
-plugin packs and opset descriptors of that tree are used too (the same variables
-`hosts/pytorch/oxport-env` exports), unless the caller already set them.
+plugin packs and opset descriptors of that tree are used too (the plugin and opset variables
+`meson devenv -C build` sets), unless the caller already set them.
 """
 
 import ctypes

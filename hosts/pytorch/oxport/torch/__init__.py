@@ -15,17 +15,18 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 import warnings
 
 import torch
 from torch.onnx import OperatorExportTypes, TrainingMode
 
 from .. import _engine
-from . import _recorder
+from . import _picture, _recorder
 from ._recorder import TracerWarning
 
 __all__ = ["export", "verify", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
-           "VerifyResult"]
+           "VerifyResult", "draw_graph"]
 
 
 class ExportError(RuntimeError):
@@ -120,15 +121,19 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
            input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
-           config=None, trace="eager"):
+           config=None, graph_picture=None, report=None, trace="eager"):
     """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
 
     `f` is a path or a writable binary file object.  `opset_version=None` takes the
     oxport config's target opset (13 unless configured).  `config` (oxport only) is an
-    oxport.yaml to load.  `trace` (oxport only): "eager" runs the forward once on the real
-    tensors; "fake" runs it on the meta device, so no kernel computes (shapes and dtypes
-    only; the weights are still written from the real parameters) and refuses models
-    that read tensor values.  Raises ExportError with the engine's whole report on failure,
+    oxport.yaml to load.  `graph_picture` (oxport only) also draws the exported file
+    there (.svg, .png or .dot; see draw_graph).  `report` (oxport only) writes what
+    happened, whether the export succeeds or not, to FILE.html (a page: problems grouped,
+    time per stage, ops by module, the graph) or FILE.json (docs/json-output.md).
+    `trace` (oxport only): "eager" runs the forward once on the real tensors; "fake" runs
+    it on the meta device, so no kernel computes (shapes and dtypes only; the weights are
+    still written from the real parameters) and refuses models that read tensor values.
+    Raises ExportError with the engine's whole report on failure,
     NotImplementedError for options oxport does not implement.  Returns None, like
     torch.onnx.export."""
     import ctypes
@@ -147,9 +152,11 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         try:
             ctx.load()
             opset = int(opset_version) if opset_version is not None else ctx.target_opset()
+            t_start = time.monotonic()
             with _training_mode(model, training), torch.no_grad():
                 rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names, mode=trace, opset=opset,
                                                     dynamic=bool(dynamic_axes))
+            t_traced = time.monotonic()
             if dynamic_axes:
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
                                           rec.inputs, rec.outputs)
@@ -187,11 +194,23 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             raise TypeError(f"oxport.torch.export: f must be a path or a writable binary file, not "
                             f"{type(f).__name__}")
         st = L.ox_export(ctx.h, graph, os.fsencode(path), ctypes.byref(opts))
+        message = ctx.errmsg()
         printed = cfile.read_and_close() if cfile is not None else ""
         if printed:
             print(printed, end="" if printed.endswith("\n") else "\n")
+        if report is not None:
+            stages = [("run and trace", t_traced - t_start), ("convert and write", time.monotonic() - t_traced)]
+            try:
+                _picture.report(ctx, graph, path, opset, st, stages, os.fsdecode(report))
+            except _engine.EngineError as e:
+                raise ExportError(e.message, e.status_name, e.call) from None
         if st != _engine.OX_OK:
-            raise ExportError(ctx.errmsg(), _engine.STATUS_NAMES.get(st, str(st)), "ox_export")
+            raise ExportError(message, _engine.STATUS_NAMES.get(st, str(st)), "ox_export")
+        if graph_picture is not None:
+            try:
+                _picture.draw(path, graph_picture)
+            except _engine.EngineError as e:
+                raise ExportError(e.message, e.status_name, e.call) from None
         if tmpdir is not None:
             with open(path, "rb") as src:
                 shutil.copyfileobj(src, f, 1 << 20)
@@ -204,6 +223,19 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         ctx.close()
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def draw_graph(onnx_path, picture, format=None, scope=None, depth=None):
+    """Draw an ONNX file as `oxport dump --format svg` does: modules as nested boxes,
+    initializers listed in the node reading them, tensor types on the edges.
+    `picture` ends in .svg or .png (Graphviz's `dot` must be installed) or .dot, or
+    `format` says which.  `scope` (a node scope such as "Net/Sequential[features]")
+    draws only that module; modules more than `depth` levels below it become one box
+    each.  Raises ExportError with the engine's message on failure."""
+    try:
+        _picture.draw(onnx_path, picture, format=format, scope=scope, depth=depth)
+    except _engine.EngineError as e:
+        raise ExportError(e.message, e.status_name, e.call) from None
 
 
 class VerifyResult(list):

@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Every ONNX file reads and checks: the models of Debian's libonnx-testdata
+(the ONNX backend tests) each dump, and `oxport check` accepts or rejects
+each as onnx.checker.check_model does; plus hand-made files with the types
+the corpus lacks (string tensors, maps, sparse tensors)."""
+import glob
+import json
+import os
+import unittest
+
+import onnx
+from onnx import TensorProto, helper
+
+from toolcase import ToolCase, oxport
+
+CORPUS = "/usr/share/libonnx-testdata/data"
+
+
+def reference_accepts(path):
+    try:
+        onnx.checker.check_model(onnx.load(path))
+        return True
+    except Exception:  # onnx raises ValidationError and others alike
+        return False
+
+
+class Corpus(ToolCase):
+    @unittest.skipUnless(os.path.isdir(CORPUS), "libonnx-testdata is not installed")
+    def test_backend_models_dump_and_check_like_onnx_checker(self):
+        files = sorted(glob.glob(os.path.join(CORPUS, "**", "*.onnx"), recursive=True))
+        self.assertGreater(len(files), 0)
+        unreadable = [f for f in files if oxport("dump", f).returncode != 0]
+        self.assertEqual(unreadable, [])
+        d = json.loads(oxport("check", "--format", "json", *files).stdout)
+        ours = {e["file"]: e["valid"] for e in d["files"]}
+        disagree = [f for f in files if ours[f] != reference_accepts(f)]
+        print(f"\nlibonnx-testdata: {len(files)} models, oxport check agrees with onnx.checker "
+              f"on {len(files) - len(disagree)}")
+        self.assertEqual(disagree, [])
+
+    def write(self, name, graph, opset=13, **kw):
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], **kw)
+        p = self.path(name)
+        onnx.save(m, p)
+        return p
+
+    def assert_agrees(self, path):
+        r = oxport("check", path)
+        self.assertEqual(r.returncode == 0, reference_accepts(path), r.stdout)
+
+    def test_string_tensors(self):
+        words = helper.make_tensor("words", TensorProto.STRING, [3], [b"a", b"b\"c", b"\xff"])
+        node = helper.make_node("Identity", ["words"], ["y"])
+        g = helper.make_graph([node], "g", [], [helper.make_tensor_value_info("y", TensorProto.STRING, [3])],
+                              initializer=[words])
+        p = self.write("strings.onnx", g)
+        r = oxport("dump", p, "--no-header", check_rc=0)
+        self.assertIn("%words : String(3)", r.stdout)
+        const = helper.make_node("Constant", [], ["c"], value=helper.make_tensor("v", TensorProto.STRING, [2], [b"x", b"y"]))
+        g = helper.make_graph([const], "g", [], [helper.make_tensor_value_info("c", TensorProto.STRING, [2])])
+        p2 = self.write("string_const.onnx", g)
+        r = oxport("dump", p2, "--no-header", check_rc=0)
+        self.assertIn('onnx::Constant[value={"x", "y"}]()', r.stdout)
+        self.assert_agrees(p)
+        self.assert_agrees(p2)
+
+    def test_sequence_optional_map_sparse_types(self):
+        seq = helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, [2, "N"])
+        opt = helper.make_value_info("o", helper.make_optional_type_proto(
+            helper.make_tensor_type_proto(TensorProto.INT64, [1])))
+        map_type = onnx.TypeProto()  # onnx 1.12's helper has no make_map_type_proto
+        map_type.map_type.key_type = TensorProto.STRING
+        map_type.map_type.value_type.CopyFrom(helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+        mp = helper.make_value_info("m", map_type)
+        nodes = [helper.make_node("SequenceLength", ["s"], ["n"]),
+                 helper.make_node("OptionalHasElement", ["o"], ["h"])]
+        g = helper.make_graph(nodes, "g", [seq, opt, mp],
+                              [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+                               helper.make_tensor_value_info("h", TensorProto.BOOL, [])])
+        p = self.write("types.onnx", g, opset=18 if onnx.defs.onnx_opset_version() >= 18 else 17)
+        r = oxport("dump", p, "--no-header", check_rc=0)
+        self.assertIn("%s : Sequence(Float(2, N))", r.stdout)
+        self.assertIn("%o : Optional(Long(1))", r.stdout)
+        self.assertIn("%m : Map(String, Float)", r.stdout)
+        d = json.loads(oxport("dump", p, "--format", "json", check_rc=0).stdout)
+        self.assertEqual(d["model"]["graph"]["inputs"][0]["type"],
+                         {"dtype": None, "shape": None, "other": "Sequence(Float(2, N))"})
+        self.assert_agrees(p)
+        sparse = helper.make_sparse_tensor(helper.make_tensor("v", TensorProto.FLOAT, [2], [1.0, 2.0]),
+                                           helper.make_tensor("i", TensorProto.INT64, [2], [0, 5]), [3, 4])
+        const = helper.make_node("Constant", [], ["c"], sparse_value=sparse)
+        g = helper.make_graph([const], "g", [], [helper.make_tensor_value_info("c", TensorProto.FLOAT, [3, 4])])
+        p = self.write("sparse.onnx", g)
+        r = oxport("dump", p, "--no-header", check_rc=0)
+        self.assertIn("onnx::Constant[sparse_value=SparseTensor(Float(3, 4), 2 values)]()", r.stdout)
+        self.assert_agrees(p)
+
+    def test_training_domain_needs_no_default_import(self):
+        node = helper.make_node("Adagrad", ["R", "T", "X", "G", "H"], ["X2", "H2"],
+                                domain="ai.onnx.preview.training")
+        ins = [helper.make_tensor_value_info(n, t, s) for n, t, s in
+               [("R", TensorProto.FLOAT, []), ("T", TensorProto.INT64, []), ("X", TensorProto.FLOAT, [1]),
+                ("G", TensorProto.FLOAT, [1]), ("H", TensorProto.FLOAT, [1])]]
+        outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1]) for n in ("X2", "H2")]
+        g = helper.make_graph([node], "g", ins, outs)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("ai.onnx.preview.training", 1)])
+        p = self.path("adagrad.onnx")
+        onnx.save(m, p)
+        self.assertEqual(oxport("check", p).stdout, f"{p}: OK\n")
+        # a default-domain node still needs the import
+        g = helper.make_graph([helper.make_node("Relu", ["X"], ["Y"])], "g", [ins[2]],
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("ai.onnx.preview.training", 1)])
+        onnx.save(m, p)
+        r = oxport("check", p)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"{p}: model: no opset_import for the default domain (ai.onnx)\n", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
