@@ -15,6 +15,7 @@
 #include "passes.h"
 #include "plugin_load.h"
 #include "report.h"
+#include "schema_check.h"
 #include "symbolic_api.h"
 
 void ox_convert_opset_range(const ox_context *ctx, int *lo, int *hi, const char **source)
@@ -416,6 +417,37 @@ static ox_status copy_node(conv *c, const ox_node *n)
     return OX_OK;
 }
 
+typedef struct schema_report {
+    conv *c;
+    const ox_node *traced;
+    const char *path;
+    bool any;
+} schema_report;
+
+static void schema_rule_broken(void *user, const char *rule)
+{
+    schema_report *sr = user;
+    const ox_node *n = sr->traced;
+    ox_report_add(&sr->c->problems, "%s at %s: the symbolic in %s emitted an invalid ONNX node: %s",
+                  n->kind, scope_of(n), sr->path, rule);
+    sr->any = true;
+}
+
+/* Every node the symbolic for traced node n created (those after `before`)
+ * against its schema at the target opset: a pack's wrong attribute name or
+ * input count fails here, naming the pack and the recorded op, instead of
+ * reaching the file. */
+static bool nodes_match_schemas(conv *c, const ox_node *n, const ox_node *before,
+                                const char *path)
+{
+    schema_report sr = {c, n, path, false};
+    for (const ox_node *o = before ? before->next : c->out->first; o; o = o->next) {
+        int64_t version = o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
+        ox_schema_check_node(c->out, o, version, schema_rule_broken, &sr);
+    }
+    return !sr.any;
+}
+
 static ox_status convert_node(conv *c, const ox_node *n)
 {
     const ox_op_impl *im = ox_registry_find(c->ctx->registry, n->kind, c->opset);
@@ -442,6 +474,7 @@ static ox_status convert_node(conv *c, const ox_node *n)
     if (!s.scope)
         return oom(c);
 
+    ox_node *before = c->out->last;
     int rc = im->decl->symbolic(&s, ox_symbolic_api());
 
     const char *path = im->plugin->path;
@@ -463,6 +496,8 @@ static ox_status convert_node(conv *c, const ox_node *n)
         ox_report_add(&c->problems, "%s at %s: the symbolic in %s set output %ld, but the node "
                                     "has %u output(s)",
                       n->kind, scope_of(n), path, s.extra_output, n->n_outputs);
+        c->contract_broken = true;
+    } else if (!nodes_match_schemas(c, n, before, path)) {
         c->contract_broken = true;
     } else {
         failed = false;

@@ -245,6 +245,53 @@ START_TEST(symbolic_output_contract)
 }
 END_TEST
 
+START_TEST(symbolic_nodes_are_checked_against_schemas)
+{
+    const char *packs[] = {"badnode"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    const char *kinds[] = {"test::unknown_op", "test::too_new", "test::bad_attrs",
+                           "test::missing_attr", "test::input_count", "test::absent_input",
+                           "test::bad_types"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        ck_assert_int_eq(ox_trace_output(x.t, unary(&x, "Bad[b]", kinds[i], in), NULL), OX_OK);
+    ox_graph *g;
+    ck_assert_int_eq(ox_trace_finish(x.t, &g), OX_OK);
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EPLUGIN);
+    ck_assert_ptr_null(out);
+    const char *p = fx("badnode");
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 10 problem(s) at opset 9:\n"
+             "  - test::unknown_op at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: NoSuchOp is not an operator of ai.onnx (opset 9)\n"
+             "  - test::too_new at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX node: "
+             "Celu is not in ai.onnx opset 9 (it is introduced in opset 12)\n"
+             "  - test::bad_attrs at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: attribute 'alpha' of Elu must be FLOAT, got INT\n"
+             "  - test::bad_attrs at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: Elu (opset 9) has no attribute 'beta'\n"
+             "  - test::missing_attr at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: Cast requires attribute 'to' (INT)\n"
+             "  - test::input_count at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: Add (opset 9) takes 2 input(s), got 1\n"
+             "  - test::absent_input at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: input 1 (B) of Gemm is required but absent\n"
+             "  - test::absent_input at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: input 2 (C) of Gemm is required but absent\n"
+             "  - test::bad_types at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: input 0 (X) of Relu is int64, which type constraint T does not allow "
+             "(allowed: float32, float16, float64)\n"
+             "  - test::bad_types at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: input 1 of Add is int64 but input 0 is float32: both have type T",
+             p, p, p, p, p, p, p, p, p, p);
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
 START_TEST(symbolic_failures_are_collected_without_cascades)
 {
     const char *packs[] = {"base"};
@@ -436,6 +483,7 @@ static Suite *convert_suite(void)
     tcase_add_test(tc, dispatch_follows_target_opset);
     tcase_add_test(tc, in_place_op_uses_out_of_place_symbolic);
     tcase_add_test(tc, symbolic_output_contract);
+    tcase_add_test(tc, symbolic_nodes_are_checked_against_schemas);
     tcase_add_test(tc, symbolic_failures_are_collected_without_cascades);
     tcase_add_test(tc, constants_materialize_only_when_used);
     tcase_add_test(tc, onnx_nodes_pass_through_with_attributes);
