@@ -234,6 +234,7 @@ typedef struct conv {
     ox_vid *outs;            /* scratch: a symbolic's outputs */
     uint32_t cap_outs;
     ox_report problems;
+    ox_sym_session session;  /* id tag and call serial the symbolic API checks */
     bool contract_broken;    /* a pack broke the ABI contract (vs. declined an input) */
 } conv;
 
@@ -461,6 +462,7 @@ static ox_status convert_node(conv *c, const ox_node *n)
     memset(c->outs, 0, n->n_outputs * sizeof(*c->outs));
     ox_sym s;
     memset(&s, 0, sizeof s);
+    s.session = &c->session;
     s.ctx = c->ctx;
     s.opset = c->opset;
     s.traced = c->traced;
@@ -475,7 +477,10 @@ static ox_status convert_node(conv *c, const ox_node *n)
         return oom(c);
 
     ox_node *before = c->out->last;
+    c->session.current = &s;
+    c->session.serial++;
     int rc = im->decl->symbolic(&s, ox_symbolic_api());
+    c->session.current = NULL;
 
     const char *path = im->plugin->path;
     bool failed = true;
@@ -690,6 +695,7 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     c.ctx = ctx;
     c.traced = traced;
     c.opset = opset;
+    c.session.tag = ox_sym_new_tag();
     ox_report_init(&c.problems);
     c.out = ox_graph_new(traced->name);
     c.vmap = calloc(traced->n_values, sizeof(*c.vmap));

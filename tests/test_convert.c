@@ -292,6 +292,73 @@ START_TEST(symbolic_nodes_are_checked_against_schemas)
 }
 END_TEST
 
+/* One recorded op on input x, converted at opset 9: the error message. */
+static const char *convert_error(ox_context *ctx, const char *kind, int times)
+{
+    tr x = begin(ctx);
+    ox_vid v = input(&x, "x");
+    for (int i = 0; i < times; i++)
+        v = unary(&x, "C[c]", kind, v);
+    ox_graph *g = finish(&x, v);
+    ox_graph *out = NULL;
+    ox_status st = ox_convert(ctx, g, 9, &out);
+    ox_graph_free(out);
+    ox_graph_free(g);
+    return st == OX_OK ? "OK" : ox_errmsg(ctx);
+}
+
+START_TEST(plugin_contract_holes_are_closed)
+{
+    const char *packs[] = {"contract"};
+    ox_context *ctx = ctx_with(packs, 1);
+    const char *p = fx("contract");
+    const char *head = "Couldn't export operator(s): 1 problem(s) at opset 9:\n  - ";
+
+    ck_assert_str_eq(convert_error(ctx, "test::stale_vid", 1), "OK"); /* keeps an id */
+    const char *m = convert_error(ctx, "test::stale_vid", 1);
+    ck_assert_msg(strncmp(m, head, strlen(head)) == 0, "%s", m);
+    unsigned bad;
+    ck_assert_int_eq(sscanf(m + strlen(head), "test::stale_vid at Net/C[c]: op(Relu): input 0: "
+                                              "value %x", &bad), 1);
+    snprintf(msg, sizeof msg, "%stest::stale_vid at Net/C[c]: op(Relu): input 0: value %#x is "
+                              "not a value of this conversion (an id kept from another graph, "
+                              "or a traced id; pass a vid from arg_tensor, node_output or "
+                              "constant) (symbolic in %s)", head, bad, p);
+    ck_assert_str_eq(m, msg);
+
+    snprintf(msg, sizeof msg, "%stest::raw_vid at Net/C[c]: op(Relu): input 0: value 0x1 is not "
+                              "a value of this conversion (an id kept from another graph, or a "
+                              "traced id; pass a vid from arg_tensor, node_output or constant) "
+                              "(symbolic in %s)", head, p);
+    ck_assert_str_eq(convert_error(ctx, "test::raw_vid", 1), msg);
+
+    m = convert_error(ctx, "test::retype_input", 1);
+    ck_assert_int_eq(sscanf(m + strlen(head), "test::retype_input at Net/C[c]: set_type: value "
+                                              "%x", &bad), 1);
+    snprintf(msg, sizeof msg, "%stest::retype_input at Net/C[c]: set_type: value %#x is a graph "
+                              "input; its type is the host's and cannot be changed (symbolic in "
+                              "%s)", head, bad, p);
+    ck_assert_str_eq(m, msg);
+
+    m = convert_error(ctx, "test::contradict", 1);
+    ck_assert_int_eq(sscanf(m + strlen(head), "test::contradict at Net/C[c]: set_type: value %x",
+                            &bad), 1);
+    snprintf(msg, sizeof msg, "%stest::contradict at Net/C[c]: set_type: value %#x has size 3 on "
+                              "axis 1; it cannot become 4 (symbolic in %s)", head, bad, p);
+    ck_assert_str_eq(m, msg);
+
+    snprintf(msg, sizeof msg, "%stest::many_outputs at Net/C[c]: op(Split): 2147483648 outputs "
+                              "asked for (at most 65536) (symbolic in %s)", head, p);
+    ck_assert_str_eq(convert_error(ctx, "test::many_outputs", 1), msg);
+
+    snprintf(msg, sizeof msg, "%stest::stale_handle at Net/C[c]: node handle of Elu was made by "
+                              "an earlier symbolic call; handles are valid only inside the call "
+                              "that created them (symbolic in %s)", head, p);
+    ck_assert_str_eq(convert_error(ctx, "test::stale_handle", 2), msg);
+    ox_context_free(ctx);
+}
+END_TEST
+
 START_TEST(symbolic_failures_are_collected_without_cascades)
 {
     const char *packs[] = {"base"};
@@ -484,6 +551,7 @@ static Suite *convert_suite(void)
     tcase_add_test(tc, in_place_op_uses_out_of_place_symbolic);
     tcase_add_test(tc, symbolic_output_contract);
     tcase_add_test(tc, symbolic_nodes_are_checked_against_schemas);
+    tcase_add_test(tc, plugin_contract_holes_are_closed);
     tcase_add_test(tc, symbolic_failures_are_collected_without_cascades);
     tcase_add_test(tc, constants_materialize_only_when_used);
     tcase_add_test(tc, onnx_nodes_pass_through_with_attributes);
