@@ -1,6 +1,6 @@
 /*
- * Structural checker: the rules onnx.checker enforces that can be decided on
- * the IR alone (no operator schemas).  Every violation is one line; the
+ * Checker: the rules onnx.checker enforces that can be decided on the IR —
+ * structure here, each node against its operator schema in schema_check.c.  Every violation is one line; the
  * whole graph is always checked so a user sees all problems in one run.
  */
 #include <stdarg.h>
@@ -10,6 +10,8 @@
 
 #include "context.h"
 #include "ir.h"
+#include "onnx_schemas.h"
+#include "schema_check.h"
 #include "strset.h"
 
 typedef struct checker {
@@ -193,6 +195,22 @@ static void check_attrs(checker *c, const char *node, const ox_node *n)
     }
 }
 
+/* IR 3 (opset_import) to IR 10 (opset 21), the ones the DESIGN.md table
+ * maps opsets to. */
+#define OX_CHECK_IR_MIN 3
+#define OX_CHECK_IR_MAX 10
+
+typedef struct schema_violation {
+    checker *c;
+    const char *label;
+} schema_violation;
+
+static void schema_rule_broken(void *user, const char *rule)
+{
+    schema_violation *sv = user;
+    violation(sv->c, "node %s: %s", sv->label, rule);
+}
+
 ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations)
 {
     if (n_violations)
@@ -204,6 +222,24 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
 
     if (g->ir_version <= 0)
         violation(&c, "model: ir_version is not set");
+    else if (g->ir_version < OX_CHECK_IR_MIN || g->ir_version > OX_CHECK_IR_MAX)
+        violation(&c, "model: ir_version %lld is outside the IR versions oxport knows (%d to %d)",
+                  (long long)g->ir_version, OX_CHECK_IR_MIN, OX_CHECK_IR_MAX);
+    if (!g->name || !g->name[0])
+        violation(&c, "graph: the name is empty (ONNX requires one)");
+    for (uint32_t i = 0; i < g->n_opsets; i++) {
+        const ox_opset_import *o = &g->opsets[i];
+        if (o->version < 1)
+            violation(&c, "model: opset_import for domain '%s' has version %lld (must be >= 1)",
+                      o->domain ? o->domain : "", (long long)o->version);
+        for (uint32_t k = 0; k < i; k++)
+            if (o->domain && g->opsets[k].domain &&
+                strcmp(ox_schema_domain(o->domain), ox_schema_domain(g->opsets[k].domain)) == 0) {
+                violation(&c, "model: opset_import lists domain '%s' more than once",
+                          o->domain);
+                break;
+            }
+    }
     bool has_default = false;
     for (uint32_t i = 0; i < g->n_opsets; i++)
         if (g->opsets[i].domain && (g->opsets[i].domain[0] == '\0' ||
@@ -303,6 +339,10 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
                           "output of an earlier node", label, vname(v, b1, sizeof b1));
         }
         check_attrs(&c, label, n);
+        schema_violation sv = {&c, label};
+        int64_t version = ox_graph_opset(g, dom);
+        if (version > 0 && op[0])
+            ox_schema_check_node(g, n, version, schema_rule_broken, &sv);
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_vid id = n->outputs[i];
             if (id == 0)
