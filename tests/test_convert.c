@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "context.h"
@@ -541,11 +542,51 @@ START_TEST(export_checks_options_struct_size)
 }
 END_TEST
 
+/* A Relu whose host-recorded output type (int64) contradicts its input's
+ * (float32): each node is fine as built, the file is not. */
+START_TEST(export_checks_before_writing)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    ox_arg a = ox_arg_tensor("self", in);
+    ox_tensor_desc d = {OX_INT64, 2, SIZES};
+    ox_vid y;
+    ck_assert_int_eq(ox_trace_op(x.t, "test::relu", 1, &a, 1, &d, &y), OX_OK);
+    ox_graph *g = finish(&x, y);
+    char dir[] = "/tmp/oxport-check-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[1100];
+    snprintf(path, sizeof path, "%s/m.onnx", dir);
+    ox_export_options o;
+    ox_export_options_init(&o);
+    ck_assert_int_eq(o.check, 1);
+    o.opset = 9;
+    ck_assert_msg(ox_export(ctx, g, path, &o) == OX_ECHECK, "%s", ox_errmsg(ctx));
+    snprintf(msg, sizeof msg,
+             "ox_export: 1 ONNX structural rule violation; first: node 'Relu_0' (Relu): output "
+             "0 (Y) of Relu is int64, which type constraint T does not allow (allowed: float32, "
+             "float16, float64); %s was not written "
+             "(check=0 skips the check)", path);
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    o.check = 0;
+    ck_assert_msg(ox_export(ctx, g, path, &o) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_int_eq(access(path, F_OK), 0);
+    remove(path);
+    rmdir(dir);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
 static Suite *convert_suite(void)
 {
     Suite *s = suite_create("convert");
     TCase *tc = tcase_create("convert");
     tcase_add_test(tc, prescan_reports_all_problems_at_once);
+    tcase_add_test(tc, export_checks_before_writing);
     tcase_add_test(tc, disabled_operator_is_reported_with_config);
     tcase_add_test(tc, dispatch_follows_target_opset);
     tcase_add_test(tc, in_place_op_uses_out_of_place_symbolic);

@@ -219,6 +219,9 @@ typedef struct ox_export_options {
     int do_constant_folding;       /* 1 (default): fold nodes computed only from small constants */
     const char *producer_name;     /* default "oxport" */
     const char *producer_version;  /* default ox_version() */
+    /* added after 0.1 (hosts built against 0.1 pass a smaller struct_size) */
+    int check;                     /* 1 (default): run ox_check before writing; a violation
+                                      fails the export and nothing is written */
 } ox_export_options;
 
 OX_API void ox_export_options_init(ox_export_options *opts);

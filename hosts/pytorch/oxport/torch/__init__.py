@@ -120,12 +120,14 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
            input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
-           config=None):
+           config=None, check=True):
     """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
 
     `f` is a path or a writable binary file object.  `opset_version=None` takes the
     oxport config's target opset (13 unless configured).  `config` (oxport only) is an
-    oxport.yaml to load.  Raises ExportError with the engine's whole report on failure,
+    oxport.yaml to load.  `check` (oxport only, default True) runs oxport's checker
+    (onnx.checker's rules, with the operator schemas) before anything is written, as
+    torch.onnx runs onnx.checker; check=False writes the file unchecked.  Raises ExportError with the engine's whole report on failure,
     NotImplementedError for options oxport does not implement.  Returns None, like
     torch.onnx.export."""
     import ctypes
@@ -170,6 +172,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             opts.output_names = ctypes.cast(out_arr, ctypes.POINTER(ctypes.c_char_p))
             opts.n_output_names = n_out
         opts.do_constant_folding = 1 if do_constant_folding else 0
+        opts.check = 1 if check else 0
         cfile = _engine.CFile() if verbose else None
         if cfile is not None:
             opts.verbose = cfile.fp
