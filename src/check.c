@@ -10,7 +10,6 @@
 
 #include "context.h"
 #include "ir.h"
-#include "onnx_schemas.h"
 #include "schema_check.h"
 #include "strset.h"
 
@@ -232,13 +231,6 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
         if (o->version < 1)
             violation(&c, "model: opset_import for domain '%s' has version %lld (must be >= 1)",
                       o->domain ? o->domain : "", (long long)o->version);
-        for (uint32_t k = 0; k < i; k++)
-            if (o->domain && g->opsets[k].domain &&
-                strcmp(ox_schema_domain(o->domain), ox_schema_domain(g->opsets[k].domain)) == 0) {
-                violation(&c, "model: opset_import lists domain '%s' more than once",
-                          o->domain);
-                break;
-            }
     }
     bool has_default = false;
     for (uint32_t i = 0; i < g->n_opsets; i++)
