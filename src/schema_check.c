@@ -287,3 +287,78 @@ size_t ox_schema_check_node(const ox_graph *g, const ox_node *n, int64_t version
     }
     return r.n;
 }
+
+/* ------------------------------------------------------------ inference */
+
+/* A dtype fixed by the node's attributes, for the operators whose output
+ * type the constraints leave open. */
+static ox_dtype attribute_dtype(const ox_node *n)
+{
+    const char *op = n->op_type;
+    if (strcmp(op, "Cast") == 0) {
+        const ox_attr *to = ox_node_attr(n, "to");
+        return to && to->kind == OX_ATTR_INT && ox_dtype_valid((int)to->u.i) ? (ox_dtype)to->u.i
+                                                                             : OX_UNDEFINED;
+    }
+    if (strcmp(op, "Constant") == 0 || strcmp(op, "ConstantOfShape") == 0) {
+        const ox_attr *v = ox_node_attr(n, "value");
+        if (v && v->kind == OX_ATTR_TENSOR && v->u.t)
+            return v->u.t->dtype;
+        if (strcmp(op, "ConstantOfShape") == 0 && !v)
+            return OX_FLOAT; /* the schema's default value is a float 0 */
+        if ((v = ox_node_attr(n, "value_float")) || (v = ox_node_attr(n, "value_floats")))
+            return OX_FLOAT;
+        if ((v = ox_node_attr(n, "value_int")) || (v = ox_node_attr(n, "value_ints")))
+            return OX_INT64;
+    }
+    return OX_UNDEFINED;
+}
+
+static int single_type(uint32_t mask)
+{
+    if (mask & OX_SCHEMA_NON_TENSOR)
+        return 0;
+    int found = 0;
+    for (int t = 1; t <= 16; t++)
+        if (mask & (1u << t)) {
+            if (found)
+                return 0;
+            found = t;
+        }
+    return found;
+}
+
+ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_node *n, int64_t version, uint32_t i)
+{
+    if (!n->op_type || ox_schema_unchecked_reason(n->domain, version))
+        return OX_UNDEFINED;
+    const ox_schema *s = ox_schema_find(n->domain, n->op_type, version);
+    if (!s || s->deprecated || i >= n->n_outputs)
+        return OX_UNDEFINED;
+    if (ox_schema_domain(n->domain)[0] == '\0') {
+        ox_dtype a = attribute_dtype(n);
+        if (a != OX_UNDEFINED)
+            return a;
+    }
+    const ox_schema_formal *f = formal_of(s->first_output, s->n_outputs, i);
+    if (!f || f->constraint >= s->n_constraints)
+        return OX_UNDEFINED;
+    const ox_schema_constraint *tc = &ox_schema_constraints[s->first_constraint + f->constraint];
+    int only = single_type(tc->types);
+    if (only && ox_dtype_valid(only))
+        return (ox_dtype)only;
+    if (strchr(tc->name, '(') ||
+        (f->option == OX_FORMAL_VARIADIC && !f->homogeneous))
+        return OX_UNDEFINED;
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+        const ox_schema_formal *fi = formal_of(s->first_input, s->n_inputs, k);
+        if (!fi || fi->constraint != f->constraint || !n->inputs[k])
+            continue;
+        if (fi->option == OX_FORMAL_VARIADIC && !fi->homogeneous)
+            continue;
+        const ox_value *v = ox_graph_value(g, n->inputs[k]);
+        if (v && v->type.dtype != OX_UNDEFINED)
+            return v->type.dtype;
+    }
+    return OX_UNDEFINED;
+}

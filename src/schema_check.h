@@ -32,4 +32,11 @@ const char *ox_schema_unchecked_reason(const char *domain, int64_t version);
 size_t ox_schema_check_node(const ox_graph *g, const ox_node *n, int64_t version,
                             ox_schema_emit_fn emit, void *user);
 
+/* The element type the schema gives output i of node n at `version`: a
+ * type fixed by an attribute (Cast's `to`, Constant's value), the only type
+ * the output's constraint allows, or the type an input bound to the same
+ * constraint variable has.  OX_UNDEFINED when the schema leaves it open (or
+ * the node is not one the table covers). */
+ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_node *n, int64_t version, uint32_t i);
+
 #endif /* OXPORT_SCHEMA_CHECK_H */

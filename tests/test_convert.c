@@ -254,7 +254,7 @@ START_TEST(symbolic_nodes_are_checked_against_schemas)
     ox_vid in = input(&x, "x");
     const char *kinds[] = {"test::unknown_op", "test::too_new", "test::bad_attrs",
                            "test::missing_attr", "test::input_count", "test::absent_input",
-                           "test::bad_types"};
+                           "test::bad_types", "test::mistyped"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         ck_assert_int_eq(ox_trace_output(x.t, unary(&x, "Bad[b]", kinds[i], in), NULL), OX_OK);
     ox_graph *g;
@@ -264,7 +264,7 @@ START_TEST(symbolic_nodes_are_checked_against_schemas)
     ck_assert_ptr_null(out);
     const char *p = fx("badnode");
     snprintf(msg, sizeof msg,
-             "Couldn't export operator(s): 10 problem(s) at opset 9:\n"
+             "Couldn't export operator(s): 11 problem(s) at opset 9:\n"
              "  - test::unknown_op at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
              "node: NoSuchOp is not an operator of ai.onnx (opset 9)\n"
              "  - test::too_new at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX node: "
@@ -285,8 +285,10 @@ START_TEST(symbolic_nodes_are_checked_against_schemas)
              "node: input 0 (X) of Relu is int64, which type constraint T does not allow "
              "(allowed: float32, float16, float64)\n"
              "  - test::bad_types at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
-             "node: input 1 of Add is int64 but input 0 is float32: both have type T",
-             p, p, p, p, p, p, p, p, p, p);
+             "node: input 1 of Add is int64 but input 0 is float32: both have type T\n"
+             "  - test::mistyped at Net/Bad[b]: the symbolic in %s typed output 0 of its Cast "
+             "node as float32, but the schema makes it int64",
+             p, p, p, p, p, p, p, p, p, p, p);
     ck_assert_str_eq(ox_errmsg(ctx), msg);
     ox_graph_free(g);
     ox_context_free(ctx);
@@ -542,9 +544,9 @@ START_TEST(export_checks_options_struct_size)
 }
 END_TEST
 
-/* A Relu whose host-recorded output type (int64) contradicts its input's
- * (float32): each node is fine as built, the file is not. */
-START_TEST(export_checks_before_writing)
+/* A Relu whose host-recorded output type (int64) contradicts the type the
+ * schema gives it (its input's, float32): the conversion names the node. */
+START_TEST(host_type_contradicting_the_schema_fails)
 {
     const char *packs[] = {"base"};
     ox_context *ctx = ctx_with(packs, 1);
@@ -553,8 +555,32 @@ START_TEST(export_checks_before_writing)
     ox_arg a = ox_arg_tensor("self", in);
     ox_tensor_desc d = {OX_INT64, 2, SIZES};
     ox_vid y;
+    ck_assert_int_eq(ox_trace_push_scope(x.t, "R[r]"), OX_OK);
     ck_assert_int_eq(ox_trace_op(x.t, "test::relu", 1, &a, 1, &d, &y), OX_OK);
+    ck_assert_int_eq(ox_trace_pop_scope(x.t), OX_OK);
     ox_graph *g = finish(&x, y);
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EPLUGIN);
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 1 problem(s) at opset 9:\n"
+             "  - test::relu at Net/R[r]: the host recorded output 0 as int64, but the symbolic "
+             "in %s maps it to output 0 of its Relu node, which is float32", fx("base"));
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+/* An onnx:: node the host recorded itself passes through conversion as it
+ * is; the check before writing catches its unknown attribute. */
+START_TEST(export_checks_before_writing)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    ox_arg a[] = {ox_arg_tensor("X", in), ox_arg_float("beta", 0.25)};
+    ox_graph *g = finish(&x, op(&x, "Act[a]", "onnx::Relu", 2, a));
     char dir[] = "/tmp/oxport-check-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[1100];
@@ -565,10 +591,9 @@ START_TEST(export_checks_before_writing)
     o.opset = 9;
     ck_assert_msg(ox_export(ctx, g, path, &o) == OX_ECHECK, "%s", ox_errmsg(ctx));
     snprintf(msg, sizeof msg,
-             "ox_export: 1 ONNX structural rule violation; first: node 'Relu_0' (Relu): output "
-             "0 (Y) of Relu is int64, which type constraint T does not allow (allowed: float32, "
-             "float16, float64); %s was not written "
-             "(check=0 skips the check)", path);
+             "ox_export: 1 ONNX structural rule violation; first: node 'Relu_0' (Relu): Relu "
+             "(opset 9) has no attribute 'beta'; %s was not written (check=0 skips the check)",
+             path);
     ck_assert_str_eq(ox_errmsg(ctx), msg);
     ck_assert_int_ne(access(path, F_OK), 0);
     o.check = 0;
@@ -587,6 +612,7 @@ static Suite *convert_suite(void)
     TCase *tc = tcase_create("convert");
     tcase_add_test(tc, prescan_reports_all_problems_at_once);
     tcase_add_test(tc, export_checks_before_writing);
+    tcase_add_test(tc, host_type_contradicting_the_schema_fails);
     tcase_add_test(tc, disabled_operator_is_reported_with_config);
     tcase_add_test(tc, dispatch_follows_target_opset);
     tcase_add_test(tc, in_place_op_uses_out_of_place_symbolic);
