@@ -444,7 +444,7 @@ static bool nodes_match_schemas(conv *c, const ox_node *n, const ox_node *before
     schema_report sr = {c, n, path, false};
     for (const ox_node *o = before ? before->next : c->out->first; o; o = o->next) {
         int64_t version = o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
-        ox_schema_check_node(c->out, o, version, schema_rule_broken, &sr);
+        ox_schema_check_node(c->out, NULL, o, version, schema_rule_broken, &sr);
     }
     return !sr.any;
 }
@@ -460,7 +460,7 @@ static bool infer_node_types(conv *c, const ox_node *n, const ox_node *before, c
         int64_t version = o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
         for (uint32_t k = 0; k < o->n_outputs; k++) {
             ox_value *v = ox_graph_value(c->out, o->outputs[k]);
-            ox_dtype want = v ? ox_schema_output_dtype(c->out, o, version, k) : OX_UNDEFINED;
+            ox_dtype want = v ? ox_schema_output_dtype(c->out, NULL, o, version, k) : OX_UNDEFINED;
             if (want == OX_UNDEFINED)
                 continue;
             if (v->type.dtype == OX_UNDEFINED) {

@@ -184,6 +184,16 @@ static void check_counts(rules *r, const char *what, uint32_t got, int min, int 
     }
 }
 
+/* An operand's element type: from `types` (indexed by value id) when the
+ * caller inferred one, else the value's own. */
+static ox_dtype operand_dtype(const ox_graph *g, const ox_dtype *types, ox_vid id)
+{
+    if (types && id < g->n_values && types[id] != OX_UNDEFINED)
+        return types[id];
+    const ox_value *v = ox_graph_value(g, id);
+    return v ? v->type.dtype : OX_UNDEFINED;
+}
+
 /* A type variable's first bound element type, per constraint index. */
 typedef struct binding {
     int dtype;
@@ -191,7 +201,8 @@ typedef struct binding {
     uint32_t index;
 } binding;
 
-static void check_operands(rules *r, const ox_graph *g, const char *side, const ox_vid *ids,
+static void check_operands(rules *r, const ox_graph *g, const ox_dtype *types,
+                           const char *side, const ox_vid *ids,
                            uint32_t n, uint32_t first, uint32_t n_formals, binding *bind)
 {
     const ox_schema *s = r->s;
@@ -205,11 +216,11 @@ static void check_operands(rules *r, const ox_graph *g, const char *side, const 
                 broken(r, "%s %u (%s) of %s is required but absent", side, i, f->name, s->name);
             continue;
         }
-        const ox_value *v = ox_graph_value(g, ids[i]);
-        if (!v || v->type.dtype == OX_UNDEFINED || f->constraint >= s->n_constraints)
+        ox_dtype vt = operand_dtype(g, types, ids[i]);
+        if (vt == OX_UNDEFINED || f->constraint >= s->n_constraints)
             continue;
         const ox_schema_constraint *tc = &ox_schema_constraints[s->first_constraint + f->constraint];
-        int dt = (int)v->type.dtype;
+        int dt = (int)vt;
         if (dt < 0 || dt > 30 || !(tc->types & (1u << dt))) {
             char allowed[256];
             mask_list(tc->types, allowed, sizeof allowed);
@@ -233,8 +244,8 @@ static void check_operands(rules *r, const ox_graph *g, const char *side, const 
     }
 }
 
-size_t ox_schema_check_node(const ox_graph *g, const ox_node *n, int64_t version,
-                            ox_schema_emit_fn emit, void *user)
+size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                            int64_t version, ox_schema_emit_fn emit, void *user)
 {
     rules r = {emit, user, 0, NULL, version};
     const char *domain = ox_schema_domain(n->domain);
@@ -281,8 +292,8 @@ size_t ox_schema_check_node(const ox_graph *g, const ox_node *n, int64_t version
     binding bind[64];
     memset(bind, 0, sizeof bind);
     if (s->n_constraints <= 64) {
-        check_operands(&r, g, "input", n->inputs, n->n_inputs, s->first_input, s->n_inputs, bind);
-        check_operands(&r, g, "output", n->outputs, n->n_outputs, s->first_output, s->n_outputs,
+        check_operands(&r, g, types, "input", n->inputs, n->n_inputs, s->first_input, s->n_inputs, bind);
+        check_operands(&r, g, types, "output", n->outputs, n->n_outputs, s->first_output, s->n_outputs,
                        bind);
     }
     return r.n;
@@ -328,7 +339,8 @@ static int single_type(uint32_t mask)
     return found;
 }
 
-ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_node *n, int64_t version, uint32_t i)
+ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                                int64_t version, uint32_t i)
 {
     if (!n->op_type || ox_schema_unchecked_reason(n->domain, version))
         return OX_UNDEFINED;
@@ -356,9 +368,9 @@ ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_node *n, int64_t ver
             continue;
         if (fi->option == OX_FORMAL_VARIADIC && !fi->homogeneous)
             continue;
-        const ox_value *v = ox_graph_value(g, n->inputs[k]);
-        if (v && v->type.dtype != OX_UNDEFINED)
-            return v->type.dtype;
+        ox_dtype t = operand_dtype(g, types, n->inputs[k]);
+        if (t != OX_UNDEFINED)
+            return t;
     }
     return OX_UNDEFINED;
 }

@@ -26,17 +26,20 @@ typedef void (*ox_schema_emit_fn)(void *user, const char *rule);
  * the table does not know, or a version newer than the table holds. */
 const char *ox_schema_unchecked_reason(const char *domain, int64_t version);
 
-/* Checks node n of graph g at `version` of the node's domain.  Returns the
- * number of rules broken (0 when the node's domain/version is one the table
- * does not cover: see ox_schema_unchecked_reason). */
-size_t ox_schema_check_node(const ox_graph *g, const ox_node *n, int64_t version,
-                            ox_schema_emit_fn emit, void *user);
+/* Checks node n of graph g at `version` of the node's domain.  `types`
+ * (NULL, or indexed by value id) supplies element types inferred for values
+ * whose own type is unknown.  Returns the number of rules broken (0 when the
+ * node's domain/version is one the table does not cover: see
+ * ox_schema_unchecked_reason). */
+size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                            int64_t version, ox_schema_emit_fn emit, void *user);
 
 /* The element type the schema gives output i of node n at `version`: a
  * type fixed by an attribute (Cast's `to`, Constant's value), the only type
  * the output's constraint allows, or the type an input bound to the same
  * constraint variable has.  OX_UNDEFINED when the schema leaves it open (or
  * the node is not one the table covers). */
-ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_node *n, int64_t version, uint32_t i);
+ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                                int64_t version, uint32_t i);
 
 #endif /* OXPORT_SCHEMA_CHECK_H */

@@ -40,8 +40,9 @@
  *  - every node is checked against the ONNX schema of its operator at the
  *    target opset when the symbolic returns (operator exists, input/output
  *    counts, attribute names/kinds/required, element types the engine
- *    knows); schemas come from onnx 1.12, so targets above opset 17 are not
- *    checked this way.
+ *    knows), and its outputs get the element type the schema implies; a
+ *    host-recorded output type that differs fails the node.  Schemas come
+ *    from onnx 1.12, so targets above opset 17 are not checked this way.
  */
 #ifndef OXPORT_PLUGIN_H
 #define OXPORT_PLUGIN_H

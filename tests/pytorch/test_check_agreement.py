@@ -192,6 +192,28 @@ def input_type_mismatch(m):
     return m
 
 
+def output_type_mismatch(m):
+    """A graph output declared int64 where the model computes float."""
+    m.graph.output[0].type.tensor_type.elem_type = onnx.TensorProto.INT64
+    return m
+
+
+def untyped_constant_mismatch(m):
+    """No value_info, and a float Constant feeding arithmetic retyped int32 (same byte
+    size, so the payload stays consistent): only type inference through the graph sees
+    that the arithmetic mixes float and int32."""
+    users = {i for n in m.graph.node if n.op_type in ("Add", "Sub", "Mul", "Div")
+             for i in n.input}
+    for n in m.graph.node:
+        if n.op_type == "Constant" and n.output[0] in users:
+            t = n.attribute[0].t
+            if t.data_type == onnx.TensorProto.FLOAT and t.raw_data:
+                t.data_type = onnx.TensorProto.INT32
+                del m.graph.value_info[:]
+                return m
+    return None
+
+
 def duplicate_initializer(m):
     if not m.graph.initializer:
         return None
@@ -217,6 +239,8 @@ MUTATIONS = [
     ("too_many_inputs", too_many_inputs),
     ("too_few_inputs", too_few_inputs),
     ("input_type_mismatch", input_type_mismatch),
+    ("output_type_mismatch", output_type_mismatch),
+    ("untyped_constant_mismatch", untyped_constant_mismatch),
     ("duplicate_initializer", duplicate_initializer),
 ]
 
