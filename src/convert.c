@@ -528,6 +528,7 @@ static ox_status convert_node(conv *c, const ox_node *n)
     s.outputs = c->outs;
     s.n_outputs = n->n_outputs;
     s.extra_output = -1;
+    s.first_node_id = c->out->next_node_id;
     if (!s.scope)
         return oom(c);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "plugin_load.h"
+#include "schema_check.h"
 
 static int vsym_error(ox_sym *g, const char *fmt, va_list ap)
 {
@@ -315,9 +316,32 @@ static ox_value *val(ox_sym *g, ox_vid v, const char *what)
     return local ? ox_graph_value(g->out, local) : NULL;
 }
 
+/* Element types the schemas give the outputs of the nodes this call has
+ * created so far, so a symbolic asking for the dtype of a node it just
+ * built (to type a constant like it) gets one.  Calls create a handful of
+ * nodes: the walk is short. */
+static void infer_call_types(ox_sym *g)
+{
+    ox_node *n = g->out->last;
+    if (!n || n->id < g->first_node_id)
+        return;
+    while (n->prev && n->prev->id >= g->first_node_id)
+        n = n->prev;
+    for (; n; n = n->next) {
+        int64_t version = n->domain[0] ? ox_graph_opset(g->out, n->domain) : g->opset;
+        for (uint32_t k = 0; k < n->n_outputs; k++) {
+            ox_value *o = ox_graph_value(g->out, n->outputs[k]);
+            if (o && o->type.dtype == OX_UNDEFINED)
+                o->type.dtype = ox_schema_output_dtype(g->out, NULL, n, version, k);
+        }
+    }
+}
+
 static ox_dtype api_dtype(ox_sym *g, ox_vid v)
 {
     ox_value *x = val(g, v, "dtype");
+    if (x && x->type.dtype == OX_UNDEFINED && x->kind == OX_VAL_NODE)
+        infer_call_types(g);
     return x ? x->type.dtype : OX_UNDEFINED;
 }
 

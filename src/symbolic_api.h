@@ -42,6 +42,7 @@ struct ox_sym {
     ox_vid *outputs;        /* node->n_outputs slots, 0 = not set yet */
     uint32_t n_outputs;
     long extra_output;      /* first index set beyond n_outputs, -1 = none */
+    uint32_t first_node_id; /* the first output-graph node this call creates */
     char *err;              /* malloc'd; set by api->fail or an engine-side misuse */
     bool oom;
 };

@@ -155,6 +155,12 @@ ox_vid at_cast(ox_sym *g, const ox_api *api, ox_vid x, ox_dtype to)
     return at_out(g, api, c, "Cast");
 }
 
+int at_is_floating(ox_dtype t)
+{
+    return t == OX_FLOAT || t == OX_DOUBLE || t == OX_FLOAT16 || t == OX_BFLOAT16 ||
+           t == OX_UNDEFINED;
+}
+
 int at_constant_pad(ox_sym *g, const ox_api *api, const char *input_arg, const char *value_arg)
 {
     ox_vid x = api->arg_tensor(g, input_arg);
@@ -185,13 +191,20 @@ int at_constant_pad(ox_sym *g, const ox_api *api, const char *input_arg, const c
 
     ox_vid y;
     if (api->opset(g) < 11) {
-        ox_onode *p = api->op(g, "Pad", 1, &x, 1);
+        /* Pad-2 takes floats only: pad a double copy of an integer tensor
+         * (exact below 2^53) and cast back. */
+        ox_dtype t = api->dtype(g, x);
+        int integral = !at_is_floating(t);
+        ox_vid in = integral ? at_cast(g, api, x, OX_DOUBLE) : x;
+        ox_onode *p = in ? api->op(g, "Pad", 1, &in, 1) : NULL;
         if (p) {
             api->attr_string(p, "mode", "constant");
             api->attr_ints(p, "pads", pads, 2 * (size_t)rank);
             api->attr_float(p, "value", value);
         }
         y = at_out(g, api, p, "Pad");
+        if (integral)
+            y = at_cast(g, api, y, t);
     } else {
         ox_vid in[3] = {x, api->const_ints(g, pads, 2 * (size_t)rank),
                         api->scalar_like(g, value, x)};

@@ -46,6 +46,9 @@ ox_vid at_squeeze(ox_sym *g, const ox_api *api, ox_vid x, const int64_t *axes, s
 ox_vid at_slice(ox_sym *g, const ox_api *api, ox_vid x, int64_t axis, int64_t start, int64_t end,
                 int64_t step);
 ox_vid at_cast(ox_sym *g, const ox_api *api, ox_vid x, ox_dtype to);
+/* float16/float/double/bfloat16: the types every early-opset arithmetic op
+ * takes.  An unknown dtype counts as floating (the common case). */
+int at_is_floating(ox_dtype t);
 
 /* The one lowering both packs share: torch's constant padding, whose pad list
  * is (begin, end) pairs starting from the last dimension. */
