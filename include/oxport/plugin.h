@@ -29,7 +29,8 @@
  *    node_output, constant, ...); ids carry their graph, so one kept in a
  *    static from another conversion, or a number never handed out, is
  *    rejected rather than wired to an unrelated value (the graph's tag
- *    takes the top 8 bits, so one conversion holds up to 2^24 - 1 values);
+ *    takes the top 8 bits, so one conversion holds up to 2^24 - 1 values,
+ *    and tags repeat every 255 conversions: detection, not a guarantee);
  *  - an ox_onode handle is valid only inside the symbolic call that created
  *    it: using one from an earlier call in the same conversion is reported;
  *    one kept past its conversion points into freed memory (never do that);
