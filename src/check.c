@@ -1,15 +1,17 @@
 /*
- * Structural checker: the rules onnx.checker enforces that can be decided on
- * the IR alone (no operator schemas).  Every violation is one line; the
+ * Checker: the rules onnx.checker enforces that can be decided on the IR —
+ * structure here, each node against its operator schema in schema_check.c.  Every violation is one line; the
  * whole graph is always checked so a user sees all problems in one run.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "context.h"
 #include "ir.h"
+#include "schema_check.h"
 #include "strset.h"
 
 typedef struct checker {
@@ -220,6 +222,48 @@ static bool uses_default_domain(const ox_graph *g)
     return false;
 }
 
+/* IR 3 (opset_import) to IR 10 (opset 21), the ones the DESIGN.md table
+ * maps opsets to. */
+#define OX_CHECK_IR_MIN 3
+#define OX_CHECK_IR_MAX 10
+
+/* Element types the schemas give a node's outputs, for the values the file
+ * leaves untyped (so later nodes are checked against them, as onnx.checker's
+ * type inference does); a declared type (value_info, graph output) that
+ * differs is a violation. */
+static void infer_outputs(checker *c, const ox_graph *g, ox_dtype *types, const ox_node *n,
+                          int64_t version, const char *label, bool report)
+{
+    for (uint32_t k = 0; k < n->n_outputs; k++) {
+        ox_vid id = n->outputs[k];
+        const ox_value *v = ox_graph_value(g, id);
+        if (!v)
+            continue;
+        ox_dtype want = ox_schema_output_dtype(g, types, n, version, k);
+        if (want == OX_UNDEFINED)
+            continue;
+        if (v->type.dtype == OX_UNDEFINED) {
+            types[id] = want;
+        } else if (v->type.dtype != want && report) {
+            /* (a node that broke a rule already has its line) */
+            char b[64];
+            violation(c, "node %s: output '%s' is declared %s, but the schema makes it %s", label,
+                      vname(v, b, sizeof b), ox_dtype_name(v->type.dtype), ox_dtype_name(want));
+        }
+    }
+}
+
+typedef struct schema_violation {
+    checker *c;
+    const char *label;
+} schema_violation;
+
+static void schema_rule_broken(void *user, const char *rule)
+{
+    schema_violation *sv = user;
+    violation(sv->c, "node %s: %s", sv->label, rule);
+}
+
 ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations)
 {
     if (n_violations)
@@ -231,6 +275,17 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
 
     if (g->ir_version <= 0)
         violation(&c, "model: ir_version is not set");
+    else if (g->ir_version < OX_CHECK_IR_MIN || g->ir_version > OX_CHECK_IR_MAX)
+        violation(&c, "model: ir_version %lld is outside the IR versions oxport knows (%d to %d)",
+                  (long long)g->ir_version, OX_CHECK_IR_MIN, OX_CHECK_IR_MAX);
+    if (!g->name || !g->name[0])
+        violation(&c, "graph: the name is empty (ONNX requires one)");
+    for (uint32_t i = 0; i < g->n_opsets; i++) {
+        const ox_opset_import *o = &g->opsets[i];
+        if (o->version < 1)
+            violation(&c, "model: opset_import for domain '%s' has version %lld (must be >= 1)",
+                      o->domain ? o->domain : "", (long long)o->version);
+    }
     bool has_default = false;
     for (uint32_t i = 0; i < g->n_opsets; i++)
         if (g->opsets[i].domain && (g->opsets[i].domain[0] == '\0' ||
@@ -243,9 +298,11 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
 
     size_t nv = g->n_values ? g->n_values : 1;
     unsigned char *defined = calloc(nv, 1);
+    ox_dtype *types = calloc(nv, sizeof(*types)); /* inferred, for untyped values */
     defmap names;
-    if (!defined || defmap_init(&names, nv) != 0) {
+    if (!defined || !types || defmap_init(&names, nv) != 0) {
         free(defined);
+        free(types);
         return ox_fail(ctx, OX_ENOMEM, "ox_check: out of memory");
     }
 
@@ -332,6 +389,12 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
                           "output of an earlier node", label, vname(v, b1, sizeof b1));
         }
         check_attrs(&c, label, n);
+        schema_violation sv = {&c, label};
+        int64_t version = ox_graph_opset(g, dom);
+        if (version > 0 && op[0]) {
+            size_t broken = ox_schema_check_node(g, types, n, version, schema_rule_broken, &sv);
+            infer_outputs(&c, g, types, n, version, label, broken == 0);
+        }
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_vid id = n->outputs[i];
             if (id == 0)
@@ -377,6 +440,7 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
     }
 
     free(defined);
+    free(types);
     free(names.slots);
     if (n_violations)
         *n_violations = c.n;

@@ -15,6 +15,7 @@
 #include "passes.h"
 #include "plugin_load.h"
 #include "report.h"
+#include "schema_check.h"
 #include "symbolic_api.h"
 
 void ox_convert_opset_range(const ox_context *ctx, int *lo, int *hi, const char **source)
@@ -267,6 +268,7 @@ typedef struct conv {
     ox_vid *outs;            /* scratch: a symbolic's outputs */
     uint32_t cap_outs;
     ox_report problems;
+    ox_sym_session session;  /* id tag and call serial the symbolic API checks */
     bool contract_broken;    /* a pack broke the ABI contract (vs. declined an input) */
 } conv;
 
@@ -450,6 +452,92 @@ static ox_status copy_node(conv *c, const ox_node *n)
     return OX_OK;
 }
 
+typedef struct schema_report {
+    conv *c;
+    const ox_node *traced;
+    const char *path;
+    bool any;
+} schema_report;
+
+static void schema_rule_broken(void *user, const char *rule)
+{
+    schema_report *sr = user;
+    const ox_node *n = sr->traced;
+    ox_report_add(&sr->c->problems, "%s at %s: the symbolic in %s emitted an invalid ONNX node: %s",
+                  n->kind, scope_of(n), sr->path, rule);
+    sr->any = true;
+}
+
+/* Every node the symbolic for traced node n created (those after `before`)
+ * against its schema at the target opset: a pack's wrong attribute name or
+ * input count fails here, naming the pack and the recorded op, instead of
+ * reaching the file. */
+static bool nodes_match_schemas(conv *c, const ox_node *n, const ox_node *before,
+                                const char *path)
+{
+    schema_report sr = {c, n, path, false};
+    for (const ox_node *o = before ? before->next : c->out->first; o; o = o->next) {
+        int64_t version = o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
+        ox_schema_check_node(c->out, NULL, o, version, schema_rule_broken, &sr);
+    }
+    return !sr.any;
+}
+
+/* The element types the schemas give the outputs of the nodes this call
+ * created, in order, so later nodes of the call see their operands' types.
+ * A type the symbolic set (set_type, constant) that the schema contradicts
+ * is the pack's error. */
+static bool infer_node_types(conv *c, const ox_node *n, const ox_node *before, const char *path)
+{
+    bool ok = true;
+    for (ox_node *o = before ? before->next : c->out->first; o; o = o->next) {
+        int64_t version = o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
+        for (uint32_t k = 0; k < o->n_outputs; k++) {
+            ox_value *v = ox_graph_value(c->out, o->outputs[k]);
+            ox_dtype want = v ? ox_schema_output_dtype(c->out, NULL, o, version, k) : OX_UNDEFINED;
+            if (want == OX_UNDEFINED)
+                continue;
+            if (v->type.dtype == OX_UNDEFINED) {
+                v->type.dtype = want;
+            } else if (v->type.dtype != want) {
+                ox_report_add(&c->problems,
+                              "%s at %s: the symbolic in %s typed output %u of its %s node as "
+                              "%s, but the schema makes it %s",
+                              n->kind, scope_of(n), path, k, o->op_type,
+                              ox_dtype_name(v->type.dtype), ox_dtype_name(want));
+                ok = false;
+            }
+        }
+    }
+    return ok;
+}
+
+/* The host's recorded element type of output i against the type of the
+ * value the symbolic mapped it to (inferred above or known before): a
+ * difference would make the file say one type and compute another. */
+static bool host_type_agrees(conv *c, const ox_node *n, uint32_t i, const char *path)
+{
+    const ox_value *t = ox_graph_value(c->traced, n->outputs[i]);
+    const ox_value *o = ox_graph_value(c->out, c->outs[i]);
+    if (!t || !o || t->type.dtype == OX_UNDEFINED || o->type.dtype == OX_UNDEFINED ||
+        t->type.dtype == o->type.dtype)
+        return true;
+    char made[96];
+    if (o->kind == OX_VAL_NODE && o->producer)
+        snprintf(made, sizeof made, "output %u of its %s node", o->producer_index,
+                 o->producer->op_type);
+    else
+        snprintf(made, sizeof made, "a graph %s",
+                 o->kind == OX_VAL_INPUT ? "input" : o->kind == OX_VAL_PARAM ? "parameter"
+                                                                          : "constant");
+    ox_report_add(&c->problems,
+                  "%s at %s: the host recorded output %u as %s, but the symbolic in %s maps it "
+                  "to %s, which is %s",
+                  n->kind, scope_of(n), i, ox_dtype_name(t->type.dtype), path, made,
+                  ox_dtype_name(o->type.dtype));
+    return false;
+}
+
 static ox_status convert_node(conv *c, const ox_node *n)
 {
     const ox_op_impl *im = ox_registry_find(c->ctx->registry, n->kind, c->opset);
@@ -463,6 +551,7 @@ static ox_status convert_node(conv *c, const ox_node *n)
     memset(c->outs, 0, n->n_outputs * sizeof(*c->outs));
     ox_sym s;
     memset(&s, 0, sizeof s);
+    s.session = &c->session;
     s.ctx = c->ctx;
     s.opset = c->opset;
     s.traced = c->traced;
@@ -473,10 +562,15 @@ static ox_status convert_node(conv *c, const ox_node *n)
     s.outputs = c->outs;
     s.n_outputs = n->n_outputs;
     s.extra_output = -1;
+    s.first_node_id = c->out->next_node_id;
     if (!s.scope)
         return oom(c);
 
+    ox_node *before = c->out->last;
+    c->session.current = &s;
+    c->session.serial++;
     int rc = im->decl->symbolic(&s, ox_symbolic_api());
+    c->session.current = NULL;
 
     const char *path = im->plugin->path;
     bool failed = true;
@@ -500,6 +594,9 @@ static ox_status convert_node(conv *c, const ox_node *n)
                          "has %u output(s)",
                          n->kind, scope_of(n), path, s.extra_output, n->n_outputs);
         c->contract_broken = true;
+    } else if (!nodes_match_schemas(c, n, before, path) ||
+               !infer_node_types(c, n, before, path)) {
+        c->contract_broken = true;
     } else {
         failed = false;
         for (uint32_t i = 0; i < n->n_outputs; i++) {
@@ -517,6 +614,13 @@ static ox_status convert_node(conv *c, const ox_node *n)
     if (failed) {
         poison_outputs(c, n);
         return OX_OK;
+    }
+    for (uint32_t i = 0; i < n->n_outputs; i++) {
+        if (!host_type_agrees(c, n, i, path)) {
+            c->contract_broken = true;
+            poison_outputs(c, n);
+            return OX_OK;
+        }
     }
     for (uint32_t i = 0; i < n->n_outputs; i++) {
         c->vmap[n->outputs[i]] = c->outs[i];
@@ -692,6 +796,7 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     c.ctx = ctx;
     c.traced = traced;
     c.opset = opset;
+    c.session.tag = ox_sym_new_tag();
     ox_report_init(&c.problems);
     c.out = ox_graph_new(traced->name);
     c.vmap = calloc(traced->n_values, sizeof(*c.vmap));

@@ -5,6 +5,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "context.h"
@@ -27,6 +28,7 @@ void ox_export_options_init(ox_export_options *opts)
     opts->do_constant_folding = 1;
     opts->producer_name = "oxport";
     opts->producer_version = ox_version();
+    opts->check = 1;
 }
 
 /* Give the converted graph the caller's input/output names before it is
@@ -95,6 +97,15 @@ ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *path,
         ox_graph_free(onnx);
         return ox_fail(ctx, st, "ox_export: printing the graph (verbose) failed: %s",
                        ox_strerror(st));
+    }
+    /* the file must pass the checker (as torch.onnx runs onnx.checker);
+     * checked before anything is written, so a failure leaves no file */
+    if (o.check && (st = ox_check(ctx, onnx, NULL, NULL)) != OX_OK) {
+        ox_graph_free(onnx);
+        char why[1024];
+        snprintf(why, sizeof why, "%s", ox_errmsg(ctx));
+        return ox_fail(ctx, st, "ox_export: %s; %s was not written (check=0 skips the check)",
+                       why, path);
     }
     st = ox_write(ctx, onnx, path, &o);
     ox_graph_free(onnx);

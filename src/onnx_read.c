@@ -723,6 +723,30 @@ static ox_status convert_attr(rctx *r, ox_graph *g, const char *node, Onnx__Attr
         return rfail(r, OX_EFORMAT,
                      "node '%s' attribute '%s' has type %s (%d), which is not an ONNX attribute "
                      "type", node, a->name, attr_type_name(type), type);
+    /* onnx.checker's rule: the value field present must be the type's, and
+     * only one may be (reading by type alone would turn an INTS attribute
+     * holding a string into an empty list). */
+    const struct { bool set; int type; } fields[] = {
+        {ap->has_f, OX_ATTR_FLOAT}, {ap->has_i, OX_ATTR_INT}, {ap->has_s, OX_ATTR_STRING},
+        {ap->t != NULL, OX_ATTR_TENSOR}, {ap->g != NULL, OX_ATTR_GRAPH},
+        {ap->n_floats > 0, OX_ATTR_FLOATS}, {ap->n_ints > 0, OX_ATTR_INTS},
+        {ap->n_strings > 0, OX_ATTR_STRINGS}, {ap->n_tensors > 0, OX_ATTR_TENSORS},
+        {ap->n_graphs > 0, OX_ATTR_GRAPHS}, {ap->sparse_tensor != NULL, OX_ATTR_SPARSE_TENSOR},
+        {ap->n_sparse_tensors > 0, OX_ATTR_SPARSE_TENSORS}, {ap->tp != NULL, OX_ATTR_TYPE_PROTO},
+        {ap->n_type_protos > 0, OX_ATTR_TYPE_PROTOS}};
+    int n_fields = 0;
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        if (!fields[k].set)
+            continue;
+        n_fields++;
+        if (fields[k].type != type)
+            return rfail(r, OX_EFORMAT,
+                         "node '%s' attribute '%s' has type %s but holds a %s value", node,
+                         a->name, attr_type_name(type), attr_type_name(fields[k].type));
+    }
+    if (n_fields > 1)
+        return rfail(r, OX_EFORMAT, "node '%s' attribute '%s' holds more than one value field",
+                     node, a->name);
     a->kind = (ox_attr_kind)type;
     switch (a->kind) {
     case OX_ATTR_FLOAT:

@@ -294,14 +294,17 @@ static int open_pack(const char *path, loaded_pack *p, ox_report *r)
                           path, (unsigned)i, o->name);
             continue;
         }
-        if (o->since_opset < 1)
-            ox_report_add(r, "plugin %s: operator %s: since_opset %d is invalid (must be >= 1)",
-                          path, o->name, o->since_opset);
+        if (o->since_opset < 1 || o->since_opset > OX_SINCE_OPSET_MAX)
+            ox_report_add(r, "plugin %s: operator %s: since_opset %d is invalid (must be 1 to %d)",
+                          path, o->name, o->since_opset, OX_SINCE_OPSET_MAX);
         if (!o->symbolic)
             ox_report_add(r, "plugin %s: operator %s: symbolic is NULL", path, o->name);
         if (o->n_outputs == 0)
             ox_report_add(r, "plugin %s: operator %s: n_outputs is 0 (an operator has at least "
                           "one output)", path, o->name);
+        else if (o->n_outputs > OX_NODE_OUTPUTS_MAX)
+            ox_report_add(r, "plugin %s: operator %s: n_outputs is %u (at most %u)", path,
+                          o->name, (unsigned)o->n_outputs, (unsigned)OX_NODE_OUTPUTS_MAX);
         if (o->n_params && !o->params) {
             ox_report_add(r, "plugin %s: operator %s: n_params is %u but params is NULL", path,
                           o->name, (unsigned)o->n_params);
@@ -691,8 +694,14 @@ static size_t crosscheck(ox_context *ctx, ox_report *r, bool kinds_only)
         const ox_op_impl *im = reg->all[i];
         const ox_op_decl *d = im->decl;
         int until = hi;
-        if (i + 1 < reg->n_all && strcmp(reg->all[i + 1]->decl->name, d->name) == 0)
-            until = reg->all[i + 1]->decl->since_opset - 1;
+        if (i + 1 < reg->n_all && strcmp(reg->all[i + 1]->decl->name, d->name) == 0 &&
+            reg->all[i + 1]->decl->since_opset - 1 < hi)
+            until = reg->all[i + 1]->decl->since_opset - 1; /* never past the descriptors */
+        if (!kinds_only && d->since_opset > hi)
+            ox_report_add(r,
+                          "plugin %s: operator %s: since_opset %d is past the newest opset "
+                          "descriptor (%d) in %s, so that version is never used",
+                          im->plugin->path, d->name, d->since_opset, hi, dir);
         int last_declared = -1;
         for (int o = d->since_opset > lo ? d->since_opset : lo; o <= until; o++) {
             const ox_opset_op *y = ox_opset_db_lookup(db, o, d->name);

@@ -18,6 +18,13 @@
 
 typedef struct ox_registry ox_registry;
 
+/* Sane ranges for a pack's declarations (plugin.h documents them): ONNX
+ * opsets are numbered in the tens, so a since_opset past this is a typo or
+ * garbage; output counts past OX_NODE_OUTPUTS_MAX would allocate that many
+ * values per node. */
+#define OX_SINCE_OPSET_MAX 1000
+#define OX_NODE_OUTPUTS_MAX 65536u
+
 typedef struct ox_plugin_info {
     const char *path;
     const ox_plugin_desc *desc;

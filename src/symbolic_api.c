@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "plugin_load.h"
+#include "schema_check.h"
 
 static int vsym_error(ox_sym *g, const char *fmt, va_list ap)
 {
@@ -37,6 +38,65 @@ int ox_sym_error(ox_sym *g, const char *fmt, ...)
     int r = vsym_error(g, fmt, ap);
     va_end(ap);
     return r;
+}
+
+/* ------------------------------------------------------ ids and handles */
+
+uint32_t ox_sym_new_tag(void)
+{
+    static _Atomic uint32_t next;
+    uint32_t t = ++next % ((1u << OX_VID_TAG_BITS) - 1u);
+    return t + 1u;
+}
+
+/* An output-graph value as packs see it: tagged with the conversion. */
+static ox_vid vid_out(ox_sym *g, ox_vid local)
+{
+    if (!local)
+        return 0;
+    if (local > OX_VID_INDEX_MAX) {
+        ox_sym_error(g, "the ONNX graph has more than %u values, more than the plugin API "
+                        "can address", OX_VID_INDEX_MAX);
+        return 0;
+    }
+    return (g->session->tag << OX_VID_INDEX_BITS) | local;
+}
+
+/* A vid from a pack back to the output graph's id; 0 (with the error
+ * recorded) for one of another graph or one that does not exist. */
+static ox_vid vid_in(ox_sym *g, ox_vid v, const char *what)
+{
+    if (!v)
+        return 0;
+    ox_vid local = v & OX_VID_INDEX_MAX;
+    if ((v >> OX_VID_INDEX_BITS) != g->session->tag) {
+        ox_sym_error(g, "%s: value %#x is not a value of this conversion (an id kept from "
+                        "another graph, or a traced id; pass a vid from arg_tensor, "
+                        "node_output or constant)", what, (unsigned)v);
+        return 0;
+    }
+    if (!ox_graph_value(g->out, local)) {
+        ox_sym_error(g, "%s: value %#x does not exist in the ONNX graph", what, (unsigned)v);
+        return 0;
+    }
+    return local;
+}
+
+/* The call a node handle belongs to, or NULL (and an error on the call under
+ * way) when the handle was made by an earlier call. */
+static bool handle_live(ox_onode *n)
+{
+    if (!n)
+        return false;
+    ox_sym *cur = n->session->current;
+    if (!cur)
+        return false;
+    if (n->serial != n->session->serial) {
+        ox_sym_error(cur, "node handle of %s was made by an earlier symbolic call; handles are "
+                          "valid only inside the call that created them", n->node->op_type);
+        return false;
+    }
+    return true;
 }
 
 /* ---------------------------------------------------------- call context */
@@ -87,11 +147,17 @@ static const ox_targ *arg(ox_sym *g, const char *name)
     return ox_node_arg(g->node, name);
 }
 
-static ox_vid map_vid(ox_sym *g, ox_vid traced)
+/* A traced id to the output graph's own id (internal use). */
+static ox_vid map_local(ox_sym *g, ox_vid traced)
 {
     if (traced == 0 || traced >= g->traced->n_values)
         return 0;
     return g->vmap[traced];
+}
+
+static ox_vid map_vid(ox_sym *g, ox_vid traced)
+{
+    return vid_out(g, map_local(g, traced));
 }
 
 static int api_arg_present(ox_sym *g, const char *name)
@@ -154,7 +220,7 @@ static int tensor_arg_scalar(ox_sym *g, const ox_targ *a, double *out)
         return 0;
     ox_dtype dt;
     size_t n;
-    const ox_tensor_data *t = ox_sym_const_tensor(g->out, map_vid(g, a->u.tensor), &dt, &n);
+    const ox_tensor_data *t = ox_sym_const_tensor(g->out, map_local(g, a->u.tensor), &dt, &n);
     if (!t || n != 1)
         return 0;
     int ok = 1;
@@ -240,26 +306,54 @@ static size_t api_arg_floats(ox_sym *g, const char *name, const double **out)
 
 /* --------------------------------------------------------------- values */
 
-static ox_value *val(ox_sym *g, ox_vid v)
+/* The value behind a pack's vid; NULL (error recorded) when it is not one
+ * of this conversion's. */
+static ox_value *val(ox_sym *g, ox_vid v, const char *what)
 {
-    return g ? ox_graph_value(g->out, v) : NULL;
+    if (!g)
+        return NULL;
+    ox_vid local = vid_in(g, v, what);
+    return local ? ox_graph_value(g->out, local) : NULL;
+}
+
+/* Element types the schemas give the outputs of the nodes this call has
+ * created so far, so a symbolic asking for the dtype of a node it just
+ * built (to type a constant like it) gets one.  Calls create a handful of
+ * nodes: the walk is short. */
+static void infer_call_types(ox_sym *g)
+{
+    ox_node *n = g->out->last;
+    if (!n || n->id < g->first_node_id)
+        return;
+    while (n->prev && n->prev->id >= g->first_node_id)
+        n = n->prev;
+    for (; n; n = n->next) {
+        int64_t version = n->domain[0] ? ox_graph_opset(g->out, n->domain) : g->opset;
+        for (uint32_t k = 0; k < n->n_outputs; k++) {
+            ox_value *o = ox_graph_value(g->out, n->outputs[k]);
+            if (o && o->type.dtype == OX_UNDEFINED)
+                o->type.dtype = ox_schema_output_dtype(g->out, NULL, n, version, k);
+        }
+    }
 }
 
 static ox_dtype api_dtype(ox_sym *g, ox_vid v)
 {
-    ox_value *x = val(g, v);
+    ox_value *x = val(g, v, "dtype");
+    if (x && x->type.dtype == OX_UNDEFINED && x->kind == OX_VAL_NODE)
+        infer_call_types(g);
     return x ? x->type.dtype : OX_UNDEFINED;
 }
 
 static int api_rank(ox_sym *g, ox_vid v)
 {
-    ox_value *x = val(g, v);
+    ox_value *x = val(g, v, "rank");
     return x ? x->type.rank : -1;
 }
 
 static int64_t api_size(ox_sym *g, ox_vid v, int axis)
 {
-    ox_value *x = val(g, v);
+    ox_value *x = val(g, v, "size");
     if (!x || x->type.rank < 0)
         return -1;
     if (axis < 0)
@@ -302,14 +396,16 @@ const ox_tensor_data *ox_sym_const_tensor(const ox_graph *g, ox_vid v, ox_dtype 
 
 static int api_is_const(ox_sym *g, ox_vid v)
 {
-    return g && ox_sym_const_tensor(g->out, v, NULL, NULL) != NULL;
+    ox_value *x = val(g, v, "is_const");
+    return x && ox_sym_const_tensor(g->out, x->id, NULL, NULL) != NULL;
 }
 
 static const void *api_const_data(ox_sym *g, ox_vid v, ox_dtype *dtype, size_t *n_elems)
 {
-    if (!g)
+    ox_value *x = val(g, v, "const_data");
+    if (!x)
         return NULL;
-    const ox_tensor_data *t = ox_sym_const_tensor(g->out, v, dtype, n_elems);
+    const ox_tensor_data *t = ox_sym_const_tensor(g->out, x->id, dtype, n_elems);
     return t ? t->data : NULL;
 }
 
@@ -413,11 +509,12 @@ static int store_elem(ox_dtype t, double v, void *p)
 
 static int api_const_scalar(ox_sym *g, ox_vid v, double *out)
 {
-    if (!g || !out)
+    ox_value *x = out ? val(g, v, "const_scalar") : NULL;
+    if (!x)
         return 0;
     ox_dtype dt;
     size_t n;
-    const ox_tensor_data *t = ox_sym_const_tensor(g->out, v, &dt, &n);
+    const ox_tensor_data *t = ox_sym_const_tensor(g->out, x->id, &dt, &n);
     if (!t || n != 1)
         return 0;
     int ok = 1;
@@ -438,19 +535,31 @@ static ox_onode *make_node(ox_sym *g, const char *domain, const char *op_type, s
         ox_sym_error(g, "op: op_type is NULL or empty");
         return NULL;
     }
-    if (n_inputs > UINT32_MAX / 2 || n_outputs > UINT32_MAX / 2 || (n_inputs && !inputs)) {
-        ox_sym_error(g, "op(%s): %zu input(s) with %s input array, %zu output(s)", op_type,
-                     n_inputs, inputs ? "an" : "a NULL", n_outputs);
+    if (n_inputs > UINT32_MAX / 2 || (n_inputs && !inputs)) {
+        ox_sym_error(g, "op(%s): %zu input(s) with %s input array", op_type, n_inputs,
+                     inputs ? "an" : "a NULL");
+        return NULL;
+    }
+    if (n_outputs > OX_NODE_OUTPUTS_MAX) {
+        ox_sym_error(g, "op(%s): %zu outputs asked for (at most %u)", op_type, n_outputs,
+                     (unsigned)OX_NODE_OUTPUTS_MAX);
+        return NULL;
+    }
+    ox_vid *local = n_inputs ? ox_arena_alloc(&g->out->arena, n_inputs * sizeof(*local)) : NULL;
+    if (n_inputs && !local) {
+        g->oom = true;
+        ox_sym_error(g, "op(%s): out of memory", op_type);
         return NULL;
     }
     for (size_t i = 0; i < n_inputs; i++) {
-        if (inputs[i] && !ox_graph_value(g->out, inputs[i])) {
-            ox_sym_error(g, "op(%s): input %zu is value %u, which the conversion has not "
-                            "produced (pass a vid from arg_tensor, node_output or constant)",
-                         op_type, i, inputs[i]);
+        char what[96];
+        snprintf(what, sizeof what, "op(%s): input %zu", op_type, i);
+        if (inputs[i] && !(local[i] = vid_in(g, inputs[i], what)))
             return NULL;
-        }
+        if (!inputs[i])
+            local[i] = 0;
     }
+    inputs = local;
     char buf[256];
     const char *kind = buf;
     int n = snprintf(buf, sizeof buf, "%s::%s", domain, op_type);
@@ -467,7 +576,8 @@ static ox_onode *make_node(ox_sym *g, const char *domain, const char *op_type, s
     }
     node->scope = g->scope;
     on->node = node;
-    on->sym = g;
+    on->session = g->session;
+    on->serial = g->session->serial;
     return on;
 }
 
@@ -505,28 +615,28 @@ static ox_onode *api_op_domain(ox_sym *g, const char *domain, int domain_version
 
 static ox_vid api_node_output(ox_onode *n, size_t i)
 {
-    if (!n)
+    if (!handle_live(n))
         return 0;
     if (i >= n->node->n_outputs) {
-        ox_sym_error(n->sym, "node_output(%s, %zu): the node has %u output(s)",
+        ox_sym_error(n->session->current, "node_output(%s, %zu): the node has %u output(s)",
                      n->node->op_type, i, n->node->n_outputs);
         return 0;
     }
-    return n->node->outputs[i];
+    return vid_out(n->session->current, n->node->outputs[i]);
 }
 
 static ox_attr *add_attr(ox_onode *n, const char *name, ox_attr_kind kind)
 {
-    if (!n)
+    if (!handle_live(n))
         return NULL;
     if (!name || !*name) {
-        ox_sym_error(n->sym, "attribute of %s: name is NULL or empty", n->node->op_type);
+        ox_sym_error(n->session->current, "attribute of %s: name is NULL or empty", n->node->op_type);
         return NULL;
     }
-    ox_attr *a = ox_node_add_attr(n->sym->out, n->node, name, kind);
+    ox_attr *a = ox_node_add_attr(n->session->current->out, n->node, name, kind);
     if (!a) {
-        n->sym->oom = true;
-        ox_sym_error(n->sym, "attribute %s of %s: out of memory", name, n->node->op_type);
+        n->session->current->oom = true;
+        ox_sym_error(n->session->current, "attribute %s of %s: out of memory", name, n->node->op_type);
     }
     return a;
 }
@@ -535,10 +645,10 @@ static void *attr_copy(ox_onode *n, const void *p, size_t bytes)
 {
     if (!bytes)
         return NULL;
-    void *c = ox_arena_memdup(&n->sym->out->arena, p, bytes);
+    void *c = ox_arena_memdup(&n->session->current->out->arena, p, bytes);
     if (!c) {
-        n->sym->oom = true;
-        ox_sym_error(n->sym, "attribute of %s: out of memory", n->node->op_type);
+        n->session->current->oom = true;
+        ox_sym_error(n->session->current, "attribute of %s: out of memory", n->node->op_type);
     }
     return c;
 }
@@ -565,10 +675,10 @@ static void api_attr_string(ox_onode *n, const char *name, const char *v)
     if (!v)
         v = "";
     a->u.s.len = strlen(v);
-    a->u.s.p = ox_arena_strdup(&n->sym->out->arena, v);
+    a->u.s.p = ox_arena_strdup(&n->session->current->out->arena, v);
     if (!a->u.s.p) {
         a->u.s.len = 0;
-        n->sym->oom = true;
+        n->session->current->oom = true;
     }
 }
 
@@ -595,14 +705,14 @@ static void api_attr_strings(ox_onode *n, const char *name, const char *const *v
     ox_attr *a = add_attr(n, name, OX_ATTR_STRINGS);
     if (!a || !count || !v)
         return;
-    const char **p = ox_arena_alloc(&n->sym->out->arena, count * sizeof(*p));
+    const char **p = ox_arena_alloc(&n->session->current->out->arena, count * sizeof(*p));
     if (!p) {
-        n->sym->oom = true;
+        n->session->current->oom = true;
         return;
     }
     for (size_t i = 0; i < count; i++)
-        if (!(p[i] = ox_arena_strdup(&n->sym->out->arena, v[i] ? v[i] : ""))) {
-            n->sym->oom = true;
+        if (!(p[i] = ox_arena_strdup(&n->session->current->out->arena, v[i] ? v[i] : ""))) {
+            n->session->current->oom = true;
             return;
         }
     a->u.strings.p = p;
@@ -664,9 +774,9 @@ oom:
 static void api_attr_tensor(ox_onode *n, const char *name, ox_dtype dtype, uint32_t rank,
                             const int64_t *sizes, const void *data)
 {
-    if (!n)
+    if (!handle_live(n))
         return;
-    ox_attr_tensor *t = make_tensor(n->sym, "attr_tensor", dtype, rank, sizes, data);
+    ox_attr_tensor *t = make_tensor(n->session->current, "attr_tensor", dtype, rank, sizes, data);
     if (!t)
         return;
     ox_attr *a = add_attr(n, name, OX_ATTR_TENSOR);
@@ -674,17 +784,61 @@ static void api_attr_tensor(ox_onode *n, const char *name, ox_dtype dtype, uint3
         a->u.t = t;
 }
 
+/* set_type annotates what a node produces: it may add what is unknown,
+ * never change what is known (the host's inputs and parameters, a type set
+ * earlier). */
 static void api_set_type(ox_sym *g, ox_vid v, ox_dtype dtype, int rank, const int64_t *sizes)
 {
-    ox_value *x = val(g, v);
-    if (!x) {
-        if (g)
-            ox_sym_error(g, "set_type: value %u does not exist", v);
+    ox_value *x = val(g, v, "set_type");
+    if (!x)
+        return;
+    if (x->kind != OX_VAL_NODE) {
+        ox_sym_error(g, "set_type: value %#x is a graph %s; its type is the host's and cannot "
+                        "be changed", (unsigned)v,
+                     x->kind == OX_VAL_INPUT ? "input" : x->kind == OX_VAL_PARAM ? "parameter"
+                                                                                   : "constant");
         return;
     }
-    if (rank > 0 && !sizes)
-        sizes = NULL; /* unknown sizes */
-    if (ox_value_set_type(g->out, x, dtype, rank < 0 ? -1 : rank, sizes) != 0)
+    if (dtype != OX_UNDEFINED && !ox_dtype_valid((int)dtype)) {
+        ox_sym_error(g, "set_type: dtype %d is not an ONNX element type", (int)dtype);
+        return;
+    }
+    if (rank < 0)
+        rank = -1;
+    if (dtype != OX_UNDEFINED && x->type.dtype != OX_UNDEFINED && dtype != x->type.dtype) {
+        ox_sym_error(g, "set_type: value %#x is %s; it cannot become %s", (unsigned)v,
+                     ox_dtype_name(x->type.dtype), ox_dtype_name(dtype));
+        return;
+    }
+    if (rank >= 0 && x->type.rank >= 0 && rank != x->type.rank) {
+        ox_sym_error(g, "set_type: value %#x has rank %d; it cannot become rank %d",
+                     (unsigned)v, x->type.rank, rank);
+        return;
+    }
+    for (int k = 0; sizes && rank > 0 && x->type.rank == rank && k < rank; k++)
+        if (sizes[k] >= 0 && x->type.dims[k] >= 0 && sizes[k] != x->type.dims[k]) {
+            ox_sym_error(g, "set_type: value %#x has size %lld on axis %d; it cannot become "
+                            "%lld", (unsigned)v, (long long)x->type.dims[k], k,
+                         (long long)sizes[k]);
+            return;
+        }
+    /* merge: what was known stays, what was unknown is added */
+    ox_dtype dt = dtype != OX_UNDEFINED ? dtype : x->type.dtype;
+    int32_t r = rank >= 0 ? rank : x->type.rank;
+    int64_t stack[16];
+    int64_t *dims = NULL;
+    if (r > 0 && (sizes || x->type.rank == r)) {
+        dims = r <= 16 ? stack : ox_arena_alloc(&g->out->arena, (size_t)r * sizeof(*dims));
+        if (!dims) {
+            g->oom = true;
+            return;
+        }
+        for (int k = 0; k < r; k++) {
+            int64_t known = x->type.rank == r ? x->type.dims[k] : -1;
+            dims[k] = known >= 0 ? known : sizes && rank == r && sizes[k] >= 0 ? sizes[k] : -1;
+        }
+    }
+    if (ox_value_set_type(g->out, x, dt, r, dims) != 0)
         g->oom = true;
 }
 
@@ -710,7 +864,7 @@ static ox_vid api_constant(ox_sym *g, ox_dtype dtype, uint32_t rank, const int64
         g->oom = true;
         return 0;
     }
-    return v;
+    return vid_out(g, v);
 }
 
 static ox_vid api_const_ints(ox_sym *g, const int64_t *v, size_t n)
@@ -734,7 +888,7 @@ static ox_vid api_const_scalar_of(ox_sym *g, ox_dtype dtype, double v)
 
 static ox_vid api_scalar_like(ox_sym *g, double v, ox_vid like)
 {
-    ox_dtype dt = api_dtype(g, like);
+    ox_dtype dt = like ? api_dtype(g, like) : OX_UNDEFINED;
     return api_const_scalar_of(g, dt == OX_UNDEFINED ? OX_FLOAT : dt, v);
 }
 
@@ -749,9 +903,15 @@ static int api_set_output(ox_sym *g, size_t i, ox_vid v)
             g->extra_output = (long)i;
         return -1;
     }
-    if (!ox_graph_value(g->out, v))
-        return ox_sym_error(g, "set_output(%zu): value %u does not exist in the ONNX graph", i, v);
-    g->outputs[i] = v;
+    char what[48];
+    snprintf(what, sizeof what, "set_output(%zu)", i);
+    ox_vid local = v ? vid_in(g, v, what) : 0;
+    if (!local) {
+        if (!v)
+            return ox_sym_error(g, "set_output(%zu): value 0 (no value)", i);
+        return -1;
+    }
+    g->outputs[i] = local;
     return 0;
 }
 

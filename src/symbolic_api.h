@@ -12,7 +12,26 @@
 #include "ir.h"
 #include "oxport/plugin.h"
 
+/* What outlives one symbolic call inside a conversion.  Every vid a pack
+ * sees carries the conversion's tag in its top OX_VID_TAG_BITS bits, so an
+ * id kept from another graph (or a traced id) is rejected instead of wiring
+ * whatever value has that number here; node handles carry the serial of the
+ * call that made them, so one kept past its call is refused. */
+#define OX_VID_TAG_BITS 8u
+#define OX_VID_INDEX_BITS (32u - OX_VID_TAG_BITS)
+#define OX_VID_INDEX_MAX ((1u << OX_VID_INDEX_BITS) - 1u)
+
+typedef struct ox_sym_session {
+    ox_sym *current; /* the call under way, NULL between calls */
+    uint32_t serial; /* of the current call */
+    uint32_t tag;    /* 1 .. 2^OX_VID_TAG_BITS - 1 */
+} ox_sym_session;
+
+/* A fresh tag for a conversion (cycles, never 0). */
+uint32_t ox_sym_new_tag(void);
+
 struct ox_sym {
+    ox_sym_session *session;
     ox_context *ctx;
     int opset;
     const ox_graph *traced;
@@ -23,13 +42,15 @@ struct ox_sym {
     ox_vid *outputs;        /* node->n_outputs slots, 0 = not set yet */
     uint32_t n_outputs;
     long extra_output;      /* first index set beyond n_outputs, -1 = none */
+    uint32_t first_node_id; /* the first output-graph node this call creates */
     char *err;              /* malloc'd; set by api->fail or an engine-side misuse */
     bool oom;
 };
 
 struct ox_onode {
     ox_node *node;
-    ox_sym *sym;
+    ox_sym_session *session;
+    uint32_t serial; /* the call that created it */
 };
 
 /* Record an error on the call (the first one wins).  Returns -1. */

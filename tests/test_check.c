@@ -178,15 +178,26 @@ START_TEST(op_type_and_domains)
     c->name = "c";
     expect(n.g, "node #2 (): op_type is empty\n"
                 "node 'c' (Foo): no opset_import for domain 'com.example'\n", 2);
+    /* an empty op_type is reported once, not also as an unknown operator */
     ox_graph_set_opset(n.g, "com.example", 1);
     expect(n.g, "node #2 (): op_type is empty\n", 1);
     ox_graph_free(n.g);
 }
 END_TEST
 
+/* Move the net's nodes to a custom domain: the attribute rules below are
+ * structural, and no schema applies there. */
+static void custom_domain(net *n)
+{
+    ox_graph_set_opset(n->g, "com.example", 1);
+    n->a->domain = n->b->domain = "com.example";
+    n->a->kind = n->b->kind = "com.example::Relu";
+}
+
 START_TEST(attribute_kinds)
 {
     net n = make_net();
+    custom_domain(&n);
     ox_attr *a = ox_node_add_attr(n.g, n.a, "axes", OX_ATTR_INTS);
     a->u.ints.n = 2; /* values promised, none given */
     a = ox_node_add_attr(n.g, n.a, "value", OX_ATTR_TENSOR);
@@ -214,6 +225,7 @@ START_TEST(attribute_kinds)
 
     /* two attributes of one name (ox_node_add_attr would replace: build by hand) */
     n = make_net();
+    custom_domain(&n);
     ox_attr *two_attrs = ox_arena_alloc(&n.g->arena, 2 * sizeof(ox_attr));
     two_attrs[0].name = "alpha";
     two_attrs[0].kind = OX_ATTR_FLOAT;
@@ -241,6 +253,54 @@ START_TEST(null_report_still_counts)
 }
 END_TEST
 
+START_TEST(schema_rules)
+{
+    net n = make_net();
+    ox_node_add_attr(n.g, n.a, "axis", OX_ATTR_INT);
+    ox_node *c = ox_graph_add_node(n.g, "onnx::HardSwish", 1, &n.y->id, 1);
+    c->name = "c";
+    ox_node *d = ox_graph_add_node(n.g, "onnx::Upsample", 1, &n.y->id, 1);
+    d->name = "d";
+    ox_node *e = ox_graph_add_node(n.g, "onnx::Add", 1, &n.y->id, 1);
+    e->name = "e";
+    ox_value *i = ox_graph_add_value(n.g, OX_VAL_INPUT, OX_INT64, 0, NULL);
+    i->name = "i";
+    ox_graph_add_input(n.g, i->id);
+    ox_vid mixed[2] = {n.y->id, i->id};
+    ox_node *f = ox_graph_add_node(n.g, "onnx::Add", 2, mixed, 1);
+    f->name = "f";
+    expect(n.g,
+           "node 'a' (Relu): Relu (opset 13) has no attribute 'axis'\n"
+           "node 'c' (HardSwish): HardSwish is not in ai.onnx opset 13 (it is introduced in "
+           "opset 14)\n"
+           "node 'd' (Upsample): Upsample is deprecated at opset 13 (since opset 10)\n"
+           "node 'e' (Add): Add (opset 13) takes 2 input(s), got 1\n"
+           "node 'f' (Add): input 1 of Add is int64 but input 0 is float32: both have type T\n",
+           5);
+    ox_graph_free(n.g);
+}
+END_TEST
+
+START_TEST(model_versions_and_names)
+{
+    net n = make_net();
+    n.g->ir_version = 2;
+    n.g->name = "";
+    expect(n.g,
+           "model: ir_version 2 is outside the IR versions oxport knows (3 to 10)\n"
+           "graph: the name is empty (ONNX requires one)\n", 2);
+    n.g->ir_version = 99;
+    n.g->name = "g";
+    n.g->opsets[0].version = 0;
+    expect(n.g,
+           "model: ir_version 99 is outside the IR versions oxport knows (3 to 10)\n"
+           "model: opset_import for domain '' has version 0 (must be >= 1)\n"
+           "node 'a' (Relu): no opset_import for domain ''\n"
+           "node 'b' (Relu): no opset_import for domain ''\n", 4);
+    ox_graph_free(n.g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check");
@@ -254,6 +314,8 @@ int main(void)
     tcase_add_test(tc, inputs_and_outputs_need_names_and_types);
     tcase_add_test(tc, op_type_and_domains);
     tcase_add_test(tc, attribute_kinds);
+    tcase_add_test(tc, schema_rules);
+    tcase_add_test(tc, model_versions_and_names);
     tcase_add_test(tc, null_report_still_counts);
     suite_add_tcase(s, tc);
     return run_suite(s);

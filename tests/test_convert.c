@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "context.h"
@@ -284,6 +285,122 @@ START_TEST(symbolic_output_contract)
 }
 END_TEST
 
+START_TEST(symbolic_nodes_are_checked_against_schemas)
+{
+    const char *packs[] = {"badnode"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    const char *kinds[] = {"test::unknown_op", "test::too_new", "test::bad_attrs",
+                           "test::missing_attr", "test::input_count", "test::absent_input",
+                           "test::bad_types", "test::mistyped"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        ck_assert_int_eq(ox_trace_output(x.t, unary(&x, "Bad[b]", kinds[i], in), NULL), OX_OK);
+    ox_graph *g;
+    ck_assert_int_eq(ox_trace_finish(x.t, &g), OX_OK);
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EPLUGIN);
+    ck_assert_ptr_null(out);
+    const char *p = fx("badnode");
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 11 problem(s) at opset 9:\n"
+             "  - test::unknown_op at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: NoSuchOp is not an operator of ai.onnx (opset 9)\n"
+             "  - test::too_new at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX node: "
+             "Celu is not in ai.onnx opset 9 (it is introduced in opset 12)\n"
+             "  - test::bad_attrs at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: attribute 'alpha' of Elu must be FLOAT, got INT\n"
+             "  - test::bad_attrs at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: Elu (opset 9) has no attribute 'beta'\n"
+             "  - test::missing_attr at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: Cast requires attribute 'to' (INT)\n"
+             "  - test::input_count at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: Add (opset 9) takes 2 input(s), got 1\n"
+             "  - test::absent_input at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: input 1 (B) of Gemm is required but absent\n"
+             "  - test::absent_input at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: input 2 (C) of Gemm is required but absent\n"
+             "  - test::bad_types at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: input 0 (X) of Relu is int64, which type constraint T does not allow "
+             "(allowed: float32, float16, float64)\n"
+             "  - test::bad_types at Net/Bad[b]: the symbolic in %s emitted an invalid ONNX "
+             "node: input 1 of Add is int64 but input 0 is float32: both have type T\n"
+             "  - test::mistyped at Net/Bad[b]: the symbolic in %s typed output 0 of its Cast "
+             "node as float32, but the schema makes it int64",
+             p, p, p, p, p, p, p, p, p, p, p);
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+/* One recorded op on input x, converted at opset 9: the error message. */
+static const char *convert_error(ox_context *ctx, const char *kind, int times)
+{
+    tr x = begin(ctx);
+    ox_vid v = input(&x, "x");
+    for (int i = 0; i < times; i++)
+        v = unary(&x, "C[c]", kind, v);
+    ox_graph *g = finish(&x, v);
+    ox_graph *out = NULL;
+    ox_status st = ox_convert(ctx, g, 9, &out);
+    ox_graph_free(out);
+    ox_graph_free(g);
+    return st == OX_OK ? "OK" : ox_errmsg(ctx);
+}
+
+START_TEST(plugin_contract_holes_are_closed)
+{
+    const char *packs[] = {"contract"};
+    ox_context *ctx = ctx_with(packs, 1);
+    const char *p = fx("contract");
+    const char *head = "Couldn't export operator(s): 1 problem(s) at opset 9:\n  - ";
+
+    ck_assert_str_eq(convert_error(ctx, "test::stale_vid", 1), "OK"); /* keeps an id */
+    const char *m = convert_error(ctx, "test::stale_vid", 1);
+    ck_assert_msg(strncmp(m, head, strlen(head)) == 0, "%s", m);
+    unsigned bad;
+    ck_assert_int_eq(sscanf(m + strlen(head), "test::stale_vid at Net/C[c]: op(Relu): input 0: "
+                                              "value %x", &bad), 1);
+    snprintf(msg, sizeof msg, "%stest::stale_vid at Net/C[c]: op(Relu): input 0: value %#x is "
+                              "not a value of this conversion (an id kept from another graph, "
+                              "or a traced id; pass a vid from arg_tensor, node_output or "
+                              "constant) (symbolic in %s)", head, bad, p);
+    ck_assert_str_eq(m, msg);
+
+    snprintf(msg, sizeof msg, "%stest::raw_vid at Net/C[c]: op(Relu): input 0: value 0x1 is not "
+                              "a value of this conversion (an id kept from another graph, or a "
+                              "traced id; pass a vid from arg_tensor, node_output or constant) "
+                              "(symbolic in %s)", head, p);
+    ck_assert_str_eq(convert_error(ctx, "test::raw_vid", 1), msg);
+
+    m = convert_error(ctx, "test::retype_input", 1);
+    ck_assert_int_eq(sscanf(m + strlen(head), "test::retype_input at Net/C[c]: set_type: value "
+                                              "%x", &bad), 1);
+    snprintf(msg, sizeof msg, "%stest::retype_input at Net/C[c]: set_type: value %#x is a graph "
+                              "input; its type is the host's and cannot be changed (symbolic in "
+                              "%s)", head, bad, p);
+    ck_assert_str_eq(m, msg);
+
+    m = convert_error(ctx, "test::contradict", 1);
+    ck_assert_int_eq(sscanf(m + strlen(head), "test::contradict at Net/C[c]: set_type: value %x",
+                            &bad), 1);
+    snprintf(msg, sizeof msg, "%stest::contradict at Net/C[c]: set_type: value %#x has size 3 on "
+                              "axis 1; it cannot become 4 (symbolic in %s)", head, bad, p);
+    ck_assert_str_eq(m, msg);
+
+    snprintf(msg, sizeof msg, "%stest::many_outputs at Net/C[c]: op(Split): 2147483648 outputs "
+                              "asked for (at most 65536) (symbolic in %s)", head, p);
+    ck_assert_str_eq(convert_error(ctx, "test::many_outputs", 1), msg);
+
+    snprintf(msg, sizeof msg, "%stest::stale_handle at Net/C[c]: node handle of Elu was made by "
+                              "an earlier symbolic call; handles are valid only inside the call "
+                              "that created them (symbolic in %s)", head, p);
+    ck_assert_str_eq(convert_error(ctx, "test::stale_handle", 2), msg);
+    ox_context_free(ctx);
+}
+END_TEST
+
 START_TEST(symbolic_failures_are_collected_without_cascades)
 {
     const char *packs[] = {"base"};
@@ -466,16 +583,82 @@ START_TEST(export_checks_options_struct_size)
 }
 END_TEST
 
+/* A Relu whose host-recorded output type (int64) contradicts the type the
+ * schema gives it (its input's, float32): the conversion names the node. */
+START_TEST(host_type_contradicting_the_schema_fails)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    ox_arg a = ox_arg_tensor("self", in);
+    ox_tensor_desc d = {OX_INT64, 2, SIZES};
+    ox_vid y;
+    ck_assert_int_eq(ox_trace_push_scope(x.t, "R[r]"), OX_OK);
+    ck_assert_int_eq(ox_trace_op(x.t, "test::relu", 1, &a, 1, &d, &y), OX_OK);
+    ck_assert_int_eq(ox_trace_pop_scope(x.t), OX_OK);
+    ox_graph *g = finish(&x, y);
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EPLUGIN);
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 1 problem(s) at opset 9:\n"
+             "  - test::relu at Net/R[r]: the host recorded output 0 as int64, but the symbolic "
+             "in %s maps it to output 0 of its Relu node, which is float32", fx("base"));
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
+/* An onnx:: node the host recorded itself passes through conversion as it
+ * is; the check before writing catches its unknown attribute. */
+START_TEST(export_checks_before_writing)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    ox_arg a[] = {ox_arg_tensor("X", in), ox_arg_float("beta", 0.25)};
+    ox_graph *g = finish(&x, op(&x, "Act[a]", "onnx::Relu", 2, a));
+    char dir[] = "/tmp/oxport-check-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[1100];
+    snprintf(path, sizeof path, "%s/m.onnx", dir);
+    ox_export_options o;
+    ox_export_options_init(&o);
+    ck_assert_int_eq(o.check, 1);
+    o.opset = 9;
+    ck_assert_msg(ox_export(ctx, g, path, &o) == OX_ECHECK, "%s", ox_errmsg(ctx));
+    snprintf(msg, sizeof msg,
+             "ox_export: 1 ONNX structural rule violation; first: node 'Relu_0' (Relu): Relu "
+             "(opset 9) has no attribute 'beta'; %s was not written (check=0 skips the check)",
+             path);
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    o.check = 0;
+    ck_assert_msg(ox_export(ctx, g, path, &o) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_int_eq(access(path, F_OK), 0);
+    remove(path);
+    rmdir(dir);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
 static Suite *convert_suite(void)
 {
     Suite *s = suite_create("convert");
     TCase *tc = tcase_create("convert");
     tcase_add_test(tc, prescan_reports_all_problems_at_once);
     tcase_add_test(tc, repeated_problems_are_grouped);
+    tcase_add_test(tc, export_checks_before_writing);
+    tcase_add_test(tc, host_type_contradicting_the_schema_fails);
     tcase_add_test(tc, disabled_operator_is_reported_with_config);
     tcase_add_test(tc, dispatch_follows_target_opset);
     tcase_add_test(tc, in_place_op_uses_out_of_place_symbolic);
     tcase_add_test(tc, symbolic_output_contract);
+    tcase_add_test(tc, symbolic_nodes_are_checked_against_schemas);
+    tcase_add_test(tc, plugin_contract_holes_are_closed);
     tcase_add_test(tc, symbolic_failures_are_collected_without_cascades);
     tcase_add_test(tc, constants_materialize_only_when_used);
     tcase_add_test(tc, onnx_nodes_pass_through_with_attributes);

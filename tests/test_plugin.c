@@ -140,12 +140,15 @@ START_TEST(rejects_bad_declarations)
              "plugin %s: operator #0: name is NULL\n"
              "plugin %s: operator #1: name 'relu' is not qualified (expected 'domain::op', e.g. "
              "'aten::relu')\n"
-             "plugin %s: operator test::since0: since_opset 0 is invalid (must be >= 1)\n"
+             "plugin %s: operator test::since0: since_opset 0 is invalid (must be 1 to 1000)\n"
              "plugin %s: operator test::nosym: symbolic is NULL\n"
              "plugin %s: operator test::noparams: n_params is 2 but params is NULL\n"
              "plugin %s: operator test::unnamed: parameter #0 has a NULL name\n"
-             "plugin %s: operator test::badkind: parameter 'dim' has unknown kind 42",
-             f, f, f, f, f, f, f);
+             "plugin %s: operator test::badkind: parameter 'dim' has unknown kind 42\n"
+             "plugin %s: operator test::far: since_opset 2000000000 is invalid (must be 1 to "
+             "1000)\n"
+             "plugin %s: operator test::outputs: n_outputs is 2147483648 (at most 65536)",
+             f, f, f, f, f, f, f, f, f);
     expect_load_error(p, 1, msg);
 }
 END_TEST
@@ -363,7 +366,7 @@ START_TEST(check_file_reports_every_problem)
     ox_report r;
     ox_report_init(&r);
     ck_assert_int_eq(ox_plugin_check_file(ctx, fx("baddecl"), &r), OX_EPLUGIN);
-    ck_assert_uint_eq(r.n, 7);
+    ck_assert_uint_eq(r.n, 9);
     ox_report_free(&r);
     ox_report_init(&r);
     ck_assert_int_eq(ox_plugin_check_file(ctx, fx("base"), &r), OX_OK);
@@ -393,6 +396,25 @@ START_TEST(consistency_lists_yaml_ops_without_symbolic)
              "pack provides a symbolic for it",
              fixture_opsets());
     ck_assert_str_eq(r.lines[1], msg);
+    ox_report_free(&r);
+    ox_context_free(ctx);
+}
+END_TEST
+
+START_TEST(consistency_flags_versions_past_every_descriptor)
+{
+    const char *p[] = {fx("base"), fx("far")};
+    ox_context *ctx = ctx_with(p, 2);
+    ck_assert_msg(ox_context_load(ctx) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_int_eq(ox_registry_find(ctx->registry, "test::far", 11)->decl->since_opset, 9);
+    ox_report r;
+    ox_report_init(&r);
+    ck_assert_uint_eq(ox_registry_consistency(ctx, &r), 3);
+    snprintf(msg, sizeof msg,
+             "plugin %s: operator test::far: since_opset 1000 is past the newest opset "
+             "descriptor (11) in %s, so that version is never used",
+             p[1], fixture_opsets());
+    ck_assert_str_eq(r.lines[0], msg);
     ox_report_free(&r);
     ox_context_free(ctx);
 }
@@ -505,6 +527,7 @@ static Suite *plugin_suite(void)
     tcase_add_test(tc, one_bad_pack_fails_the_whole_load);
     tcase_add_test(tc, check_file_reports_every_problem);
     tcase_add_test(tc, consistency_lists_yaml_ops_without_symbolic);
+    tcase_add_test(tc, consistency_flags_versions_past_every_descriptor);
     suite_add_tcase(s, tc);
     TCase *elu = tcase_create("elu");
     tcase_add_test(elu, elu_walkthrough_fail_dropin_succeed);

@@ -1,6 +1,6 @@
 /*
  * oxport check FILE.onnx...: read each file and check it against the ONNX
- * structural rules (ox_check), one line per violation prefixed by the file
+ * rules and operator schemas (ox_check), one line per violation prefixed by the file
  * name, then a summary line per file.
  */
 #include <stdbool.h>
@@ -15,10 +15,12 @@
 static void check_usage(FILE *out)
 {
     fprintf(out, "usage: oxport check [--format text|json] FILE.onnx [FILE.onnx...]\n\n"
-                 "Check ONNX files in the spirit of onnx.checker (the structural rules, no\n"
-                 "operator schemas): ir_version and opset imports, SSA (each value defined\n"
-                 "once), inputs defined before use, unique initializers, typed graph inputs\n"
-                 "and outputs, well-formed attributes.  Prints one line per violation,\n"
+                 "Check ONNX files in the spirit of onnx.checker: ir_version and opset\n"
+                 "imports, SSA (each value defined once), inputs defined before use, unique\n"
+                 "initializers, typed graph inputs and outputs, well-formed attributes, and\n"
+                 "each node against its operator schema (onnx 1.12's: default domain up to\n"
+                 "opset 17): operator, input/output counts, attributes, element types.\n"
+                 "Prints one line per violation,\n"
                  "'FILE: <violation>', then 'FILE: OK' or 'FILE: N violations'.\n\n"
                  "options:\n"
                  "  --format FORMAT  text (default) or json (docs/json-output.md)\n"

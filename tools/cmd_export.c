@@ -38,7 +38,7 @@ typedef struct export_args {
     int opset;
     long batch;
     unsigned long long seed;
-    int verbose, no_params, keep_inits, external_data, list, help;
+    int verbose, no_params, no_check, keep_inits, external_data, list, help;
     const char *report; /* --report FILE.json (export_report.h) */
 } export_args;
 
@@ -60,6 +60,7 @@ static void usage(FILE *f)
           "  --output-names y,...           names for the graph outputs\n"
           "  --verbose                      print the exported graph on stdout\n"
           "  --no-params                    do not write the weights\n"
+          "  --no-check                     write without running the checker first\n"
           "  --keep-initializers-as-inputs  list parameters as graph inputs too\n"
           "  --external-data                store weights in FILE.onnx.data\n"
           "  --test-data DIR                write DIR/model.onnx and the host's inputs and\n"
@@ -158,6 +159,8 @@ static int parse_args(int argc, char **argv, export_args *a)
             a->verbose = 1;
         } else if (!strcmp(s, "--no-params")) {
             a->no_params = 1;
+        } else if (!strcmp(s, "--no-check")) {
+            a->no_check = 1;
         } else if (!strcmp(s, "--keep-initializers-as-inputs")) {
             a->keep_inits = 1;
         } else if (!strcmp(s, "--external-data")) {
@@ -413,6 +416,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     ox_export_options_init(&opts);
     opts.opset = a->opset;
     opts.export_params = !a->no_params;
+    opts.check = !a->no_check;
     if (a->keep_inits)
         opts.keep_initializers_as_inputs = 1;
     if (a->external_data)

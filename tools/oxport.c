@@ -20,7 +20,7 @@ typedef struct command {
 static const command commands[] = {
     {"export", cmd_export, "trace a model of the C reference zoo and write an ONNX file"},
     {"dump", cmd_dump, "print an ONNX file in the verbose graph format"},
-    {"check", cmd_check, "check an ONNX file against the ONNX structural rules"},
+    {"check", cmd_check, "check an ONNX file against the ONNX rules and operator schemas"},
     {"ops", cmd_ops, "list the operators the symbolic packs convert, per opset"},
     {"plugins", cmd_plugins, "list the symbolic packs found, or check one .so"},
     {"diff", cmd_diff, "compare two ONNX files: structure, and outputs in ONNX Runtime"},

@@ -219,6 +219,9 @@ typedef struct ox_export_options {
     int do_constant_folding;       /* 1 (default): fold nodes computed only from small constants */
     const char *producer_name;     /* default "oxport" */
     const char *producer_version;  /* default ox_version() */
+    /* added after 0.1 (hosts built against 0.1 pass a smaller struct_size) */
+    int check;                     /* 1 (default): run ox_check before writing; a violation
+                                      fails the export and nothing is written */
 } ox_export_options;
 
 OX_API void ox_export_options_init(ox_export_options *opts);
@@ -240,7 +243,8 @@ OX_API ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *
 /* Read an ONNX file (external data resolved relative to it). */
 OX_API ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out);
 
-/* Structural check in the spirit of onnx.checker.  Each violation is one
+/* Check in the spirit of onnx.checker: the structural rules and each node
+ * against its operator schema (docs/checking.md).  Each violation is one
  * line written to `report` (may be NULL).  Returns OX_OK or OX_ECHECK. */
 OX_API ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations);
 

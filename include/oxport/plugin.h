@@ -22,6 +22,29 @@
  *     }
  *
  * It returns 0 on success or the result of api->fail(...) (nonzero).
+ *
+ * Lifetimes and checks (the engine enforces them; a breach fails the
+ * conversion with the pack, the op and its scope named):
+ *  - an ox_vid is valid in the conversion that handed it out (arg_tensor,
+ *    node_output, constant, ...); ids carry their graph, so one kept in a
+ *    static from another conversion, or a number never handed out, is
+ *    rejected rather than wired to an unrelated value (the graph's tag
+ *    takes the top 8 bits, so one conversion holds up to 2^24 - 1 values,
+ *    and tags repeat every 255 conversions: detection, not a guarantee);
+ *  - an ox_onode handle is valid only inside the symbolic call that created
+ *    it: using one from an earlier call in the same conversion is reported;
+ *    one kept past its conversion points into freed memory (never do that);
+ *  - set_type only adds what is unknown about a node output: it cannot
+ *    retype a graph input, parameter or constant, nor contradict a dtype,
+ *    rank or size already known;
+ *  - op/op_domain take at most 65536 outputs; a declaration's n_outputs is
+ *    bounded the same way and since_opset must lie in 1..1000;
+ *  - every node is checked against the ONNX schema of its operator at the
+ *    target opset when the symbolic returns (operator exists, input/output
+ *    counts, attribute names/kinds/required, element types the engine
+ *    knows), and its outputs get the element type the schema implies; a
+ *    host-recorded output type that differs fails the node.  Schemas come
+ *    from onnx 1.12, so targets above opset 17 are not checked this way.
  */
 #ifndef OXPORT_PLUGIN_H
 #define OXPORT_PLUGIN_H
@@ -157,7 +180,8 @@ struct ox_api {
     /* Tensor attribute (e.g. Constant's value); data is copied. */
     void (*attr_tensor)(ox_onode *n, const char *name, ox_dtype dtype, uint32_t rank,
                         const int64_t *sizes, const void *data);
-    /* Optional type annotation of a node output (helps later passes/printing). */
+    /* Optional type annotation of a node output (helps later passes/printing).
+     * Adds what is unknown; refuses graph inputs/parameters and contradictions. */
     void (*set_type)(ox_sym *g, ox_vid v, ox_dtype dtype, int rank, const int64_t *sizes);
 
     /* --- constants --- */

@@ -8,9 +8,22 @@ static int unary(ox_sym *g, const ox_api *api, const char *op_type)
     return y ? api->set_output(g, 0, y) : 1;
 }
 
+/* Relu takes integers only from opset 14, and ONNX Runtime has no integer
+ * Relu kernel even there: integers become max(x, 0) as Where(x < 0, 0, x),
+ * exact, at every opset. */
 int at_sym_relu(ox_sym *g, const ox_api *api)
 {
-    return unary(g, api, "Relu");
+    ox_vid x = api->arg_tensor(g, "self");
+    if (at_is_floating(api->dtype(g, x)))
+        return unary(g, api, "Relu");
+    ox_vid zero = api->scalar_like(g, 0.0, x);
+    if (!zero)
+        return api->fail(g, "could not create the zero constant");
+    ox_vid in[3] = {at_op2(g, api, "Less", x, zero), zero, x};
+    if (!in[0])
+        return 1;
+    ox_vid y = at_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
+    return y ? api->set_output(g, 0, y) : 1;
 }
 
 int at_sym_tanh(ox_sym *g, const ox_api *api)

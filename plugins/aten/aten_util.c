@@ -166,11 +166,6 @@ int at_is_integer(ox_dtype t)
     }
 }
 
-static int is_floating(ox_dtype t)
-{
-    return t == OX_FLOAT || t == OX_DOUBLE || t == OX_FLOAT16 || t == OX_BFLOAT16;
-}
-
 static int dtype_width(ox_dtype t)
 {
     switch (t) {
@@ -187,7 +182,7 @@ int at_promote2(ox_sym *g, const ox_api *api, ox_vid *a, ox_vid *b)
     ox_dtype ta = api->dtype(g, *a), tb = api->dtype(g, *b);
     if (ta == tb || ta == OX_UNDEFINED || tb == OX_UNDEFINED)
         return 0;
-    int fa = is_floating(ta), fb = is_floating(tb);
+    int fa = at_is_floating(ta), fb = at_is_floating(tb);
     ox_dtype to;
     if (fa != fb)
         to = fa ? ta : tb;
@@ -229,6 +224,12 @@ static ox_vid traced_pads(ox_sym *g, const ox_api *api, ox_vid pad, int rank)
     if (n)
         api->attr_int(n, "axis", 0);
     return at_out(g, api, n, "Gather");
+}
+
+int at_is_floating(ox_dtype t)
+{
+    return t == OX_FLOAT || t == OX_DOUBLE || t == OX_FLOAT16 || t == OX_BFLOAT16 ||
+           t == OX_UNDEFINED;
 }
 
 int at_constant_pad(ox_sym *g, const ox_api *api, const char *input_arg, const char *value_arg)
@@ -279,13 +280,20 @@ int at_constant_pad(ox_sym *g, const ox_api *api, const char *input_arg, const c
 
     ox_vid y;
     if (api->opset(g) < 11) {
-        ox_onode *p = api->op(g, "Pad", 1, &x, 1);
+        /* Pad-2 takes floats only: pad a double copy of an integer tensor
+         * (exact below 2^53) and cast back. */
+        ox_dtype t = api->dtype(g, x);
+        int integral = !at_is_floating(t);
+        ox_vid in = integral ? at_cast(g, api, x, OX_DOUBLE) : x;
+        ox_onode *p = in ? api->op(g, "Pad", 1, &in, 1) : NULL;
         if (p) {
             api->attr_string(p, "mode", "constant");
             api->attr_ints(p, "pads", pads, 2 * (size_t)rank);
             api->attr_float(p, "value", value);
         }
         y = at_out(g, api, p, "Pad");
+        if (integral)
+            y = at_cast(g, api, y, t);
     } else {
         ox_vid in[3] = {x, api->const_ints(g, pads, 2 * (size_t)rank),
                         api->scalar_like(g, value, x)};

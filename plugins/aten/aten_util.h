@@ -46,6 +46,9 @@ ox_vid at_squeeze(ox_sym *g, const ox_api *api, ox_vid x, const int64_t *axes, s
 ox_vid at_slice(ox_sym *g, const ox_api *api, ox_vid x, int64_t axis, int64_t start, int64_t end,
                 int64_t step);
 ox_vid at_cast(ox_sym *g, const ox_api *api, ox_vid x, ox_dtype to);
+/* float16/float/double/bfloat16: the types every early-opset arithmetic op
+ * takes.  An unknown dtype counts as floating (the common case). */
+int at_is_floating(ox_dtype t);
 
 /* Integer or bool element types (ONNX Div truncates them; torch's div does not). */
 int at_is_integer(ox_dtype t);

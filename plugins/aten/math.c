@@ -72,29 +72,74 @@ int at_sym_rsqrt(ox_sym *g, const ox_api *api)
                 at_op1(g, api, "Reciprocal", at_op1(g, api, "Sqrt", api->arg_tensor(g, "self"))));
 }
 
+/* Integer operands of Pow, Max, Min and Clip are allowed from opset 12. */
+static int integers_need_lowering(ox_sym *g, const ox_api *api, ox_vid x)
+{
+    return api->opset(g) < 12 && !at_is_floating(api->dtype(g, x));
+}
+
+static ox_vid where(ox_sym *g, const ox_api *api, ox_vid cond, ox_vid a, ox_vid b)
+{
+    if (!cond || !a || !b)
+        return 0;
+    ox_vid in[3] = {cond, a, b};
+    return at_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
+}
+
 int at_sym_pow(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
-    return done(g, api, at_op2(g, api, "Pow", x, operand(g, api, "exponent", x)));
+    ox_vid e = operand(g, api, "exponent", x);
+    if (!integers_need_lowering(g, api, x))
+        return done(g, api, at_op2(g, api, "Pow", x, e));
+    /* in doubles (exact below 2^53), cast back to x's type */
+    ox_vid p = at_op2(g, api, "Pow", at_cast(g, api, x, OX_DOUBLE), at_cast(g, api, e, OX_DOUBLE));
+    return done(g, api, at_cast(g, api, p, api->dtype(g, x)));
 }
 
-/* min/max elementwise -> Min/Max (torch.maximum, torch.max(a, b)). */
-int at_sym_maximum(ox_sym *g, const ox_api *api)
+/* min/max elementwise -> Min/Max (torch.maximum, torch.max(a, b)); for
+ * integers before opset 12, Where(a > b, a, b), exact. */
+static int min_max(ox_sym *g, const ox_api *api, const char *type, const char *pick)
 {
     ox_vid x = api->arg_tensor(g, "self");
-    return done(g, api, at_op2(g, api, "Max", x, operand(g, api, "other", x)));
+    ox_vid y = operand(g, api, "other", x);
+    if (!integers_need_lowering(g, api, x))
+        return done(g, api, at_op2(g, api, type, x, y));
+    return done(g, api, where(g, api, at_op2(g, api, pick, x, y), x, y));
+}
+
+int at_sym_maximum(ox_sym *g, const ox_api *api)
+{
+    return min_max(g, api, "Max", "Greater");
 }
 
 int at_sym_minimum(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
-    return done(g, api, at_op2(g, api, "Min", x, operand(g, api, "other", x)));
+    return min_max(g, api, "Min", "Less");
+}
+
+/* clamp of integers before opset 12 (Clip takes floats only there):
+ * Where(x < min, min, x), then the same for max. */
+static int clamp_integers(ox_sym *g, const ox_api *api, ox_vid x)
+{
+    ox_vid self = x; /* the bounds take its type */
+    if (is_number(api->arg_kind(g, "min"))) {
+        ox_vid lo = operand(g, api, "min", self);
+        x = where(g, api, at_op2(g, api, "Less", x, lo), lo, x);
+    }
+    if (x && is_number(api->arg_kind(g, "max"))) {
+        ox_vid hi = operand(g, api, "max", self);
+        x = where(g, api, at_op2(g, api, "Greater", x, hi), hi, x);
+    }
+    return done(g, api, x);
 }
 
 /* clamp before opset 11: Clip's bounds are attributes (absent = unbounded). */
 int at_sym_clamp_9(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
+    if (integers_need_lowering(g, api, x))
+        return clamp_integers(g, api, x);
     ox_onode *n = api->op(g, "Clip", 1, &x, 1);
     if (n && is_number(api->arg_kind(g, "min")))
         api->attr_float(n, "min", api->arg_float(g, "min", 0.0));
@@ -107,6 +152,8 @@ int at_sym_clamp_9(ox_sym *g, const ox_api *api)
 int at_sym_clamp_11(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
+    if (integers_need_lowering(g, api, x))
+        return clamp_integers(g, api, x);
     ox_vid in[3] = {x, 0, 0};
     if (is_number(api->arg_kind(g, "min")) && !(in[1] = operand(g, api, "min", x)))
         return 1;

@@ -1,6 +1,8 @@
 /* Reductions beyond mean: sum, amax/amin, argmax/argmin, cumsum, topk.
  * Reduce* take axes as an attribute up to opset 17, except ReduceSum, whose
  * axes become an input at opset 13. */
+#include <string.h>
+
 #include "aten_symbolics.h"
 #include "aten_util.h"
 
@@ -28,6 +30,9 @@ static int reduce(ox_sym *g, const ox_api *api, const char *type, int axes_input
         return 1;
     if (api->arg_kind(g, "dtype") == OX_ARG_DTYPE)
         x = at_cast(g, api, x, (ox_dtype)api->arg_int(g, "dtype", OX_FLOAT));
+    else if (strcmp(type, "ReduceSum") == 0 && !at_is_floating(api->dtype(g, x)) &&
+             api->dtype(g, x) != OX_INT64)
+        x = at_cast(g, api, x, OX_INT64); /* torch sums bool and integers as int64 */
     if (!x)
         return 1;
     ox_vid in[2] = {x, 0};

@@ -121,7 +121,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
            input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
-           config=None, graph_picture=None, report=None, trace="eager"):
+           config=None, graph_picture=None, report=None, check=True, trace="eager"):
     """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
 
     `f` is a path or a writable binary file object.  `opset_version=None` takes the
@@ -130,6 +130,9 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     there (.svg, .png or .dot; see draw_graph).  `report` (oxport only) writes what
     happened, whether the export succeeds or not, to FILE.html (a page: problems grouped,
     time per stage, ops by module, the graph) or FILE.json (docs/json-output.md).
+    `check` (oxport only, default True) runs oxport's checker (onnx.checker's rules, with
+    the operator schemas) before anything is written, as torch.onnx runs onnx.checker;
+    check=False writes the file unchecked.
     `trace` (oxport only): "eager" runs the forward once on the real tensors; "fake" runs
     it on the meta device, so no kernel computes (shapes and dtypes only; the weights are
     still written from the real parameters) and refuses models that read tensor values.
@@ -181,6 +184,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             opts.output_names = ctypes.cast(out_arr, ctypes.POINTER(ctypes.c_char_p))
             opts.n_output_names = n_out
         opts.do_constant_folding = 1 if do_constant_folding else 0
+        opts.check = 1 if check else 0
         cfile = _engine.CFile() if verbose else None
         if cfile is not None:
             opts.verbose = cfile.fp

@@ -1,0 +1,376 @@
+/*
+ * Schema lookup (bisecting the generated table) and the per-node schema
+ * rules described in schema_check.h.
+ */
+#include "schema_check.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "onnx_schemas.h"
+
+/* ------------------------------------------------------------ lookup */
+
+const char *ox_schema_domain(const char *domain)
+{
+    if (!domain || strcmp(domain, "ai.onnx") == 0)
+        return "";
+    return domain;
+}
+
+int ox_schema_domain_max(const char *domain)
+{
+    domain = ox_schema_domain(domain);
+    for (size_t i = 0; i < ox_n_schema_domains; i++)
+        if (strcmp(ox_schema_domains[i].domain, domain) == 0)
+            return ox_schema_domains[i].max_version;
+    return 0;
+}
+
+static int cmp_key(const ox_schema *s, const char *domain, const char *op)
+{
+    int c = strcmp(s->domain, domain);
+    return c ? c : strcmp(s->name, op);
+}
+
+/* Index of the first schema of (domain, op), or ox_n_schemas. */
+static size_t first_of(const char *domain, const char *op)
+{
+    size_t lo = 0, hi = ox_n_schemas;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_key(&ox_schemas[mid], domain, op) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ox_n_schemas && cmp_key(&ox_schemas[lo], domain, op) == 0 ? lo : ox_n_schemas;
+}
+
+const ox_schema *ox_schema_find(const char *domain, const char *op, int64_t version)
+{
+    if (!op)
+        return NULL;
+    domain = ox_schema_domain(domain);
+    const ox_schema *best = NULL;
+    for (size_t i = first_of(domain, op);
+         i < ox_n_schemas && cmp_key(&ox_schemas[i], domain, op) == 0; i++)
+        if (ox_schemas[i].since_version <= version)
+            best = &ox_schemas[i];
+    return best;
+}
+
+int ox_schema_first_version(const char *domain, const char *op)
+{
+    if (!op)
+        return 0;
+    size_t i = first_of(ox_schema_domain(domain), op);
+    return i < ox_n_schemas ? ox_schemas[i].since_version : 0;
+}
+
+const ox_schema_attr *ox_schema_attr_find(const ox_schema *s, const char *name)
+{
+    size_t lo = s->first_attr, hi = s->first_attr + s->n_attrs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ox_schema_attrs[mid].name, name);
+        if (c == 0)
+            return &ox_schema_attrs[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+const char *ox_schema_unchecked_reason(const char *domain, int64_t version)
+{
+    int max = ox_schema_domain_max(domain);
+    if (max == 0)
+        return "a custom domain";
+    if (version > max)
+        return "newer than the schema table";
+    return NULL;
+}
+
+/* ------------------------------------------------------------ rules */
+
+typedef struct rules {
+    ox_schema_emit_fn emit;
+    void *user;
+    size_t n;
+    const ox_schema *s;
+    int64_t version;
+} rules;
+
+static void broken(rules *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void broken(rules *r, const char *fmt, ...)
+{
+    char buf[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    r->n++;
+    if (r->emit)
+        r->emit(r->user, buf);
+}
+
+static const char *attr_type_name(int t)
+{
+    static const char *names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH",
+                                  "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS",
+                                  "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO",
+                                  "TYPE_PROTOS"};
+    return t >= 0 && t < (int)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
+}
+
+static const char *elem_name(int t)
+{
+    if (t == 14)
+        return "complex64";
+    if (t == 15)
+        return "complex128";
+    return ox_dtype_name((ox_dtype)t);
+}
+
+static void mask_list(uint32_t mask, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int t = 1; t <= 16 && len < cap; t++)
+        if (mask & (1u << t))
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", elem_name(t));
+    if (!len)
+        snprintf(buf, cap, "no tensor types");
+}
+
+/* The formal parameter that operand i of n_operands stands for, or NULL. */
+static const ox_schema_formal *formal_of(uint32_t first, uint32_t n_formals, uint32_t i)
+{
+    if (n_formals == 0)
+        return NULL;
+    if (i < n_formals)
+        return &ox_schema_formals[first + i];
+    const ox_schema_formal *last = &ox_schema_formals[first + n_formals - 1];
+    return last->option == OX_FORMAL_VARIADIC ? last : NULL;
+}
+
+static bool formal_is_variadic_tail(uint32_t n_formals, uint32_t i)
+{
+    return i + 1 >= n_formals;
+}
+
+static void check_counts(rules *r, const char *what, uint32_t got, int min, int max)
+{
+    if ((int64_t)got < min || (int64_t)got > max) {
+        if (max == OX_SCHEMA_UNBOUNDED)
+            broken(r, "%s (opset %lld) takes at least %d %s, got %u", r->s->name,
+                   (long long)r->version, min, what, got);
+        else if (min == max)
+            broken(r, "%s (opset %lld) takes %d %s, got %u", r->s->name, (long long)r->version,
+                   min, what, got);
+        else
+            broken(r, "%s (opset %lld) takes %d to %d %s, got %u", r->s->name,
+                   (long long)r->version, min, max, what, got);
+    }
+}
+
+/* An operand's element type: from `types` (indexed by value id) when the
+ * caller inferred one, else the value's own. */
+static ox_dtype operand_dtype(const ox_graph *g, const ox_dtype *types, ox_vid id)
+{
+    if (types && id < g->n_values && types[id] != OX_UNDEFINED)
+        return types[id];
+    const ox_value *v = ox_graph_value(g, id);
+    return v ? v->type.dtype : OX_UNDEFINED;
+}
+
+/* A type variable's first bound element type, per constraint index. */
+typedef struct binding {
+    int dtype;
+    const char *side; /* "input" / "output" */
+    uint32_t index;
+} binding;
+
+static void check_operands(rules *r, const ox_graph *g, const ox_dtype *types,
+                           const char *side, const ox_vid *ids,
+                           uint32_t n, uint32_t first, uint32_t n_formals, binding *bind)
+{
+    const ox_schema *s = r->s;
+    for (uint32_t i = 0; i < n; i++) {
+        const ox_schema_formal *f = formal_of(first, n_formals, i);
+        if (!f)
+            continue;
+        bool in_variadic = f->option == OX_FORMAL_VARIADIC && formal_is_variadic_tail(n_formals, i);
+        if (ids[i] == 0) {
+            if (f->option == OX_FORMAL_SINGLE)
+                broken(r, "%s %u (%s) of %s is required but absent", side, i, f->name, s->name);
+            continue;
+        }
+        ox_dtype vt = operand_dtype(g, types, ids[i]);
+        if (vt == OX_UNDEFINED || f->constraint >= s->n_constraints)
+            continue;
+        const ox_schema_constraint *tc = &ox_schema_constraints[s->first_constraint + f->constraint];
+        int dt = (int)vt;
+        if (dt < 0 || dt > 30 || !(tc->types & (1u << dt))) {
+            char allowed[256];
+            mask_list(tc->types, allowed, sizeof allowed);
+            broken(r, "%s %u (%s) of %s is %s, which type constraint %s does not allow "
+                      "(allowed: %s)", side, i, f->name, s->name, elem_name(dt), tc->name, allowed);
+            continue;
+        }
+        /* A heterogeneous variadic (Loop's V, Scan's V) binds no one type. */
+        if (in_variadic && !f->homogeneous)
+            continue;
+        /* A literal type string is not a variable: nothing to unify. */
+        if (strchr(tc->name, '('))
+            continue;
+        binding *b = &bind[f->constraint];
+        if (b->dtype == 0) {
+            *b = (binding){dt, side, i};
+        } else if (b->dtype != dt) {
+            broken(r, "%s %u of %s is %s but %s %u is %s: both have type %s", side, i, s->name,
+                   elem_name(dt), b->side, b->index, elem_name(b->dtype), tc->name);
+        }
+    }
+}
+
+size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                            int64_t version, ox_schema_emit_fn emit, void *user)
+{
+    rules r = {emit, user, 0, NULL, version};
+    const char *domain = ox_schema_domain(n->domain);
+    const char *op = n->op_type ? n->op_type : "";
+    if (ox_schema_unchecked_reason(domain, version))
+        return 0;
+    const ox_schema *s = ox_schema_find(domain, op, version);
+    if (!s) {
+        int first = ox_schema_first_version(domain, op);
+        const char *dname = domain[0] ? domain : "ai.onnx";
+        if (first)
+            broken(&r, "%s is not in %s opset %lld (it is introduced in opset %d)", op, dname,
+                   (long long)version, first);
+        else
+            broken(&r, "%s is not an operator of %s (opset %lld)", op, dname, (long long)version);
+        return r.n;
+    }
+    r.s = s;
+    if (s->deprecated) {
+        broken(&r, "%s is deprecated at opset %lld (since opset %d)", op, (long long)version,
+               s->since_version);
+        return r.n;
+    }
+    check_counts(&r, "input(s)", n->n_inputs, s->min_inputs, s->max_inputs);
+    check_counts(&r, "output(s)", n->n_outputs, s->min_outputs, s->max_outputs);
+
+    for (uint32_t i = 0; i < n->n_attrs; i++) {
+        const ox_attr *a = &n->attrs[i];
+        if (!a->name)
+            continue;
+        const ox_schema_attr *sa = ox_schema_attr_find(s, a->name);
+        if (!sa)
+            broken(&r, "%s (opset %lld) has no attribute '%s'", op, (long long)version, a->name);
+        else if ((int)a->kind != sa->type)
+            broken(&r, "attribute '%s' of %s must be %s, got %s", a->name, op,
+                   attr_type_name(sa->type), attr_type_name((int)a->kind));
+    }
+    for (uint32_t k = 0; k < s->n_attrs; k++) {
+        const ox_schema_attr *sa = &ox_schema_attrs[s->first_attr + k];
+        if (sa->required && !ox_node_attr(n, sa->name))
+            broken(&r, "%s requires attribute '%s' (%s)", op, sa->name, attr_type_name(sa->type));
+    }
+
+    binding bind[64];
+    memset(bind, 0, sizeof bind);
+    if (s->n_constraints <= 64) {
+        check_operands(&r, g, types, "input", n->inputs, n->n_inputs, s->first_input, s->n_inputs, bind);
+        check_operands(&r, g, types, "output", n->outputs, n->n_outputs, s->first_output, s->n_outputs,
+                       bind);
+    }
+    return r.n;
+}
+
+/* ------------------------------------------------------------ inference */
+
+/* A dtype fixed by the node's attributes, for the operators whose output
+ * type the constraints leave open. */
+static ox_dtype attribute_dtype(const ox_node *n)
+{
+    const char *op = n->op_type;
+    if (strcmp(op, "Cast") == 0) {
+        const ox_attr *to = ox_node_attr(n, "to");
+        return to && to->kind == OX_ATTR_INT && ox_dtype_valid((int)to->u.i) ? (ox_dtype)to->u.i
+                                                                             : OX_UNDEFINED;
+    }
+    if (strcmp(op, "Constant") == 0 || strcmp(op, "ConstantOfShape") == 0) {
+        const ox_attr *v = ox_node_attr(n, "value");
+        if (v && v->kind == OX_ATTR_TENSOR && v->u.t)
+            return v->u.t->dtype;
+        if (strcmp(op, "ConstantOfShape") == 0 && !v)
+            return OX_FLOAT; /* the schema's default value is a float 0 */
+        if ((v = ox_node_attr(n, "value_float")) || (v = ox_node_attr(n, "value_floats")))
+            return OX_FLOAT;
+        if ((v = ox_node_attr(n, "value_int")) || (v = ox_node_attr(n, "value_ints")))
+            return OX_INT64;
+    }
+    return OX_UNDEFINED;
+}
+
+static int single_type(uint32_t mask)
+{
+    if (mask & OX_SCHEMA_NON_TENSOR)
+        return 0;
+    int found = 0;
+    for (int t = 1; t <= 16; t++)
+        if (mask & (1u << t)) {
+            if (found)
+                return 0;
+            found = t;
+        }
+    return found;
+}
+
+ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                                int64_t version, uint32_t i)
+{
+    if (!n->op_type || ox_schema_unchecked_reason(n->domain, version))
+        return OX_UNDEFINED;
+    const ox_schema *s = ox_schema_find(n->domain, n->op_type, version);
+    if (!s || s->deprecated || i >= n->n_outputs)
+        return OX_UNDEFINED;
+    if (ox_schema_domain(n->domain)[0] == '\0') {
+        ox_dtype a = attribute_dtype(n);
+        if (a != OX_UNDEFINED)
+            return a;
+    }
+    const ox_schema_formal *f = formal_of(s->first_output, s->n_outputs, i);
+    if (!f || f->constraint >= s->n_constraints)
+        return OX_UNDEFINED;
+    const ox_schema_constraint *tc = &ox_schema_constraints[s->first_constraint + f->constraint];
+    int only = single_type(tc->types);
+    if (only && ox_dtype_valid(only))
+        return (ox_dtype)only;
+    if (strchr(tc->name, '(') ||
+        (f->option == OX_FORMAL_VARIADIC && !f->homogeneous))
+        return OX_UNDEFINED;
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+        const ox_schema_formal *fi = formal_of(s->first_input, s->n_inputs, k);
+        if (!fi || fi->constraint != f->constraint || !n->inputs[k])
+            continue;
+        if (fi->option == OX_FORMAL_VARIADIC && !fi->homogeneous)
+            continue;
+        ox_dtype t = operand_dtype(g, types, n->inputs[k]);
+        if (t != OX_UNDEFINED)
+            return t;
+    }
+    return OX_UNDEFINED;
+}

@@ -1,0 +1,45 @@
+/*
+ * One ONNX node against its operator schema (onnx_schemas.h): the rules
+ * onnx.checker's schema verification and strict type inference enforce that
+ * the IR can decide — the operator exists (and is not deprecated) at the
+ * domain's version, input/output counts, required inputs present, attribute
+ * names, kinds and required ones, and element types of operands whose dtype
+ * is known against the type constraints (including one type per constraint
+ * variable).
+ *
+ * Shared by conversion (each node a symbolic creates, as it returns) and by
+ * ox_check (files read).
+ */
+#ifndef OXPORT_SCHEMA_CHECK_H
+#define OXPORT_SCHEMA_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+/* Called once per broken rule with a sentence naming the operator, e.g.
+ * "Gemm (opset 13) has no attribute 'axis'". */
+typedef void (*ox_schema_emit_fn)(void *user, const char *rule);
+
+/* Why a node's schema was not checked, or NULL when it was: a custom domain
+ * the table does not know, or a version newer than the table holds. */
+const char *ox_schema_unchecked_reason(const char *domain, int64_t version);
+
+/* Checks node n of graph g at `version` of the node's domain.  `types`
+ * (NULL, or indexed by value id) supplies element types inferred for values
+ * whose own type is unknown.  Returns the number of rules broken (0 when the
+ * node's domain/version is one the table does not cover: see
+ * ox_schema_unchecked_reason). */
+size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                            int64_t version, ox_schema_emit_fn emit, void *user);
+
+/* The element type the schema gives output i of node n at `version`: a
+ * type fixed by an attribute (Cast's `to`, Constant's value), the only type
+ * the output's constraint allows, or the type an input bound to the same
+ * constraint variable has.  OX_UNDEFINED when the schema leaves it open (or
+ * the node is not one the table covers). */
+ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                                int64_t version, uint32_t i);
+
+#endif /* OXPORT_SCHEMA_CHECK_H */
