@@ -97,7 +97,7 @@ def _error(got, want):
     if not _is_float(want):
         bad = int(np.count_nonzero(got != want))
         return bad, bad == 0, f"{bad} of {got.size} elements differ"
-    g, w = got.astype(np.float64), want.astype(np.float64)
+    g, w = np.atleast_1d(got.astype(np.float64)), np.atleast_1d(want.astype(np.float64))
     if not g.size:
         return 0.0, True, "empty"
     diff = np.abs(g - w)
