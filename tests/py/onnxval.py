@@ -6,14 +6,14 @@ Library use (import with /usr/bin/python3, which has onnx and numpy):
     check(path)                       onnx.checker.check_model(..., full_check=True)
     run_ort(path, {name: ndarray})    -> list of output ndarrays (ONNX Runtime via tools/ort/run.js)
     run_ort_many(path, [feeds, ...])  -> one list of outputs per feed dict, from one runner process
-    verify_bundle(dir, rtol, atol)    run dir/model.onnx on every dir/test_data_set_K/input_N.pb and
+    verify_bundle(dir, rtol, atol[, atol_scale])  run dir/model.onnx on every dir/test_data_set_K/input_N.pb and
                                       compare with its output_N.pb; raises on mismatch
 
 Command line:
 
     python3 tests/py/onnxval.py check FILE
     python3 tests/py/onnxval.py run FILE IN_DIR OUT_DIR [IN_DIR OUT_DIR]...  (node tools/ort/run.js)
-    python3 tests/py/onnxval.py bundle DIR [--rtol R] [--atol A]
+    python3 tests/py/onnxval.py bundle DIR [--rtol R] [--atol A] [--atol-scale K]
 
 Exit status: 0 ok, 1 the model failed (checker error, runtime error, mismatch), 2 usage error.
 """
@@ -167,8 +167,9 @@ def _read_tensor(path):
     return numpy_helper.to_array(t)
 
 
-def compare(name, got, want, rtol, atol):
-    """Print max abs/rel difference for one output and raise when out of tolerance."""
+def compare(name, got, want, rtol, atol, atol_scale=0.0):
+    """Print max abs/rel difference for one output and raise when out of tolerance:
+    |got - want| <= atol + atol_scale * max|want| + rtol * |want| element-wise."""
     got = np.asarray(got)
     want = np.asarray(want)
     if got.shape != want.shape:
@@ -187,14 +188,16 @@ def compare(name, got, want, rtol, atol):
     max_abs = float(diff.max()) if diff.size else 0.0
     max_rel = float((diff / np.maximum(np.abs(w), 1e-30)).max()) if diff.size else 0.0
     print(f"{name}: max abs diff {max_abs:.3g}, max rel diff {max_rel:.3g} ({got.size} elements)")
+    if atol_scale and w.size and np.isfinite(w).any():
+        atol = atol + atol_scale * float(np.abs(w[np.isfinite(w)]).max())
     ok = np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
     if not ok:
         raise ValidationError(
-            f"{name}: outside rtol={rtol} atol={atol} (max abs diff {max_abs:.3g}, max rel diff {max_rel:.3g})"
+            f"{name}: outside rtol={rtol} atol={atol:.3g} (max abs diff {max_abs:.3g}, max rel diff {max_rel:.3g})"
         )
 
 
-def verify_bundle(bundle, rtol=1e-4, atol=1e-5):
+def verify_bundle(bundle, rtol=1e-4, atol=1e-5, atol_scale=0.0):
     """Check and run bundle/model.onnx on every test_data_set_K/ (one runner call) and compare
     every output of each."""
     import onnx
@@ -226,7 +229,7 @@ def verify_bundle(bundle, rtol=1e-4, atol=1e-5):
             p = os.path.join(data_dir, f"output_{i}.pb")
             if not os.path.isfile(p):
                 raise ValidationError(f"{bundle}: model output {name} has no {p}")
-            compare(f"{os.path.basename(data_dir)} {name}", got[i], _read_tensor(p), rtol, atol)
+            compare(f"{os.path.basename(data_dir)} {name}", got[i], _read_tensor(p), rtol, atol, atol_scale)
 
 
 def main(argv=None):
@@ -241,6 +244,8 @@ def main(argv=None):
     b.add_argument("dir")
     b.add_argument("--rtol", type=float, default=1e-4)
     b.add_argument("--atol", type=float, default=1e-5)
+    b.add_argument("--atol-scale", type=float, default=0.0,
+                   help="add this times max|expected| of each output to atol")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "check":
@@ -254,7 +259,7 @@ def main(argv=None):
             rc = subprocess.run(["node", RUN_JS, args.file] + args.dirs).returncode
             return rc
         else:
-            verify_bundle(args.dir, args.rtol, args.atol)
+            verify_bundle(args.dir, args.rtol, args.atol, args.atol_scale)
             print(f"{args.dir}: ok")
     except ValidationError as e:
         print(f"onnxval: {e}", file=sys.stderr)
