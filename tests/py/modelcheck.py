@@ -164,6 +164,38 @@ def _against_torch_onnx(label, path, feed_sets, want_sets, reference, outside):
     return f"{label}: " + "; ".join(still) if still else None
 
 
+def graph_input_names(path):
+    """The names of the inputs of `path` that are not initializers, in order."""
+    import onnx
+
+    model = onnx.load(path, load_external_data=False)
+    inits = {t.name for t in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in inits]
+
+
+def other_values(args, seed=1):
+    """A second input of the same shapes as the tensors in `args` (nested tuples/lists kept):
+    float tensors drawn from randn with `seed`, scaled to the example's spread; integer tensors
+    drawn in [min, max] of the example (so tokens stay valid ids); bool tensors redrawn."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+
+    def draw(t):
+        if isinstance(t, (tuple, list)):
+            return type(t)(draw(x) for x in t)
+        if not isinstance(t, torch.Tensor):
+            return t
+        if t.dtype.is_floating_point:
+            spread = float(t.std()) if t.numel() > 1 else 1.0
+            return (torch.randn(t.shape, generator=g) * (spread or 1.0) + float(t.mean())).to(t.dtype)
+        if t.dtype == torch.bool:
+            return torch.randint(0, 2, t.shape, generator=g).bool()
+        lo, hi = (int(t.min()), int(t.max())) if t.numel() else (0, 0)
+        return torch.randint(lo, hi + 1, t.shape, generator=g, dtype=t.dtype)
+    return draw(args)
+
+
 def torch_onnx_reference(model, args, opset, input_names, output_names=None, dynamic_axes=None):
     """A `reference` for assert_matches: torch.onnx.export of the same model and example."""
     def export(path):
