@@ -174,6 +174,7 @@ class ModelCase(unittest.TestCase):
         g = torch.Generator().manual_seed(SEEDS[1])
         xs = [torch.randn(shape, generator=g) for shape in shapes]
         wants = [eager(self.model, (x,))[:1] for x in xs]
+        modelcheck.assert_nontrivial(f"{self.label} dynamic", wants)
         for x, w in zip(xs, wants):
             print(f"{self.label}: dynamic run at input shape {list(x.shape)}, output {list(w[0].shape)}")
         modelcheck.assert_matches(f"{self.label} dynamic", path, [{"in0": x.numpy()} for x in xs], wants,
