@@ -67,7 +67,8 @@ def randn_inputs(*shapes):
 
 def tv(name, size, **kw):
     def make():
-        return calibrate_bn(getattr(tvm, name)(weights=None, **kw), (1, 3, size, size)), randn_inputs((1, 3, size, size))
+        shape = (1, 3, size, size)
+        return calibrate_bn(getattr(tvm, name)(weights=None, **kw), shape), randn_inputs(shape)
     return make
 
 
