@@ -174,6 +174,33 @@ class Transformer(nn.Module):
         return self.mha(y, x, x, key_padding_mask=key_padding_mask, attn_mask=causal)
 
 
+class Indexing(nn.Module):
+    """Every form of a read through __getitem__ on a traced tensor (issue 8, section 3)."""
+    def forward(self, x):  # [4, 5, 6]
+        idx = torch.tensor([2, 0])
+        return (x[0], x[:2], x[None], x[..., 1], x[-1, 1:, ::2], x[idx], x[0] @ x[1].t(), x[x > 0.5],
+                x[:, None, 1] * 2)
+
+
+class AdvancedIndexing(nn.Module):
+    """Several index tensors, adjacent and not."""
+    def forward(self, x):  # [4, 5, 6]
+        i, j = torch.tensor([2, 0]), torch.tensor([1, 4])
+        return x[i, j], x[i, :, j]
+
+
+class IndexAssign(nn.Module):
+    """Writes through views: the mutated base and its aliases read the new values."""
+    def forward(self, x):  # [4, 5, 6]
+        y = x * 1
+        y[:, 0] = x[:, 1]
+        y[torch.tensor([1, 3])] += 1
+        y[y > 1.0] = 0.0
+        z = x * 1
+        z[1:3].fill_(2.0)
+        return y, z
+
+
 def transformer():
     def inputs(seed):
         # Each sequence keeps at least its first key: a row of all-padding is NaN in eager.
@@ -246,6 +273,9 @@ GROUPS = {
         ("pads", fn(Pads, 2, 3, 4, 5), (9, 11, 17), None),
         ("attention", fn(Attention, 5, 2, 8), (9, 13, 17), None),
         ("transformer", transformer, (9, 13, 17), None),
+        ("indexing", fn(Indexing, 4, 5, 6), (13, 17), None),
+        ("advanced_indexing", fn(AdvancedIndexing, 4, 5, 6), (13, 17), None),
+        ("index_assign", fn(IndexAssign, 4, 5, 6), (13, 17), None),
     ],
 }
 
