@@ -64,7 +64,9 @@ static void usage(FILE *f)
           "  --keep-initializers-as-inputs  list parameters as graph inputs too\n"
           "  --external-data                store weights in FILE.onnx.data\n"
           "  --test-data DIR                write DIR/model.onnx and the host's inputs and\n"
-          "                                 outputs as DIR/test_data_set_0/*.pb\n"
+          "                                 outputs as DIR/test_data_set_0/*.pb (the traced\n"
+          "                                 example) and test_data_set_1/*.pb (other input\n"
+          "                                 values, same shapes)\n"
           "  --config FILE                  oxport.yaml: opset, plugin dirs, disabled ops\n"
           "  --plugin-path DIR              extra symbolic pack directory or .so (repeatable)\n"
           "  --seed N                       weight seed (default 0)\n"
@@ -269,11 +271,21 @@ static void remove_test_data(const char *dir, size_t n_inputs, size_t n_outputs)
     rmdir(dir); /* only if it is now empty */
 }
 
-static int write_test_data(const export_args *a, const hc_zoo_model *z, hc_tensor **in,
-                           hc_tensor **out)
+/* --test-data writes set 0 from the traced example and sets 1.. from untraced runs of
+ * the same weights on other input values of the same shapes: a file that holds an
+ * example value as a constant is right on set 0 only. */
+#define N_TEST_SETS 2
+
+static void test_set_dir(const export_args *a, unsigned set, char *dir, size_t len)
+{
+    snprintf(dir, len, "%s/test_data_set_%u", a->test_data, set);
+}
+
+static int write_test_set(const export_args *a, const hc_zoo_model *z, unsigned set,
+                          hc_tensor **in, hc_tensor **out)
 {
     char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s/test_data_set_0", a->test_data);
+    test_set_dir(a, set, dir, sizeof dir);
     if (mkdir_p(dir) != 0) {
         fprintf(stderr, "oxport export: cannot create %s: %s\n", dir, strerror(errno));
         return -1;
@@ -291,6 +303,41 @@ static int write_test_data(const export_args *a, const hc_zoo_model *z, hc_tenso
         }
     }
     return 0;
+}
+
+/* Run the model untraced on input set `set` and write that set. */
+static int write_untraced_test_set(const export_args *a, const hc_zoo_model *z, hc_model *m,
+                                   unsigned set)
+{
+    hc_rt rt;
+    hc_rt_init(&rt, NULL, NULL);
+    hc_tensor *in[HC_ZOO_MAX_IO] = {0}, *out[HC_ZOO_MAX_IO] = {0};
+    int rc = -1;
+    if (hc_zoo_run_set(z, m, &rt, a->batch, set, in, out) != 0 || rt.status != OX_OK)
+        fprintf(stderr, "oxport export: running %s on test input set %u failed: %s\n", z->name,
+                set, rt.status != OX_OK ? rt.errmsg : "the forward pass did not complete");
+    else
+        rc = write_test_set(a, z, set, in, out);
+    hc_rt_release(&rt);
+    return rc;
+}
+
+/* Write every test set, or none: a failure removes the sets already written. */
+static int write_test_data(const export_args *a, const hc_zoo_model *z, hc_model *m,
+                           hc_tensor **in, hc_tensor **out)
+{
+    unsigned set = 0;
+    int rc = write_test_set(a, z, 0, in, out);
+    while (rc == 0 && ++set < N_TEST_SETS)
+        rc = write_untraced_test_set(a, z, m, set);
+    if (rc != 0) {
+        char dir[4096];
+        for (unsigned done = 0; done < set; done++) {
+            test_set_dir(a, done, dir, sizeof dir);
+            remove_test_data(dir, z->n_inputs, z->n_outputs);
+        }
+    }
+    return rc;
 }
 
 /* Exit status for a failed engine call. */
@@ -447,7 +494,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         rc = exit_for(st);
         goto done;
     }
-    if (a->test_data && write_test_data(a, z, inputs, outputs) != 0) {
+    if (a->test_data && write_test_data(a, z, &m, inputs, outputs) != 0) {
         /* a bundle is whole or absent: without its test data the model goes too */
         unlink(target);
         if (a->external_data) {

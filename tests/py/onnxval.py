@@ -5,14 +5,15 @@ Library use (import with /usr/bin/python3, which has onnx and numpy):
 
     check(path)                       onnx.checker.check_model(..., full_check=True)
     run_ort(path, {name: ndarray})    -> list of output ndarrays (ONNX Runtime via tools/ort/run.js)
-    verify_bundle(dir, rtol, atol)    run dir/model.onnx on dir/test_data_set_0/input_N.pb and
-                                      compare with output_N.pb; raises on mismatch
+    run_ort_many(path, [feeds, ...])  -> one list of outputs per feed dict, from one runner process
+    verify_bundle(dir, rtol, atol[, atol_scale])  run dir/model.onnx on every dir/test_data_set_K/input_N.pb and
+                                      compare with its output_N.pb; raises on mismatch
 
 Command line:
 
     python3 tests/py/onnxval.py check FILE
-    python3 tests/py/onnxval.py run FILE IN_DIR OUT_DIR     (same as node tools/ort/run.js)
-    python3 tests/py/onnxval.py bundle DIR [--rtol R] [--atol A]
+    python3 tests/py/onnxval.py run FILE IN_DIR OUT_DIR [IN_DIR OUT_DIR]...  (node tools/ort/run.js)
+    python3 tests/py/onnxval.py bundle DIR [--rtol R] [--atol A] [--atol-scale K]
 
 Exit status: 0 ok, 1 the model failed (checker error, runtime error, mismatch), 2 usage error.
 """
@@ -104,38 +105,56 @@ def check(path):
 
 def run_ort(path, feeds):
     """Run `path` with ONNX Runtime on `feeds` ({input name: ndarray}); return outputs in order."""
+    return run_ort_many(path, [feeds])[0]
+
+
+def _write_feeds(in_dir, feeds):
+    os.mkdir(in_dir)
+    spec = []
+    for i, (name, arr) in enumerate(feeds.items()):
+        arr = np.ascontiguousarray(arr)
+        if arr.dtype not in _NP_TO_ORT:
+            raise ValidationError(f"input {name}: dtype {arr.dtype} is not supported by the runner")
+        fname = f"input_{i}.bin"
+        arr.astype(arr.dtype.newbyteorder("<"), copy=False).tofile(os.path.join(in_dir, fname))
+        spec.append({"name": name, "dtype": _NP_TO_ORT[arr.dtype], "dims": list(arr.shape), "file": fname})
+    with open(os.path.join(in_dir, "inputs.json"), "w") as f:
+        json.dump(spec, f)
+
+
+def _read_outputs(out_dir):
+    with open(os.path.join(out_dir, "outputs.json")) as f:
+        outs = json.load(f)
+    result = []
+    for o in outs:
+        dt = _ORT_TO_NP[o["dtype"]]
+        a = np.fromfile(os.path.join(out_dir, o["file"]), dtype=dt.newbyteorder("<"))
+        result.append(a.reshape(o["dims"]).astype(dt, copy=False))
+    return result
+
+
+def run_ort_many(path, feed_sets):
+    """Run `path` with ONNX Runtime on each dict of `feed_sets` in turn; return one list of
+    outputs per set.  One runner process and one session serve every set (a model load and a
+    node start-up cost more than a small model's run)."""
     if not os.path.exists(os.path.join(ORT_DIR, "node_modules", "onnxruntime-node")):
         raise ValidationError(
             f"onnxruntime-node is not installed in {ORT_DIR}; run "
             f"'cd {ORT_DIR} && ONNXRUNTIME_NODE_INSTALL=skip npm ci'"
         )
+    if not feed_sets:
+        return []
     with tempfile.TemporaryDirectory(prefix="onnxval-") as tmp:
-        in_dir = os.path.join(tmp, "in")
-        out_dir = os.path.join(tmp, "out")
-        os.mkdir(in_dir)
-        spec = []
-        for i, (name, arr) in enumerate(feeds.items()):
-            arr = np.ascontiguousarray(arr)
-            if arr.dtype not in _NP_TO_ORT:
-                raise ValidationError(f"input {name}: dtype {arr.dtype} is not supported by the runner")
-            fname = f"input_{i}.bin"
-            arr.astype(arr.dtype.newbyteorder("<"), copy=False).tofile(os.path.join(in_dir, fname))
-            spec.append({"name": name, "dtype": _NP_TO_ORT[arr.dtype], "dims": list(arr.shape), "file": fname})
-        with open(os.path.join(in_dir, "inputs.json"), "w") as f:
-            json.dump(spec, f)
-        proc = subprocess.run(
-            ["node", RUN_JS, path, in_dir, out_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
+        dirs = []
+        for k, feeds in enumerate(feed_sets):
+            in_dir, out_dir = os.path.join(tmp, f"in{k}"), os.path.join(tmp, f"out{k}")
+            _write_feeds(in_dir, feeds)
+            dirs += [in_dir, out_dir]
+        proc = subprocess.run(["node", RUN_JS, path] + dirs, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
         if proc.returncode != 0:
             raise ValidationError(f"{path}: ONNX Runtime failed: {proc.stderr.strip()}")
-        with open(os.path.join(out_dir, "outputs.json")) as f:
-            outs = json.load(f)
-        result = []
-        for o in outs:
-            dt = _ORT_TO_NP[o["dtype"]]
-            a = np.fromfile(os.path.join(out_dir, o["file"]), dtype=dt.newbyteorder("<"))
-            result.append(a.reshape(o["dims"]).astype(dt, copy=False))
-        return result
+        return [_read_outputs(dirs[2 * k + 1]) for k in range(len(feed_sets))]
 
 
 def _read_tensor(path):
@@ -148,8 +167,9 @@ def _read_tensor(path):
     return numpy_helper.to_array(t)
 
 
-def compare(name, got, want, rtol, atol):
-    """Print max abs/rel difference for one output and raise when out of tolerance."""
+def compare(name, got, want, rtol, atol, atol_scale=0.0):
+    """Print max abs/rel difference for one output and raise when out of tolerance:
+    |got - want| <= atol + atol_scale * max|want| + rtol * |want| element-wise."""
     got = np.asarray(got)
     want = np.asarray(want)
     if got.shape != want.shape:
@@ -168,39 +188,48 @@ def compare(name, got, want, rtol, atol):
     max_abs = float(diff.max()) if diff.size else 0.0
     max_rel = float((diff / np.maximum(np.abs(w), 1e-30)).max()) if diff.size else 0.0
     print(f"{name}: max abs diff {max_abs:.3g}, max rel diff {max_rel:.3g} ({got.size} elements)")
+    if atol_scale and w.size and np.isfinite(w).any():
+        atol = atol + atol_scale * float(np.abs(w[np.isfinite(w)]).max())
     ok = np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
     if not ok:
         raise ValidationError(
-            f"{name}: outside rtol={rtol} atol={atol} (max abs diff {max_abs:.3g}, max rel diff {max_rel:.3g})"
+            f"{name}: outside rtol={rtol} atol={atol:.3g} (max abs diff {max_abs:.3g}, max rel diff {max_rel:.3g})"
         )
 
 
-def verify_bundle(bundle, rtol=1e-4, atol=1e-5):
-    """Check and run bundle/model.onnx on test_data_set_0 and compare every output."""
+def verify_bundle(bundle, rtol=1e-4, atol=1e-5, atol_scale=0.0):
+    """Check and run bundle/model.onnx on every test_data_set_K/ (one runner call) and compare
+    every output of each."""
     import onnx
 
     model_path = os.path.join(bundle, "model.onnx")
-    data_dir = os.path.join(bundle, "test_data_set_0")
     if not os.path.isfile(model_path):
         raise ValidationError(f"{bundle}: no model.onnx")
-    if not os.path.isdir(data_dir):
+    data_dirs = []
+    while os.path.isdir(os.path.join(bundle, f"test_data_set_{len(data_dirs)}")):
+        data_dirs.append(os.path.join(bundle, f"test_data_set_{len(data_dirs)}"))
+    if not data_dirs:
         raise ValidationError(f"{bundle}: no test_data_set_0/")
     model = onnx.load(model_path, load_external_data=False)
     inits = {t.name for t in model.graph.initializer}
     in_names = [i.name for i in model.graph.input if i.name not in inits]
-    feeds = {}
-    for i, name in enumerate(in_names):
-        p = os.path.join(data_dir, f"input_{i}.pb")
-        if not os.path.isfile(p):
-            raise ValidationError(f"{bundle}: model input {name} has no {p}")
-        feeds[name] = _read_tensor(p)
-    got = run_ort(model_path, feeds)
+    feed_sets = []
+    for data_dir in data_dirs:
+        feeds = {}
+        for i, name in enumerate(in_names):
+            p = os.path.join(data_dir, f"input_{i}.pb")
+            if not os.path.isfile(p):
+                raise ValidationError(f"{bundle}: model input {name} has no {p}")
+            feeds[name] = _read_tensor(p)
+        feed_sets.append(feeds)
+    got_sets = run_ort_many(model_path, feed_sets)
     out_names = [o.name for o in model.graph.output]
-    for i, name in enumerate(out_names):
-        p = os.path.join(data_dir, f"output_{i}.pb")
-        if not os.path.isfile(p):
-            raise ValidationError(f"{bundle}: model output {name} has no {p}")
-        compare(name, got[i], _read_tensor(p), rtol, atol)
+    for data_dir, got in zip(data_dirs, got_sets):
+        for i, name in enumerate(out_names):
+            p = os.path.join(data_dir, f"output_{i}.pb")
+            if not os.path.isfile(p):
+                raise ValidationError(f"{bundle}: model output {name} has no {p}")
+            compare(f"{os.path.basename(data_dir)} {name}", got[i], _read_tensor(p), rtol, atol, atol_scale)
 
 
 def main(argv=None):
@@ -210,12 +239,13 @@ def main(argv=None):
     c.add_argument("file")
     r = sub.add_parser("run", help="run with ONNX Runtime (run.js layout)")
     r.add_argument("file")
-    r.add_argument("in_dir")
-    r.add_argument("out_dir")
+    r.add_argument("dirs", nargs="+", metavar="IN_DIR OUT_DIR")
     b = sub.add_parser("bundle", help="verify an ONNX backend-test bundle")
     b.add_argument("dir")
     b.add_argument("--rtol", type=float, default=1e-4)
     b.add_argument("--atol", type=float, default=1e-5)
+    b.add_argument("--atol-scale", type=float, default=0.0,
+                   help="add this times max|expected| of each output to atol")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "check":
@@ -224,10 +254,12 @@ def main(argv=None):
         elif args.cmd == "run":
             if shutil.which("node") is None:
                 raise ValidationError("node is not on PATH")
-            rc = subprocess.run(["node", RUN_JS, args.file, args.in_dir, args.out_dir]).returncode
+            if len(args.dirs) % 2:
+                ap.error("run: give IN_DIR OUT_DIR pairs")
+            rc = subprocess.run(["node", RUN_JS, args.file] + args.dirs).returncode
             return rc
         else:
-            verify_bundle(args.dir, args.rtol, args.atol)
+            verify_bundle(args.dir, args.rtol, args.atol, args.atol_scale)
             print(f"{args.dir}: ok")
     except ValidationError as e:
         print(f"onnxval: {e}", file=sys.stderr)

@@ -20,6 +20,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import torchvision  # noqa: E402
 
+import modelcheck  # noqa: E402
 import onnxval  # noqa: E402
 import oxport.torch as oxt  # noqa: E402
 from oxport import _engine  # noqa: E402
@@ -63,6 +64,26 @@ class Api(unittest.TestCase):
     def path(self, name):
         return os.path.join(self.tmp.name, name)
 
+    def assert_file_matches(self, model, args, path, opset=None):
+        """The file computes the model on `args` and on a second input of the same shapes
+        (tests/py/modelcheck.py's rule; torch.onnx.export is the reference at `opset`)."""
+        args = args if isinstance(args, tuple) else (args,)
+        arg_sets = [args, modelcheck.other_values(args)]
+        names = modelcheck.graph_input_names(path)
+        feeds, wants = [], []
+        was = model.training
+        model.eval()
+        for a in arg_sets:
+            arrays = [t.numpy() for t in oxt._recorder.tensors_in(a)]
+            self.assertEqual(len(arrays), len(names), names)
+            feeds.append(dict(zip(names, arrays)))
+            with torch.no_grad():
+                wants.append([t.numpy() for t in oxt._recorder.tensors_in(model(*a))])
+        model.train(was)
+        modelcheck.assert_nontrivial(os.path.basename(path), wants)
+        modelcheck.assert_matches(os.path.basename(path), path, feeds, wants,
+                                  modelcheck.torch_onnx_reference(model, args, opset or 13, names))
+
     def test_seed_alexnet_example(self):
         model = torchvision.models.alexnet(weights=None).eval()
         dummy_input = torch.randn(10, 3, 224, 224)
@@ -88,6 +109,7 @@ class Api(unittest.TestCase):
         res = oxt.verify(model, dummy_input, self.path("alexnet.onnx"))
         self.assertTrue(res.ok, str(res))
         self.assertEqual(res[0][0], "output1")
+        self.assert_file_matches(model, dummy_input, self.path("alexnet.onnx"))
 
     def test_seed_alexnet_verbose_names_parameters_like_the_seed(self):
         # The seed prints the renamed parameters: %learned_0 : Float(64, 3, 11, 11).
@@ -152,8 +174,7 @@ class Api(unittest.TestCase):
         for opset in (9, 13, 17):
             oxt.export(M(), x, self.path("pad.onnx"), opset_version=opset)
             onnxval.check(self.path("pad.onnx"))
-            res = oxt.verify(M(), x, self.path("pad.onnx"))
-            self.assertTrue(res.ok, str(res))
+            self.assert_file_matches(M(), x, self.path("pad.onnx"), opset)
 
     def test_custom_function_without_a_pack_is_reported(self):
         class M(nn.Module):
@@ -179,8 +200,7 @@ class Api(unittest.TestCase):
         oxt.export(m, torch.randn(1, 3), self.path("t.onnx"))
         self.assertTrue(m.training)
         # EVAL (the default) exported dropout as inference: the file is deterministic.
-        res = oxt.verify(m, torch.randn(1, 3), self.path("t.onnx"))
-        self.assertTrue(res.ok, str(res))
+        self.assert_file_matches(m, torch.randn(1, 3), self.path("t.onnx"))
 
     def test_nested_outputs_and_output_names(self):
         m = wlm.RNNModel("LSTM", 30, ninp=8, nhid=8).eval()
@@ -195,6 +215,7 @@ class Api(unittest.TestCase):
         res = oxt.verify(m, (tokens, hidden), self.path("w.onnx"))
         self.assertEqual([r[0] for r in res], ["logp", "hn", "cn"])
         self.assertTrue(res.ok, str(res))
+        self.assert_file_matches(m, (tokens, hidden), self.path("w.onnx"))
 
     def test_verify_detects_a_different_model(self):
         x = torch.randn(1, 3)
@@ -218,8 +239,7 @@ class Api(unittest.TestCase):
         self.assertFalse(m.weight.is_contiguous())
         x = torch.randn(2, 4)
         oxt.export(m, x, self.path("nc.onnx"))
-        res = oxt.verify(m, x, self.path("nc.onnx"))
-        self.assertTrue(res.ok, str(res))
+        self.assert_file_matches(m, x, self.path("nc.onnx"))
 
     def test_trace_problems_are_export_errors(self):
         def f(x):

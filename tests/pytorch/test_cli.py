@@ -10,6 +10,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 PKG = os.path.join(SRC, "hosts", "pytorch")
+sys.path.insert(0, PKG)
+sys.path.insert(0, os.path.join(SRC, "tests", "py"))
 
 
 def run(*args):
@@ -29,7 +31,7 @@ class Cli(unittest.TestCase):
 
     def test_module_callable_with_dynamic_batch_and_verify(self):
         p = run("export", "oxport.models.super_resolution:SuperResolutionNet", "-o", self.out,
-                "--input-shape", "1,1,32,32", "--dynamic-batch", "--verify", "--opset", "11")
+                "--input-shape", "2,1,32,32", "--dynamic-batch", "--verify", "--opset", "11")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn(f"{self.out}: exported in ", p.stdout)
         self.assertRegex(p.stdout, r"output_0: max abs diff \S+, max rel diff \S+ ok")
@@ -38,6 +40,19 @@ class Cli(unittest.TestCase):
         self.assertEqual(m.graph.input[0].name, "input_0")
         self.assertEqual(m.graph.input[0].type.tensor_type.shape.dim[0].dim_param, "batch")
         self.assertEqual([o.version for o in m.opset_import if o.domain == ""], [11])
+        self.assertEqual(m.graph.output[0].type.tensor_type.shape.dim[0].dim_param, "batch")
+        # The file is right at other batches: compare with the same weights in eager.
+        import modelcheck
+        import torch
+        from onnx import numpy_helper
+        from oxport.models.super_resolution import SuperResolutionNet
+        net = SuperResolutionNet()
+        net.load_state_dict({t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in m.graph.initializer})
+        g = torch.Generator().manual_seed(1)
+        xs = [torch.randn(b, 1, 32, 32, generator=g) for b in (1, 3, 5)]
+        with torch.no_grad():
+            wants = [[net.eval()(x).numpy()] for x in xs]
+        modelcheck.assert_matches("cli dynamic batch", self.out, [{"input_0": x.numpy()} for x in xs], wants)
 
     def test_torchvision_model_verbose(self):
         p = run("export", "torchvision:resnet18", "-o", self.out, "--input-shape", "1,3,32,32", "--verbose")

@@ -137,6 +137,17 @@ class Roll(nn.Module):
         return torch.roll(x, shifts=(-1, 2), dims=(1, 2)) - x
 
 
+class ClsToken(nn.Module):
+    """A class token expanded to the batch (ViT): expand(x.size(0), -1, -1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cls = nn.Parameter(torch.randn(1, 1, 8))
+
+    def forward(self, x):
+        return torch.cat([self.cls.expand(x.size(0), -1, -1), x], 1)
+
+
 class Transformer(nn.Module):
     def __init__(self):
         super().__init__()
@@ -186,6 +197,7 @@ CASES = {
     "narrow": (Narrow, (2, 6), [0, 1], (10, 13, 17)),
     "indexing": (Indexing, (4, 5, 3), [0], (11, 13, 17)),
     "roll_dynamic_dims": (Roll, (2, 5, 6), [0, 1, 2], (9, 13, 17)),
+    "cls_token_expand": (ClsToken, (2, 5, 8), [0, 1], (9, 13, 17)),
     "transformer_encoder": (Transformer, (2, 5, 16), [0, 1], (13, 17)),
     "multihead_attention": (MHA, (2, 5, 16), [0, 1], (13, 17)),
     "lstm": (LSTM, (2, 6, 5), [0, 1], (9, 13, 17)),
@@ -238,10 +250,11 @@ class DynamicSizes(unittest.TestCase):
             inputs = [x, torch.randn(shape, generator=g)]
             inputs += [torch.randn(s, generator=g) for s in other_shapes(shape, axes, name)]
             refs = []
-            for inp in inputs:
+            outs = onnxval.run_ort_many(path, [{"x": inp.numpy()} for inp in inputs])
+            for inp, got in zip(inputs, outs):
+                got = got[0]
                 with torch.no_grad():
                     ref = model(inp).numpy()
-                got = onnxval.run_ort(path, {"x": inp.numpy()})[0]
                 self.assertEqual(got.shape, ref.shape, f"{name} at {tuple(inp.shape)}")
                 err = float(np.max(np.abs(got - ref))) if ref.size else 0.0
                 self.assertLessEqual(err, tolerance(ref), f"{name} opset {opset} at {tuple(inp.shape)}")
@@ -267,11 +280,12 @@ class DecoderLM(unittest.TestCase):
                            dynamic_axes={"tokens": {0: "batch", 1: "seq"}})
             onnxval.check(path)
             shapes = [(2, 7), (2, 7), (1, 1), (3, 12), (1, 5)]
-            for i, shape in enumerate(shapes):
-                t = tokens if i == 0 else torch.randint(0, 97, shape, generator=g)
+            toks = [tokens if i == 0 else torch.randint(0, 97, shape, generator=g) for i, shape in enumerate(shapes)]
+            outs = onnxval.run_ort_many(path, [{"tokens": t.numpy()} for t in toks])
+            for t, shape, got in zip(toks, shapes, outs):
+                got = got[0]
                 with torch.no_grad():
                     ref = model(t).numpy()
-                got = onnxval.run_ort(path, {"tokens": t.numpy()})[0]
                 self.assertEqual(got.shape, ref.shape)
                 self.assertLessEqual(float(np.max(np.abs(got - ref))), tolerance(ref), f"at {shape}")
                 self.assertGreater(float(np.std(ref)), 1e-3)

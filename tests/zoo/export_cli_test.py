@@ -86,6 +86,28 @@ def main():
         check(not os.path.exists(os.path.join(bundle, "model.onnx")),
               "no model.onnx is left without its test data")
 
+        # two test sets: the traced example and other values of the same shapes
+        bundle2 = os.path.join(tmp, "bundle2")
+        r = run(b, "superresolution", "--test-data", bundle2)
+        sets = [os.path.join(bundle2, f"test_data_set_{k}", "input_0.pb") for k in (0, 1)]
+        check(r.returncode == 0 and all(os.path.isfile(p) for p in sets),
+              f"--test-data writes test_data_set_0 and _1 (got {r.returncode}: {r.stderr})")
+        if all(os.path.isfile(p) for p in sets):
+            with open(sets[0], "rb") as f0, open(sets[1], "rb") as f1:
+                a, c = f0.read(), f1.read()
+            check(len(a) == len(c) and a != c, "the second test input has the same shape and other values")
+
+        # a failure on the second set removes the first one and the model too
+        bundle3 = os.path.join(tmp, "bundle3")
+        os.makedirs(bundle3)
+        open(os.path.join(bundle3, "test_data_set_1"), "w").close()
+        r = run(b, "superresolution", "--test-data", bundle3)
+        want = f"oxport export: cannot write {bundle3}/test_data_set_1/input_0.pb: Not a directory\n"
+        check(r.returncode == 3 and r.stderr == want,
+              f"unwritable second test set fails naming it (got {r.returncode}: {r.stderr})")
+        check(sorted(os.listdir(bundle3)) == ["test_data_set_1"],
+              f"nothing but the user's file is left (got {sorted(os.listdir(bundle3))})")
+
         r = run(b, "alexnet", "-o", os.path.join(tmp, "missing", "a.onnx"))
         check(r.returncode == 3, f"unwritable output exits 3 (got {r.returncode})")
 

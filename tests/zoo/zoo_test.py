@@ -2,11 +2,15 @@
 """Export one zoo model at several opsets and check it in ONNX Runtime.
 
 For each opset: `oxport export MODEL --opset N --test-data DIR` (the C host's
-own inputs and outputs in the ONNX backend-test layout), then
-`tests/py/onnxval.py bundle DIR` runs the file in ONNX Runtime and compares.
+own inputs and outputs in the ONNX backend-test layout: test_data_set_0 is the
+traced example, test_data_set_1 other input values of the same shapes), then
+`tests/py/onnxval.py bundle DIR` runs the file in ONNX Runtime on both and compares.
+
+The tolerance is tests/py/modelcheck.py's scale rule: |ORT - host| <= 1e-4 *
+max|host| + 1e-3 * |host| per output, not an absolute number tuned on one CPU.
 
 usage: zoo_test.py MODEL --oxport BIN --srcdir SRC [--opsets 9,13,17]
-                   [--rtol 1e-4] [--atol 1e-5]
+                   [--rtol 1e-3] [--atol-scale 1e-4]
 Exit 0 all opsets pass, 1 a failure, 77 (meson's skip) when ONNX Runtime is
 not available.
 """
@@ -44,8 +48,8 @@ def main():
     ap.add_argument("--oxport", required=True)
     ap.add_argument("--srcdir", required=True)
     ap.add_argument("--opsets", default="9,13,17")
-    ap.add_argument("--rtol", default="1e-4")
-    ap.add_argument("--atol", default="1e-5")
+    ap.add_argument("--rtol", default="1e-3")
+    ap.add_argument("--atol-scale", default="1e-4")
     args = ap.parse_args()
 
     onnxval = os.path.join(args.srcdir, "tests", "py", "onnxval.py")
@@ -74,7 +78,7 @@ def main():
                 print(failures[-1])
                 continue
             val = subprocess.run([sys.executable, onnxval, "bundle", bundle,
-                                  "--rtol", args.rtol, "--atol", args.atol],
+                                  "--rtol", args.rtol, "--atol", "0", "--atol-scale", args.atol_scale],
                                  env=env, capture_output=True, text=True)
             t2 = time.monotonic()
             out = (val.stdout + val.stderr).strip()

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Run an ONNX model with ONNX Runtime (CPU) on raw tensors.
 //
-//   node tools/ort/run.js MODEL.onnx IN_DIR OUT_DIR
+//   node tools/ort/run.js MODEL.onnx IN_DIR OUT_DIR [IN_DIR OUT_DIR]...
 //
+// Each IN_DIR/OUT_DIR pair is one run of the same session: several input sets
+// cost one process and one model load.
 // IN_DIR/inputs.json:  [{"name": "x", "dtype": "float32", "dims": [1, 3], "file": "input_0.bin"}]
 // (files hold raw little-endian elements; bool is one byte per element).
 // OUT_DIR receives outputs.json in the same format plus output_N.bin, one per
@@ -60,22 +62,27 @@ function readInputs(inDir) {
 
 async function main() {
     const argv = process.argv.slice(2);
-    if (argv.length !== 3)
-        die(2, 'usage: node run.js MODEL.onnx IN_DIR OUT_DIR');
-    const [model, inDir, outDir] = argv;
+    if (argv.length < 3 || argv.length % 2 !== 1)
+        die(2, 'usage: node run.js MODEL.onnx IN_DIR OUT_DIR [IN_DIR OUT_DIR]...');
+    const model = argv[0];
     let ort;
     try {
         ort = require('onnxruntime-node');
     } catch (e) {
         die(1, `cannot load onnxruntime-node (${e.message}); run "ONNXRUNTIME_NODE_INSTALL=skip npm ci" in ${__dirname}`);
     }
-    const inputs = readInputs(inDir);
     let session;
     try {
         session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 });
     } catch (e) {
         die(1, `${model}: ONNX Runtime rejected the model: ${e.message}`);
     }
+    for (let k = 1; k < argv.length; k += 2)
+        await runOne(ort, session, model, argv[k], argv[k + 1]);
+}
+
+async function runOne(ort, session, model, inDir, outDir) {
+    const inputs = readInputs(inDir);
     const feeds = {};
     for (const t of inputs) {
         const data = t.dtype === 'bool' ? Uint8Array.from(t.data, (v) => (v ? 1 : 0)) : t.data;
@@ -85,7 +92,7 @@ async function main() {
     try {
         results = await session.run(feeds);
     } catch (e) {
-        die(1, `${model}: run failed: ${e.message}`);
+        die(1, `${model}: run failed on ${inDir}: ${e.message}`);
     }
     fs.mkdirSync(outDir, { recursive: true });
     const out = session.outputNames.map((name, i) => {

@@ -39,6 +39,12 @@ int hc_zoo_build(const hc_zoo_model *z, hc_model *m, uint64_t seed, int shape_on
 int hc_zoo_run(const hc_zoo_model *z, hc_model *m, hc_rt *rt, int64_t batch,
                hc_tensor **inputs, hc_tensor **outputs)
 {
+    return hc_zoo_run_set(z, m, rt, batch, 0, inputs, outputs);
+}
+
+int hc_zoo_run_set(const hc_zoo_model *z, hc_model *m, hc_rt *rt, int64_t batch,
+                   unsigned input_set, hc_tensor **inputs, hc_tensor **outputs)
+{
     for (size_t i = 0; i < z->n_inputs; i++) {
         const hc_zoo_input *spec = &z->inputs[i];
         int64_t sz[4];
@@ -48,7 +54,7 @@ int hc_zoo_run(const hc_zoo_model *z, hc_model *m, hc_rt *rt, int64_t batch,
         if (!t)
             return -1;
         hc_rng r;
-        hc_rng_seed(&r, 0x5eed0000u + i);
+        hc_rng_seed(&r, 0x5eed0000u + 0x100u * input_set + i);
         int64_t n = hc_numel(t);
         for (int64_t k = 0; k < n; k++) {
             if (spec->dtype == OX_INT64)

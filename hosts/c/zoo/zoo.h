@@ -42,6 +42,12 @@ int hc_zoo_build(const hc_zoo_model *z, hc_model *m, uint64_t seed, int shape_on
 int hc_zoo_run(const hc_zoo_model *z, hc_model *m, hc_rt *rt, int64_t batch,
                hc_tensor **inputs, hc_tensor **outputs);
 
+/* The same with input set `input_set` (0 is hc_zoo_run's): the same shapes, other
+ * values (float inputs other uniform draws, token inputs other valid tokens), so a
+ * file can be checked on an input it was not traced with. */
+int hc_zoo_run_set(const hc_zoo_model *z, hc_model *m, hc_rt *rt, int64_t batch,
+                   unsigned input_set, hc_tensor **inputs, hc_tensor **outputs);
+
 /* Architectures (zoo/<name>.c). */
 extern const hc_zoo_model hc_zoo_alexnet;
 extern const hc_zoo_model hc_zoo_vgg16;
