@@ -102,6 +102,7 @@ void ox_context_free(ox_context *ctx)
     if (!ctx)
         return;
     ox_registry_free(ctx->registry);
+    ox_mem_packs_free(ctx); /* the registry pointed into them */
     ox_opset_db_free(ctx->opsets);
     ox_config_free(ctx->config);
     for (size_t i = 0; i < ctx->n_plugin_paths; i++)
@@ -149,6 +150,13 @@ ox_status ox_context_add_plugin_path_ex(ox_context *ctx, const char *path, bool 
 ox_status ox_context_add_plugin_path(ox_context *ctx, const char *path)
 {
     return ox_context_add_plugin_path_ex(ctx, path, true);
+}
+
+ox_status ox_context_add_pack(ox_context *ctx, const ox_plugin_desc *desc, const char *origin)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    return ox_mem_pack_add(ctx, desc, origin);
 }
 
 ox_status ox_context_set_opset_dir(ox_context *ctx, const char *dir)

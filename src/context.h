@@ -28,6 +28,8 @@ struct ox_context {
     struct ox_config *config;
     struct ox_registry *registry; /* NULL until loaded */
     struct ox_opset_db *opsets;   /* NULL until loaded */
+    struct loaded_pack **mem_packs; /* ox_context_add_pack: validated, kept across reloads */
+    size_t n_mem_packs, cap_mem_packs;
     bool loaded;
 };
 

@@ -69,6 +69,20 @@ OX_API const char *ox_errmsg(const ox_context *ctx);
  * may override an operator of a built-in pack. */
 OX_API ox_status ox_context_add_plugin_path(ox_context *ctx, const char *path);
 
+/* Add a symbolic pack from memory: a host that defines operators at run time
+ * (Python symbolics through callbacks, a JIT) fills an ox_plugin_desc exactly
+ * as a .so would return it.  It is validated like a .so (same messages, with
+ * `origin` in place of the file name) and its init runs now; on failure
+ * nothing is added.  `origin` names the pack in messages and listings, e.g.
+ * "python:mylib.MyRelu".  A pack added this way overrides, name by name, the
+ * operators of every pack loaded from a file (the override is recorded with
+ * both sources); two in-process packs may not both provide one (name,
+ * since_opset).  May be called before or after loading.  desc and everything
+ * it points to must stay valid until the context is freed. */
+struct ox_plugin_desc;
+OX_API ox_status ox_context_add_pack(ox_context *ctx, const struct ox_plugin_desc *desc,
+                                     const char *origin);
+
 /* Use this directory of opset YAML descriptors instead of the installed one. */
 OX_API ox_status ox_context_set_opset_dir(ox_context *ctx, const char *dir);
 
