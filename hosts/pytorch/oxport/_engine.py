@@ -176,6 +176,7 @@ def _declare(lib):
         "ox_context_free": (None, [c.c_void_p]),
         "ox_errmsg": (c.c_char_p, [c.c_void_p]),
         "ox_context_add_plugin_path": (c.c_int, [c.c_void_p, c.c_char_p]),
+        "ox_context_add_pack": (c.c_int, [c.c_void_p, c.c_void_p, c.c_char_p]),
         "ox_context_set_opset_dir": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_context_load_config": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_context_load": (c.c_int, [c.c_void_p]),
@@ -241,6 +242,7 @@ class Context:
             raise EngineError(st, f"ox_context_new failed: {L.ox_strerror(st).decode()}", "ox_context_new")
         self.h = h
         self.L = L
+        self._kept = []  # in-process packs: their memory must outlive the context
         if config is not None:
             self.check(L.ox_context_load_config(h, os.fsencode(config)), "ox_context_load_config")
 
@@ -254,6 +256,10 @@ class Context:
     def load(self):
         self.check(self.L.ox_context_load(self.h), "ox_context_load")
 
+    def keep(self, obj):
+        """Keep `obj` alive until the context is closed (after ox_context_free)."""
+        self._kept.append(obj)
+
     def target_opset(self):
         return self.L.ox_context_target_opset(self.h)
 
@@ -261,6 +267,7 @@ class Context:
         if self.h:
             self.L.ox_context_free(self.h)
             self.h = None
+        self._kept = []
 
     def __enter__(self):
         return self

@@ -21,11 +21,12 @@ import torch
 from torch.onnx import OperatorExportTypes, TrainingMode
 
 from .. import _engine
-from . import _recorder
+from . import _custom_ops, _recorder
+from ._custom_ops import register_custom_op_symbolic, unregister_custom_op_symbolic
 from ._recorder import TracerWarning
 
 __all__ = ["export", "verify", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
-           "VerifyResult"]
+           "VerifyResult", "register_custom_op_symbolic", "unregister_custom_op_symbolic"]
 
 
 class ExportError(RuntimeError):
@@ -48,9 +49,12 @@ def _check_options(operator_export_type, custom_opsets, export_modules_as_functi
         _unsupported("operator_export_type", operator_export_type,
                      "only OperatorExportTypes.ONNX: oxport converts every operator through its symbolic "
                      "packs; add a pack for an operator instead of exporting it as ATen")
-    if custom_opsets:
-        _unsupported("custom_opsets", custom_opsets,
-                     "custom domains are declared in the oxport config file (domains:), not per call")
+    if custom_opsets is not None:
+        if not isinstance(custom_opsets, dict) or not all(
+                isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool) and v >= 1
+                for k, v in custom_opsets.items()):
+            raise ValueError(f"oxport.torch.export: custom_opsets={custom_opsets!r} must map domain names "
+                             f"to opset versions >= 1, e.g. {{'mydomain': 1}}")
     if export_modules_as_functions:
         _unsupported("export_modules_as_functions", export_modules_as_functions,
                      "ONNX local functions are not written")
@@ -150,6 +154,8 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             with _training_mode(model, training), torch.no_grad():
                 rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names, mode=trace, opset=opset,
                                                     dynamic=bool(dynamic_axes))
+            # Python symbolics (autograd Functions' own, registered ones) join as packs.
+            _custom_ops.add_packs(ctx, rec, custom_opsets)
             if dynamic_axes:
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
                                           rec.inputs, rec.outputs)
