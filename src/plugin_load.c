@@ -781,6 +781,33 @@ ox_status ox_registry_load(ox_context *ctx)
     return OX_OK;
 }
 
+ox_status ox_context_print_overrides(ox_context *ctx, FILE *out, size_t *n_out)
+{
+    if (n_out)
+        *n_out = 0;
+    if (!ctx)
+        return OX_EINVAL;
+    if (!out)
+        return ox_fail(ctx, OX_EINVAL, "ox_context_print_overrides: out is NULL");
+    ox_status st = ox_context_load(ctx);
+    if (st != OX_OK)
+        return st;
+    const ox_registry *reg = ctx->registry;
+    size_t n = 0;
+    for (size_t i = 0; i < reg->n_all; i++) {
+        const ox_op_impl *im = reg->all[i];
+        if (!im->overrides || (i && strcmp(reg->all[i - 1]->decl->name, im->decl->name) == 0))
+            continue; /* once per operator */
+        if (fprintf(out, "%s: %s overrides %s\n", im->decl->name, im->plugin->path,
+                    im->overrides->path) < 0)
+            return ox_fail(ctx, OX_EIO, "ox_context_print_overrides: write failed");
+        n++;
+    }
+    if (n_out)
+        *n_out = n;
+    return OX_OK;
+}
+
 ox_status ox_plugin_check_file(ox_context *ctx, const char *path, ox_report *r)
 {
     if (!path || !r)

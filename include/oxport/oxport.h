@@ -83,6 +83,12 @@ struct ox_plugin_desc;
 OX_API ox_status ox_context_add_pack(ox_context *ctx, const struct ox_plugin_desc *desc,
                                      const char *origin);
 
+/* Write one line per operator whose symbolic a stronger pack replaced,
+ *   "aten::relu: <source of the symbolic used> overrides <source replaced>",
+ * sorted by operator; loads the context first.  *n_out (may be NULL) gets the
+ * number of lines. */
+OX_API ox_status ox_context_print_overrides(ox_context *ctx, FILE *out, size_t *n_out);
+
 /* Use this directory of opset YAML descriptors instead of the installed one. */
 OX_API ox_status ox_context_set_opset_dir(ox_context *ctx, const char *dir);
 

@@ -177,6 +177,7 @@ def _declare(lib):
         "ox_errmsg": (c.c_char_p, [c.c_void_p]),
         "ox_context_add_plugin_path": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_context_add_pack": (c.c_int, [c.c_void_p, c.c_void_p, c.c_char_p]),
+        "ox_context_print_overrides": (c.c_int, [c.c_void_p, c.c_void_p, P(c.c_size_t)]),
         "ox_context_set_opset_dir": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_context_load_config": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_context_load": (c.c_int, [c.c_void_p]),

@@ -21,11 +21,11 @@ import torch
 from torch.onnx import OperatorExportTypes, TrainingMode
 
 from .. import _engine
-from . import _custom_ops, _recorder
+from . import _custom_ops, _recorder, _symbolic
 from ._custom_ops import register_custom_op_symbolic, unregister_custom_op_symbolic
 from ._recorder import TracerWarning
 
-__all__ = ["export", "verify", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
+__all__ = ["export", "verify", "overrides", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
            "VerifyResult", "register_custom_op_symbolic", "unregister_custom_op_symbolic"]
 
 
@@ -60,6 +60,34 @@ def _check_options(operator_export_type, custom_opsets, export_modules_as_functi
                      "ONNX local functions are not written")
     if training not in (TrainingMode.EVAL, TrainingMode.PRESERVE, TrainingMode.TRAINING):
         _unsupported("training", training, "use a torch.onnx.TrainingMode value")
+
+
+def _override_lines(ctx):
+    cfile = _engine.CFile()
+    st = ctx.L.ox_context_print_overrides(ctx.h, cfile.fp, None)
+    text = cfile.read_and_close()
+    ctx.check(st, "ox_context_print_overrides")
+    return text.splitlines()
+
+
+def _print_overrides(ctx):
+    for line in _override_lines(ctx):
+        print(f"oxport: {line}")
+
+
+def overrides(config=None):
+    """Operators whose symbolic is replaced, one line each:
+    "aten::relu: <source used> overrides <source replaced>" -- register_custom_op_symbolic
+    registrations over the packs, and packs over the built-in ones.  `verbose=True` exports
+    print the same lines (with the trace's autograd Function symbolics too)."""
+    try:
+        with _engine.Context(config=config) as ctx:
+            _custom_ops.add_packs(ctx, None, None)
+            return _override_lines(ctx)
+    except _engine.EngineError as e:
+        raise ExportError(e.message, e.status_name, e.call) from None
+    except _custom_ops.RegistrationError as e:
+        raise ExportError(str(e), "OX_EINVAL", "python symbolics") from None
 
 
 def _split_args(args):
@@ -156,6 +184,8 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
                                                     dynamic=bool(dynamic_axes))
             # Python symbolics (autograd Functions' own, registered ones) join as packs.
             _custom_ops.add_packs(ctx, rec, custom_opsets)
+            if verbose:
+                _print_overrides(ctx)
             if dynamic_axes:
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
                                           rec.inputs, rec.outputs)
@@ -164,6 +194,8 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             raise ExportError(e.message, e.status_name, e.call) from None
         except _recorder.UnsupportedValue as e:
             raise ExportError(f"{type(model).__name__}: {e}", "OX_EUNSUPPORTED", "trace") from None
+        except (_symbolic.SymbolicError, _custom_ops.RegistrationError) as e:
+            raise ExportError(str(e), "OX_EINVAL", "python symbolics") from None
 
         opts = _engine.OxExportOptions()
         L.ox_export_options_init(ctypes.byref(opts))

@@ -22,6 +22,10 @@ from . import _symbolic
 
 _registry = {}  # name -> {opset_version: fn}
 
+
+class RegistrationError(ValueError):
+    """A registration cannot become a pack (torch knows no such operator)."""
+
 _NAME = re.compile(r"^[a-zA-Z0-9-_]+::[a-zA-Z-_]+[a-zA-Z0-9-_]*$")
 
 
@@ -120,7 +124,7 @@ def declaration(name):
     with_tensors = [s for s in schemas if any("Tensor" in str(a.type) for a in s.arguments)]
     schemas = with_tensors or schemas
     if not schemas:
-        raise ValueError(f"register_custom_op_symbolic: torch has no operator {name} (define it with "
+        raise RegistrationError(f"register_custom_op_symbolic: torch has no operator {name} (define it with "
                          f"torch.library before exporting)")
     order, kinds = [], {}
     for s in schemas:
