@@ -40,15 +40,19 @@ class ExportError(RuntimeError):
         super().__init__(report)
 
 
+# torch.onnx.OperatorExportTypes -> ox_export_type (the same numbers)
+_EXPORT_TYPES = {OperatorExportTypes.ONNX: 0, OperatorExportTypes.ONNX_ATEN: 1,
+                 OperatorExportTypes.ONNX_ATEN_FALLBACK: 2, OperatorExportTypes.ONNX_FALLTHROUGH: 3}
+
+
 def _unsupported(option, value, why):
     raise NotImplementedError(f"oxport.torch.export: {option}={value!r} is not supported ({why})")
 
 
 def _check_options(operator_export_type, custom_opsets, export_modules_as_functions, training):
-    if operator_export_type not in (OperatorExportTypes.ONNX, None):
-        _unsupported("operator_export_type", operator_export_type,
-                     "only OperatorExportTypes.ONNX: oxport converts every operator through its symbolic "
-                     "packs; add a pack for an operator instead of exporting it as ATen")
+    if operator_export_type is not None and operator_export_type not in _EXPORT_TYPES:
+        raise ValueError(f"oxport.torch.export: operator_export_type={operator_export_type!r} is not a "
+                         f"torch.onnx.OperatorExportTypes value")
     if custom_opsets is not None:
         if not isinstance(custom_opsets, dict) or not all(
                 isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool) and v >= 1
@@ -177,6 +181,12 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     tmpdir = None
     try:
         try:
+            if operator_export_type is not None:
+                ctx.check(L.ox_context_set_export_type(ctx.h, _EXPORT_TYPES[operator_export_type]),
+                          "ox_context_set_export_type")
+            for domain, version in (custom_opsets or {}).items():
+                ctx.check(L.ox_context_set_domain_version(ctx.h, domain.encode(), version),
+                          f"custom_opsets[{domain!r}]")
             ctx.load()
             opset = int(opset_version) if opset_version is not None else ctx.target_opset()
             with _training_mode(model, training), torch.no_grad():
@@ -226,6 +236,10 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
                             f"{type(f).__name__}")
         st = L.ox_export(ctx.h, graph, os.fsencode(path), ctypes.byref(opts))
         printed = cfile.read_and_close() if cfile is not None else ""
+        notes = L.ox_context_notes(ctx.h).decode(errors="replace")
+        if verbose and notes:
+            for line in notes.splitlines():
+                print(f"oxport: {line}")
         if printed:
             print(printed, end="" if printed.endswith("\n") else "\n")
         if st != _engine.OX_OK:
