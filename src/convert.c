@@ -182,21 +182,29 @@ static void check_args(const ox_node *n, const ox_op_impl *im, const ox_opset_op
                       n->kind, scope_of(n), n->n_outputs, path, d->n_outputs);
 }
 
-/* The lowest opset above `opset` at which this op would be supported. */
-static int supported_from(const ox_context *ctx, const char *kind, int opset, int hi)
+/* What to add to "no symbolic for X is registered": the lowest opset a
+ * loaded pack converts it from, or, when no pack has it at all but the opset
+ * descriptors declare it, that its pack is missing.  Only a pack makes an
+ * operator supported, so the descriptors alone never yield an opset. */
+static void missing_hint(const ox_context *ctx, const char *kind, int lo, int hi, char *buf,
+                         size_t cap)
 {
+    buf[0] = '\0';
     int since = ox_registry_lowest_since(ctx->registry, kind);
-    if (since > opset)
-        return since;
-    if (since == 0 && ctx->opsets)
-        for (int o = opset + 1; o <= hi; o++)
-            if (ox_opset_db_lookup(ctx->opsets, o, kind))
-                return o;
-    return 0;
+    if (since) {
+        snprintf(buf, cap, "; supported from opset %d", since);
+        return;
+    }
+    for (int o = lo; ctx->opsets && o <= hi; o++)
+        if (ox_opset_db_lookup(ctx->opsets, o, kind)) {
+            snprintf(buf, cap, "; the opset descriptors declare it, but no loaded pack provides "
+                               "its symbolic (is the pack on the plugin path?)");
+            return;
+        }
 }
 
-static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int hi, ox_report *r,
-                    ox_report *notes)
+static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int hi,
+                    ox_report *r, ox_report *notes)
 {
     const char *et = export_type_names[ox_context_export_type(ctx)];
     for (const ox_node *n = traced->first; n; n = n->next) {
@@ -222,10 +230,8 @@ static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int hi, 
         }
         const ox_op_impl *im = ox_registry_find(ctx->registry, n->kind, opset);
         if (!im) {
-            int from = supported_from(ctx, n->kind, opset, hi);
-            char tail[48] = "";
-            if (from)
-                snprintf(tail, sizeof tail, "; supported from opset %d", from);
+            char tail[128];
+            missing_hint(ctx, n->kind, lo, hi, tail, sizeof tail);
             ox_report_add(r,
                           "ONNX export failed on %s because no symbolic for %s is registered "
                           "(scope: %s)%s",
@@ -700,7 +706,7 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     ox_report_init(&notes);
     free(ctx->notes);
     ctx->notes = NULL;
-    prescan(ctx, traced, opset, hi, &r, &notes);
+    prescan(ctx, traced, opset, lo, hi, &r, &notes);
     if (notes.n && !(ctx->notes = ox_report_join(&notes, NULL))) {
         ox_report_free(&notes);
         ox_report_free(&r);

@@ -761,9 +761,26 @@ ox_status ox_registry_load(ox_context *ctx)
             load_path(reg, cfg->plugin_dirs[i], true, origin, false, &r);
         }
     }
+    /* The built-in packs come last, so every path above may override them: the
+     * installed plugindir, or a build tree's (OXPORT_BUILTIN_PLUGIN_PATH, which
+     * `meson devenv` and the build tree's CLI set).  OXPORT_NO_DEFAULT_PLUGINDIR
+     * drops them, leaving only the paths given explicitly. */
     const char *no_default = getenv("OXPORT_NO_DEFAULT_PLUGINDIR");
-    if (!r.n && !(ctx->flags & OX_CONTEXT_NO_DEFAULT_PLUGINS) && !(no_default && *no_default))
+    bool builtins = !(ctx->flags & OX_CONTEXT_NO_DEFAULT_PLUGINS) && !(no_default && *no_default);
+    const char *builtin_env = ctx->flags & OX_CONTEXT_NO_ENV ? NULL
+                                                              : getenv("OXPORT_BUILTIN_PLUGIN_PATH");
+    if (!r.n && builtins && builtin_env && *builtin_env) {
+        char *copy = strdup(builtin_env);
+        if (!copy)
+            ox_report_add(&r, "out of memory reading OXPORT_BUILTIN_PLUGIN_PATH");
+        char *save = NULL;
+        for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok && !r.n;
+             tok = strtok_r(NULL, ":", &save))
+            load_path(reg, tok, false, "from OXPORT_BUILTIN_PLUGIN_PATH", false, &r);
+        free(copy);
+    } else if (!r.n && builtins) {
         load_path(reg, OXPORT_PLUGINDIR, false, "the installed plugin directory", true, &r);
+    }
 
     if (!r.n && build_sorted(reg) != 0)
         ox_report_add(&r, "out of memory indexing operators");

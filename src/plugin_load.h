@@ -6,7 +6,8 @@
  * the config's plugin_dirs, then the built-in packs: OXPORT_BUILTIN_PLUGIN_PATH
  * when set (a build tree's packs), else the installed plugindir unless
  * OXPORT_NO_DEFAULT_PLUGINDIR is set or the context was created with
- * OX_CONTEXT_NO_DEFAULT_PLUGINS.
+ * OX_CONTEXT_NO_DEFAULT_PLUGINS (OXPORT_NO_DEFAULT_PLUGINDIR drops
+ * OXPORT_BUILTIN_PLUGIN_PATH too: only explicit paths remain).
  */
 #ifndef OXPORT_PLUGIN_LOAD_H
 #define OXPORT_PLUGIN_LOAD_H

@@ -154,11 +154,11 @@ def build_tree_env(build_dir):
                 src = json.load(f)["directories"]["source"]
         except (OSError, ValueError, KeyError):
             pass
+    # The tree's packs are the built-in ones: OXPORT_PLUGIN_PATH still adds in front.
     return {
-        "OXPORT_PLUGIN_PATH": os.pathsep.join([os.path.join(build_dir, "plugins", "aten"),
-                                               os.path.join(build_dir, "plugins", "nn_functions")]),
+        "OXPORT_BUILTIN_PLUGIN_PATH": os.pathsep.join([os.path.join(build_dir, "plugins", "aten"),
+                                                       os.path.join(build_dir, "plugins", "nn_functions")]),
         "OXPORT_OPSET_DIR": os.path.join(src, "opset"),
-        "OXPORT_NO_DEFAULT_PLUGINDIR": "1",
     }
 
 
