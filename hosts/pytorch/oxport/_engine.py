@@ -3,11 +3,12 @@
 Only what a host needs: context, trace, export, graph printing.  Structs mirror the
 header field for field; keep them in step with it.
 
-Library lookup order: $OXPORT_LIB, $OXPORT_BUILDDIR/src/liboxport.so, the build tree
-next to this package (<source>/build), `pkg-config --variable=libdir oxport`,
-ctypes.util.find_library('oxport').  When the library comes from a build tree the
-plugin packs and opset descriptors of that tree are used too (the same variables
-`hosts/pytorch/oxport-env` exports), unless the caller already set them.
+Library lookup order: $OXPORT_LIB, $OXPORT_BUILDDIR/src/liboxport.so, the engine this
+package was installed with (`_installed.py`, written by `meson install` and by
+`pip install .`), the build tree next to this package (<source>/build),
+`pkg-config --variable=libdir oxport`, ctypes.util.find_library('oxport').  When the
+library comes from a build tree or a wheel, that tree's (the wheel's) packs and opset
+descriptors are used too, unless the caller already set the variables.
 """
 
 import ctypes
@@ -114,6 +115,30 @@ def _build_dir_of_lib(lib):
     return None
 
 
+def installed():
+    """The generated _installed module of an installed package, or None in a checkout."""
+    try:
+        from . import _installed as inst
+    except ImportError:
+        return None
+    return inst
+
+
+def _installed_path(p):
+    inst = installed()
+    return p if inst is None or inst.LAYOUT != "wheel" else os.path.join(HERE, p)
+
+
+def installed_env():
+    """What a wheel's engine needs: its own packs and descriptors (a wheel's library was
+    compiled for the build machine's temporary prefix)."""
+    inst = installed()
+    if inst is None or inst.LAYOUT != "wheel":
+        return {}
+    return {"OXPORT_BUILTIN_PLUGIN_PATH": _installed_path(inst.PLUGINDIR),
+            "OXPORT_OPSET_DIR": _installed_path(inst.OPSETDIR)}
+
+
 def find_library():
     """Return (path, build_dir or None) of the liboxport to load."""
     lib = os.environ.get("OXPORT_LIB")
@@ -121,6 +146,16 @@ def find_library():
         if not os.path.isfile(lib):
             raise OSError(f"OXPORT_LIB={lib}: no such file; point it at liboxport.so")
         return lib, _build_dir_of_lib(lib)
+    env_build = os.environ.get("OXPORT_BUILDDIR")
+    if env_build and _is_build_dir(env_build):
+        return os.path.join(env_build, "src", "liboxport.so"), os.path.abspath(env_build)
+    inst = installed()
+    if inst is not None:
+        p = _installed_path(inst.LIBRARY)
+        if not os.path.isfile(p):
+            raise OSError(f"oxport {inst.VERSION} was installed with the engine {p}, which is missing: "
+                          f"reinstall oxport, or set OXPORT_LIB to a liboxport.so")
+        return p, None
     for d in _build_dir_candidates():
         if _is_build_dir(d):
             return os.path.join(d, "src", "liboxport.so"), os.path.abspath(d)
@@ -217,9 +252,8 @@ def lib():
     global _lib, _lib_path
     if _lib is None:
         path, build_dir = find_library()
-        if build_dir is not None:
-            for k, v in build_tree_env(build_dir).items():
-                os.environ.setdefault(k, v)
+        for k, v in (build_tree_env(build_dir) if build_dir is not None else installed_env()).items():
+            os.environ.setdefault(k, v)
         loaded = ctypes.CDLL(path)
         _declare(loaded)
         _lib, _lib_path = loaded, path
