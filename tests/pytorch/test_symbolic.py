@@ -4,6 +4,7 @@ register_custom_op_symbolic, converted through in-process packs and run in ONNX 
 against eager on two inputs; the graph object's interface; every error path's message."""
 
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -262,6 +263,36 @@ class RegisterCustomOpSymbolic(unittest.TestCase):
         oxt.export(Relu(), torch.randn(2, 3), p)
         self.assertEqual([n.op_type for n in onnx.load(p).graph.node][0], "Relu")
         self.assertEqual(oxt.overrides(), [])
+
+    def test_overrides_of_common_aten_ops_agree_with_the_descriptors(self):
+        # the declaration comes from torch's schema; the engine checks its kinds against the
+        # opset YAML (a dtype typed int in the JIT schema, Scalar vs Tensor overloads ...)
+        names = ["::add", "::leaky_relu", "::softmax", "::conv2d", "::linear", "::max_pool2d", "::cat",
+                 "::mean", "::flatten", "::view", "::batch_norm", "::layer_norm", "::gelu", "::slice"]
+        try:
+            for n in names:
+                oxt.register_custom_op_symbolic(n, relu_as_max, 9)
+            lines = oxt.overrides()
+            self.assertEqual(len(lines), len(names), lines)
+        finally:
+            for n in names:
+                oxt.unregister_custom_op_symbolic(n, 9)
+
+    def test_plugins_command_lists_registrations_and_overrides(self):
+        mod = os.path.join(self.tmp.name, "myregs.py")
+        with open(mod, "w") as f:
+            f.write("import oxport.torch\n"
+                    "def relu(g, x):\n    return g.op('Relu', x)\n"
+                    "oxport.torch.register_custom_op_symbolic('::relu', relu, 11)\n")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([self.tmp.name, os.path.join(SRC, "hosts", "pytorch")]))
+        out = subprocess.run([sys.executable, "-m", "oxport.torch", "plugins", "--import", "myregs"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True).stdout
+        lines = out.splitlines()
+        self.assertEqual(lines[:3], ["register_custom_op_symbolic: 1 operator(s)",
+                                     "  aten::relu                       since 11: myregs.relu",
+                                     "overrides: 1"])
+        self.assertRegex(lines[3], r"^  aten::relu: python:register_custom_op_symbolic: myregs\.relu \(opset 11\) "
+                                   r"overrides .*libox_aten\.so$")
 
     def test_name_and_argument_errors_match_torch_onnx(self):
         with self.assertRaises(ValueError) as cm:

@@ -132,6 +132,8 @@ def declaration(name):
             k = _schema_kind(a.type)
             if k is None:
                 continue
+            if k == "int" and a.name == "dtype":
+                k = "dtype"  # the JIT schema types a ScalarType as int; hosts record a dtype
             if a.name not in kinds:
                 order.append(a.name)
                 kinds[a.name] = []
