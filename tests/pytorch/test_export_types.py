@@ -117,6 +117,14 @@ class ExportTypes(unittest.TestCase):
         finally:
             oxt.unregister_custom_op_symbolic("oxet::twice", 9)
 
+    def test_out_of_range_dynamic_axis_says_which(self):
+        with self.assertRaises(oxt.ExportError) as cm:
+            oxt.export(Small(), torch.randn(1, 3, 8, 8), self.path("d.onnx"), input_names=["x"],
+                       output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {2: "n"}})
+        self.assertEqual(cm.exception.report, "dynamic_axes['y']: axis 2 is out of range for output 'y' of rank 2 "
+                                              "(valid axes: 0..1)")
+        self.assertFalse(os.path.exists(self.path("d.onnx")))
+
     def test_bad_values_are_refused_with_what_to_pass(self):
         with self.assertRaises(ValueError) as cm:
             oxt.export(Small(), torch.randn(1, 3, 8, 8), self.path("b.onnx"), custom_opsets={"x": 0})

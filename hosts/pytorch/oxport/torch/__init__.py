@@ -119,14 +119,15 @@ def _training_mode(model, training):
         model.train(was)
 
 
-def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, out_vids):
+def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, out_vids, in_ranks,
+                  out_ranks):
     names = {}
     for i, n in enumerate(input_names or []):
         if i < len(in_vids):
-            names[n] = in_vids[i]
+            names[n] = (in_vids[i], "input", in_ranks[i] if i < len(in_ranks) else None)
     for i, n in enumerate(output_names or []):
         if i < len(out_vids):
-            names[n] = out_vids[i]
+            names[n] = (out_vids[i], "output", out_ranks[i] if i < len(out_ranks) else None)
     for key, axes in dynamic_axes.items():
         if key not in names:
             warnings.warn(f"oxport: dynamic_axes key {key!r} is not an input or output name "
@@ -136,8 +137,12 @@ def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, ou
             pairs = [(int(a), str(n)) for a, n in axes.items()]
         else:
             pairs = [(int(a), f"{key}_dynamic_axes_{i + 1}") for i, a in enumerate(axes)]
+        vid, what, rank = names[key]
         for axis, dname in pairs:
-            st = L.ox_graph_set_dim_param(graph, names[key], axis, dname.encode())
+            if rank is not None and not 0 <= axis < rank:
+                raise ExportError(f"dynamic_axes[{key!r}]: axis {axis} is out of range for {what} {key!r} of "
+                                  f"rank {rank} (valid axes: 0..{rank - 1})", "OX_EINVAL", "dynamic_axes")
+            st = L.ox_graph_set_dim_param(graph, vid, axis, dname.encode())
             if st != _engine.OX_OK:
                 return st, f"dynamic_axes[{key!r}][{axis}]"
     return _engine.OX_OK, None
@@ -197,8 +202,14 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             if verbose:
                 _print_overrides(ctx)
             if dynamic_axes:
+                in_ranks = []
+                seen = set()
+                for t in _recorder.tensors_in(pos) + _recorder.tensors_in(kw):
+                    if id(t) not in seen:  # a tensor passed twice is one input
+                        seen.add(id(t))
+                        in_ranks.append(t.dim())
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
-                                          rec.inputs, rec.outputs)
+                                          rec.inputs, rec.outputs, in_ranks, [t.dim() for t in _outs])
                 ctx.check(st, where)
         except _engine.EngineError as e:
             raise ExportError(e.message, e.status_name, e.call) from None
