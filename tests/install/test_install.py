@@ -4,9 +4,9 @@ environment (suite `install`, slow: each case builds oxport once more).
 
     test_install.py pip        python3 -m venv --system-site-packages; pip install --no-build-isolation
                                --no-index <source>; the venv's python runs probe.py
-    test_install.py meson      meson setup --prefix=P; meson install; P's python package runs probe.py
-    test_install.py walkthrough-checkout   docs/writing-a-plugin.md's commands in `meson devenv`
-    test_install.py walkthrough-installed  the same commands against a `meson install` prefix
+    test_install.py meson      meson setup --prefix=P; meson install; P's python package runs probe.py,
+                               then docs/writing-a-plugin.md's commands run against P
+    test_install.py walkthrough-checkout   the same commands in `meson devenv`
 """
 
 import os
@@ -82,6 +82,7 @@ def case_meson(tmp):
     # install location there, nothing else is set.
     env = clean_env(PYTHONPATH=site)
     print(run([PY, os.path.join(HERE, "probe.py"), prefix, "--pythonpath-is-the-prefix"], away, env), end="")
+    walkthrough_installed(tmp, prefix, site)
 
 
 # ------------------------------------------------------------------ the walkthrough
@@ -121,8 +122,8 @@ def case_walkthrough_checkout(tmp, builddir):
     run_walkthrough(tmp, wrap, clean_env())
 
 
-def case_walkthrough_installed(tmp):
-    prefix, site = meson_install(tmp)
+def walkthrough_installed(tmp, prefix, site):
+    # a prefix's usual variables, as /usr/local has them by default
     env = clean_env(PATH=f"{prefix}/bin:/usr/bin:/bin:{os.environ.get('PATH', '')}",
                     PKG_CONFIG_PATH=f"{prefix}/lib/pkgconfig", PYTHONPATH=site,
                     LD_LIBRARY_PATH=f"{prefix}/lib")
@@ -142,10 +143,8 @@ def main():
             case_meson(tmp)
         elif case == "walkthrough-checkout":
             case_walkthrough_checkout(tmp, os.environ.get("OXPORT_TEST_BUILDDIR") or os.path.join(SRC, "build"))
-        elif case == "walkthrough-installed":
-            case_walkthrough_installed(tmp)
         else:
-            raise SystemExit("usage: test_install.py pip|meson|walkthrough-checkout|walkthrough-installed")
+            raise SystemExit("usage: test_install.py pip|meson|walkthrough-checkout")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
