@@ -12,14 +12,12 @@ from contextlib import redirect_stdout
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
-sys.path.insert(0, os.path.join(SRC, "tests", "py"))
 
 import onnx  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 from torch.onnx import OperatorExportTypes as O  # noqa: E402
 
-import onnxval  # noqa: E402
 import oxport.torch as oxt  # noqa: E402
 
 

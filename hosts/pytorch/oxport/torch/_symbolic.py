@@ -200,7 +200,6 @@ class Graph:
         self._sym = sym
         self._api = api
         self._custom_opsets = custom_opsets
-        self._hold = []  # buffers the engine reads during this call
 
     @property
     def opset(self):
@@ -297,16 +296,15 @@ class Graph:
             api.attr_tensor(node, name, dt, t.dim(), sizes, buf)
             return
         items = list(v) if many else [v]
-        conv = {"f": float, "i": int, "s": None}[kind]
         try:
             if kind == "s":
                 vals = [x.encode() if isinstance(x, str) else bytes(x) for x in items]
             elif kind == "i":
-                vals = [int(x) for x in items]
                 if any(isinstance(x, float) for x in items):
-                    raise TypeError
+                    raise TypeError  # int(1.5) would silently truncate
+                vals = [int(x) for x in items]
             else:
-                vals = [conv(x) for x in items]
+                vals = [float(x) for x in items]
         except (TypeError, ValueError):
             raise SymbolicError(f"g.op({opname!r}): attribute {key!r} = {v!r} is not "
                                 f"{'an int' if kind == 'i' else 'a float' if kind == 'f' else 'a string'}"
