@@ -7,7 +7,7 @@
 
 static const char *const config_keys[] = {"target_opset",       "opsets",         "plugin_dirs",
                                           "disabled_operators", "custom_domains", "opset_dir",
-                                          NULL};
+                                          "operator_export_type", NULL};
 static const char *const range_keys[] = {"min", "max", NULL};
 
 void ox_config_free(ox_config *cfg)
@@ -177,6 +177,17 @@ static ox_status parse_config(ox_context *ctx, ox_yaml *y, ox_config *cfg)
         return st;
     if ((n = ox_yaml_get(y, root, "custom_domains")) && (st = read_domains(ctx, y, n, cfg)) != OX_OK)
         return st;
+    if ((n = ox_yaml_get(y, root, "operator_export_type"))) {
+        static const char *const types[] = {"onnx", "aten", "aten_fallback", "fallthrough"};
+        const char *s;
+        if ((st = ox_yaml_string(ctx, y, n, "onnx, aten, aten_fallback or fallthrough", &s)) != OX_OK)
+            return st;
+        for (int k = 0; k < 4 && cfg->export_type < 0; k++)
+            if (strcmp(s, types[k]) == 0)
+                cfg->export_type = k;
+        if (cfg->export_type < 0)
+            return ox_yaml_expected(ctx, y, n, "onnx, aten, aten_fallback or fallthrough");
+    }
     if ((n = ox_yaml_get(y, root, "opset_dir"))) {
         const char *s;
         if ((st = ox_yaml_string(ctx, y, n, "a directory path", &s)) != OX_OK)
@@ -198,6 +209,7 @@ ox_status ox_config_load(ox_context *ctx, const char *path, ox_config **out)
     ox_config *cfg = calloc(1, sizeof(*cfg));
     if (!cfg)
         return ox_fail(ctx, OX_ENOMEM, "%s: out of memory", path);
+    cfg->export_type = -1;
     cfg->path = strdup(path);
     if (!cfg->path) {
         free(cfg);

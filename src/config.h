@@ -25,6 +25,7 @@ typedef struct ox_config {
     ox_config_domain *domains;
     size_t n_domains;
     char *opset_dir;   /* NULL = default */
+    int export_type;   /* ox_export_type; -1 = not set */
 } ox_config;
 
 /* Parse a config file.  Errors carry file:line:col and what was expected;

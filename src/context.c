@@ -88,6 +88,7 @@ ox_status ox_context_new(unsigned flags, ox_context **out)
     if (!ctx)
         return OX_ENOMEM;
     ctx->flags = flags;
+    ctx->export_type = -1;
     ctx->errmsg = calloc(1, 1);
     if (!ctx->errmsg) {
         free(ctx);
@@ -102,6 +103,7 @@ void ox_context_free(ox_context *ctx)
     if (!ctx)
         return;
     ox_registry_free(ctx->registry);
+    ox_mem_packs_free(ctx); /* the registry pointed into them */
     ox_opset_db_free(ctx->opsets);
     ox_config_free(ctx->config);
     ox_report_free(&ctx->problems);
@@ -109,6 +111,10 @@ void ox_context_free(ox_context *ctx)
         free(ctx->plugin_paths[i].path);
     free(ctx->plugin_paths);
     free(ctx->opset_dir);
+    for (size_t i = 0; i < ctx->n_domain_versions; i++)
+        free(ctx->domain_versions[i].domain);
+    free(ctx->domain_versions);
+    free(ctx->notes);
     if (ctx->errmsg != oom_message)
         free(ctx->errmsg);
     free(ctx);
@@ -150,6 +156,81 @@ ox_status ox_context_add_plugin_path_ex(ox_context *ctx, const char *path, bool 
 ox_status ox_context_add_plugin_path(ox_context *ctx, const char *path)
 {
     return ox_context_add_plugin_path_ex(ctx, path, true);
+}
+
+ox_status ox_context_add_pack(ox_context *ctx, const ox_plugin_desc *desc, const char *origin)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    return ox_mem_pack_add(ctx, desc, origin);
+}
+
+ox_status ox_context_set_export_type(ox_context *ctx, ox_export_type type)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    if ((int)type < OX_EXPORT_ONNX || (int)type > OX_EXPORT_FALLTHROUGH)
+        return ox_fail(ctx, OX_EINVAL,
+                       "ox_context_set_export_type: %d is not an export type (0 ONNX, 1 ATEN, "
+                       "2 ATEN_FALLBACK, 3 FALLTHROUGH)",
+                       (int)type);
+    ctx->export_type = (int)type;
+    return OX_OK;
+}
+
+ox_export_type ox_context_export_type(const ox_context *ctx)
+{
+    if (ctx->export_type >= 0)
+        return (ox_export_type)ctx->export_type;
+    if (ctx->config && ctx->config->export_type >= 0)
+        return (ox_export_type)ctx->config->export_type;
+    return OX_EXPORT_ONNX;
+}
+
+ox_status ox_context_set_domain_version(ox_context *ctx, const char *domain, int version)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    if (!domain || !*domain || strcmp(domain, "ai.onnx") == 0)
+        return ox_fail(ctx, OX_EINVAL,
+                       "ox_context_set_domain_version: domain %s%s%s is not a custom domain (the "
+                       "default domain's version is the target opset)",
+                       domain ? "'" : "", domain ? domain : "NULL", domain ? "'" : "");
+    if (version < 1)
+        return ox_fail(ctx, OX_EINVAL,
+                       "ox_context_set_domain_version: version %d of domain '%s' must be >= 1",
+                       version, domain);
+    for (size_t i = 0; i < ctx->n_domain_versions; i++)
+        if (strcmp(ctx->domain_versions[i].domain, domain) == 0) {
+            ctx->domain_versions[i].version = version;
+            return OX_OK;
+        }
+    ox_config_domain *nd = realloc(ctx->domain_versions,
+                                   (ctx->n_domain_versions + 1) * sizeof(*nd));
+    if (!nd)
+        return ox_fail(ctx, OX_ENOMEM, "out of memory");
+    ctx->domain_versions = nd;
+    if (!(nd[ctx->n_domain_versions].domain = strdup(domain)))
+        return ox_fail(ctx, OX_ENOMEM, "out of memory");
+    nd[ctx->n_domain_versions++].version = version;
+    return OX_OK;
+}
+
+int ox_context_domain_version(const ox_context *ctx, const char *domain)
+{
+    for (size_t i = 0; i < ctx->n_domain_versions; i++)
+        if (strcmp(ctx->domain_versions[i].domain, domain) == 0)
+            return ctx->domain_versions[i].version;
+    const ox_config *cfg = ctx->config;
+    for (size_t i = 0; cfg && i < cfg->n_domains; i++)
+        if (strcmp(cfg->domains[i].domain, domain) == 0)
+            return cfg->domains[i].version;
+    return 0;
+}
+
+const char *ox_context_notes(const ox_context *ctx)
+{
+    return ctx && ctx->notes ? ctx->notes : "";
 }
 
 ox_status ox_context_set_opset_dir(ox_context *ctx, const char *dir)

@@ -33,6 +33,12 @@ struct ox_context {
      * line as ox_errmsg lists them before grouping: the CLI's JSON report. */
     ox_report problems;
     int problems_opset;
+    int export_type;        /* ox_export_type; -1 = the config's, else OX_EXPORT_ONNX */
+    struct ox_config_domain *domain_versions; /* ox_context_set_domain_version */
+    size_t n_domain_versions;
+    char *notes;            /* last conversion's notes, malloc'd or NULL */
+    struct loaded_pack **mem_packs; /* ox_context_add_pack: validated, kept across reloads */
+    size_t n_mem_packs, cap_mem_packs;
     bool loaded;
 };
 
@@ -48,6 +54,11 @@ void ox_clear_error(ox_context *ctx);
 
 /* Plugin path with its provenance (config dirs are explicit too). */
 ox_status ox_context_add_plugin_path_ex(ox_context *ctx, const char *path, bool explicit_path);
+/* The export type in effect (the context's, the config's, else ONNX). */
+ox_export_type ox_context_export_type(const ox_context *ctx);
+/* The opset_import version for a custom domain: the context's, then the
+ * config's custom_domains; 0 when neither names it. */
+int ox_context_domain_version(const ox_context *ctx, const char *domain);
 /* The opset descriptor directory in effect. */
 const char *ox_context_opset_dir(const ox_context *ctx);
 

@@ -77,6 +77,27 @@ static bool passes_through(const ox_context *ctx, const ox_node *n)
     return n->domain[0] == '\0' || custom_domain_version(ctx, n->domain) > 0;
 }
 
+/* What happens to a node that is not passed through: converted by its
+ * symbolic, or (per the export type) written as an ATen node or as recorded. */
+typedef enum route { ROUTE_CONVERT, ROUTE_ATEN, ROUTE_AS_RECORDED } route;
+
+static const char *const export_type_names[] = {"ONNX", "ONNX_ATEN", "ONNX_ATEN_FALLBACK",
+                                                "ONNX_FALLTHROUGH"};
+
+static route route_of(const ox_context *ctx, const ox_node *n, int opset)
+{
+    ox_export_type et = ox_context_export_type(ctx);
+    bool aten = strcmp(n->domain, "aten") == 0;
+    if (et == OX_EXPORT_ATEN && aten)
+        return ROUTE_ATEN;
+    if (et == OX_EXPORT_ONNX || et == OX_EXPORT_ATEN ||
+        ox_registry_find(ctx->registry, n->kind, opset))
+        return ROUTE_CONVERT;
+    if (et == OX_EXPORT_ATEN_FALLBACK)
+        return aten ? ROUTE_ATEN : ROUTE_CONVERT;
+    return ROUTE_AS_RECORDED;
+}
+
 /* Whether a recorded argument kind fits a pack's declared parameter kind.
  * Packs have no optional marker, so None fits every non-tensor parameter. */
 static bool decl_accepts(ox_arg_kind decl, ox_arg_kind got)
@@ -166,21 +187,31 @@ static void check_args(const ox_node *n, const ox_op_impl *im, const ox_opset_op
                          n->kind, scope_of(n), n->n_outputs, path, d->n_outputs);
 }
 
-/* The lowest opset above `opset` at which this op would be supported. */
-static int supported_from(const ox_context *ctx, const char *kind, int opset, int hi)
+/* What to add to "no symbolic for X is registered": the lowest opset a
+ * loaded pack converts it from, or, when no pack has it at all but the opset
+ * descriptors declare it, that its pack is missing.  Only a pack makes an
+ * operator supported, so the descriptors alone never yield an opset. */
+static void missing_hint(const ox_context *ctx, const char *kind, int lo, int hi, char *buf,
+                         size_t cap)
 {
+    buf[0] = '\0';
     int since = ox_registry_lowest_since(ctx->registry, kind);
-    if (since > opset)
-        return since;
-    if (since == 0 && ctx->opsets)
-        for (int o = opset + 1; o <= hi; o++)
-            if (ox_opset_db_lookup(ctx->opsets, o, kind))
-                return o;
-    return 0;
+    if (since) {
+        snprintf(buf, cap, "; supported from opset %d", since);
+        return;
+    }
+    for (int o = lo; ctx->opsets && o <= hi; o++)
+        if (ox_opset_db_lookup(ctx->opsets, o, kind)) {
+            snprintf(buf, cap, "; the opset descriptors declare it, but no loaded pack provides "
+                               "its symbolic (is the pack on the plugin path?)");
+            return;
+        }
 }
 
-static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int hi, ox_report *r)
+static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int hi,
+                    ox_report *r, ox_report *notes)
 {
+    const char *et = export_type_names[ox_context_export_type(ctx)];
     for (const ox_node *n = traced->first; n; n = n->next) {
         if (passes_through(ctx, n))
             continue;
@@ -191,16 +222,26 @@ static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int hi, 
                              n->op_type, n->kind, cfg, scope_of(n));
             continue;
         }
+        route rt = route_of(ctx, n, opset);
+        if (rt == ROUTE_ATEN || rt == ROUTE_AS_RECORDED) {
+            /* ONNX_ATEN converts every aten:: node so: nothing to note */
+            if (ox_context_export_type(ctx) != OX_EXPORT_ATEN)
+                ox_report_add(notes,
+                              "%s at %s: no symbolic at opset %d; exported %s (%s)", n->kind,
+                              scope_of(n), opset,
+                              rt == ROUTE_ATEN ? "as an ATen node in domain org.pytorch.aten"
+                                               : "as recorded, in its own domain",
+                              et);
+            continue;
+        }
         const ox_op_impl *im = ox_registry_find(ctx->registry, n->kind, opset);
         if (!im) {
-            int from = supported_from(ctx, n->kind, opset, hi);
-            char tail[48] = "";
-            if (from)
-                snprintf(tail, sizeof tail, "; supported from opset %d", from);
+            char tail[128];
+            missing_hint(ctx, n->kind, lo, hi, tail, sizeof tail);
             ox_report_add_at(r, n->scope,
-                             "ONNX export failed on %s because no symbolic for %s is registered "
-                             "(scope: %s)%s",
-                             n->op_type, n->kind, scope_of(n), tail);
+                          "ONNX export failed on %s because no symbolic for %s is registered "
+                          "(scope: %s)%s",
+                          n->op_type, n->kind, scope_of(n), tail);
             continue;
         }
         const ox_opset_op *yop =
@@ -373,7 +414,10 @@ static void poison_outputs(conv *c, const ox_node *n)
         c->poisoned[n->outputs[i]] = 1;
 }
 
-static ox_status copy_node(conv *c, const ox_node *n)
+/* A node written as recorded: inputs in argument order, every other argument
+ * an attribute of its name.  as_aten: written as torch.onnx's ATen node
+ * (org.pytorch.aten::ATen with operator and overload_name attributes). */
+static ox_status copy_node(conv *c, const ox_node *n, bool as_aten)
 {
     /* inputs in argument order; None keeps an optional input's slot */
     uint32_t n_in = 0;
@@ -398,9 +442,20 @@ static ox_status copy_node(conv *c, const ox_node *n)
     }
     while (k > 0 && in[k - 1] == 0)
         k--;
-    ox_node *o = ox_graph_add_node(c->out, n->kind, k, in, n->n_outputs);
+    ox_node *o = ox_graph_add_node(c->out, as_aten ? "org.pytorch.aten::ATen" : n->kind, k, in,
+                                   n->n_outputs);
     if (!o || !(o->scope = scope_copy(c, n->scope)))
         return oom(c);
+    if (as_aten) {
+        /* the recorder does not know the overload; "" is the default one */
+        const char *names[2] = {"operator", "overload_name"}, *vals[2] = {n->op_type, ""};
+        for (int i = 0; i < 2; i++) {
+            ox_attr *at = ox_node_add_attr(c->out, o, names[i], OX_ATTR_STRING);
+            if (!at || !(at->u.s.p = ox_arena_strdup(&c->out->arena, vals[i])))
+                return oom(c);
+            at->u.s.len = strlen(vals[i]);
+        }
+    }
     for (uint32_t i = 0; i < n->n_args; i++) {
         const ox_targ *a = &n->args[i];
         ox_attr *at = NULL;
@@ -442,7 +497,8 @@ static ox_status copy_node(conv *c, const ox_node *n)
         if (!at)
             return oom(c);
     }
-    if (o->domain[0] && ox_graph_set_opset(c->out, o->domain, custom_domain_version(c->ctx, o->domain)) != 0)
+    int version = o->domain[0] ? ox_context_domain_version(c->ctx, o->domain) : 0;
+    if (o->domain[0] && ox_graph_set_opset(c->out, o->domain, version ? version : 1) != 0)
         return oom(c);
     for (uint32_t i = 0; i < n->n_outputs; i++) {
         c->vmap[n->outputs[i]] = o->outputs[i];
@@ -713,7 +769,8 @@ static ox_status build(conv *c, ox_graph **out)
             poison_outputs(c, n);
             continue;
         }
-        st = passes_through(c->ctx, n) ? copy_node(c, n) : convert_node(c, n);
+        route rt = passes_through(c->ctx, n) ? ROUTE_AS_RECORDED : route_of(c->ctx, n, c->opset);
+        st = rt == ROUTE_CONVERT ? convert_node(c, n) : copy_node(c, n, rt == ROUTE_ATEN);
         if (st != OX_OK)
             return st;
     }
@@ -735,6 +792,12 @@ static ox_status build(conv *c, ox_graph **out)
     for (size_t i = 0; cfg && i < cfg->n_domains; i++)
         if (ox_graph_set_opset(g, cfg->domains[i].domain, cfg->domains[i].version) != 0)
             return oom(c);
+    /* custom_opsets: the host's version for every custom domain the graph uses */
+    for (uint32_t i = 0; i < g->n_opsets; i++) {
+        int v = g->opsets[i].domain[0] ? ox_context_domain_version(c->ctx, g->opsets[i].domain) : 0;
+        if (v)
+            g->opsets[i].version = v;
+    }
     /* the default domain first, as torch writes it */
     for (uint32_t i = 1; i < g->n_opsets; i++) {
         if (g->opsets[i].domain[0] == '\0') {
@@ -779,9 +842,18 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
                        opset, lo, hi, source);
 
     ox_report_free(&ctx->problems);
-    ox_report r;
+    ox_report r, notes;
     ox_report_init(&r);
-    prescan(ctx, traced, opset, hi, &r);
+    ox_report_init(&notes);
+    free(ctx->notes);
+    ctx->notes = NULL;
+    prescan(ctx, traced, opset, lo, hi, &r, &notes);
+    if (notes.n && !(ctx->notes = ox_report_join(&notes, NULL))) {
+        ox_report_free(&notes);
+        ox_report_free(&r);
+        return ox_fail(ctx, OX_ENOMEM, "out of memory reporting the conversion's notes");
+    }
+    ox_report_free(&notes);
     if (r.n || r.oom) {
         char *msg = r.oom ? NULL : problems_message(&r, opset);
         keep_problems(ctx, &r, opset);

@@ -31,6 +31,7 @@ typedef struct loaded_pack {
     char *path;
     char *real;           /* realpath, to load a file once however often it is listed */
     int inited;
+    bool ctx_owned;       /* in-process pack: the context frees it, not the registry */
 } loaded_pack;
 
 typedef struct op_entry {
@@ -193,7 +194,8 @@ void ox_registry_free(ox_registry *r)
         return;
     /* reverse order: a later pack may have overridden an earlier one */
     for (size_t i = r->n_packs; i-- > 0;)
-        pack_free(r->packs[i]);
+        if (!r->packs[i]->ctx_owned)
+            pack_free(r->packs[i]);
     for (size_t i = 0; i < r->n_entries; i++)
         free(r->entries[i].impls);
     free(r->packs);
@@ -211,32 +213,12 @@ static bool declarable_kind(int k)
     return k >= OX_ARG_TENSOR && k <= OX_ARG_TENSOR_OR_SCALAR;
 }
 
-/* dlopen + entry + descriptor checks + op declaration checks + init.  Every
- * diagnostic goes to r; returns 0 when the pack is usable. */
-static int open_pack(const char *path, loaded_pack *p, ox_report *r)
+/* Descriptor checks + op declaration checks + init, for a descriptor from a
+ * .so or from memory; `path` names it in every diagnostic.  Returns 0 when
+ * the pack is usable. */
+static int accept_desc(const char *path, const ox_plugin_desc *d, loaded_pack *p, ox_report *r)
 {
     size_t before = r->n;
-    dlerror();
-    p->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!p->handle) {
-        const char *e = dlerror();
-        ox_report_add(r, "plugin %s: cannot open: %s", path, e ? e : "unknown dlopen error");
-        return -1;
-    }
-    dlerror();
-    void *sym = dlsym(p->handle, OX_PLUGIN_ENTRY_SYMBOL);
-    if (!sym) {
-        ox_report_add(r, "plugin %s: no entry symbol '%s' (is it an oxport symbolic pack?)", path,
-                      OX_PLUGIN_ENTRY_SYMBOL);
-        return -1;
-    }
-    ox_plugin_entry_fn entry;
-    memcpy(&entry, &sym, sizeof(entry));
-    const ox_plugin_desc *d = entry();
-    if (!d) {
-        ox_report_add(r, "plugin %s: %s() returned NULL", path, OX_PLUGIN_ENTRY_SYMBOL);
-        return -1;
-    }
     /* The four leading fields are the same in every ABI, so reading them is safe. */
     if (d->magic != OX_PLUGIN_MAGIC) {
         ox_report_add(r, "plugin %s: bad magic 0x%08X (expected 0x%08X)", path,
@@ -347,6 +329,33 @@ static int open_pack(const char *path, loaded_pack *p, ox_report *r)
     return 0;
 }
 
+/* dlopen + entry symbol, then the descriptor checks. */
+static int open_pack(const char *path, loaded_pack *p, ox_report *r)
+{
+    dlerror();
+    p->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!p->handle) {
+        const char *e = dlerror();
+        ox_report_add(r, "plugin %s: cannot open: %s", path, e ? e : "unknown dlopen error");
+        return -1;
+    }
+    dlerror();
+    void *sym = dlsym(p->handle, OX_PLUGIN_ENTRY_SYMBOL);
+    if (!sym) {
+        ox_report_add(r, "plugin %s: no entry symbol '%s' (is it an oxport symbolic pack?)", path,
+                      OX_PLUGIN_ENTRY_SYMBOL);
+        return -1;
+    }
+    ox_plugin_entry_fn entry;
+    memcpy(&entry, &sym, sizeof(entry));
+    const ox_plugin_desc *d = entry();
+    if (!d) {
+        ox_report_add(r, "plugin %s: %s() returned NULL", path, OX_PLUGIN_ENTRY_SYMBOL);
+        return -1;
+    }
+    return accept_desc(path, d, p, r);
+}
+
 /* ------------------------------------------------------------- registry */
 
 static int impl_insert(op_entry *e, ox_op_impl *impl)
@@ -369,9 +378,9 @@ static int impl_insert(op_entry *e, ox_op_impl *impl)
     return 0;
 }
 
-/* Add a validated pack's operators.  An explicitly configured pack overrides
- * a built-in one name by name (whichever loads first); packs of the same
- * provenance may not both provide one (name, since_opset). */
+/* Add a validated pack's operators.  A pack of a higher rank overrides one of
+ * a lower rank name by name (whichever loads first); packs of the same rank
+ * may not both provide one (name, since_opset). */
 static int register_ops(ox_registry *reg, loaded_pack *p, ox_report *r)
 {
     size_t before = r->n;
@@ -379,6 +388,7 @@ static int register_ops(ox_registry *reg, loaded_pack *p, ox_report *r)
         ox_op_impl *impl = &p->impls[i];
         impl->decl = &p->decls[i];
         impl->plugin = &p->info;
+        impl->overrides = NULL; /* an in-process pack is registered again on every reload */
         const char *name = impl->decl->name;
         op_entry *e = index_find(reg, name, strlen(name));
         if (!e) {
@@ -386,16 +396,17 @@ static int register_ops(ox_registry *reg, loaded_pack *p, ox_report *r)
                 goto oom;
             continue;
         }
-        if (e->n && e->impls[0]->plugin->explicit_path != p->info.explicit_path) {
-            if (p->info.explicit_path) {
-                /* explicit pack arrives after the built-in one: drop the built-ins */
+        if (e->n && e->impls[0]->plugin->rank != p->info.rank) {
+            if (p->info.rank > e->impls[0]->plugin->rank) {
+                /* the stronger pack arrives after the weaker one: drop the weaker's */
                 impl->overrides = e->impls[0]->plugin;
                 e->n = 0;
                 if (impl_insert(e, impl) != 0)
                     goto oom;
             } else {
+                /* record the pack that would win without the override */
                 for (size_t k = 0; k < e->n; k++)
-                    if (!e->impls[k]->overrides)
+                    if (!e->impls[k]->overrides || e->impls[k]->overrides->rank < p->info.rank)
                         e->impls[k]->overrides = &p->info;
             }
             continue;
@@ -413,7 +424,7 @@ static int register_ops(ox_registry *reg, loaded_pack *p, ox_report *r)
         }
         if (!dup && impl_insert(e, impl) != 0)
             goto oom;
-        /* an explicit pack that joins an already overridden name keeps the record */
+        /* a pack that joins an already overridden name keeps the record */
         if (!dup && e->n > 1 && !impl->overrides)
             impl->overrides = e->impls[e->impls[0] == impl ? 1 : 0]->overrides;
     }
@@ -464,6 +475,7 @@ static int load_file(ox_registry *reg, const char *path, bool explicit_path, ox_
     p->info.path = p->path;
     p->info.desc = &p->desc;
     p->info.explicit_path = explicit_path;
+    p->info.rank = explicit_path ? OX_PACK_CONFIGURED : OX_PACK_BUILTIN;
     if (open_pack(path, p, r) != 0) {
         pack_free(p);
         return -1;
@@ -582,6 +594,129 @@ static int build_sorted(ox_registry *reg)
     return 0;
 }
 
+/* ------------------------------------------------------- in-process packs */
+
+static void check_decl(ox_context *ctx, const char *path, const ox_op_decl *d, int until,
+                       bool kinds_only, ox_report *r);
+
+/* Report each (name, since_opset) of p that p itself or another in-process
+ * pack of ctx already provides. */
+static void mem_pack_conflicts(const ox_context *ctx, const loaded_pack *p, ox_report *r)
+{
+    for (uint32_t i = 0; i < p->desc.n_ops; i++) {
+        const ox_op_decl *d = &p->decls[i];
+        const char *by = NULL;
+        for (uint32_t j = 0; j < i && !by; j++)
+            if (strcmp(p->decls[j].name, d->name) == 0 &&
+                p->decls[j].since_opset == d->since_opset)
+                by = p->path;
+        for (size_t k = 0; k < ctx->n_mem_packs && !by; k++) {
+            const loaded_pack *q = ctx->mem_packs[k];
+            for (uint32_t j = 0; j < q->desc.n_ops && !by; j++)
+                if (strcmp(q->decls[j].name, d->name) == 0 &&
+                    q->decls[j].since_opset == d->since_opset)
+                    by = q->path;
+        }
+        if (by)
+            ox_report_add(r, "plugin %s: operator %s (since opset %d) is already provided by %s",
+                          p->path, d->name, d->since_opset, by);
+    }
+}
+
+/* The kinds p declares against the loaded opset descriptors (what
+ * ox_registry_crosscheck checks at load time), for a pack added later. */
+static void mem_pack_kinds(ox_context *ctx, const loaded_pack *p, ox_report *r)
+{
+    if (!ctx->opsets)
+        return;
+    int hi = ox_opset_db_max(ctx->opsets);
+    for (uint32_t i = 0; i < p->desc.n_ops; i++) {
+        const ox_op_decl *d = &p->decls[i];
+        int until = hi;
+        for (uint32_t j = 0; j < p->desc.n_ops; j++)
+            if (strcmp(p->decls[j].name, d->name) == 0 && p->decls[j].since_opset > d->since_opset &&
+                p->decls[j].since_opset - 1 < until)
+                until = p->decls[j].since_opset - 1;
+        check_decl(ctx, p->path, d, until, true, r);
+    }
+}
+
+/* Into a loaded registry: register p and rebuild the sorted listing. */
+static int mem_pack_register(ox_registry *reg, loaded_pack *p, ox_report *r)
+{
+    if (pack_push(reg, p) != 0 || register_ops(reg, p, r) != 0)
+        return -1;
+    free(reg->all);
+    reg->all = NULL;
+    reg->n_all = 0;
+    if (build_sorted(reg) != 0) {
+        ox_report_add(r, "out of memory indexing operators");
+        return -1;
+    }
+    return 0;
+}
+
+ox_status ox_mem_pack_add(ox_context *ctx, const ox_plugin_desc *desc, const char *origin)
+{
+    if (!desc)
+        return ox_fail(ctx, OX_EINVAL, "ox_context_add_pack: desc is NULL");
+    if (!origin || !*origin)
+        return ox_fail(ctx, OX_EINVAL,
+                       "ox_context_add_pack: origin is NULL or empty (name where the pack comes "
+                       "from, e.g. \"python:mylib\")");
+    if (ctx->n_mem_packs == ctx->cap_mem_packs) {
+        size_t ncap = ctx->cap_mem_packs ? ctx->cap_mem_packs * 2 : 4;
+        loaded_pack **np = realloc(ctx->mem_packs, ncap * sizeof(*np));
+        if (!np)
+            return ox_fail(ctx, OX_ENOMEM, "out of memory adding pack %s", origin);
+        ctx->mem_packs = np;
+        ctx->cap_mem_packs = ncap;
+    }
+    loaded_pack *p = calloc(1, sizeof(*p));
+    if (!p || !(p->path = strdup(origin))) {
+        free(p);
+        return ox_fail(ctx, OX_ENOMEM, "out of memory adding pack %s", origin);
+    }
+    p->info.path = p->path;
+    p->info.desc = &p->desc;
+    p->info.explicit_path = true;
+    p->info.rank = OX_PACK_IN_PROCESS;
+    p->ctx_owned = true;
+    ox_report r;
+    ox_report_init(&r);
+    if (accept_desc(p->path, desc, p, &r) == 0)
+        mem_pack_conflicts(ctx, p, &r);
+    if (!r.n && ctx->registry)
+        mem_pack_kinds(ctx, p, &r);
+    bool registered = false;
+    if (!r.n && ctx->registry) {
+        registered = true; /* from here on the registry may point into p */
+        mem_pack_register(ctx->registry, p, &r);
+    }
+    if (registered || (!r.n && !r.oom))
+        ctx->mem_packs[ctx->n_mem_packs++] = p;
+    if (!r.n && !r.oom) {
+        ox_report_free(&r);
+        return OX_OK;
+    }
+    char *msg = r.oom ? NULL : ox_report_join(&r, NULL);
+    ox_report_free(&r);
+    if (!registered)
+        pack_free(p);
+    if (!msg)
+        return ox_fail(ctx, OX_ENOMEM, "out of memory adding pack %s", origin);
+    return ox_fail_take(ctx, registered ? OX_ENOMEM : OX_EPLUGIN, msg);
+}
+
+void ox_mem_packs_free(ox_context *ctx)
+{
+    for (size_t i = ctx->n_mem_packs; i-- > 0;)
+        pack_free(ctx->mem_packs[i]);
+    free(ctx->mem_packs);
+    ctx->mem_packs = NULL;
+    ctx->n_mem_packs = ctx->cap_mem_packs = 0;
+}
+
 ox_status ox_registry_load(ox_context *ctx)
 {
     if (!ctx)
@@ -594,6 +729,13 @@ ox_status ox_registry_load(ox_context *ctx)
     ox_report r;
     ox_report_init(&r);
 
+    /* In-process packs were validated when added; they only need indexing. */
+    for (size_t i = 0; i < ctx->n_mem_packs && !r.n; i++) {
+        if (pack_push(reg, ctx->mem_packs[i]) != 0)
+            ox_report_add(&r, "out of memory loading plugins");
+        else
+            register_ops(reg, ctx->mem_packs[i], &r);
+    }
     /* Stop at the first rejected path: loading is all-or-nothing anyway. */
     for (size_t i = 0; i < ctx->n_plugin_paths && !r.n; i++) {
         const ox_path_entry *pe = &ctx->plugin_paths[i];
@@ -622,9 +764,26 @@ ox_status ox_registry_load(ox_context *ctx)
             load_path(reg, cfg->plugin_dirs[i], true, origin, false, &r);
         }
     }
+    /* The built-in packs come last, so every path above may override them: the
+     * installed plugindir, or a build tree's (OXPORT_BUILTIN_PLUGIN_PATH, which
+     * `meson devenv` and the build tree's CLI set).  OXPORT_NO_DEFAULT_PLUGINDIR
+     * drops them, leaving only the paths given explicitly. */
     const char *no_default = getenv("OXPORT_NO_DEFAULT_PLUGINDIR");
-    if (!r.n && !(ctx->flags & OX_CONTEXT_NO_DEFAULT_PLUGINS) && !(no_default && *no_default))
+    bool builtins = !(ctx->flags & OX_CONTEXT_NO_DEFAULT_PLUGINS) && !(no_default && *no_default);
+    const char *builtin_env = ctx->flags & OX_CONTEXT_NO_ENV ? NULL
+                                                              : getenv("OXPORT_BUILTIN_PLUGIN_PATH");
+    if (!r.n && builtins && builtin_env && *builtin_env) {
+        char *copy = strdup(builtin_env);
+        if (!copy)
+            ox_report_add(&r, "out of memory reading OXPORT_BUILTIN_PLUGIN_PATH");
+        char *save = NULL;
+        for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok && !r.n;
+             tok = strtok_r(NULL, ":", &save))
+            load_path(reg, tok, false, "from OXPORT_BUILTIN_PLUGIN_PATH", false, &r);
+        free(copy);
+    } else if (!r.n && builtins) {
         load_path(reg, OXPORT_PLUGINDIR, false, "the installed plugin directory", true, &r);
+    }
 
     if (!r.n && build_sorted(reg) != 0)
         ox_report_add(&r, "out of memory indexing operators");
@@ -639,6 +798,33 @@ ox_status ox_registry_load(ox_context *ctx)
     }
     ox_report_free(&r);
     ctx->registry = reg;
+    return OX_OK;
+}
+
+ox_status ox_context_print_overrides(ox_context *ctx, FILE *out, size_t *n_out)
+{
+    if (n_out)
+        *n_out = 0;
+    if (!ctx)
+        return OX_EINVAL;
+    if (!out)
+        return ox_fail(ctx, OX_EINVAL, "ox_context_print_overrides: out is NULL");
+    ox_status st = ox_context_load(ctx);
+    if (st != OX_OK)
+        return st;
+    const ox_registry *reg = ctx->registry;
+    size_t n = 0;
+    for (size_t i = 0; i < reg->n_all; i++) {
+        const ox_op_impl *im = reg->all[i];
+        if (!im->overrides || (i && strcmp(reg->all[i - 1]->decl->name, im->decl->name) == 0))
+            continue; /* once per operator */
+        if (fprintf(out, "%s: %s overrides %s\n", im->decl->name, im->plugin->path,
+                    im->overrides->path) < 0)
+            return ox_fail(ctx, OX_EIO, "ox_context_print_overrides: write failed");
+        n++;
+    }
+    if (n_out)
+        *n_out = n;
     return OX_OK;
 }
 
@@ -679,6 +865,42 @@ static bool pack_declares(const ox_op_decl *d, const char *name)
     return false;
 }
 
+/* One declaration against the descriptors of the opsets it serves
+ * (since_opset..until).  kinds_only: just the contradictions that make
+ * loading fail. */
+static void check_decl(ox_context *ctx, const char *path, const ox_op_decl *d, int until,
+                       bool kinds_only, ox_report *r)
+{
+    const ox_opset_db *db = ctx->opsets;
+    const char *dir = ox_context_opset_dir(ctx);
+    int lo = ox_opset_db_min(db);
+    int last_declared = -1;
+    for (int o = d->since_opset > lo ? d->since_opset : lo; o <= until; o++) {
+        const ox_opset_op *y = ox_opset_db_lookup(db, o, d->name);
+        if (!y || y->declared_in == last_declared)
+            continue;
+        last_declared = y->declared_in;
+        for (uint32_t k = 0; k < d->n_params; k++) {
+            const ox_opset_param *yp = yaml_param(y, d->params[k].name);
+            if (yp && yp->kind != d->params[k].kind)
+                ox_report_add(r,
+                              "plugin %s: operator %s parameter '%s' is declared %s, but "
+                              "%s/opset_%d.yaml declares %s",
+                              path, d->name, d->params[k].name,
+                              ox_arg_kind_name(d->params[k].kind), dir, y->declared_in,
+                              ox_arg_kind_name(yp->kind));
+        }
+        if (kinds_only)
+            continue;
+        for (size_t k = 0; k < y->n_params; k++)
+            if (!pack_declares(d, y->params[k].name))
+                ox_report_add(r,
+                              "plugin %s: operator %s does not declare parameter '%s', which "
+                              "%s/opset_%d.yaml lists",
+                              path, d->name, y->params[k].name, dir, y->declared_in);
+    }
+}
+
 /* Compare every implementation with the descriptors of the opsets it serves.
  * kinds_only: just the contradictions that make loading fail. */
 static size_t crosscheck(ox_context *ctx, ox_report *r, bool kinds_only)
@@ -702,32 +924,7 @@ static size_t crosscheck(ox_context *ctx, ox_report *r, bool kinds_only)
                           "plugin %s: operator %s: since_opset %d is past the newest opset "
                           "descriptor (%d) in %s, so that version is never used",
                           im->plugin->path, d->name, d->since_opset, hi, dir);
-        int last_declared = -1;
-        for (int o = d->since_opset > lo ? d->since_opset : lo; o <= until; o++) {
-            const ox_opset_op *y = ox_opset_db_lookup(db, o, d->name);
-            if (!y || y->declared_in == last_declared)
-                continue;
-            last_declared = y->declared_in;
-            for (uint32_t k = 0; k < d->n_params; k++) {
-                const ox_opset_param *yp = yaml_param(y, d->params[k].name);
-                if (yp && yp->kind != d->params[k].kind)
-                    ox_report_add(r,
-                                  "plugin %s: operator %s parameter '%s' is declared %s, but "
-                                  "%s/opset_%d.yaml declares %s",
-                                  im->plugin->path, d->name, d->params[k].name,
-                                  ox_arg_kind_name(d->params[k].kind), dir, y->declared_in,
-                                  ox_arg_kind_name(yp->kind));
-            }
-            if (kinds_only)
-                continue;
-            for (size_t k = 0; k < y->n_params; k++)
-                if (!pack_declares(d, y->params[k].name))
-                    ox_report_add(r,
-                                  "plugin %s: operator %s does not declare parameter '%s', which "
-                                  "%s/opset_%d.yaml lists",
-                                  im->plugin->path, d->name, y->params[k].name, dir,
-                                  y->declared_in);
-        }
+        check_decl(ctx, im->plugin->path, d, until, kinds_only, r);
     }
     if (!kinds_only) {
         /* every operator the YAML promises needs a symbolic */

@@ -1,10 +1,13 @@
 /*
  * Symbolic-pack loader and operator registry.
  *
- * Search order: paths given through the API (ox_context_add_plugin_path),
- * OXPORT_PLUGIN_PATH (colon-separated), the config's plugin_dirs, then the
- * installed plugindir unless OXPORT_NO_DEFAULT_PLUGINDIR is set or the
- * context was created with OX_CONTEXT_NO_DEFAULT_PLUGINS.
+ * Search order: in-process packs (ox_context_add_pack), paths given through
+ * the API (ox_context_add_plugin_path), OXPORT_PLUGIN_PATH (colon-separated),
+ * the config's plugin_dirs, then the built-in packs: OXPORT_BUILTIN_PLUGIN_PATH
+ * when set (a build tree's packs), else the installed plugindir unless
+ * OXPORT_NO_DEFAULT_PLUGINDIR is set or the context was created with
+ * OX_CONTEXT_NO_DEFAULT_PLUGINS (OXPORT_NO_DEFAULT_PLUGINDIR drops
+ * OXPORT_BUILTIN_PLUGIN_PATH too: only explicit paths remain).
  */
 #ifndef OXPORT_PLUGIN_LOAD_H
 #define OXPORT_PLUGIN_LOAD_H
@@ -25,10 +28,20 @@ typedef struct ox_registry ox_registry;
 #define OX_SINCE_OPSET_MAX 1000
 #define OX_NODE_OUTPUTS_MAX 65536u
 
+/* Where a pack came from, in increasing precedence: a pack of a higher rank
+ * overrides an operator of a lower one name by name; packs of one rank may
+ * not both provide one (name, since_opset). */
+typedef enum ox_pack_rank {
+    OX_PACK_BUILTIN = 0,    /* the installed plugindir (or OXPORT_BUILTIN_PLUGIN_PATH) */
+    OX_PACK_CONFIGURED = 1, /* ox_context_add_plugin_path, OXPORT_PLUGIN_PATH, plugin_dirs */
+    OX_PACK_IN_PROCESS = 2  /* ox_context_add_pack: a descriptor from the host's memory */
+} ox_pack_rank;
+
 typedef struct ox_plugin_info {
-    const char *path;
+    const char *path;   /* the .so, or the origin an in-process pack was added with */
     const ox_plugin_desc *desc;
     bool explicit_path; /* came from the API/env/config rather than the installed dir */
+    ox_pack_rank rank;
 } ox_plugin_info;
 
 typedef struct ox_op_impl {
@@ -63,6 +76,11 @@ ox_status ox_registry_crosscheck(ox_context *ctx);
  * contradictions, YAML parameters a pack does not declare, YAML operators no
  * pack provides.  One line per finding; returns the number added. */
 size_t ox_registry_consistency(ox_context *ctx, ox_report *r);
+
+/* Validate an in-process descriptor and keep it in ctx (ox_context_add_pack). */
+ox_status ox_mem_pack_add(ox_context *ctx, const ox_plugin_desc *desc, const char *origin);
+/* Finalize and free ctx's in-process packs (after its registry is freed). */
+void ox_mem_packs_free(ox_context *ctx);
 
 /* The table handed to packs (symbolic_api.c). */
 const ox_api *ox_symbolic_api(void);

@@ -569,7 +569,8 @@ START_TEST(export_config_errors)
     write_text("key.yaml", "opset: 13\n");
     expect_export("", "-o m.onnx --config key.yaml", 2,
                   "oxport export: key.yaml:1:1: expected one of the keys target_opset, opsets, "
-                  "plugin_dirs, disabled_operators, custom_domains, opset_dir, got 'opset'\n");
+                  "plugin_dirs, disabled_operators, custom_domains, opset_dir, "
+                  "operator_export_type, got 'opset'\n");
     char *left = leftovers("", "-e syntax.yaml -e key.yaml");
     ck_assert_str_eq(left, "");
     free(left);

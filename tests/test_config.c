@@ -73,6 +73,12 @@ START_TEST(full_config)
     ck_assert_int_eq(cfg->domains[1].version, 3);
     snprintf(want, sizeof(want), "%s/descriptors", dir);
     ck_assert_str_eq(cfg->opset_dir, want);
+    ck_assert_int_eq(cfg->export_type, OX_EXPORT_ATEN_FALLBACK);
+    ox_config_free(cfg);
+    /* not set: -1, the context's default (ONNX) applies */
+    fixture(path, sizeof(path), "empty.yaml");
+    ck_assert_int_eq(ox_config_load(ctx, path, &cfg), OX_OK);
+    ck_assert_int_eq(cfg->export_type, -1);
     ox_config_free(cfg);
     ox_context_free(ctx);
 }
@@ -116,7 +122,10 @@ START_TEST(errors)
 {
     expect_error("unknown_key.yaml", OX_ECONFIG,
                  ":2:1: expected one of the keys target_opset, opsets, plugin_dirs, "
-                 "disabled_operators, custom_domains, opset_dir, got 'plugin_dir'");
+                 "disabled_operators, custom_domains, opset_dir, operator_export_type, got "
+                 "'plugin_dir'");
+    expect_error("bad_export_type.yaml", OX_ECONFIG,
+                 ":2:23: expected onnx, aten, aten_fallback or fallthrough, got 'ONNX_ATEN'");
     expect_error("range_key.yaml", OX_ECONFIG,
                  ":1:18: expected one of the keys min, max, got 'maximum'");
     expect_error("target_outside.yaml", OX_ECONFIG,

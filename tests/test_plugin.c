@@ -198,6 +198,50 @@ START_TEST(env_path_is_searched_and_named_in_errors)
 }
 END_TEST
 
+/* A build tree's packs are the built-in ones (OXPORT_BUILTIN_PLUGIN_PATH):
+ * OXPORT_PLUGIN_PATH adds in front of them and overrides name by name;
+ * OXPORT_NO_DEFAULT_PLUGINDIR leaves only the explicit paths. */
+START_TEST(env_path_adds_in_front_of_builtin_path)
+{
+    const char *no_default = getenv("OXPORT_NO_DEFAULT_PLUGINDIR");
+    char *saved = no_default ? strdup(no_default) : NULL;
+    unsetenv("OXPORT_NO_DEFAULT_PLUGINDIR");
+    setenv("OXPORT_BUILTIN_PLUGIN_PATH", fx("base"), 1);
+    setenv("OXPORT_PLUGIN_PATH", fx("override"), 1);
+    ox_context *ctx;
+    ck_assert_int_eq(ox_context_new(0, &ctx), OX_OK);
+    ck_assert_int_eq(ox_context_set_opset_dir(ctx, fixture_opsets()), OX_OK);
+    ck_assert_msg(ox_registry_load(ctx) == OX_OK, "%s", ox_errmsg(ctx));
+    const ox_op_impl *im = ox_registry_find(ctx->registry, "test::relu", 13);
+    ck_assert_str_eq(im->plugin->path, fx("override"));
+    ck_assert_str_eq(im->overrides->path, fx("base"));
+    ck_assert(!im->overrides->explicit_path);
+    ck_assert_str_eq(ox_registry_find(ctx->registry, "test::pool", 13)->plugin->path, fx("base"));
+    ox_context_free(ctx);
+
+    setenv("OXPORT_NO_DEFAULT_PLUGINDIR", "1", 1);
+    ck_assert_int_eq(ox_context_new(0, &ctx), OX_OK);
+    ck_assert_int_eq(ox_context_set_opset_dir(ctx, fixture_opsets()), OX_OK);
+    ck_assert_msg(ox_registry_load(ctx) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_ptr_null(ox_registry_find(ctx->registry, "test::pool", 13));
+    ck_assert_ptr_null(ox_registry_find(ctx->registry, "test::relu", 13)->overrides);
+    ox_context_free(ctx);
+    unsetenv("OXPORT_NO_DEFAULT_PLUGINDIR");
+
+    setenv("OXPORT_BUILTIN_PLUGIN_PATH", "/nonexistent/builtin", 1);
+    ck_assert_int_eq(ox_context_new(0, &ctx), OX_OK);
+    ck_assert_int_eq(ox_registry_load(ctx), OX_EPLUGIN);
+    ck_assert_str_eq(ox_errmsg(ctx), "plugin path /nonexistent/builtin (from "
+                                     "OXPORT_BUILTIN_PLUGIN_PATH): No such file or directory");
+    ox_context_free(ctx);
+    unsetenv("OXPORT_BUILTIN_PLUGIN_PATH");
+    unsetenv("OXPORT_PLUGIN_PATH");
+    if (saved)
+        setenv("OXPORT_NO_DEFAULT_PLUGINDIR", saved, 1);
+    free(saved);
+}
+END_TEST
+
 START_TEST(config_plugin_dirs_are_searched_and_named_in_errors)
 {
     char dir[] = "/tmp/oxport-cfg-XXXXXX";
@@ -520,6 +564,7 @@ static Suite *plugin_suite(void)
     tcase_add_test(tc, rejects_unloadable_file);
     tcase_add_test(tc, rejects_missing_configured_dir);
     tcase_add_test(tc, env_path_is_searched_and_named_in_errors);
+    tcase_add_test(tc, env_path_adds_in_front_of_builtin_path);
     tcase_add_test(tc, config_plugin_dirs_are_searched_and_named_in_errors);
     tcase_add_test(tc, explicit_pack_overrides_builtin);
     tcase_add_test(tc, dispatch_picks_highest_since_not_above_target);

@@ -23,9 +23,10 @@ void ox_cli_use_build_tree(void)
     if (!realpath(OXPORT_CLI_BUILD_PATH, built) || strcmp(self, built) != 0)
         return;
     /* Explicit settings from the user still win (setenv with overwrite 0). */
-    setenv("OXPORT_PLUGIN_PATH", OXPORT_BUILD_ROOT "/plugins/aten:" OXPORT_BUILD_ROOT "/plugins/nn_functions", 0);
+    /* This build's packs are the built-in ones: OXPORT_PLUGIN_PATH still adds in front. */
+    setenv("OXPORT_BUILTIN_PLUGIN_PATH",
+           OXPORT_BUILD_ROOT "/plugins/aten:" OXPORT_BUILD_ROOT "/plugins/nn_functions", 0);
     setenv("OXPORT_OPSET_DIR", OXPORT_SOURCE_ROOT "/opset", 0);
-    setenv("OXPORT_NO_DEFAULT_PLUGINDIR", "1", 0);
     /* `oxport diff --run`: the source tree's ONNX Runtime runner */
     setenv("OXPORT_ORT_RUNNER", OXPORT_SOURCE_ROOT "/tools/ort/run.js", 0);
 #endif

@@ -69,6 +69,51 @@ OX_API const char *ox_errmsg(const ox_context *ctx);
  * may override an operator of a built-in pack. */
 OX_API ox_status ox_context_add_plugin_path(ox_context *ctx, const char *path);
 
+/* Add a symbolic pack from memory: a host that defines operators at run time
+ * (Python symbolics through callbacks, a JIT) fills an ox_plugin_desc exactly
+ * as a .so would return it.  It is validated like a .so (same messages, with
+ * `origin` in place of the file name) and its init runs now; on failure
+ * nothing is added.  `origin` names the pack in messages and listings, e.g.
+ * "python:mylib.MyRelu".  A pack added this way overrides, name by name, the
+ * operators of every pack loaded from a file (the override is recorded with
+ * both sources); two in-process packs may not both provide one (name,
+ * since_opset).  May be called before or after loading.  desc and everything
+ * it points to must stay valid until the context is freed. */
+struct ox_plugin_desc;
+OX_API ox_status ox_context_add_pack(ox_context *ctx, const struct ox_plugin_desc *desc,
+                                     const char *origin);
+
+/* How operators are exported: torch.onnx's OperatorExportTypes, same numbers.
+ * Set on the context (ox_context_set_export_type) or in the config
+ * (operator_export_type: onnx | aten | aten_fallback | fallthrough); the
+ * context's setting wins.  A mode that no operator of a graph needs changes
+ * nothing. */
+typedef enum ox_export_type {
+    OX_EXPORT_ONNX = 0,          /* every operator through a symbolic; a missing one is an error */
+    OX_EXPORT_ATEN = 1,          /* every aten:: operator as an ATen node (domain org.pytorch.aten) */
+    OX_EXPORT_ATEN_FALLBACK = 2, /* an aten:: operator with no symbolic as an ATen node */
+    OX_EXPORT_FALLTHROUGH = 3    /* an operator with no symbolic kept as recorded, in its domain */
+} ox_export_type;
+
+OX_API ox_status ox_context_set_export_type(ox_context *ctx, ox_export_type type);
+
+/* The opset_import version of a custom domain (torch.onnx's custom_opsets):
+ * applied to every node of that domain the converted graph holds (version 1
+ * when neither this nor the config's custom_domains names the domain).
+ * Unlike custom_domains it does not make recorded nodes of the domain pass
+ * through unconverted. */
+OX_API ox_status ox_context_set_domain_version(ox_context *ctx, const char *domain, int version);
+
+/* Notes of the last conversion, one per line ("" when none): what an export
+ * type changed, e.g. an operator exported as an ATen node. */
+OX_API const char *ox_context_notes(const ox_context *ctx);
+
+/* Write one line per operator whose symbolic a stronger pack replaced,
+ *   "aten::relu: <source of the symbolic used> overrides <source replaced>",
+ * sorted by operator; loads the context first.  *n_out (may be NULL) gets the
+ * number of lines. */
+OX_API ox_status ox_context_print_overrides(ox_context *ctx, FILE *out, size_t *n_out);
+
 /* Use this directory of opset YAML descriptors instead of the installed one. */
 OX_API ox_status ox_context_set_opset_dir(ox_context *ctx, const char *dir);
 

@@ -135,13 +135,6 @@ class Api(unittest.TestCase):
         m = nn.Linear(2, 2)
         x = torch.randn(1, 2)
         cases = [
-            (dict(operator_export_type=torch.onnx.OperatorExportTypes.ONNX_ATEN),
-             "oxport.torch.export: operator_export_type=<OperatorExportTypes.ONNX_ATEN: 1> is not supported (only "
-             "OperatorExportTypes.ONNX: oxport converts every operator through its symbolic packs; add a pack for "
-             "an operator instead of exporting it as ATen)"),
-            (dict(custom_opsets={"my": 1}),
-             "oxport.torch.export: custom_opsets={'my': 1} is not supported (custom domains are declared in the "
-             "oxport config file (domains:), not per call)"),
             (dict(export_modules_as_functions=True),
              "oxport.torch.export: export_modules_as_functions=True is not supported (ONNX local functions are "
              "not written)"),

@@ -3,11 +3,12 @@
 Only what a host needs: context, trace, export, graph printing.  Structs mirror the
 header field for field; keep them in step with it.
 
-Library lookup order: $OXPORT_LIB, $OXPORT_BUILDDIR/src/liboxport.so, the build tree
-next to this package (<source>/build), `pkg-config --variable=libdir oxport`,
-ctypes.util.find_library('oxport').  When the library comes from a build tree the
-plugin packs and opset descriptors of that tree are used too (the plugin and opset variables
-`meson devenv -C build` sets), unless the caller already set them.
+Library lookup order: $OXPORT_LIB, $OXPORT_BUILDDIR/src/liboxport.so, the engine this
+package was installed with (`_installed.py`, written by `meson install` and by
+`pip install .`), the build tree next to this package (<source>/build),
+`pkg-config --variable=libdir oxport`, ctypes.util.find_library('oxport').  When the
+library comes from a build tree or a wheel, that tree's (the wheel's) packs and opset
+descriptors are used too, unless the caller already set the variables.
 """
 
 import ctypes
@@ -115,6 +116,30 @@ def _build_dir_of_lib(lib):
     return None
 
 
+def installed():
+    """The generated _installed module of an installed package, or None in a checkout."""
+    try:
+        from . import _installed as inst
+    except ImportError:
+        return None
+    return inst
+
+
+def _installed_path(p):
+    inst = installed()
+    return p if inst is None or inst.LAYOUT != "wheel" else os.path.join(HERE, p)
+
+
+def installed_env():
+    """What a wheel's engine needs: its own packs and descriptors (a wheel's library was
+    compiled for the build machine's temporary prefix)."""
+    inst = installed()
+    if inst is None or inst.LAYOUT != "wheel":
+        return {}
+    return {"OXPORT_BUILTIN_PLUGIN_PATH": _installed_path(inst.PLUGINDIR),
+            "OXPORT_OPSET_DIR": _installed_path(inst.OPSETDIR)}
+
+
 def find_library():
     """Return (path, build_dir or None) of the liboxport to load."""
     lib = os.environ.get("OXPORT_LIB")
@@ -122,6 +147,16 @@ def find_library():
         if not os.path.isfile(lib):
             raise OSError(f"OXPORT_LIB={lib}: no such file; point it at liboxport.so")
         return lib, _build_dir_of_lib(lib)
+    env_build = os.environ.get("OXPORT_BUILDDIR")
+    if env_build and _is_build_dir(env_build):
+        return os.path.join(env_build, "src", "liboxport.so"), os.path.abspath(env_build)
+    inst = installed()
+    if inst is not None:
+        p = _installed_path(inst.LIBRARY)
+        if not os.path.isfile(p):
+            raise OSError(f"oxport {inst.VERSION} was installed with the engine {p}, which is missing: "
+                          f"reinstall oxport, or set OXPORT_LIB to a liboxport.so")
+        return p, None
     for d in _build_dir_candidates():
         if _is_build_dir(d):
             return os.path.join(d, "src", "liboxport.so"), os.path.abspath(d)
@@ -155,11 +190,11 @@ def build_tree_env(build_dir):
                 src = json.load(f)["directories"]["source"]
         except (OSError, ValueError, KeyError):
             pass
+    # The tree's packs are the built-in ones: OXPORT_PLUGIN_PATH still adds in front.
     return {
-        "OXPORT_PLUGIN_PATH": os.pathsep.join([os.path.join(build_dir, "plugins", "aten"),
-                                               os.path.join(build_dir, "plugins", "nn_functions")]),
+        "OXPORT_BUILTIN_PLUGIN_PATH": os.pathsep.join([os.path.join(build_dir, "plugins", "aten"),
+                                                       os.path.join(build_dir, "plugins", "nn_functions")]),
         "OXPORT_OPSET_DIR": os.path.join(src, "opset"),
-        "OXPORT_NO_DEFAULT_PLUGINDIR": "1",
     }
 
 
@@ -177,6 +212,11 @@ def _declare(lib):
         "ox_context_free": (None, [c.c_void_p]),
         "ox_errmsg": (c.c_char_p, [c.c_void_p]),
         "ox_context_add_plugin_path": (c.c_int, [c.c_void_p, c.c_char_p]),
+        "ox_context_add_pack": (c.c_int, [c.c_void_p, c.c_void_p, c.c_char_p]),
+        "ox_context_print_overrides": (c.c_int, [c.c_void_p, c.c_void_p, P(c.c_size_t)]),
+        "ox_context_set_export_type": (c.c_int, [c.c_void_p, c.c_int]),
+        "ox_context_set_domain_version": (c.c_int, [c.c_void_p, c.c_char_p, c.c_int]),
+        "ox_context_notes": (c.c_char_p, [c.c_void_p]),
         "ox_context_set_opset_dir": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_context_load_config": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_context_load": (c.c_int, [c.c_void_p]),
@@ -213,9 +253,8 @@ def lib():
     global _lib, _lib_path
     if _lib is None:
         path, build_dir = find_library()
-        if build_dir is not None:
-            for k, v in build_tree_env(build_dir).items():
-                os.environ.setdefault(k, v)
+        for k, v in (build_tree_env(build_dir) if build_dir is not None else installed_env()).items():
+            os.environ.setdefault(k, v)
         loaded = ctypes.CDLL(path)
         _declare(loaded)
         _lib, _lib_path = loaded, path
@@ -242,6 +281,7 @@ class Context:
             raise EngineError(st, f"ox_context_new failed: {L.ox_strerror(st).decode()}", "ox_context_new")
         self.h = h
         self.L = L
+        self._kept = []  # in-process packs: their memory must outlive the context
         if config is not None:
             self.check(L.ox_context_load_config(h, os.fsencode(config)), "ox_context_load_config")
 
@@ -255,6 +295,10 @@ class Context:
     def load(self):
         self.check(self.L.ox_context_load(self.h), "ox_context_load")
 
+    def keep(self, obj):
+        """Keep `obj` alive until the context is closed (after ox_context_free)."""
+        self._kept.append(obj)
+
     def target_opset(self):
         return self.L.ox_context_target_opset(self.h)
 
@@ -262,6 +306,7 @@ class Context:
         if self.h:
             self.L.ox_context_free(self.h)
             self.h = None
+        self._kept = []
 
     def __enter__(self):
         return self

@@ -22,11 +22,12 @@ import torch
 from torch.onnx import OperatorExportTypes, TrainingMode
 
 from .. import _engine
-from . import _picture, _recorder
+from . import _custom_ops, _picture, _recorder, _symbolic
+from ._custom_ops import register_custom_op_symbolic, unregister_custom_op_symbolic
 from ._recorder import TracerWarning
 
-__all__ = ["export", "verify", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
-           "VerifyResult", "draw_graph"]
+__all__ = ["export", "verify", "overrides", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
+           "VerifyResult", "draw_graph", "register_custom_op_symbolic", "unregister_custom_op_symbolic"]
 
 
 class ExportError(RuntimeError):
@@ -40,23 +41,58 @@ class ExportError(RuntimeError):
         super().__init__(report)
 
 
+# torch.onnx.OperatorExportTypes -> ox_export_type (the same numbers)
+_EXPORT_TYPES = {OperatorExportTypes.ONNX: 0, OperatorExportTypes.ONNX_ATEN: 1,
+                 OperatorExportTypes.ONNX_ATEN_FALLBACK: 2, OperatorExportTypes.ONNX_FALLTHROUGH: 3}
+
+
 def _unsupported(option, value, why):
     raise NotImplementedError(f"oxport.torch.export: {option}={value!r} is not supported ({why})")
 
 
 def _check_options(operator_export_type, custom_opsets, export_modules_as_functions, training):
-    if operator_export_type not in (OperatorExportTypes.ONNX, None):
-        _unsupported("operator_export_type", operator_export_type,
-                     "only OperatorExportTypes.ONNX: oxport converts every operator through its symbolic "
-                     "packs; add a pack for an operator instead of exporting it as ATen")
-    if custom_opsets:
-        _unsupported("custom_opsets", custom_opsets,
-                     "custom domains are declared in the oxport config file (domains:), not per call")
+    if operator_export_type is not None and operator_export_type not in _EXPORT_TYPES:
+        raise ValueError(f"oxport.torch.export: operator_export_type={operator_export_type!r} is not a "
+                         f"torch.onnx.OperatorExportTypes value")
+    if custom_opsets is not None:
+        if not isinstance(custom_opsets, dict) or not all(
+                isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool) and v >= 1
+                for k, v in custom_opsets.items()):
+            raise ValueError(f"oxport.torch.export: custom_opsets={custom_opsets!r} must map domain names "
+                             f"to opset versions >= 1, e.g. {{'mydomain': 1}}")
     if export_modules_as_functions:
         _unsupported("export_modules_as_functions", export_modules_as_functions,
                      "ONNX local functions are not written")
     if training not in (TrainingMode.EVAL, TrainingMode.PRESERVE, TrainingMode.TRAINING):
         _unsupported("training", training, "use a torch.onnx.TrainingMode value")
+
+
+def _override_lines(ctx):
+    cfile = _engine.CFile()
+    st = ctx.L.ox_context_print_overrides(ctx.h, cfile.fp, None)
+    text = cfile.read_and_close()
+    ctx.check(st, "ox_context_print_overrides")
+    return text.splitlines()
+
+
+def _print_overrides(ctx):
+    for line in _override_lines(ctx):
+        print(f"oxport: {line}")
+
+
+def overrides(config=None):
+    """Operators whose symbolic is replaced, one line each:
+    "aten::relu: <source used> overrides <source replaced>" -- register_custom_op_symbolic
+    registrations over the packs, and packs over the built-in ones.  `verbose=True` exports
+    print the same lines (with the trace's autograd Function symbolics too)."""
+    try:
+        with _engine.Context(config=config) as ctx:
+            _custom_ops.add_packs(ctx, None, None)
+            return _override_lines(ctx)
+    except _engine.EngineError as e:
+        raise ExportError(e.message, e.status_name, e.call) from None
+    except _custom_ops.RegistrationError as e:
+        raise ExportError(str(e), "OX_EINVAL", "python symbolics") from None
 
 
 def _split_args(args):
@@ -84,14 +120,15 @@ def _training_mode(model, training):
         model.train(was)
 
 
-def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, out_vids):
+def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, out_vids, in_ranks,
+                  out_ranks):
     names = {}
     for i, n in enumerate(input_names or []):
         if i < len(in_vids):
-            names[n] = in_vids[i]
+            names[n] = (in_vids[i], "input", in_ranks[i] if i < len(in_ranks) else None)
     for i, n in enumerate(output_names or []):
         if i < len(out_vids):
-            names[n] = out_vids[i]
+            names[n] = (out_vids[i], "output", out_ranks[i] if i < len(out_ranks) else None)
     for key, axes in dynamic_axes.items():
         if key not in names:
             warnings.warn(f"oxport: dynamic_axes key {key!r} is not an input or output name "
@@ -101,8 +138,12 @@ def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, ou
             pairs = [(int(a), str(n)) for a, n in axes.items()]
         else:
             pairs = [(int(a), f"{key}_dynamic_axes_{i + 1}") for i, a in enumerate(axes)]
+        vid, what, rank = names[key]
         for axis, dname in pairs:
-            st = L.ox_graph_set_dim_param(graph, names[key], axis, dname.encode())
+            if rank is not None and not 0 <= axis < rank:
+                raise ExportError(f"dynamic_axes[{key!r}]: axis {axis} is out of range for {what} {key!r} of "
+                                  f"rank {rank} (valid axes: 0..{rank - 1})", "OX_EINVAL", "dynamic_axes")
+            st = L.ox_graph_set_dim_param(graph, vid, axis, dname.encode())
             if st != _engine.OX_OK:
                 return st, f"dynamic_axes[{key!r}][{axis}]"
     return _engine.OX_OK, None
@@ -153,6 +194,12 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     tmpdir = None
     try:
         try:
+            if operator_export_type is not None:
+                ctx.check(L.ox_context_set_export_type(ctx.h, _EXPORT_TYPES[operator_export_type]),
+                          "ox_context_set_export_type")
+            for domain, version in (custom_opsets or {}).items():
+                ctx.check(L.ox_context_set_domain_version(ctx.h, domain.encode(), version),
+                          f"custom_opsets[{domain!r}]")
             ctx.load()
             opset = int(opset_version) if opset_version is not None else ctx.target_opset()
             t_start = time.monotonic()
@@ -160,14 +207,26 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
                 rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names, mode=trace, opset=opset,
                                                     dynamic=bool(dynamic_axes))
             t_traced = time.monotonic()
+            # Python symbolics (autograd Functions' own, registered ones) join as packs.
+            _custom_ops.add_packs(ctx, rec, custom_opsets)
+            if verbose:
+                _print_overrides(ctx)
             if dynamic_axes:
+                in_ranks = []
+                seen = set()
+                for t in _recorder.tensors_in(pos) + _recorder.tensors_in(kw):
+                    if id(t) not in seen:  # a tensor passed twice is one input
+                        seen.add(id(t))
+                        in_ranks.append(t.dim())
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
-                                          rec.inputs, rec.outputs)
+                                          rec.inputs, rec.outputs, in_ranks, [t.dim() for t in _outs])
                 ctx.check(st, where)
         except _engine.EngineError as e:
             raise ExportError(e.message, e.status_name, e.call) from None
         except _recorder.UnsupportedValue as e:
             raise ExportError(f"{type(model).__name__}: {e}", "OX_EUNSUPPORTED", "trace") from None
+        except (_symbolic.SymbolicError, _custom_ops.RegistrationError) as e:
+            raise ExportError(str(e), "OX_EINVAL", "python symbolics") from None
 
         opts = _engine.OxExportOptions()
         L.ox_export_options_init(ctypes.byref(opts))
@@ -200,6 +259,10 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         st = L.ox_export(ctx.h, graph, os.fsencode(path), ctypes.byref(opts))
         message = ctx.errmsg()
         printed = cfile.read_and_close() if cfile is not None else ""
+        notes = L.ox_context_notes(ctx.h).decode(errors="replace")
+        if verbose and notes:
+            for line in notes.splitlines():
+                print(f"oxport: {line}")
         if printed:
             print(printed, end="" if printed.endswith("\n") else "\n")
         if report is not None:

@@ -1,4 +1,5 @@
 """python3 -m oxport.torch export MODEL -o FILE --input-shape 1,3,224,224 [options]
+python3 -m oxport.torch plugins [--import MODULE ...] [--config oxport.yaml]
 
 MODEL is `torchvision:<name>` (random weights) or `package.module:callable` (called
 with no arguments, or with --model-kwargs JSON; it must return an nn.Module).
@@ -62,7 +63,13 @@ def main(argv=None):
     e.add_argument("--verbose", action="store_true", help="print the exported graph")
     e.add_argument("--config", help="oxport.yaml to load")
     e.add_argument("--seed", type=int, default=0, help="random seed for weights and inputs")
+    p = sub.add_parser("plugins", help="list Python symbolics and the operators whose symbolic is overridden")
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                   help="import MODULE first (one that calls register_custom_op_symbolic)")
+    p.add_argument("--config", help="oxport.yaml to load")
     args = ap.parse_args(argv)
+    if args.cmd == "plugins":
+        return plugins(args)
 
     import torch
 
@@ -98,6 +105,31 @@ def main(argv=None):
         if not res.ok:
             print(f"oxport.torch: {args.output} differs from eager beyond rtol=1e-3 atol=1e-5", file=sys.stderr)
             return 1
+    return 0
+
+
+def plugins(args):
+    import oxport.torch as oxt
+    from oxport.torch import _custom_ops
+
+    for name in args.imports:
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            raise SystemExit(f"oxport.torch: cannot import {name}: {e}")
+    regs = _custom_ops.registered()
+    print(f"register_custom_op_symbolic: {len(regs)} operator(s)")
+    for name, versions in sorted(regs.items()):
+        for opset, fn in sorted(versions.items()):
+            print(f"  {name:32s} since {opset}: {_custom_ops._label(fn)}")
+    try:
+        lines = oxt.overrides(config=args.config)
+    except oxt.ExportError as e:
+        print(f"oxport.torch: {e.report}", file=sys.stderr)
+        return 1
+    print(f"overrides: {len(lines)}")
+    for line in lines:
+        print(f"  {line}")
     return 0
 
 

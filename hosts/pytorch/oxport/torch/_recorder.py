@@ -36,6 +36,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from .. import _engine as E
 from . import _lowering as L
 from . import _sizes as S
+from . import _symbolic
 from ._sizes import TracedInt, TracerWarning, Dyn  # noqa: F401  (TracerWarning is public here)
 
 DTYPES = {
@@ -642,7 +643,9 @@ def function_apply_wrapper(rec, original):
             result = original.__get__(None, cls)(*args)
         finally:
             rec.suppress -= 1
-        return rec.emit(f"fn::{cls.__name__}", resolved, result)
+        out = rec.emit(f"fn::{cls.__name__}", resolved, result)
+        _symbolic.note_apply(rec, cls, resolved, result)  # the class's own symbolic, if any
+        return out
 
     return classmethod(apply)
 
