@@ -188,8 +188,11 @@ static size_t slice_positions(int64_t n, int64_t start, int64_t end, int64_t ste
 
 enum { MAX_STATIC_POSITIONS = 1 << 16 };
 
-static ox_vid positions(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, int64_t step)
+/* The positions along `dim` the slice selects; *empty when it selects none (a
+ * known length only: at run time an empty Range scatters nothing). */
+static ox_vid positions(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, int64_t step, int *empty)
 {
+    *empty = 0;
     if (api->opset(g) >= 11) {
         ox_vid shape = at_op1(g, api, "Shape", x);
         ox_onode *gn = shape ? api->op(g, "Gather", 2,
@@ -229,8 +232,9 @@ static ox_vid positions(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, int
     size_t k = slice_positions(n, start, end, step, buf, (size_t)n);
     ox_vid out = k ? api->const_ints(g, buf, k) : 0;
     free(buf);
-    if (k == 0)
-        api->fail(g, "the slice written selects no element");
+    *empty = k == 0;
+    if (k && !out)
+        api->fail(g, "could not create the slice positions");
     return out;
 }
 
@@ -247,7 +251,10 @@ int at_sym_slice_scatter(ox_sym *g, const ox_api *api)
     if (step < 1)
         return api->fail(g, "argument 'step' is %lld; slice steps must be positive", (long long)step);
     ox_vid src = value_arg(g, api, "src", x);
-    ox_vid pos = src ? positions(g, api, x, dim, step) : 0;
+    int empty = 0;
+    ox_vid pos = src ? positions(g, api, x, dim, step, &empty) : 0;
+    if (empty)
+        return done(g, api, at_op1(g, api, "Identity", x));
     if (!pos)
         return 1;
     int64_t shape[AT_MAX_RANK];

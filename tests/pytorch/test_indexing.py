@@ -133,6 +133,11 @@ class Reading(unittest.TestCase):
         check_form(self, lambda x: x[:, : x.size(1) // 2][x.size(0) - 1], [rnd(3, 6)], (11, 13, 17),
                    [[rnd(3, 6, seed=1)], [rnd(1, 2)], [rnd(5, 9)]], dynamic={"in0": {0: "b", 1: "n"}})
 
+    def test_index_tensor_with_traced_slice_bounds_at_other_shapes(self):
+        check_form(self, lambda x, i: x[i, : x.size(1) - 1], [rnd(4, 6), torch.tensor([3, -1, 0])], (11, 13, 17),
+                   [[rnd(4, 6, seed=1), torch.tensor([0, 1, -4])], [rnd(4, 2), torch.tensor([2, 2, 2])],
+                    [rnd(4, 9), torch.tensor([1, 0, 3])]], dynamic={"in0": {1: "n"}})
+
     def test_several_index_tensors_before_opset_11_is_a_clear_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             with self.assertRaises(oxt.ExportError) as cm:
@@ -166,6 +171,41 @@ class Writing(unittest.TestCase):
             y[:, : n - 1] += 1
         check_form(self, written(f), [rnd(3, 6)], (11, 13, 17),
                    [[rnd(3, 6, seed=1)], [rnd(1, 3)], [rnd(5, 8)]], dynamic={"in0": {0: "b", 1: "n"}})
+
+    def test_index_tensor_with_traced_slice_bounds_written(self):
+        def f(y, i):
+            n = y.size(1)
+            y[i, : n // 2] = 0.0
+            y[i, n // 2:] += torch.ones(1)
+        check_form(self, written(f), [rnd(4, 6), torch.tensor([3, 0])], (11, 13, 17),
+                   [[rnd(4, 6, seed=1), torch.tensor([-1, 2])], [rnd(4, 3), torch.tensor([1, 1])],
+                    [rnd(4, 10), torch.tensor([0, -4])]], dynamic={"in0": {1: "n"}})
+
+    def test_writes_before_opset_11_say_what_they_need(self):
+        def by_index(x, i):
+            y = x * 1
+            y[i] = 0
+            return y
+
+        def traced_bound(x, i):
+            y = x * 1
+            y[:, : y.size(1) - 1] = 0
+            return y
+        for fn, opset, msg in (
+                (by_index, 9, "writing through index tensors (x[idx] = v, index_put_) needs ScatterND, from "
+                              "opset 11; export with opset 11 or later"),
+                (traced_bound, 10, "writing into a slice whose bounds or size are traced needs Range, from "
+                                   "opset 11; export with opset 11 or later")):
+            with tempfile.TemporaryDirectory() as tmp:
+                with self.assertRaises(oxt.ExportError) as cm:
+                    oxt.export(Fn(fn), (rnd(4, 3), torch.tensor([1, 2])), os.path.join(tmp, "m.onnx"),
+                               opset_version=opset)
+            self.assertIn(msg, str(cm.exception))
+
+    def test_empty_slice_written_before_opset_11(self):
+        def f(y):
+            y[:, 5:] = 1.0
+        check_form(self, written(f), [rnd(3, 4)], (9, 10), [[rnd(3, 4, seed=1)]])
 
     def test_index_tensor_key_and_augmented(self):
         def f(y, i):

@@ -400,7 +400,7 @@ class ViewTracker:
                           tuple(view.shape), view.dtype)
 
 
-# ---------------------------------------------------------------- x[key] = value
+# ---------------------------------------------------------------- keys with traced bounds
 
 def _basic(k):
     return k is None or k is Ellipsis or isinstance(k, slice) or (isinstance(k, int) and not isinstance(k, bool))
@@ -415,34 +415,116 @@ def _traced_key(key):
     return False
 
 
+def _split_key(x, key):
+    """An advanced key as torch applies it: the basic part (ints, slices, None, the
+    index tensors' dims taken whole) first, then aten::index/index_put on the result
+    with the index tensors in their dims' slots.  None when the key has a form this
+    does not cover (a mask of rank > 1: torch counts its dims differently)."""
+    n_real = 0
+    for k in key:
+        if isinstance(k, torch.Tensor):
+            if k.dtype in (torch.bool, torch.uint8) and k.dim() != 1:
+                return None
+            n_real += 1
+        elif k is not None and k is not Ellipsis:
+            if not _basic(k):
+                return None
+            n_real += 1
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        return None
+    basic, slots = [], []
+    for k in key:
+        if k is Ellipsis:
+            fill = x.dim() - n_real
+            basic.extend([slice(None)] * fill)
+            slots.extend([None] * fill)
+        elif isinstance(k, torch.Tensor):
+            basic.append(slice(None))
+            slots.append(k)
+        elif k is None or isinstance(k, slice):
+            basic.append(k)
+            slots.append(None)
+        else:
+            basic.append(k)
+    while slots and slots[-1] is None:
+        slots.pop()
+    return tuple(basic), slots
+
+
+def _advanced_with_traced_bounds(rec, x, key):
+    if all(_basic(k) for k in key) or not _traced_key(key):
+        return None
+    split = _split_key(x, key)
+    if split is None:
+        return None
+    basic, slots = split
+    view = _basic_getitem(rec, _BASE_GETITEM, (x, basic), {})
+    if view is NotImplemented:
+        return None
+    return view, slots
+
+
+def _getitem(rec, func, args, kwargs):
+    """x[key]: basic keys as _lowering records them; a key mixing index tensors with
+    traced slice bounds as its basic part (bounds traced) followed by aten::index."""
+    res = _basic_getitem(rec, func, args, kwargs)
+    if res is not NotImplemented:
+        return res
+    x, key = args
+    key = key if isinstance(key, tuple) else (key,)
+    split = _advanced_with_traced_bounds(rec, x, key)
+    if split is None:
+        return NotImplemented
+    view, slots = split
+    return rec.record("aten::index", [("self", view), ("indices", slots)],
+                      torch.ops.aten.index.Tensor, (view, slots), {})
+
+
+_basic_getitem = L._getitem
+
+
+def _setitem(rec, func, args, kwargs):
+    """x[key] = value with traced bounds in the key: the view recorded with those
+    bounds (as x[key] reads it), then copy_/fill_ into it, or index_put_ when the key
+    also holds index tensors.  Keys without traced bounds are left to the dispatcher,
+    which records the same ops (select/slice + copy_/fill_, or index_put_)."""
+    x, key, value = args
+    key = key if isinstance(key, tuple) else (key,)
+    if not _traced_key(key):
+        return NotImplemented
+    if all(_basic(k) for k in key):
+        view = _basic_getitem(rec, _BASE_GETITEM, (x, key), {})
+        if view is NotImplemented:
+            return NotImplemented
+        if isinstance(value, torch.Tensor):
+            rec.record("aten::copy_", [("self", view), ("src", value), ("non_blocking", False)],
+                       T.copy_, (view, value), {}, mutated=view)
+        else:
+            rec.record("aten::fill_", [("self", view), ("value", value)], T.fill_, (view, S.plain(value)), {},
+                       mutated=view)
+        return None
+    split = _advanced_with_traced_bounds(rec, x, key)
+    if split is None:
+        return NotImplemented
+    view, slots = split
+    if not isinstance(value, torch.Tensor):
+        rec.suppress += 1
+        try:
+            value = torch.tensor(S.plain(value), dtype=x.dtype)
+        finally:
+            rec.suppress -= 1
+    rec.record("aten::index_put_", [("self", view), ("indices", slots), ("values", value),
+                                    ("accumulate", False)],
+               torch.ops.aten.index_put_.default, (view, slots, value), {}, mutated=view)
+    return None
+
+
+_BASE_GETITEM = torch._C._TensorBase.__getitem__
 _BASE_SETITEM = torch._C._TensorBase.__setitem__
 
 
 def _setitem_tuple_key(self, key, value):
     return _BASE_SETITEM(self, key if isinstance(key, tuple) else (key,), value)
-
-
-def _setitem(rec, func, args, kwargs):
-    """x[key] = value with a basic key holding traced bounds: the view recorded with
-    those bounds (as x[key] reads it), then copy_/fill_ into it.  Every other key is
-    left to the dispatcher, which records select/slice + copy_/fill_ or index_put_."""
-    x, key, value = args
-    key = key if isinstance(key, tuple) else (key,)
-    if not all(_basic(k) for k in key) or not _traced_key(key):
-        return NotImplemented
-    view = L.HANDLERS[T.__getitem__](rec, _BASE_GETITEM, (x, key), {})
-    if view is NotImplemented:
-        return NotImplemented
-    if isinstance(value, torch.Tensor):
-        rec.record("aten::copy_", [("self", view), ("src", value), ("non_blocking", False)],
-                   T.copy_, (view, value), {}, mutated=view)
-    else:
-        rec.record("aten::fill_", [("self", view), ("value", value)], T.fill_, (view, S.plain(value)), {},
-                   mutated=view)
-    return None
-
-
-_BASE_GETITEM = torch._C._TensorBase.__getitem__
 
 
 class setitem_keys:
@@ -464,3 +546,4 @@ class setitem_keys:
 L.HANDLERS[_setitem_tuple_key] = _setitem
 L.HANDLERS[T.__setitem__] = _setitem
 L.SIZE_FACTORIES.add(_setitem_tuple_key)
+L.HANDLERS[T.__getitem__] = _getitem  # _recorder maps its tuple-key method to this entry
