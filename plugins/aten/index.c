@@ -158,6 +158,9 @@ int ax_index_tensors(ox_sym *g, const ox_api *api, ox_vid x, ax_plan *p)
             brank = r;
     }
     p->brank = brank;
+    if (brank + p->rank - (int)p->n > AT_MAX_RANK)
+        return api->fail(g, "indexing gives a rank-%d result; at most %d is supported",
+                         brank + p->rank - (int)p->n, AT_MAX_RANK);
     if (p->n > 1) {
         /* Broadcast them to one shape: the shape of their sum. */
         ox_vid sum = p->idx[0];

@@ -147,6 +147,15 @@ class Reading(unittest.TestCase):
                       "needs GatherND, from opset 11; export with opset 11 or later", str(cm.exception))
 
 
+    def test_result_rank_past_the_packs_limit_is_a_clear_error(self):
+        i = torch.zeros((1,) * 8, dtype=torch.long)
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(oxt.ExportError) as cm:
+                oxt.export(Fn(lambda x, i: x[i, i]), (rnd(2, 2, 2), i), os.path.join(tmp, "m.onnx"),
+                           opset_version=13)
+        self.assertIn("indexing gives a rank-9 result; at most 8 is supported", str(cm.exception))
+
+
 class Writing(unittest.TestCase):
     def test_int_key_scalar(self):
         def f(y):
