@@ -289,6 +289,25 @@ class Writing(unittest.TestCase):
             return buf * 2
         check_form(self, f, [rnd(2, 3)], ND, [[rnd(2, 3, seed=1)]])
 
+    def test_write_through_a_view_with_no_inverse_goes_by_positions_and_warns(self):
+        def f(x):
+            y = x * 1
+            v = y.expand(3, 4)  # same shape: a view oxport can replay but not invert
+            v.mul_(2)
+            y[0] = 5.0
+            return torch.cat([y, v * 1])
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "m.onnx")
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                oxt.export(Fn(f), (rnd(3, 4),), path, opset_version=13, input_names=["x"])
+            msgs = [str(m.message) for m in w if issubclass(m.category, oxt.TracerWarning)]
+            self.assertTrue(any("a view made by aten::expand shares its base's storage; oxport follows the "
+                                "write or read through the view's storage positions" in m for m in msgs), msgs)
+            onnxval.check(path)
+            for x in (rnd(3, 4), rnd(3, 4, seed=1)):
+                _assert_close(self, onnxval.run_ort(path, {"x": x.numpy()})[0], f(x.clone()), "expand view")
+
     def test_a_view_with_no_symbolic_is_a_clear_error(self):
         def f(x):
             y = x * 1

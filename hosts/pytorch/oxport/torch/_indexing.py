@@ -236,7 +236,8 @@ class ViewTracker:
         if root is None or self.last_write(root) <= info.version:
             return
         rec = self.rec
-        if info.opaque is None:
+        if info.chain is not None:
+            # Replaying needs no inverse: any recorded view op can be re-emitted.
             vid = self._replay(info.chain, rec.vid(root))
         else:
             vid = self._gather_positions(root, tensor, info.opaque)
