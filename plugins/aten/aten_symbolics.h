@@ -85,6 +85,11 @@ AT_SYM(at_sym_group_norm);
 AT_SYM(at_sym_instance_norm);
 /* index.c */
 AT_SYM(at_sym_index);
+AT_SYM(at_sym_index_put);
+AT_SYM(at_sym_slice_scatter);
+AT_SYM(at_sym_copy);
+AT_SYM(at_sym_fill);
+AT_SYM(at_sym_zero);
 /* roll.c */
 AT_SYM(at_sym_roll);
 /* expand.c */

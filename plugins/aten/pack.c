@@ -88,6 +88,12 @@ static const ox_param_decl p_instance_norm[] = {
     {"running_var", TOPT}, {"use_input_stats", BOOL}, {"momentum", FLOAT}, {"eps", FLOAT},
     {"cudnn_enabled", BOOL}};
 static const ox_param_decl p_index[] = {{"self", T}, {"indices", TLIST}};
+static const ox_param_decl p_index_put[] = {
+    {"self", T}, {"indices", TLIST}, {"values", TSCALAR}, {"accumulate", BOOL}};
+static const ox_param_decl p_slice_scatter[] = {
+    {"self", T}, {"src", T}, {"dim", INT}, {"start", INT}, {"end", INT}, {"step", INT}};
+static const ox_param_decl p_copy[] = {{"self", T}, {"src", TSCALAR}, {"non_blocking", BOOL}};
+static const ox_param_decl p_fill[] = {{"self", T}, {"value", TSCALAR}};
 static const ox_param_decl p_roll[] = {{"self", T}, {"shifts", INTS}, {"dims", INTS}};
 static const ox_param_decl p_expand[] = {{"self", T}, {"size", INTS}};
 static const ox_param_decl p_repeat[] = {{"self", T}, {"repeats", INTS}};
@@ -188,6 +194,11 @@ static const ox_op_decl ops[] = {
     OP("aten::group_norm", 9, p_group_norm, 1, at_sym_group_norm),
     OP("aten::instance_norm", 9, p_instance_norm, 1, at_sym_instance_norm),
     OP("aten::index", 9, p_index, 1, at_sym_index),
+    OP("aten::index_put", 9, p_index_put, 1, at_sym_index_put),
+    OP("aten::slice_scatter", 9, p_slice_scatter, 1, at_sym_slice_scatter),
+    OP("aten::copy", 9, p_copy, 1, at_sym_copy),
+    OP("aten::fill", 9, p_fill, 1, at_sym_fill),
+    OP("aten::zero", 9, p_self, 1, at_sym_zero),
     OP("aten::roll", 9, p_roll, 1, at_sym_roll),
     OP("aten::expand", 9, p_expand, 1, at_sym_expand),
     OP("aten::repeat", 9, p_repeat, 1, at_sym_repeat),

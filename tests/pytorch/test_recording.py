@@ -192,20 +192,21 @@ class Recording(unittest.TestCase):
         self.assertEqual(str(cm.exception), "model input: tensors of dtype torch.complex64 cannot be exported "
                                             "(ONNX has no such element type here); convert it in the model")
 
-    def test_write_through_a_view_then_reading_the_base_is_refused(self):
+    def test_write_through_a_view_gives_the_base_a_new_value(self):
         def f(x):
             y = x * 1
             y[:, 0] = 0
             return y + 1
 
-        with self.assertRaises(_recorder.UnsupportedValue) as cm:
-            trace(f, torch.randn(2, 3))
-        self.assertTrue(str(cm.exception).startswith("a tensor modified in place through a view (aten::fill_ in "
-                                                     "f) is used again in f: "), str(cm.exception))
+        L, _rec, _ = trace(f, torch.randn(2, 3))
+        kinds = [n.kind for n in L.nodes]
+        self.assertEqual(kinds[-3:], ["aten::slice_scatter", "aten::slice_scatter", "aten::add"], kinds)
 
     def test_inplace_on_a_view_whose_base_is_not_read_again_is_fine(self):
         L, _rec, _ = trace(lambda x: torch.relu_(torch.flatten(x * 2, 1)), torch.randn(2, 3, 4))
-        self.assertEqual([n.kind for n in L.nodes], ["aten::mul", "aten::flatten", "aten::relu_"])
+        # The base gets its new value too (a reshape back to its traced shape), which
+        # the file drops when nothing reads it.
+        self.assertEqual([n.kind for n in L.nodes][:3], ["aten::mul", "aten::flatten", "aten::relu_"])
 
     def test_arg_struct_matches_the_header(self):
         # ox_arg: name, kind, 16-byte union -> 32 bytes on LP64.

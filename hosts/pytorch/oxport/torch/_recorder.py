@@ -37,6 +37,7 @@ from .. import _engine as E
 from . import _lowering as L
 from . import _sizes as S
 from . import _symbolic
+from . import _indexing as I
 from ._sizes import TracedInt, TracerWarning, Dyn  # noqa: F401  (TracerWarning is public here)
 
 DTYPES = {
@@ -88,7 +89,7 @@ class Recorder:
         self.param_names = {}     # id(param) -> state_dict name, declared on first use
         self.scopes = []
         self.suppress = 0
-        self.stale = {}           # id(base) -> (weakref, where): written through a view
+        self.views = I.ViewTracker(self)  # writes through views reach their base (see _indexing)
         self.inputs = []          # vids of graph inputs, in order
         self.outputs = []         # vids of graph outputs, in order
         self.n_ops = 0
@@ -128,12 +129,7 @@ class Recorder:
         return any(self.is_traced(t) for t in tensors_in(obj))
 
     def vid(self, tensor):
-        st = self.stale.get(id(tensor))
-        if st is not None and st[0]() is tensor:
-            raise UnsupportedValue(f"a tensor modified in place through a view ({st[1]}) is used again in "
-                                   f"{self.scope_str()}: the trace records the write on the view only, so the "
-                                   f"file would read the old values; build the result out of place "
-                                   f"(torch.cat, torch.where, F.pad ...)")
+        self.views.refresh(tensor)
         v = self.lookup(tensor)
         if v is not None:
             return v
@@ -392,6 +388,7 @@ class Recorder:
         self.n_ops += 1
         for i, o in enumerate(outs):
             self.set_vid(o, ids[i])
+        self.views.on_emit(kind, resolved, outs)
         return result
 
     @staticmethod
@@ -435,17 +432,18 @@ class Recorder:
         resolved = self.resolve(arglist)
         if mutated is None and kind.endswith("_") and arglist and isinstance(arglist[0][1], torch.Tensor):
             mutated = arglist[0][1]
-        if mutated is not None and mutated._base is not None and self.is_traced(mutated._base):
-            # The view gets the op's new value; its base does not.  Reading the
-            # base later would silently use the old values.
-            base = mutated._base
-            self.stale[id(base)] = (weakref.ref(base), f"{kind} in {self.scope_str()}")
+        # The op gives the mutated tensor a new value; through a view, its base and
+        # the base's other views get theirs from it (_indexing.ViewTracker).
+        write = self.views.before_write(mutated)
         result = func(*args, **kwargs)
-        return self.emit(kind, resolved, result)
+        out = self.emit(kind, resolved, result)
+        self.views.after_write(write)
+        return out
 
     def alias(self, src, dst):
         """dst is the same value as src (a no-op view such as detach)."""
         self.set_vid(dst, self.vid(src))
+        self.views.on_alias(src, dst)
 
     def warn_specialized(self, what):
         S.warn_fixed(self, f"{what} on a traced tensor")
@@ -768,7 +766,7 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
             else:
                 hooks = ScopeHooks(rec, model)
         fn_cls.apply = function_apply_wrapper(rec, torch._C._FunctionBase.__dict__["apply"])
-        with in_onnx_export(), tuple_keys(), FunctionMode(rec), AtenMode(rec):
+        with in_onnx_export(), tuple_keys(), I.setitem_keys(), FunctionMode(rec), AtenMode(rec):
             if meta_state is not None:
                 from torch.nn.utils.stateless import functional_call
                 try:
