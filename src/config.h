@@ -25,6 +25,7 @@ typedef struct ox_config {
     ox_config_domain *domains;
     size_t n_domains;
     char *opset_dir;   /* NULL = default */
+    int sync;          /* key `sync`: 1 true, -1 false, 0 not set */
 } ox_config;
 
 /* Parse a config file.  Errors carry file:line:col and what was expected;

@@ -569,7 +569,7 @@ START_TEST(export_config_errors)
     write_text("key.yaml", "opset: 13\n");
     expect_export("", "-o m.onnx --config key.yaml", 2,
                   "oxport export: key.yaml:1:1: expected one of the keys target_opset, opsets, "
-                  "plugin_dirs, disabled_operators, custom_domains, opset_dir, got 'opset'\n");
+                  "plugin_dirs, disabled_operators, custom_domains, opset_dir, sync, got 'opset'\n");
     char *left = leftovers("", "-e syntax.yaml -e key.yaml");
     ck_assert_str_eq(left, "");
     free(left);
@@ -635,7 +635,7 @@ START_TEST(export_interrupted_leaves_nothing)
     snprintf(cmd, sizeof cmd,
              "cd '%s' && { '%s' export alexnet %s -o a.onnx >out 2>err & p=$!; i=0; "
              "while [ $i -lt 6000 ]; do "
-             "if ls -A | grep -q '^[.]a[.]onnx[.]tmp-'; then kill -TERM $p; : > seen; break; fi; "
+             "if ls -A | grep -q '^[.]a[.]onnx[.]oxtmp-'; then kill -TERM $p; : > seen; break; fi; "
              "i=$((i+1)); sleep 0.005; done; wait $p; echo $? > status; }",
              tmpdir, bin, packs);
     ck_assert_int_eq(system(cmd), 0);
@@ -655,6 +655,37 @@ START_TEST(export_interrupted_leaves_nothing)
     ck_assert_str_eq(left, "");
     free(left);
     free(status);
+}
+END_TEST
+
+/* --sync fsyncs the model and its directory; without it nothing is fsync'd
+ * (counted with strace, skipped where it is missing). */
+START_TEST(export_sync_flag)
+{
+    char packs[2200], all[4096];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    if (system("strace -V >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "export_sync_flag: SKIPPED (no strace; tools/install-deps installs it)\n");
+        return;
+    }
+    for (int sync = 0; sync < 2; sync++) {
+        snprintf(all, sizeof all, "export superresolution %s -o s.onnx%s", packs,
+                 sync ? " --sync" : "");
+        run_result r = run_with("strace -f -qq -e trace=fsync,fdatasync,sync_file_range "
+                                "-o trace.txt", all);
+        ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+        run_free(&r);
+        char path[512];
+        snprintf(path, sizeof path, "%s/trace.txt", tmpdir);
+        char *trace = slurp_or_empty(path);
+        int n = 0;
+        for (const char *p = trace; (p = strstr(p, "fsync(")); p++)
+            n++;
+        ck_assert_msg(n == (sync ? 2 : 0), "%s: %d fsync calls\n%s", sync ? "--sync" : "default",
+                      n, trace);
+        free(trace);
+    }
 }
 END_TEST
 
@@ -719,6 +750,7 @@ static Suite *cli_suite(void)
     tcase_add_test(errors, export_unsupported_and_opset_range);
     tcase_add_test(errors, dump_and_check_read_pipes);
     tcase_add_test(errors, export_interrupted_leaves_nothing);
+    tcase_add_test(errors, export_sync_flag);
     suite_add_tcase(s, errors);
     return s;
 }

@@ -219,6 +219,10 @@ typedef struct ox_export_options {
     int do_constant_folding;       /* 1 (default): fold nodes computed only from small constants */
     const char *producer_name;     /* default "oxport" */
     const char *producer_version;  /* default ox_version() */
+    int sync;                      /* 1: fsync the files and their directory before returning,
+                                      so the export survives a power loss; -1: never; 0 (default):
+                                      the config's `sync` key, else never, like torch.save and
+                                      onnx.save (the rename stays atomic either way) */
 } ox_export_options;
 
 OX_API void ox_export_options_init(ox_export_options *opts);
