@@ -36,7 +36,7 @@ typedef struct export_args {
     int opset;
     long batch;
     unsigned long long seed;
-    int verbose, no_params, keep_inits, external_data, list, help;
+    int verbose, no_params, keep_inits, external_data, sync, list, help;
 } export_args;
 
 static void usage(FILE *f)
@@ -58,7 +58,9 @@ static void usage(FILE *f)
           "  --verbose                      print the exported graph on stdout\n"
           "  --no-params                    do not write the weights\n"
           "  --keep-initializers-as-inputs  list parameters as graph inputs too\n"
-          "  --external-data                store weights in FILE.onnx.data\n"
+          "  --external-data                store weights in a side file next to FILE.onnx\n"
+          "  --sync                         fsync the files before exiting, so the export\n"
+          "                                 survives a power loss (default: config's sync)\n"
           "  --test-data DIR                write DIR/model.onnx and the host's inputs and\n"
           "                                 outputs as DIR/test_data_set_0/*.pb\n"
           "  --config FILE                  oxport.yaml: opset, plugin dirs, disabled ops\n"
@@ -156,6 +158,8 @@ static int parse_args(int argc, char **argv, export_args *a)
             a->keep_inits = 1;
         } else if (!strcmp(s, "--external-data")) {
             a->external_data = 1;
+        } else if (!strcmp(s, "--sync")) {
+            a->sync = 1;
         } else if (!strcmp(s, "--test-data")) {
             NEEDS_VALUE();
             a->test_data = val;
@@ -392,6 +396,8 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         opts.keep_initializers_as_inputs = 1;
     if (a->external_data)
         opts.external_data = 1;
+    if (a->sync)
+        opts.sync = 1;
     opts.input_names = a->input_names;
     opts.n_input_names = a->n_input_names;
     opts.output_names = a->output_names;

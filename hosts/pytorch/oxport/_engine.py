@@ -81,6 +81,7 @@ class OxExportOptions(ctypes.Structure):
         ("do_constant_folding", ctypes.c_int),
         ("producer_name", ctypes.c_char_p),
         ("producer_version", ctypes.c_char_p),
+        ("sync", ctypes.c_int),
     ]
 
 

@@ -120,12 +120,15 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
            input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
-           config=None):
+           config=None, sync=False):
     """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
 
     `f` is a path or a writable binary file object.  `opset_version=None` takes the
     oxport config's target opset (13 unless configured).  `config` (oxport only) is an
-    oxport.yaml to load.  Raises ExportError with the engine's whole report on failure,
+    oxport.yaml to load.  `sync=True` (oxport only) fsyncs the written files before
+    returning so the export survives a power loss; by default, like torch.save and onnx.save,
+    it does not (unless the config sets `sync: true`); the file is replaced atomically either
+    way.  Raises ExportError with the engine's whole report on failure,
     NotImplementedError for options oxport does not implement.  Returns None, like
     torch.onnx.export."""
     import ctypes
@@ -170,6 +173,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             opts.output_names = ctypes.cast(out_arr, ctypes.POINTER(ctypes.c_char_p))
             opts.n_output_names = n_out
         opts.do_constant_folding = 1 if do_constant_folding else 0
+        opts.sync = 1 if sync else 0
         cfile = _engine.CFile() if verbose else None
         if cfile is not None:
             opts.verbose = cfile.fp
