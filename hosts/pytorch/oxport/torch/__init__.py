@@ -21,7 +21,7 @@ import torch
 from torch.onnx import OperatorExportTypes, TrainingMode
 
 from .. import _engine
-from . import _recorder
+from . import _recorder, _validate
 from ._recorder import TracerWarning
 
 __all__ = ["export", "verify", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
@@ -134,6 +134,14 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     import ctypes
 
     _check_options(operator_export_type, custom_opsets, export_modules_as_functions, training)
+    opset_version = _validate.opset_version(opset_version)
+    if config is not None:
+        _validate.path("config", config)
+    if isinstance(f, (str, bytes, os.PathLike)):
+        _validate.path("f", f)
+    input_names = _validate.names("input_names", input_names)
+    output_names = _validate.names("output_names", output_names)
+    axes = _validate.dynamic_axes_shape(dynamic_axes)
     pos, kw = _split_args(args)
     try:
         ctx = _engine.Context(config=config)
@@ -150,6 +158,9 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             with _training_mode(model, training), torch.no_grad():
                 rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names)
             if dynamic_axes:
+                _validate.dynamic_axes_ranks(axes, input_names, output_names,
+                                             [rec.ranks[v] for v in rec.inputs],
+                                             [rec.ranks[v] for v in rec.outputs])
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
                                           rec.inputs, rec.outputs)
                 ctx.check(st, where)

@@ -82,6 +82,7 @@ class Recorder:
         self.stale = {}           # id(base) -> (weakref, where): written through a view
         self.inputs = []          # vids of graph inputs, in order
         self.outputs = []         # vids of graph outputs, in order
+        self.ranks = {}           # vid -> rank, for graph inputs and outputs
         self.n_ops = 0
 
     # ------------------------------------------------------------------ values
@@ -147,6 +148,7 @@ class Recorder:
                                              self._sizes(tensor), ctypes.byref(out)), "ox_trace_input")
         self.set_vid(tensor, out.value)
         self.inputs.append(out.value)
+        self.ranks[out.value] = tensor.dim()
         return out.value
 
     def param(self, name, tensor):
@@ -171,6 +173,7 @@ class Recorder:
         v = self.vid(tensor)
         self.ctx.check(self.L.ox_trace_output(self.t, v, name.encode() if name else None), "ox_trace_output")
         self.outputs.append(v)
+        self.ranks[v] = tensor.dim()
 
     # ------------------------------------------------------------------ scopes
 
