@@ -602,6 +602,9 @@ static ox_status list_files(ox_context *ctx, const char *dir, file_ref **out, si
     *out = NULL;
     *n_out = 0;
     DIR *d = opendir(dir);
+    if (!d && errno == ENOMEM)
+        return ox_fail(ctx, OX_ENOMEM, "%s: out of memory opening the opset descriptor directory",
+                       dir);
     if (!d)
         return ox_fail(ctx, OX_ECONFIG,
                        "%s: cannot open the opset descriptor directory: %s (set opset_dir in the "

@@ -98,7 +98,8 @@ ox_status ox_yaml_check_limits(ox_context *ctx, const char *path, FILE *f)
     while (!done && st == OX_OK) {
         yaml_event_t e;
         if (!yaml_parser_parse(&p, &e)) {
-            if (p.error == YAML_MEMORY_ERROR)
+            /* no error recorded: an allocation failed (libyaml's only silent failure) */
+            if (p.error == YAML_MEMORY_ERROR || p.error == YAML_NO_ERROR)
                 st = ox_fail(ctx, OX_ENOMEM, "%s: out of memory while parsing YAML", path);
             break; /* a syntax error: the loader reports it with its context */
         }

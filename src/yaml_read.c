@@ -17,7 +17,8 @@
 
 static ox_status syntax_error(ox_context *ctx, const char *path, const yaml_parser_t *p)
 {
-    if (p->error == YAML_MEMORY_ERROR)
+    /* libyaml fails without recording an error only when an allocation failed */
+    if (p->error == YAML_MEMORY_ERROR || p->error == YAML_NO_ERROR)
         return ox_fail(ctx, OX_ENOMEM, "%s: out of memory while parsing YAML", path);
     const char *problem = p->problem ? p->problem : "a malformed document";
     if (p->error == YAML_READER_ERROR)
@@ -38,6 +39,8 @@ ox_status ox_yaml_load(ox_context *ctx, const char *path, ox_yaml *y)
     memset(y, 0, sizeof(*y));
     y->path = path;
     FILE *f = fopen(path, "rb");
+    if (!f && errno == ENOMEM)
+        return ox_fail(ctx, OX_ENOMEM, "%s: out of memory opening the file", path);
     if (!f)
         return ox_fail(ctx, OX_EIO, "%s: cannot read: %s", path, strerror(errno));
     ox_status lim = ox_yaml_check_limits(ctx, path, f);

@@ -39,7 +39,12 @@ static void emit_prefixed(const char *path, const char *text, size_t len)
 static int check_one(ox_context *ctx, const char *path)
 {
     ox_graph *g = NULL;
-    if (ox_read(ctx, path, &g) != OX_OK) {
+    ox_status rst = ox_read(ctx, path, &g);
+    if (rst == OX_ENOMEM) {
+        fprintf(stderr, "oxport check: %s\n", ox_errmsg(ctx));
+        return OX_EXIT_FAILURE;
+    }
+    if (rst != OX_OK) {
         /* The reader's message usually starts with the path already. */
         const char *msg = ox_errmsg(ctx);
         size_t plen = strlen(path);

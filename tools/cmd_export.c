@@ -316,13 +316,13 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         if ((st = ox_context_add_plugin_path(ctx, a->plugin_paths[i])) != OX_OK) {
             fprintf(stderr, "oxport export: --plugin-path %s: %s\n", a->plugin_paths[i],
                     ox_errmsg(ctx));
-            rc = OX_EXIT_USAGE;
+            rc = st == OX_ENOMEM ? OX_EXIT_FAILURE : OX_EXIT_USAGE;
             goto done;
         }
     if (a->config && (st = ox_context_load_config(ctx, a->config)) != OX_OK) {
         fprintf(stderr, "oxport export: %s%s\n", ox_errmsg(ctx),
                 st == OX_EIO ? "; check the --config path" : "");
-        rc = OX_EXIT_USAGE;
+        rc = st == OX_ENOMEM ? OX_EXIT_FAILURE : OX_EXIT_USAGE;
         goto done;
     }
     if ((st = ox_context_load(ctx)) != OX_OK) {
@@ -332,7 +332,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
                                    "plugin_dirs in the config); 'oxport plugins --check FILE.so' "
                                    "explains why a pack is rejected\n"
                                  : "");
-        rc = OX_EXIT_USAGE;
+        rc = st == OX_ENOMEM ? OX_EXIT_FAILURE : OX_EXIT_USAGE;
         goto done;
     }
     /* Refuse an opset out of range before building and running the model,
