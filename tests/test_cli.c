@@ -658,6 +658,30 @@ START_TEST(export_interrupted_leaves_nothing)
 }
 END_TEST
 
+/* A bundle whose test data cannot be written loses its model and the model's
+ * external data file (named by its content) too. */
+START_TEST(export_test_data_failure_removes_the_pair)
+{
+    char packs[2200], all[4096];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/bundle' && : > '%s/bundle/test_data_set_0'", tmpdir,
+             tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(all, sizeof all, "export superresolution %s --test-data bundle --external-data",
+             packs);
+    run_result r = run(all);
+    ck_assert_msg(r.status == 3, "exit %d\n%s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "cannot write bundle/test_data_set_0/input_0.pb") != NULL, "%s",
+                  r.err);
+    run_free(&r);
+    char *left = leftovers("bundle", "-e test_data_set_0");
+    ck_assert_str_eq(left, "");
+    free(left);
+}
+END_TEST
+
 /* --sync fsyncs the model and its directory; without it nothing is fsync'd
  * (counted with strace, skipped where it is missing). */
 START_TEST(export_sync_flag)
@@ -751,6 +775,7 @@ static Suite *cli_suite(void)
     tcase_add_test(errors, dump_and_check_read_pipes);
     tcase_add_test(errors, export_interrupted_leaves_nothing);
     tcase_add_test(errors, export_sync_flag);
+    tcase_add_test(errors, export_test_data_failure_removes_the_pair);
     suite_add_tcase(s, errors);
     return s;
 }

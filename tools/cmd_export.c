@@ -3,6 +3,7 @@
  * tracing it, then convert and write the ONNX file (and, optionally, the
  * ONNX backend-test layout with the host's own inputs and outputs).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +280,30 @@ static int write_test_data(const export_args *a, const hc_zoo_model *z, hc_tenso
     return 0;
 }
 
+/* Remove the external data file written next to `model` by this export:
+ * "<model name>.<16 hex digits>.data" (the writer names it by its content). */
+static void remove_side_file(const char *model)
+{
+    const char *slash = strrchr(model, '/');
+    const char *base = slash ? slash + 1 : model;
+    size_t bl = strlen(base);
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - model) : 1, slash ? model : ".");
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (strlen(n) == bl + 1 + 16 + 5 && strncmp(n, base, bl) == 0 && n[bl] == '.' &&
+            strspn(n + bl + 1, "0123456789abcdef") == 16 && strcmp(n + bl + 17, ".data") == 0) {
+            char path[8500];
+            snprintf(path, sizeof path, "%s/%s", dir, n);
+            unlink(path);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
 /* Exit status for a failed engine call. */
 static int exit_for(ox_status st)
 {
@@ -413,11 +438,8 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     if (a->test_data && write_test_data(a, z, inputs, outputs) != 0) {
         /* a bundle is whole or absent: without its test data the model goes too */
         unlink(target);
-        if (a->external_data) {
-            char side[sizeof path + 8];
-            snprintf(side, sizeof side, "%s.data", target);
-            unlink(side);
-        }
+        if (a->external_data)
+            remove_side_file(target);
         goto done;
     }
     if (tty)
