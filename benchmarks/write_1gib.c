@@ -1,14 +1,17 @@
 /*
  * Writer benchmark: 1 GiB of float weights held by the "host", written as an
  * ONNX model with external data off (one 1 GiB protobuf) and on (a side
- * file), side by side with a plain write(2) of the same bytes.  Each run is
- * followed by fsync, as ox_write does.  Peak RSS is the kernel's high-water
+ * file), side by side with a plain write(2) of the same bytes, in both
+ * durability modes: without fsync (ox_write's default, like torch.save) and
+ * with it (ox_write with sync = 1 against a plain write + fsync).  Peak RSS is the kernel's high-water
  * mark (VmHWM, reset before each run through /proc/self/clear_refs) minus the
  * resident size before the run, which already holds the weights.
  *
  *   write_1gib [MiB (default 1024)] [output dir (default /var/tmp)]
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +72,8 @@ static unsigned long long file_size(const char *p)
     return n < 0 ? 0 : (unsigned long long)n;
 }
 
-static int plain_write(const char *path, const unsigned char *data, size_t n, result *r)
+static int plain_write(const char *path, const unsigned char *data, size_t n, bool sync,
+                       result *r)
 {
     reset_peak();
     long base = status_kib("VmRSS");
@@ -86,7 +90,8 @@ static int plain_write(const char *path, const unsigned char *data, size_t n, re
         }
         done += (size_t)k;
     }
-    fsync(fd);
+    if (sync)
+        fsync(fd);
     close(fd);
     r->seconds = now() - t0;
     r->extra_kib = status_kib("VmHWM") - base;
@@ -94,12 +99,35 @@ static int plain_write(const char *path, const unsigned char *data, size_t n, re
     return 0;
 }
 
-static int onnx_write(ox_context *ctx, const ox_graph *g, const char *path, int external,
-                      result *r)
+/* The side file ox_write wrote next to `model` ("<model>.<tag>.data"), as a
+ * path in `out`; false when there is none. */
+static bool side_file(const char *dir, const char *model, char *out, size_t cap)
+{
+    const char *base = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
+    size_t bl = strlen(base);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool found = false;
+    while (d && !found && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n > bl + 5 && strncmp(e->d_name, base, bl) == 0 && e->d_name[bl] == '.' &&
+            strcmp(e->d_name + n - 5, ".data") == 0) {
+            snprintf(out, cap, "%s/%s", dir, e->d_name);
+            found = true;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static int onnx_write(ox_context *ctx, const ox_graph *g, const char *dir, const char *path,
+                      int external, bool sync, result *r)
 {
     ox_export_options o;
     ox_export_options_init(&o);
     o.external_data = external ? 1 : -1;
+    o.sync = sync ? 1 : -1;
     reset_peak();
     long base = status_kib("VmRSS");
     double t0 = now();
@@ -109,16 +137,20 @@ static int onnx_write(ox_context *ctx, const ox_graph *g, const char *path, int 
     }
     r->seconds = now() - t0;
     r->extra_kib = status_kib("VmHWM") - base;
-    char side[1024];
-    snprintf(side, sizeof side, "%s.data", path);
-    r->bytes = file_size(path) + (external ? file_size(side) : 0);
+    char side[1100];
+    r->bytes = file_size(path);
+    if (side_file(dir, path, side, sizeof side)) {
+        r->bytes += file_size(side);
+        unlink(side);
+    }
+    unlink(path);
     return 0;
 }
 
 static void print_row(const char *what, const result *r)
 {
     double mb = (double)r->bytes / 1e6;
-    printf("%-28s %10.3f s %10.1f MB/s %12.1f MiB  (%llu bytes)\n", what, r->seconds,
+    printf("%-36s %10.3f s %10.1f MB/s %12.1f MiB  (%llu bytes)\n", what, r->seconds,
            mb / r->seconds, (double)r->extra_kib / 1024.0, r->bytes);
 }
 
@@ -162,41 +194,45 @@ int main(int argc, char **argv)
     ox_graph_add_output(g, cur);
     ox_graph_set_opset(g, "", 13);
 
-    char plain[1024], model[1024], side[1100];
+    char plain[1024], model[1024];
     snprintf(plain, sizeof plain, "%s/oxport-bench-plain.bin", dir);
     snprintf(model, sizeof model, "%s/oxport-bench.onnx", dir);
-    snprintf(side, sizeof side, "%s.data", model);
-    result rp, re, rx;
     printf("weights: %zu MiB in %d tensors; output dir %s; weights resident: %ld MiB\n", mib,
            N_PARAMS, dir, status_kib("VmRSS") / 1024);
-    printf("%-28s %12s %15s %17s\n", "run", "time", "throughput", "peak RSS extra");
-    if (plain_write(plain, weights, total, &rp) != 0) {
-        perror(plain);
-        return 1;
+    printf("%-36s %12s %15s %17s\n", "run", "time", "throughput", "peak RSS extra");
+    for (int mode = 0; mode < 2; mode++) {
+        bool sync = mode == 1;
+        const char *how = sync ? "fsync" : "no fsync";
+        char label[64];
+        result rp, re, rx, rp2;
+        if (plain_write(plain, weights, total, sync, &rp) != 0) {
+            perror(plain);
+            return 1;
+        }
+        unlink(plain);
+        snprintf(label, sizeof label, "plain write(2), %s", how);
+        print_row(label, &rp);
+        if (onnx_write(ctx, g, dir, model, 0, sync, &re) != 0)
+            return 1;
+        snprintf(label, sizeof label, "ox_write embedded, %s", sync ? "sync=1" : "default");
+        print_row(label, &re);
+        if (onnx_write(ctx, g, dir, model, 1, sync, &rx) != 0)
+            return 1;
+        snprintf(label, sizeof label, "ox_write external, %s", sync ? "sync=1" : "default");
+        print_row(label, &rx);
+        /* again at the end: the disk's writeback state differs between the
+         * first and later runs, so the baseline brackets the measured writes */
+        if (plain_write(plain, weights, total, sync, &rp2) != 0) {
+            perror(plain);
+            return 1;
+        }
+        unlink(plain);
+        snprintf(label, sizeof label, "plain write(2), %s, again", how);
+        print_row(label, &rp2);
+        double base = rp.seconds < rp2.seconds ? rp.seconds : rp2.seconds;
+        printf("  %s: ox_write time / best plain time: embedded %.2fx, external %.2fx\n", how,
+               re.seconds / base, rx.seconds / base);
     }
-    unlink(plain);
-    print_row("plain write(2) + fsync", &rp);
-    if (onnx_write(ctx, g, model, 0, &re) != 0)
-        return 1;
-    unlink(model);
-    print_row("ox_write, embedded", &re);
-    if (onnx_write(ctx, g, model, 1, &rx) != 0)
-        return 1;
-    unlink(model);
-    unlink(side);
-    print_row("ox_write, external data", &rx);
-    /* again at the end: the disk's writeback state differs between the first
-     * and later runs, so the baseline brackets the measured writes */
-    result rp2;
-    if (plain_write(plain, weights, total, &rp2) != 0) {
-        perror(plain);
-        return 1;
-    }
-    unlink(plain);
-    print_row("plain write(2) + fsync again", &rp2);
-    double base = rp.seconds < rp2.seconds ? rp.seconds : rp2.seconds;
-    printf("ox_write time / best plain time: embedded %.2fx, external %.2fx\n",
-           re.seconds / base, rx.seconds / base);
     ox_graph_free(g);
     ox_context_free(ctx);
     free(weights);

@@ -26,6 +26,7 @@ typedef struct ox_config {
     size_t n_domains;
     char *opset_dir;   /* NULL = default */
     int export_type;   /* ox_export_type; -1 = not set */
+    int sync;          /* key `sync`: 1 true, -1 false, 0 not set */
 } ox_config;
 
 /* Parse a config file.  Errors carry file:line:col and what was expected;

@@ -54,6 +54,11 @@ ox_status ox_fail(ox_context *ctx, ox_status status, const char *fmt, ...)
         vsnprintf(msg, (size_t)n + 1, fmt, ap);
         va_end(ap);
     }
+    /* No room for the message, or a module that ran out of memory but
+     * reported it under its own status: out of memory is always OX_ENOMEM,
+     * so every caller (and the CLI's exit status 3) tells it from bad input. */
+    if (!msg || strstr(msg, "out of memory"))
+        status = OX_ENOMEM;
     set_message(ctx, msg);
     ctx->last_status = status;
     return status;
@@ -65,6 +70,8 @@ ox_status ox_fail_take(ox_context *ctx, ox_status status, char *msg)
         free(msg);
         return status;
     }
+    if (!msg || strstr(msg, "out of memory"))
+        status = OX_ENOMEM; /* as in ox_fail */
     set_message(ctx, msg);
     ctx->last_status = status;
     return status;

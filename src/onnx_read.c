@@ -56,10 +56,15 @@ bool ox_read_param_is_input(const ox_graph *g, ox_vid v)
 
 /* ------------------------------------------------------------- allocator */
 
+/* `data`, when set, is a flag raised by a failed allocation: protobuf-c
+ * reports it like malformed input (NULL), and out of memory must not read as
+ * "not an ONNX file". */
 static void *pb_alloc(void *data, size_t size)
 {
-    (void)data;
-    return malloc(size);
+    void *p = malloc(size);
+    if (!p && data)
+        *(bool *)data = true;
+    return p;
 }
 
 static void pb_free(void *data, void *p)
@@ -1100,7 +1105,11 @@ ox_status ox_read_memory(ox_context *ctx, const void *data, size_t len, const ch
     const char *why = wire_scan(&onnx__model_proto__descriptor, data, len, 0, 0, &bad_at);
     if (why)
         return rfail(&r, OX_EFORMAT, "%s at byte %zu of %zu", why, bad_at, len);
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(&pb_allocator, len, data);
+    bool alloc_failed = false;
+    ProtobufCAllocator decoding = {pb_alloc, pb_free, &alloc_failed};
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(&decoding, len, data);
+    if (!mp && alloc_failed)
+        return rfail(&r, OX_ENOMEM, "out of memory decoding the model (%zu bytes)", len);
     if (!mp)
         return rfail(&r, OX_EFORMAT, "protobuf decoding failed (wrong field types for ModelProto: "
                      "truncated or not an ONNX file)");

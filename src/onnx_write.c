@@ -16,18 +16,21 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "context.h"
 #include "ir.h"
+#include "hash64.h"
 #include "onnx.pb-c.h"
+#include "onnx_locations.h"
 #include "onnx_read.h"
 #include "strset.h"
+#include "write_files.h"
 
 #define MAX_SUBGRAPH_DEPTH 64
 #define WBUF_CAP ((size_t)1 << 20)
@@ -158,7 +161,7 @@ typedef struct wctx {
     /* external data */
     bool external;
     uint64_t threshold;
-    const char *location;
+    char *location;     /* side file name, relative to the model's directory */
     ext_entry *ext;     /* per initializer index of the main graph */
     uint64_t ext_total;
     /* first error */
@@ -1016,46 +1019,9 @@ static bool plan_external(wctx *w)
 
 /* ------------------------------------------------------------ file system */
 
-static mode_t current_umask(void)
-{
-    /* umask(2) cannot be read without changing it; /proc has it read-only */
-    FILE *f = fopen("/proc/self/status", "r");
-    mode_t m = 022;
-    if (f) {
-        char line[256];
-        while (fgets(line, sizeof line, f)) {
-            unsigned v;
-            if (sscanf(line, "Umask: %o", &v) == 1) {
-                m = (mode_t)v;
-                break;
-            }
-        }
-        fclose(f);
-    }
-    return m;
-}
-
-typedef struct tmpfile_t {
-    char *tmp;   /* malloc'd temp path, NULL when none */
-    int fd;
-    int slot;    /* in live_temps, -1 when none */
-} tmpfile_t;
-
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return strdup(".");
-    if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
-static const char *base_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
+/* How messages name the two files. */
+#define WHAT_MODEL "ONNX model to"
+#define WHAT_SIDE "external data file"
 
 /* How to get past a failed write, by errno. */
 static const char *write_error_hint(int e)
@@ -1067,98 +1033,50 @@ static const char *write_error_hint(int e)
     return "check the path and the device";
 }
 
-/* Temp files of the writes in progress, for ox_write_discard_temps.  A slot
- * is 0 free, 1 being filled, 2 holding a path; a write that finds no free
- * slot just is not cleaned up on a signal. */
-#define LIVE_TEMPS 8
-static struct {
-    _Atomic int state;
-    char path[PATH_MAX];
-} live_temps[LIVE_TEMPS];
-
-static int live_temp_add(const char *path)
+static ox_status io_error(wctx *w, const char *what, const char *target, int e)
 {
-    if (strlen(path) >= PATH_MAX)
-        return -1;
-    for (int i = 0; i < LIVE_TEMPS; i++) {
-        int free_slot = 0;
-        if (atomic_compare_exchange_strong(&live_temps[i].state, &free_slot, 1)) {
-            strcpy(live_temps[i].path, path);
-            atomic_store(&live_temps[i].state, 2);
-            return i;
-        }
-    }
-    return -1;
+    if (e == ENOMEM)
+        return oom(w);
+    return werr(w, OX_EIO, "cannot write %s '%s': %s; %s", what, target, strerror(e),
+                write_error_hint(e));
 }
 
-static void live_temp_drop(int slot)
+static ox_status open_temp(wctx *w, const char *what, const char *target, ox_temp *t)
 {
-    if (slot >= 0)
-        atomic_store(&live_temps[slot].state, 0);
-}
-
-void ox_write_discard_temps(void)
-{
-    for (int i = 0; i < LIVE_TEMPS; i++)
-        if (atomic_load(&live_temps[i].state) == 2)
-            unlink(live_temps[i].path);
-}
-
-static ox_status open_temp(wctx *w, const char *target, tmpfile_t *t)
-{
-    t->tmp = NULL;
-    t->fd = -1;
-    t->slot = -1;
     struct stat st;
     if (stat(target, &st) == 0 && S_ISDIR(st.st_mode))
-        return werr(w, OX_EIO, "cannot write ONNX model to '%s': it is a directory; give a file "
-                    "path such as '%s/model.onnx'", target, target);
-    char *dir = dir_of(target);
+        return werr(w, OX_EIO, "cannot write %s '%s': it is a directory; give a file "
+                    "path such as '%s/model.onnx'", what, target, target);
+    int e = ox_temp_open(target, t);
+    if (e == 0)
+        return OX_OK;
+    if (e == ENOMEM)
+        return oom(w);
+    char *dir = ox_dir_of(target);
     if (!dir)
         return oom(w);
-    size_t n = strlen(dir) + strlen(base_of(target)) + 32;
-    t->tmp = malloc(n);
-    if (!t->tmp) {
-        free(dir);
-        return oom(w);
-    }
-    snprintf(t->tmp, n, "%s/.%s.tmp-XXXXXX", dir, base_of(target));
-    t->fd = mkstemp(t->tmp);
-    if (t->fd < 0) {
-        int e = errno;
-        free(t->tmp);
-        t->tmp = NULL;
-        ox_status s = werr(w, OX_EIO, "cannot write ONNX model to '%s': cannot create a file in "
-                           "directory '%s': %s; %s", target, dir, strerror(e),
-                           e == ENOENT ? "create the directory first"
-                           : e == EACCES || e == EPERM || e == EROFS
-                               ? "choose a directory you can write to"
-                           : e == ENOTDIR ? "check the path" : write_error_hint(e));
-        free(dir);
-        return s;
-    }
+    ox_status s = werr(w, OX_EIO, "cannot write %s '%s': cannot create a file in "
+                       "directory '%s': %s; %s", what, target, dir, strerror(e),
+                       e == ENOENT ? "create the directory first"
+                       : e == EACCES || e == EPERM || e == EROFS
+                           ? "choose a directory you can write to"
+                       : e == ENOTDIR ? "check the path" : write_error_hint(e));
     free(dir);
-    t->slot = live_temp_add(t->tmp);
-    /* mkstemp makes 0600; a model file gets the usual permissions */
-    mode_t mode = 0666 & ~current_umask();
-    if (stat(target, &st) == 0)
-        mode = st.st_mode & 07777;
-    (void)fchmod(t->fd, mode);
-    return OX_OK;
+    return s;
 }
 
 /* A target that exists and is not a regular file (a character device such as
  * /dev/null or /dev/full, a FIFO, a socket) cannot take the temp + rename
  * route: renaming would replace the device node with a regular file.  It is
  * written in place instead; there is no partial file to leave behind. */
-static ox_status open_in_place(wctx *w, const char *target, tmpfile_t *t, bool *in_place)
+static ox_status open_in_place(wctx *w, const char *target, ox_temp *t, bool *in_place)
 {
     struct stat st;
     *in_place = false;
     if (stat(target, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
         return OX_OK;
     *in_place = true;
-    t->tmp = NULL;
+    t->path = NULL;
     t->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (t->fd < 0) {
         int e = errno;
@@ -1169,52 +1087,69 @@ static ox_status open_in_place(wctx *w, const char *target, tmpfile_t *t, bool *
     return OX_OK;
 }
 
-/* The file a rename must replace: a symlink's destination, so that writing
- * through a link updates the linked model instead of replacing the link. */
-static char *rename_target(const char *path)
+/* ---------------------------------------------------- external data name */
+
+#define TAG_LEN 16 /* hex digits of the content hash */
+
+/* The side file's name: the requested one (default "<model>.data") with the
+ * content tag before its extension, "m.onnx.<tag>.data".  A new model thus
+ * never names the file an older model reads.  The tag is a placeholder until
+ * the data is written; `tag_at` is where it goes.  The last component is cut
+ * (at a UTF-8 boundary) to fit NAME_MAX. */
+static char *tagged_location(wctx *w, const char *requested, size_t *tag_at)
 {
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        char *real = realpath(path, NULL);
-        if (real)
-            return real;
+    const char *base = ox_base_of(requested);
+    size_t dir_len = (size_t)(base - requested);
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base || strlen(dot) > 32)
+        dot = base + strlen(base); /* no usable extension: the tag goes last */
+    size_t stem = (size_t)(dot - base), ext = strlen(dot);
+    size_t room = NAME_MAX - 1 - TAG_LEN - ext;
+    if (stem > room) {
+        stem = room;
+        while (stem > 0 && ((unsigned char)base[stem] & 0xC0) == 0x80)
+            stem--;
     }
-    return strdup(path);
+    char *loc = ox_arena_printf(&w->keep, "%.*s%.*s.%0*d%s", (int)dir_len, requested, (int)stem,
+                                base, TAG_LEN, 0, dot);
+    *tag_at = dir_len + stem + 1;
+    return loc;
 }
 
-static void discard_temp(tmpfile_t *t)
+static bool is_hex(const char *s, size_t n)
 {
-    if (t->fd >= 0)
-        close(t->fd);
-    if (t->tmp)
-        unlink(t->tmp);
-    live_temp_drop(t->slot);
-    free(t->tmp);
-    t->tmp = NULL;
-    t->fd = -1;
-    t->slot = -1;
+    for (size_t i = 0; i < n; i++)
+        if (!strchr("0123456789abcdef", s[i]) || !s[i])
+            return false;
+    return true;
 }
 
-/* fsync + close; the temp stays until renamed or discarded. */
-static ox_status finish_temp(wctx *w, tmpfile_t *t, const char *target)
+/* Whether `old`, a data file the replaced model names, is one this write's
+ * request produced before: the same name with another tag, or the untagged
+ * name earlier oxport versions used.  Only those are removed after the new
+ * model is in place; a file another model might share is never touched. */
+static bool earlier_side_file(const wctx *w, const char *old, const char *requested,
+                              size_t tag_at)
 {
-    int e = 0;
-    if (fsync(t->fd) != 0 && errno != EINVAL && errno != EROFS)
-        e = errno;
-    if (close(t->fd) != 0 && !e)
-        e = errno;
-    t->fd = -1;
-    if (e)
-        return werr(w, OX_EIO, "cannot write ONNX model to '%s': %s; %s", target, strerror(e),
-                    write_error_hint(e));
-    return OX_OK;
+    if (old[0] == '/' || strstr(old, "..") || strcmp(old, w->location) == 0)
+        return false;
+    if (strcmp(old, requested) == 0)
+        return true;
+    size_t n = strlen(w->location);
+    return strlen(old) == n && memcmp(old, w->location, tag_at) == 0 &&
+           is_hex(old + tag_at, TAG_LEN) &&
+           strcmp(old + tag_at + TAG_LEN, w->location + tag_at + TAG_LEN) == 0;
 }
 
-static ox_status write_side(wctx *w, tmpfile_t *t, const char *side_path)
+/* ------------------------------------------------------------ the files */
+
+/* The side file, hashing what it holds into the tag. */
+#define SIDE_CHUNK ((size_t)1 << 20)
+static ox_status write_side(wctx *w, ox_temp *t, const char *side_path, uint64_t *tag)
 {
     static const unsigned char zeros[OX_EXTERNAL_ALIGN];
     const gplan *p = &w->main;
-    uint64_t pos = 0;
+    uint64_t pos = 0, h = 0;
     int e = 0;
     for (size_t i = 0; i < p->n_inits && !e; i++) {
         if (!w->ext[i].length)
@@ -1222,17 +1157,26 @@ static ox_status write_side(wctx *w, tmpfile_t *t, const char *side_path)
         const ox_value *v = p->g->values[p->inits[i]];
         if (w->ext[i].offset > pos)
             e = write_all(t->fd, zeros, (size_t)(w->ext[i].offset - pos));
-        if (!e)
-            e = write_all(t->fd, v->tensor.data, (size_t)v->tensor.nbytes);
+        h = ox_hash64_mix(h, w->ext[i].offset);
+        h = ox_hash64_mix(h, w->ext[i].length);
+        /* hash a chunk, then write it while it is still in cache */
+        const unsigned char *data = v->tensor.data;
+        for (uint64_t done = 0; done < v->tensor.nbytes && !e;) {
+            size_t n = (size_t)(v->tensor.nbytes - done < SIDE_CHUNK ? v->tensor.nbytes - done
+                                                                      : SIDE_CHUNK);
+            h = ox_hash64_mix(h, ox_hash64(data + done, n, done));
+            e = write_all(t->fd, data + done, n);
+            done += n;
+        }
         pos = w->ext[i].offset + w->ext[i].length;
     }
+    *tag = h;
     if (e)
-        return werr(w, OX_EIO, "cannot write external data file '%s': %s; %s", side_path,
-                    strerror(e), write_error_hint(e));
+        return io_error(w, WHAT_SIDE, side_path, e);
     return OX_OK;
 }
 
-static ox_status write_model(wctx *w, tmpfile_t *t, const char *path)
+static ox_status write_model(wctx *w, ox_temp *t, const char *path)
 {
     wbuf out;
     memset(&out, 0, sizeof out);
@@ -1258,8 +1202,7 @@ static ox_status write_model(wctx *w, tmpfile_t *t, const char *path)
     if (st != OX_OK)
         return st;
     if (out.err)
-        return werr(w, OX_EIO, "cannot write ONNX model to '%s': %s; %s", path,
-                    strerror(out.err), write_error_hint(out.err));
+        return io_error(w, WHAT_MODEL, path, out.err);
     return OX_OK;
 }
 
@@ -1279,9 +1222,84 @@ static ox_status resolve_options(wctx *w, const ox_export_options *opts)
     if (w->o.n_output_names && !w->o.output_names)
         return werr(w, OX_EINVAL, "ox_write: n_output_names is %zu but output_names is NULL",
                     w->o.n_output_names);
+    if (w->o.sync == 0)
+        w->o.sync = w->ctx && w->ctx->config ? w->ctx->config->sync : 0;
     w->threshold = w->o.external_data_threshold ? w->o.external_data_threshold
                                                 : OX_EXTERNAL_DEFAULT_THRESHOLD;
     return OX_OK;
+}
+
+/* The commit, in the order that keeps every pair a reader can open
+ * consistent (docs/onnx-writer.md, "Atomic writes"):
+ *   1. the side file under its content-tagged name, a name no older model
+ *      refers to (or, same tag, the same bytes);
+ *   2. the model, renamed over the old one: readers switch from the old pair
+ *      to the new pair in one step;
+ *   3. only then the old model's own side file is removed. */
+typedef struct commit {
+    ox_temp model, side;
+    char *dest;        /* the file the model replaces (path, or its link's end) */
+    char *dir;         /* dest's directory */
+    char *side_path;   /* dir/location */
+    bool side_placed;  /* the new side file is at side_path */
+    bool side_existed; /* ... and was there before (same content tag) */
+} commit;
+
+static ox_status place_side_file(wctx *w, commit *c, const char *requested, size_t tag_at)
+{
+    /* messages name the requested file until its tag is known */
+    size_t dl = strlen(c->dir);
+    char *shown = malloc(dl + strlen(requested) + 2);
+    c->side_path = malloc(dl + strlen(w->location) + 2);
+    if (!shown || !c->side_path) {
+        free(shown);
+        return oom(w);
+    }
+    sprintf(shown, "%s/%s", c->dir, requested);
+    sprintf(c->side_path, "%s/%s", c->dir, w->location);
+    uint64_t tag = 0;
+    int e = 0;
+    if (open_temp(w, WHAT_SIDE, shown, &c->side) == OX_OK &&
+        write_side(w, &c->side, shown, &tag) == OX_OK &&
+        (e = ox_temp_close(&c->side, w->o.sync > 0)) != 0)
+        io_error(w, WHAT_SIDE, shown, e);
+    free(shown);
+    if (w->st != OX_OK)
+        return w->st;
+    char hex[TAG_LEN + 1];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)tag);
+    memcpy(w->location + tag_at, hex, TAG_LEN);
+    memcpy(c->side_path + dl + 1 + tag_at, hex, TAG_LEN);
+    struct stat st;
+    c->side_existed = lstat(c->side_path, &st) == 0;
+    if (ox_write_fs.rename(c->side.path, c->side_path) != 0) {
+        e = errno;
+        return werr(w, OX_EIO, "cannot write external data file '%s': rename from '%s' "
+                    "failed: %s", c->side_path, c->side.path, strerror(e));
+    }
+    ox_temp_committed(&c->side);
+    c->side_placed = true;
+    return OX_OK;
+}
+
+/* After the model is in place: the replaced model's side files that this
+ * write's naming produced (an inline model replacing an external one included). */
+static void remove_earlier_side_files(wctx *w, commit *c, char *old[], size_t n_old,
+                                      const char *requested, size_t tag_at)
+{
+    for (size_t i = 0; i < n_old; i++) {
+        if (!earlier_side_file(w, old[i], requested, tag_at))
+            continue;
+        size_t n = strlen(c->dir) + strlen(old[i]) + 2;
+        char *p = malloc(n);
+        if (!p)
+            continue; /* an orphaned data file, not an inconsistency */
+        snprintf(p, n, "%s/%s", c->dir, old[i]);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+            unlink(p);
+        free(p);
+    }
 }
 
 ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
@@ -1295,11 +1313,15 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
     w.ctx = ctx;
     ox_arena_init(&w.keep);
     ox_arena_init(&w.scratch);
-    tmpfile_t model_tmp = {NULL, -1, -1}, side_tmp = {NULL, -1, -1};
-    char *side_path = NULL;
-    char *dir = NULL;
-    char *dest = NULL; /* the file the model replaces (path, or its link's target) */
-    bool in_place = false;
+    commit c;
+    memset(&c, 0, sizeof c);
+    c.model = (ox_temp)OX_TEMP_NONE;
+    c.side = (ox_temp)OX_TEMP_NONE;
+    char *old_locations[OX_LOCATIONS_MAX];
+    size_t n_old = 0;
+    bool in_place = false, committed = false;
+    const char *requested = NULL;
+    size_t tag_at = 0;
 
     if (resolve_options(&w, opts) != OX_OK)
         goto done;
@@ -1317,9 +1339,17 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
     }
 
     /* Where the model and the side file go. */
-    dest = rename_target(path);
-    dir = dest ? dir_of(dest) : NULL;
-    if (!dir) {
+    c.dest = ox_link_destination(path);
+    if (!c.dest) {
+        if (errno == ELOOP)
+            werr(&w, OX_EIO, "cannot write ONNX model to '%s': too many levels of symbolic "
+                 "links; fix the link or give another path", path);
+        else
+            oom(&w);
+        goto done;
+    }
+    c.dir = ox_dir_of(c.dest);
+    if (!c.dir) {
         oom(&w);
         goto done;
     }
@@ -1330,13 +1360,14 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
                  "inside the model's directory (ONNX resolves it against the model file)", loc);
             goto done;
         }
-        w.location = loc;
+        requested = loc;
     } else {
-        w.location = ox_arena_printf(&w.keep, "%s.data", base_of(path));
-        if (!w.location) {
-            oom(&w);
-            goto done;
-        }
+        requested = ox_arena_printf(&w.keep, "%s.data", ox_base_of(path));
+    }
+    w.location = requested ? tagged_location(&w, requested, &tag_at) : NULL;
+    if (!w.location) {
+        oom(&w);
+        goto done;
     }
 
     uint64_t total = 0;
@@ -1356,7 +1387,7 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
         goto done;
     }
 
-    if (open_in_place(&w, path, &model_tmp, &in_place) != OX_OK)
+    if (open_in_place(&w, c.dest, &c.model, &in_place) != OX_OK)
         goto done;
     if (in_place && w.external) {
         werr(&w, OX_EINVAL, "cannot write ONNX model to '%s': it is not a regular file, and "
@@ -1364,60 +1395,72 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
              path);
         goto done;
     }
-    if (w.external) {
-        size_t n = strlen(dir) + strlen(w.location) + 2;
-        side_path = malloc(n);
-        if (!side_path) {
-            oom(&w);
+    if (in_place) {
+        if (write_model(&w, &c.model, path) == OX_OK) {
+            int e = close(c.model.fd);
+            c.model.fd = -1;
+            if (e != 0)
+                io_error(&w, WHAT_MODEL, path, errno);
+        }
+        goto done;
+    }
+    if (w.external && strcmp(c.dest, path) != 0) {
+        char *link_dir = ox_dir_of(path);
+        bool same = link_dir && ox_same_dir(link_dir, c.dir);
+        free(link_dir);
+        if (!same) {
+            werr(&w, OX_EINVAL, "cannot write ONNX model to '%s': it is a symbolic link to '%s' "
+                 "in another directory, and external data is found next to the path a model "
+                 "is opened by; write to '%s' directly, or without external data",
+                 path, c.dest, c.dest);
             goto done;
         }
-        snprintf(side_path, n, "%s/%s", dir, w.location);
-        if (open_temp(&w, side_path, &side_tmp) != OX_OK)
-            goto done;
-        if (write_side(&w, &side_tmp, side_path) != OX_OK ||
-            finish_temp(&w, &side_tmp, side_path) != OX_OK)
-            goto done;
     }
-    if (!in_place && open_temp(&w, dest, &model_tmp) != OX_OK)
+    ox_temp_clean_stale(c.dir);
+
+    if (w.external && place_side_file(&w, &c, requested, tag_at) != OX_OK)
         goto done;
-    if (write_model(&w, &model_tmp, path) != OX_OK || finish_temp(&w, &model_tmp, path) != OX_OK)
+    if (open_temp(&w, WHAT_MODEL, c.dest, &c.model) != OX_OK ||
+        write_model(&w, &c.model, path) != OX_OK)
         goto done;
-    if (in_place)
-        goto done;
-    if (w.external && rename(side_tmp.tmp, side_path) != 0) {
-        int e = errno;
-        werr(&w, OX_EIO, "cannot write external data file '%s': rename from '%s' failed: %s",
-             side_path, side_tmp.tmp, strerror(e));
+    int e = ox_temp_close(&c.model, w.o.sync > 0);
+    if (e) {
+        io_error(&w, WHAT_MODEL, path, e);
         goto done;
     }
-    free(side_tmp.tmp);
-    side_tmp.tmp = NULL;
-    live_temp_drop(side_tmp.slot);
-    side_tmp.slot = -1;
-    if (rename(model_tmp.tmp, dest) != 0) {
-        int e = errno;
+    n_old = ox_external_locations(c.dest, old_locations);
+    if (ox_write_fs.rename(c.model.path, c.dest) != 0) {
+        e = errno;
         werr(&w, OX_EIO, "cannot write ONNX model to '%s': %s; %s", path, strerror(e),
              e == EISDIR ? "the path is a directory: give a file path"
                          : "check the path and permissions");
         goto done;
     }
-    free(model_tmp.tmp);
-    model_tmp.tmp = NULL;
-    live_temp_drop(model_tmp.slot);
-    model_tmp.slot = -1;
-    /* make the renames durable */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
+    ox_temp_committed(&c.model);
+    committed = true;
+    remove_earlier_side_files(&w, &c, old_locations, n_old, requested, tag_at);
+    if (w.o.sync > 0) {
+        e = ox_sync_dir(c.dir);
+        if (e == 0 && w.external) {
+            char *side_dir = ox_dir_of(c.side_path);
+            if (side_dir && strcmp(side_dir, c.dir) != 0)
+                e = ox_sync_dir(side_dir);
+            free(side_dir);
+        }
+        if (e)
+            io_error(&w, WHAT_MODEL, path, e);
     }
 
 done:
-    discard_temp(&side_tmp);
-    discard_temp(&model_tmp);
-    free(side_path);
-    free(dir);
-    free(dest);
+    if (!committed && c.side_placed && !c.side_existed)
+        unlink(c.side_path); /* the new data no model refers to */
+    ox_temp_discard(&c.side);
+    ox_temp_discard(&c.model);
+    for (size_t i = 0; i < n_old; i++)
+        free(old_locations[i]);
+    free(c.side_path);
+    free(c.dir);
+    free(c.dest);
     ox_arena_free(&w.scratch);
     ox_arena_free(&w.keep);
     return w.st;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "strset.h"
 #include "yaml_read.h"
 
 /* ------------------------------------------------------------ data model */
@@ -139,7 +140,7 @@ static size_t seq_len(const yaml_node_t *n)
     return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
 }
 
-static ox_status parse_params(parse *P, yaml_node_t *n, entry *e)
+static ox_status parse_params_with(parse *P, yaml_node_t *n, entry *e, ox_strset *seen)
 {
     if (!n || n->type != YAML_SEQUENCE_NODE)
         return ox_yaml_expected(P->ctx, &P->y, n, "a list of parameters (- name: kind)");
@@ -160,10 +161,12 @@ static ox_status parse_params(parse *P, yaml_node_t *n, entry *e)
         yaml_node_t *k = ox_yaml_node(&P->y, item->data.mapping.pairs.start[0].key);
         yaml_node_t *v = ox_yaml_node(&P->y, item->data.mapping.pairs.start[0].value);
         const char *name = (const char *)k->data.scalar.value;
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(e->params[j].name, name))
-                return ox_yaml_fail_at(P->ctx, &P->y, k,
-                                       "expected each parameter once, got '%s' again", name);
+        int added = ox_strset_add(seen, name); /* hashed: linear in the parameters */
+        if (added < 0)
+            return OOM(P);
+        if (added == 0)
+            return ox_yaml_fail_at(P->ctx, &P->y, k,
+                                   "expected each parameter once, got '%s' again", name);
         ox_yvalue kv = ox_yaml_scalar(v);
         if (kv.kind != OX_YS_STRING)
             return ox_yaml_expected(P->ctx, &P->y, v, "a parameter kind");
@@ -193,6 +196,14 @@ static ox_status parse_params(parse *P, yaml_node_t *n, entry *e)
     e->n_params = count;
     e->has_params = true;
     return OX_OK;
+}
+
+static ox_status parse_params(parse *P, yaml_node_t *n, entry *e)
+{
+    ox_strset seen = {NULL, 0, 0};
+    ox_status st = parse_params_with(P, n, e, &seen);
+    ox_strset_free(&seen);
+    return st;
 }
 
 static const char *const limitation_keys[] = {"arg",     "message", "equals", "not_in",
@@ -402,27 +413,47 @@ static ox_status check_limitation_args(parse *P, const res_op *r)
     return OX_OK;
 }
 
-/* Apply one file's entries and removals on top of the previous snapshot. */
+/* Apply one file's entries and removals on top of the previous snapshot.
+ * Names are looked up in hash sets (`names`: this file's entries, then its
+ * removals), so a file of 100k operators merges in linear time. */
+static ox_status merge_with(parse *P, const snapshot *prev, entry *entries, size_t n_entries,
+                            yaml_node_t *removed, snapshot *out, ox_strset *declared,
+                            ox_strset *dropped);
+
 static ox_status merge(parse *P, const snapshot *prev, entry *entries, size_t n_entries,
                        yaml_node_t *removed, snapshot *out)
 {
+    ox_strset declared = {NULL, 0, 0}, dropped = {NULL, 0, 0};
+    ox_status st = merge_with(P, prev, entries, n_entries, removed, out, &declared, &dropped);
+    ox_strset_free(&declared);
+    ox_strset_free(&dropped);
+    return st;
+}
+
+static ox_status merge_with(parse *P, const snapshot *prev, entry *entries, size_t n_entries,
+                            yaml_node_t *removed, snapshot *out, ox_strset *declared,
+                            ox_strset *dropped)
+{
+    for (size_t j = 0; j < n_entries; j++)
+        if (ox_strset_add(declared, entries[j].name) < 0 ||
+            ox_strset_add(dropped, entries[j].name) < 0)
+            return OOM(P);
     size_t n_removed = removed ? seq_len(removed) : 0;
-    const char **rm = ox_arena_alloc(&P->db->arena, (n_removed ? n_removed : 1) * sizeof(*rm));
-    if (!rm)
-        return OOM(P);
     for (size_t i = 0; i < n_removed; i++) {
         yaml_node_t *it = ox_yaml_node(&P->y, removed->data.sequence.items.start[i]);
-        ox_status st = ox_yaml_string(P->ctx, &P->y, it, "an operator name", &rm[i]);
+        const char *rm;
+        ox_status st = ox_yaml_string(P->ctx, &P->y, it, "an operator name", &rm);
         if (st != OX_OK)
             return st;
-        if (!snap_find(prev, rm[i]))
+        if (!snap_find(prev, rm))
             return ox_yaml_expected(P->ctx, &P->y, it, "an operator declared in a lower opset");
-        for (size_t j = 0; j < n_entries; j++)
-            if (!strcmp(entries[j].name, rm[i]))
-                return ox_yaml_fail_at(P->ctx, &P->y, it,
-                                       "expected an operator this file does not declare, got "
-                                       "'%s' (declared under operators and removed)",
-                                       rm[i]);
+        if (ox_strset_has(declared, rm))
+            return ox_yaml_fail_at(P->ctx, &P->y, it,
+                                   "expected an operator this file does not declare, got "
+                                   "'%s' (declared under operators and removed)",
+                                   rm);
+        if (ox_strset_add(dropped, rm) < 0)
+            return OOM(P);
     }
 
     const ox_opset_op **ops =
@@ -430,15 +461,9 @@ static ox_status merge(parse *P, const snapshot *prev, entry *entries, size_t n_
     if (!ops)
         return OOM(P);
     size_t n = 0;
-    for (size_t i = 0; i < prev->n; i++) {
-        bool drop = false;
-        for (size_t j = 0; j < n_removed && !drop; j++)
-            drop = !strcmp(prev->ops[i]->name, rm[j]);
-        for (size_t j = 0; j < n_entries && !drop; j++)
-            drop = !strcmp(prev->ops[i]->name, entries[j].name);
-        if (!drop)
+    for (size_t i = 0; i < prev->n; i++)
+        if (!ox_strset_has(dropped, prev->ops[i]->name))
             ops[n++] = prev->ops[i];
-    }
     for (size_t j = 0; j < n_entries; j++) {
         const entry *e = &entries[j];
         res_op *r = ox_arena_alloc(&P->db->arena, sizeof(*r));
@@ -577,6 +602,9 @@ static ox_status list_files(ox_context *ctx, const char *dir, file_ref **out, si
     *out = NULL;
     *n_out = 0;
     DIR *d = opendir(dir);
+    if (!d && errno == ENOMEM)
+        return ox_fail(ctx, OX_ENOMEM, "%s: out of memory opening the opset descriptor directory",
+                       dir);
     if (!d)
         return ox_fail(ctx, OX_ECONFIG,
                        "%s: cannot open the opset descriptor directory: %s (set opset_dir in the "

@@ -42,6 +42,7 @@ static ox_status pass_oom(ox_context *ctx, const char *pass)
 /* Nodes in list order, in an array (passes remove nodes while iterating). */
 static ox_node **node_array(const ox_graph *g, size_t *n)
 {
+    *n = 0; /* callers size their other arrays by it before checking for NULL */
     size_t count = 0;
     for (ox_node *x = g->first; x; x = x->next)
         count++;

@@ -8,13 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strset.h"
+#include "yaml_limits.h"
+
 /* libyaml marks are 0-based; people count from 1. */
 #define LINE(m) ((unsigned long)(m).line + 1)
 #define COL(m) ((unsigned long)(m).column + 1)
 
 static ox_status syntax_error(ox_context *ctx, const char *path, const yaml_parser_t *p)
 {
-    if (p->error == YAML_MEMORY_ERROR)
+    /* libyaml fails without recording an error only when an allocation failed */
+    if (p->error == YAML_MEMORY_ERROR || p->error == YAML_NO_ERROR)
         return ox_fail(ctx, OX_ENOMEM, "%s: out of memory while parsing YAML", path);
     const char *problem = p->problem ? p->problem : "a malformed document";
     if (p->error == YAML_READER_ERROR)
@@ -35,8 +39,15 @@ ox_status ox_yaml_load(ox_context *ctx, const char *path, ox_yaml *y)
     memset(y, 0, sizeof(*y));
     y->path = path;
     FILE *f = fopen(path, "rb");
+    if (!f && errno == ENOMEM)
+        return ox_fail(ctx, OX_ENOMEM, "%s: out of memory opening the file", path);
     if (!f)
         return ox_fail(ctx, OX_EIO, "%s: cannot read: %s", path, strerror(errno));
+    ox_status lim = ox_yaml_check_limits(ctx, path, f);
+    if (lim != OX_OK) {
+        fclose(f);
+        return lim;
+    }
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         fclose(f);
@@ -264,20 +275,32 @@ ox_status ox_yaml_check_mapping(ox_context *ctx, ox_yaml *y, const yaml_node_t *
         return ox_yaml_expected(ctx, y, n, what);
     const yaml_node_pair_t *start = n->data.mapping.pairs.start;
     const yaml_node_pair_t *top = n->data.mapping.pairs.top;
-    for (const yaml_node_pair_t *p = start; p < top; p++) {
+    /* keys seen so far, hashed: a mapping of 100k keys is checked in linear time */
+    ox_strset seen = {NULL, 0, 0};
+    if (ox_strset_init(&seen, (size_t)(top - start)) != 0)
+        return ox_fail(ctx, OX_ENOMEM, "%s: out of memory", y->path);
+    ox_status st = OX_OK;
+    for (const yaml_node_pair_t *p = start; p < top && st == OX_OK; p++) {
         yaml_node_t *k = ox_yaml_node(y, p->key);
         const char *key = key_text(y, p);
         ox_yvalue kv = ox_yaml_scalar(k);
-        if (!key || kv.kind == OX_YS_NULL)
-            return ox_yaml_expected(ctx, y, k, "a key");
-        for (const yaml_node_pair_t *q = start; q < p; q++) {
-            const char *prev = key_text(y, q);
-            if (prev && !strcmp(prev, key)) {
-                yaml_node_t *pk = ox_yaml_node(y, q->key);
-                return ox_yaml_fail_at(ctx, y, k,
-                                       "expected each key once, got '%s' again (first at %lu:%lu)",
-                                       key, LINE(pk->start_mark), COL(pk->start_mark));
-            }
+        if (!key || kv.kind == OX_YS_NULL) {
+            st = ox_yaml_expected(ctx, y, k, "a key");
+            break;
+        }
+        int added = ox_strset_add(&seen, key);
+        if (added < 0) {
+            st = ox_fail(ctx, OX_ENOMEM, "%s: out of memory", y->path);
+            break;
+        }
+        if (added == 0) {
+            const yaml_node_pair_t *q = start;
+            while (q < p && !(key_text(y, q) && !strcmp(key_text(y, q), key)))
+                q++;
+            yaml_node_t *pk = ox_yaml_node(y, q->key);
+            st = ox_yaml_fail_at(ctx, y, k, "expected each key once, got '%s' again (first at "
+                                 "%lu:%lu)", key, LINE(pk->start_mark), COL(pk->start_mark));
+            break;
         }
         if (!allowed)
             continue;
@@ -292,10 +315,11 @@ ox_status ox_yaml_check_mapping(ox_context *ctx, ox_yaml *y, const yaml_node_t *
             for (size_t i = 0; allowed[i] && len < sizeof(list); i++)
                 len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
                                         allowed[i]);
-            return ox_yaml_fail_at(ctx, y, k, "expected one of the keys %s, got '%s'", list, key);
+            st = ox_yaml_fail_at(ctx, y, k, "expected one of the keys %s, got '%s'", list, key);
         }
     }
-    return OX_OK;
+    ox_strset_free(&seen);
+    return st;
 }
 
 yaml_node_t *ox_yaml_get(ox_yaml *y, const yaml_node_t *map, const char *key)

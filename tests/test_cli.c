@@ -570,7 +570,7 @@ START_TEST(export_config_errors)
     expect_export("", "-o m.onnx --config key.yaml", 2,
                   "oxport export: key.yaml:1:1: expected one of the keys target_opset, opsets, "
                   "plugin_dirs, disabled_operators, custom_domains, opset_dir, "
-                  "operator_export_type, got 'opset'\n");
+                  "operator_export_type, sync, got 'opset'\n");
     char *left = leftovers("", "-e syntax.yaml -e key.yaml");
     ck_assert_str_eq(left, "");
     free(left);
@@ -636,7 +636,7 @@ START_TEST(export_interrupted_leaves_nothing)
     snprintf(cmd, sizeof cmd,
              "cd '%s' && { '%s' export alexnet %s -o a.onnx >out 2>err & p=$!; i=0; "
              "while [ $i -lt 6000 ]; do "
-             "if ls -A | grep -q '^[.]a[.]onnx[.]tmp-'; then kill -TERM $p; : > seen; break; fi; "
+             "if ls -A | grep -q '^[.]a[.]onnx[.]oxtmp-'; then kill -TERM $p; : > seen; break; fi; "
              "i=$((i+1)); sleep 0.005; done; wait $p; echo $? > status; }",
              tmpdir, bin, packs);
     ck_assert_int_eq(system(cmd), 0);
@@ -656,6 +656,62 @@ START_TEST(export_interrupted_leaves_nothing)
     ck_assert_str_eq(left, "");
     free(left);
     free(status);
+}
+END_TEST
+
+/* A bundle whose test data cannot be written loses its model and the model's
+ * external data file (named by its content) too. */
+START_TEST(export_test_data_failure_removes_the_pair)
+{
+    char packs[2200], all[4096];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/bundle' && : > '%s/bundle/test_data_set_0'", tmpdir,
+             tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(all, sizeof all, "export superresolution %s --test-data bundle --external-data",
+             packs);
+    run_result r = run(all);
+    ck_assert_msg(r.status == 3, "exit %d\n%s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "cannot write bundle/test_data_set_0/input_0.pb") != NULL, "%s",
+                  r.err);
+    run_free(&r);
+    char *left = leftovers("bundle", "-e test_data_set_0");
+    ck_assert_str_eq(left, "");
+    free(left);
+}
+END_TEST
+
+/* --sync fsyncs the model and its directory; without it nothing is fsync'd
+ * (counted with strace, skipped where it is missing). */
+START_TEST(export_sync_flag)
+{
+    char packs[2200], all[4096];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    if (system("strace -V >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "export_sync_flag: SKIPPED (no strace; tools/install-deps installs it)\n");
+        return;
+    }
+    for (int sync = 0; sync < 2; sync++) {
+        snprintf(all, sizeof all, "export superresolution %s -o s.onnx%s", packs,
+                 sync ? " --sync" : "");
+        /* LeakSanitizer cannot run under ptrace; the other suites check leaks */
+        run_result r = run_with("ASAN_OPTIONS=detect_leaks=0 strace -f -qq "
+                                "-e trace=fsync,fdatasync,sync_file_range -o trace.txt", all);
+        ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+        run_free(&r);
+        char path[512];
+        snprintf(path, sizeof path, "%s/trace.txt", tmpdir);
+        char *trace = slurp_or_empty(path);
+        int n = 0;
+        for (const char *p = trace; (p = strstr(p, "fsync(")); p++)
+            n++;
+        ck_assert_msg(n == (sync ? 2 : 0), "%s: %d fsync calls\n%s", sync ? "--sync" : "default",
+                      n, trace);
+        free(trace);
+    }
 }
 END_TEST
 
@@ -720,6 +776,8 @@ static Suite *cli_suite(void)
     tcase_add_test(errors, export_unsupported_and_opset_range);
     tcase_add_test(errors, dump_and_check_read_pipes);
     tcase_add_test(errors, export_interrupted_leaves_nothing);
+    tcase_add_test(errors, export_sync_flag);
+    tcase_add_test(errors, export_test_data_failure_removes_the_pair);
     suite_add_tcase(s, errors);
     return s;
 }

@@ -74,6 +74,7 @@ START_TEST(full_config)
     snprintf(want, sizeof(want), "%s/descriptors", dir);
     ck_assert_str_eq(cfg->opset_dir, want);
     ck_assert_int_eq(cfg->export_type, OX_EXPORT_ATEN_FALLBACK);
+    ck_assert_int_eq(cfg->sync, 1);
     ox_config_free(cfg);
     /* not set: -1, the context's default (ONNX) applies */
     fixture(path, sizeof(path), "empty.yaml");
@@ -98,6 +99,7 @@ START_TEST(empty_config_is_valid)
     ck_assert_uint_eq(cfg->n_disabled_ops, 0);
     ck_assert_uint_eq(cfg->n_domains, 0);
     ck_assert_ptr_null(cfg->opset_dir);
+    ck_assert_int_eq(cfg->sync, 0);
     ox_config_free(cfg);
     ox_context_free(ctx);
 }
@@ -122,10 +124,12 @@ START_TEST(errors)
 {
     expect_error("unknown_key.yaml", OX_ECONFIG,
                  ":2:1: expected one of the keys target_opset, opsets, plugin_dirs, "
-                 "disabled_operators, custom_domains, opset_dir, operator_export_type, got "
-                 "'plugin_dir'");
+                 "disabled_operators, custom_domains, opset_dir, operator_export_type, sync, "
+                 "got 'plugin_dir'");
     expect_error("bad_export_type.yaml", OX_ECONFIG,
                  ":2:23: expected onnx, aten, aten_fallback or fallthrough, got 'ONNX_ATEN'");
+    expect_error("bad_sync.yaml", OX_ECONFIG,
+                 ":1:7: expected true or false (fsync exported files), got 'yes please'");
     expect_error("range_key.yaml", OX_ECONFIG,
                  ":1:18: expected one of the keys min, max, got 'maximum'");
     expect_error("target_outside.yaml", OX_ECONFIG,
@@ -197,6 +201,7 @@ START_TEST(shipped_default_config)
     ck_assert_int_eq(cfg->max_opset, 17);
     ck_assert_uint_eq(cfg->n_plugin_dirs, 0);
     ck_assert_ptr_null(cfg->opset_dir);
+    ck_assert_int_eq(cfg->sync, 0);
     ox_config_free(cfg);
     ox_context_free(ctx);
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "onnx_read.h"
 #include "onnx_write.h"
 #include "test_util.h"
+#include "write_files.h"
 
 static char dir[256];
 static ox_context *ctx;
@@ -68,7 +70,7 @@ static size_t count_temps(void)
     size_t n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (strstr(e->d_name, ".tmp-"))
+        if (strstr(e->d_name, OX_TEMP_MARK))
             n++;
     closedir(d);
     return n;
@@ -418,6 +420,21 @@ static const char *entry(const Onnx__TensorProto *t, const char *key)
     return NULL;
 }
 
+/* The side file a model's first external initializer names, as a path. */
+static const char *side_file_of(const char *model)
+{
+    static char buf[1024];
+    Onnx__ModelProto *m = decode(model);
+    buf[0] = '\0';
+    for (size_t i = 0; i < m->graph->n_initializer && !buf[0]; i++) {
+        const char *loc = entry(m->graph->initializer[i], "location");
+        if (loc)
+            snprintf(buf, sizeof buf, "%s", path_in(loc));
+    }
+    onnx__model_proto__free_unpacked(m, NULL);
+    return buf;
+}
+
 START_TEST(external_data_aligned_side_file)
 {
     ox_graph *g = gemm_relu(13, true);
@@ -426,8 +443,14 @@ START_TEST(external_data_aligned_side_file)
     o.external_data_threshold = 16; /* both W (48 B) and B (16 B) */
     ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
     Onnx__ModelProto *m = decode(path_in("m.onnx"));
+    /* the side file is named by its content: "<model>.<16 hex digits>.data" */
+    const char *loc = entry(m->graph->initializer[0], "location");
+    ck_assert_uint_eq(strlen(loc), strlen("m.onnx.") + 16 + strlen(".data"));
+    ck_assert_mem_eq(loc, "m.onnx.", 7);
+    ck_assert_uint_eq(strspn(loc + 7, "0123456789abcdef"), 16);
+    ck_assert_str_eq(loc + 23, ".data");
     size_t side_len;
-    unsigned char *side = slurp(path_in("m.onnx.data"), &side_len);
+    unsigned char *side = slurp(path_in(loc), &side_len);
     ck_assert_uint_eq(side_len, 4096 + sizeof B);
     const void *want[2] = {W, B};
     size_t wlen[2] = {sizeof W, sizeof B};
@@ -436,7 +459,7 @@ START_TEST(external_data_aligned_side_file)
         ck_assert(t->has_data_location);
         ck_assert_int_eq(t->data_location, ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL);
         ck_assert(!t->has_raw_data);
-        ck_assert_str_eq(entry(t, "location"), "m.onnx.data");
+        ck_assert_str_eq(entry(t, "location"), loc);
         unsigned long off = strtoul(entry(t, "offset"), NULL, 10);
         unsigned long len = strtoul(entry(t, "length"), NULL, 10);
         ck_assert_uint_eq(off % 4096, 0);
@@ -461,10 +484,13 @@ START_TEST(external_data_aligned_side_file)
     o.external_data_threshold = 40; /* W only */
     ck_assert_int_eq(ox_write(ctx, g, path_in("n.onnx"), &o), OX_OK);
     m = decode(path_in("n.onnx"));
-    ck_assert_str_eq(entry(m->graph->initializer[0], "location"), "weights.bin");
+    loc = entry(m->graph->initializer[0], "location");
+    ck_assert_mem_eq(loc, "weights.", 8);
+    ck_assert_uint_eq(strspn(loc + 8, "0123456789abcdef"), 16);
+    ck_assert_str_eq(loc + 24, ".bin");
     ck_assert(m->graph->initializer[1]->has_raw_data);
+    side = slurp(path_in(loc), &side_len);
     onnx__model_proto__free_unpacked(m, NULL);
-    side = slurp(path_in("weights.bin"), &side_len);
     ck_assert_uint_eq(side_len, sizeof W);
     free(side);
 
@@ -500,11 +526,14 @@ START_TEST(same_graph_same_bytes)
     o.external_data_location = "w.data";
     ck_assert_int_eq(ox_write(ctx, g, path_in("c.onnx"), &o), OX_OK);
     a = slurp(path_in("c.onnx"), &la);
-    unsigned char *sa = slurp(path_in("w.data"), &lb);
+    char side[512];
+    snprintf(side, sizeof side, "%s", side_file_of(path_in("c.onnx")));
+    unsigned char *sa = slurp(side, &lb);
     ck_assert_int_eq(ox_write(ctx, g, path_in("c.onnx"), &o), OX_OK);
     b = slurp(path_in("c.onnx"), &la);
     size_t lsb;
-    unsigned char *sb = slurp(path_in("w.data"), &lsb);
+    ck_assert_str_eq(side_file_of(path_in("c.onnx")), side); /* same content, same name */
+    unsigned char *sb = slurp(side, &lsb);
     ck_assert_mem_eq(a, b, la);
     ck_assert_uint_eq(lb, lsb);
     ck_assert_mem_eq(sa, sb, lb);
@@ -852,6 +881,336 @@ START_TEST(checker_and_runtime_agree)
 }
 END_TEST
 
+/* ------------------------------------------------ pairs, temps and names */
+
+static size_t count_side_files(void)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strlen(e->d_name) > 5 && !strcmp(e->d_name + strlen(e->d_name) - 5, ".data"))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static const char *failing_rename_target;
+static int rename_failing_for(const char *from, const char *to)
+{
+    if (failing_rename_target && strcmp(to, failing_rename_target) == 0) {
+        errno = EXDEV; /* any error a rename within a directory can still hit */
+        return -1;
+    }
+    return rename(from, to);
+}
+
+/* The model's rename failing after the new side file is in place: the old
+ * model and the old data still form the old pair, and the new data file is
+ * gone.  A successful export then replaces the pair and removes the old data. */
+START_TEST(model_rename_failure_keeps_old_pair)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_export_options o = opts();
+    o.external_data = 1;
+    o.external_data_threshold = 16;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    size_t model_len, side_len;
+    unsigned char *old_model = slurp(path_in("m.onnx"), &model_len);
+    char old_side[1024];
+    snprintf(old_side, sizeof old_side, "%s", side_file_of(path_in("m.onnx")));
+    unsigned char *old_data = slurp(old_side, &side_len);
+
+    float w2[12];
+    for (int i = 0; i < 12; i++)
+        w2[i] = W[i] * 3.0f;
+    ox_value *w = ox_graph_value(g, g->params[0]);
+    w->tensor.data = w2;
+    failing_rename_target = path_in("m.onnx");
+    ox_write_fs.rename = rename_failing_for;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_EIO);
+    char want[1024];
+    snprintf(want, sizeof want, "cannot write ONNX model to '%s': Invalid cross-device link; "
+             "check the path and permissions", path_in("m.onnx"));
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+    ox_write_fs.rename = rename;
+
+    size_t len;
+    unsigned char *p = slurp(path_in("m.onnx"), &len);
+    ck_assert_uint_eq(len, model_len);
+    ck_assert_mem_eq(p, old_model, len);
+    free(p);
+    p = slurp(old_side, &len);
+    ck_assert_uint_eq(len, side_len);
+    ck_assert_mem_eq(p, old_data, len);
+    free(p);
+    ck_assert_uint_eq(count_side_files(), 1);
+    ck_assert_uint_eq(count_temps(), 0);
+    ox_graph *r = NULL;
+    ck_assert_msg(ox_read(ctx, path_in("m.onnx"), &r) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_mem_eq(ox_graph_value(r, r->params[0])->tensor.data, W, sizeof W);
+    ox_graph_free(r);
+
+    /* now it succeeds: the new pair, and the old data file removed */
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_str_ne(side_file_of(path_in("m.onnx")), old_side);
+    ck_assert_int_eq(access(old_side, F_OK), -1);
+    ck_assert_uint_eq(count_side_files(), 1);
+    ck_assert_msg(ox_read(ctx, path_in("m.onnx"), &r) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_mem_eq(ox_graph_value(r, r->params[0])->tensor.data, w2, sizeof w2);
+    ox_graph_free(r);
+    /* an inline model replacing it takes its data file away too */
+    o.external_data = -1;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_uint_eq(count_side_files(), 0);
+    /* a file the old model names but this model's naming did not produce stays */
+    o.external_data = 1;
+    o.external_data_location = "shared.bin";
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    snprintf(old_side, sizeof old_side, "%s", side_file_of(path_in("m.onnx")));
+    o.external_data_location = NULL;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_int_eq(access(old_side, F_OK), 0);
+    free(old_model);
+    free(old_data);
+    ox_graph_free(g);
+}
+END_TEST
+
+/* A side-file failure names the external data file, and the old pair stays. */
+static int rename_fails_always(const char *from, const char *to)
+{
+    (void)from;
+    (void)to;
+    errno = EIO;
+    return -1;
+}
+
+START_TEST(side_file_errors_name_the_data_file)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_export_options o = opts();
+    o.external_data = 1;
+    o.external_data_threshold = 16;
+    o.external_data_location = "nodir/w.bin";
+    char want[1024];
+    snprintf(want, sizeof want, "cannot write external data file '%s': cannot create a file in "
+             "directory '%s': No such file or directory; create the directory first",
+             path_in("nodir/w.bin"), path_in("nodir"));
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_EIO);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+    ck_assert_int_eq(access(path_in("m.onnx"), F_OK), -1);
+
+    o.external_data_location = NULL;
+    ox_write_fs.rename = rename_fails_always;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_EIO);
+    ox_write_fs.rename = rename;
+    ck_assert_msg(strncmp(ox_errmsg(ctx), "cannot write external data file '", 33) == 0, "%s",
+                  ox_errmsg(ctx));
+    ck_assert_msg(strstr(ox_errmsg(ctx), "' failed: Input/output error") != NULL, "%s",
+                  ox_errmsg(ctx));
+    ck_assert_uint_eq(count_temps(), 0);
+    ck_assert_uint_eq(count_side_files(), 0);
+
+    /* a full disk while writing the side file */
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {4096, 4096};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        o.external_data_threshold = 1;
+        ox_value *b = ox_graph_value(g, g->params[1]);
+        (void)b; /* W at 0, B at 4096: the padding runs past the limit */
+        ox_status st = ox_write(ctx, g, path_in("m.onnx"), &o);
+        snprintf(want, sizeof want, "cannot write external data file '%s': File too large; "
+                 "raise the file size limit (ulimit -f) or write elsewhere",
+                 path_in("m.onnx.data"));
+        int ok = st == OX_EIO && strcmp(ox_errmsg(ctx), want) == 0;
+        if (!ok)
+            fprintf(stderr, "status %d message: %s\n", st, ox_errmsg(ctx));
+        ox_graph_free(g);
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_uint_eq(count_temps(), 0);
+    ox_graph_free(g);
+}
+END_TEST
+
+static int rename_then_die(const char *from, const char *to)
+{
+    if (strstr(to, ".onnx") && !strstr(to, ".data"))
+        kill(getpid(), SIGKILL); /* killed between the side file and the model */
+    return rename(from, to);
+}
+
+/* Temps of an export killed with SIGKILL (no handler runs) are removed by the
+ * next export to the same directory; those of live writers are not. */
+START_TEST(stale_temps_of_killed_exports_cleaned)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_export_options o = opts();
+    o.external_data = 1;
+    o.external_data_threshold = 16;
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        ox_write_fs.rename = rename_then_die;
+        ox_write(ctx, g, path_in("m.onnx"), &o);
+        _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    ck_assert_uint_eq(count_temps(), 1);
+
+    /* a temp named after a live process (the test runner) must stay */
+    char live[512];
+    snprintf(live, sizeof live, "%s/.x.onnx" OX_TEMP_MARK "%ld-abcdef", dir, (long)getppid());
+    FILE *f = fopen(live, "w");
+    fclose(f);
+    ck_assert_int_eq(ox_write(ctx, g, path_in("other.onnx"), NULL), OX_OK);
+    ck_assert_uint_eq(count_temps(), 1);
+    ck_assert_int_eq(access(live, F_OK), 0);
+    ox_graph_free(g);
+}
+END_TEST
+
+/* Names up to NAME_MAX (255 bytes) work: the temp and side-file names are cut
+ * to fit, the model keeps its name. */
+START_TEST(names_near_name_max)
+{
+    ox_graph *g = gemm_relu(13, true);
+    for (size_t len = 245; len <= 255; len += 5) {
+        char name[256];
+        memset(name, 'a', len - 5);
+        strcpy(name + len - 5, ".onnx");
+        ck_assert_msg(ox_write(ctx, g, path_in(name), NULL) == OX_OK, "%zu: %s", len,
+                      ox_errmsg(ctx));
+        ox_export_options o = opts();
+        o.external_data = 1;
+        o.external_data_threshold = 16;
+        ck_assert_msg(ox_write(ctx, g, path_in(name), &o) == OX_OK, "%zu: %s", len,
+                      ox_errmsg(ctx));
+        const char *side = side_file_of(path_in(name));
+        ck_assert_uint_le(strlen(strrchr(side, '/') + 1), 255);
+        ck_assert_str_eq(side + strlen(side) - 5, ".data");
+        ox_graph *r = NULL;
+        ck_assert_msg(ox_read(ctx, path_in(name), &r) == OX_OK, "%s", ox_errmsg(ctx));
+        ck_assert_mem_eq(ox_graph_value(r, r->params[0])->tensor.data, W, sizeof W);
+        ox_graph_free(r);
+    }
+    ck_assert_uint_eq(count_temps(), 0);
+    ox_graph_free(g);
+}
+END_TEST
+
+/* A symlink is written through, dangling or not, never replaced by a file. */
+START_TEST(symlinks_written_through)
+{
+    ox_graph *g = gemm_relu(13, true);
+    struct stat st;
+    ck_assert_int_eq(symlink("target.onnx", path_in("dangling.onnx")), 0);
+    ck_assert_int_eq(ox_write(ctx, g, path_in("dangling.onnx"), NULL), OX_OK);
+    ck_assert_int_eq(lstat(path_in("dangling.onnx"), &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_int_eq(lstat(path_in("target.onnx"), &st), 0);
+    ck_assert(S_ISREG(st.st_mode));
+
+    /* a chain: hop -> dangling.onnx -> target.onnx, with external data beside it */
+    ck_assert_int_eq(symlink(path_in("dangling.onnx"), path_in("hop.onnx")), 0);
+    ox_export_options o = opts();
+    o.external_data = 1;
+    o.external_data_threshold = 16;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("hop.onnx"), &o), OX_OK);
+    ck_assert_int_eq(lstat(path_in("hop.onnx"), &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ox_graph *r = NULL;
+    ck_assert_msg(ox_read(ctx, path_in("hop.onnx"), &r) == OX_OK, "%s", ox_errmsg(ctx));
+    ox_graph_free(r);
+
+    /* into another directory: refused with external data (readers look for the
+     * data next to the path they open), written through without */
+    mkdir(path_in("sub"), 0755);
+    ck_assert_int_eq(symlink("sub/far.onnx", path_in("far.onnx")), 0);
+    char want[1024];
+    snprintf(want, sizeof want, "cannot write ONNX model to '%s': it is a symbolic link to "
+             "'%s/sub/far.onnx' in another directory, and external data is found next to the "
+             "path a model is opened by; write to '%s/sub/far.onnx' directly, or without "
+             "external data", path_in("far.onnx"), dir, dir);
+    ck_assert_int_eq(ox_write(ctx, g, path_in("far.onnx"), &o), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+    ck_assert_int_eq(ox_write(ctx, g, path_in("far.onnx"), NULL), OX_OK);
+    ck_assert_int_eq(lstat(path_in("sub/far.onnx"), &st), 0);
+    ck_assert(S_ISREG(st.st_mode));
+
+    /* a loop */
+    ck_assert_int_eq(symlink("loop2.onnx", path_in("loop1.onnx")), 0);
+    ck_assert_int_eq(symlink("loop1.onnx", path_in("loop2.onnx")), 0);
+    snprintf(want, sizeof want, "cannot write ONNX model to '%s': too many levels of symbolic "
+             "links; fix the link or give another path", path_in("loop1.onnx"));
+    ck_assert_int_eq(ox_write(ctx, g, path_in("loop1.onnx"), NULL), OX_EIO);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+    ck_assert_int_eq(lstat(path_in("loop1.onnx"), &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_uint_eq(count_temps(), 0);
+    ox_graph_free(g);
+}
+END_TEST
+
+static int n_fsyncs;
+static int counting_fsync(int fd)
+{
+    n_fsyncs++;
+    return fsync(fd);
+}
+
+/* sync = 0 (default) never fsyncs; sync = 1 fsyncs both files and the directory
+ * before the call returns. */
+START_TEST(sync_is_opt_in)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_write_fs.fsync = counting_fsync;
+    ox_export_options o = opts();
+    ck_assert_int_eq(o.sync, 0);
+    o.external_data = 1;
+    o.external_data_threshold = 16;
+    n_fsyncs = 0;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_int_eq(n_fsyncs, 0);
+    o.sync = 1;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_int_eq(n_fsyncs, 3); /* side file, model, directory */
+    o.external_data = -1;
+    n_fsyncs = 0;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_int_eq(n_fsyncs, 2); /* model, directory */
+    /* a host built against the 0.1 struct (no sync field) gets the default */
+    o.struct_size = (uint32_t)offsetof(ox_export_options, sync);
+    n_fsyncs = 0;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_int_eq(n_fsyncs, 0);
+    /* the config's `sync` key decides when the options leave it at 0 */
+    FILE *f = fopen(path_in("oxport.yaml"), "w");
+    fputs("sync: true\n", f);
+    fclose(f);
+    ck_assert_int_eq(ox_context_load_config(ctx, path_in("oxport.yaml")), OX_OK);
+    o = opts();
+    n_fsyncs = 0;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_int_eq(n_fsyncs, 2);
+    o.sync = -1;
+    n_fsyncs = 0;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_int_eq(n_fsyncs, 0);
+    ox_write_fs.fsync = fsync;
+    ox_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("write");
@@ -872,6 +1231,12 @@ int main(void)
     tcase_add_test(tc, devices_written_in_place_links_followed);
     tcase_add_test(tc, dtypes_rank0_and_attribute_kinds);
     tcase_add_test(tc, checker_and_runtime_agree);
+    tcase_add_test(tc, model_rename_failure_keeps_old_pair);
+    tcase_add_test(tc, side_file_errors_name_the_data_file);
+    tcase_add_test(tc, stale_temps_of_killed_exports_cleaned);
+    tcase_add_test(tc, names_near_name_max);
+    tcase_add_test(tc, symlinks_written_through);
+    tcase_add_test(tc, sync_is_opt_in);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

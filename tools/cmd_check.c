@@ -71,7 +71,12 @@ static void json_file(ox_json *j, const char *path, const char *error, const cha
 static int check_one(ox_context *ctx, const char *path, ox_json *j)
 {
     ox_graph *g = NULL;
-    if (ox_read(ctx, path, &g) != OX_OK) {
+    ox_status rst = ox_read(ctx, path, &g);
+    if (rst == OX_ENOMEM) {
+        fprintf(stderr, "oxport check: %s\n", ox_errmsg(ctx));
+        return OX_EXIT_FAILURE;
+    }
+    if (rst != OX_OK) {
         /* The reader's message usually starts with the path already. */
         const char *msg = ox_errmsg(ctx);
         size_t plen = strlen(path);

@@ -157,10 +157,11 @@ int cmd_dump(int argc, char **argv)
         return OX_EXIT_FAILURE;
     }
     ox_graph *g = NULL;
-    if (ox_read(ctx, path, &g) != OX_OK) {
+    ox_status rst = ox_read(ctx, path, &g);
+    if (rst != OX_OK) {
         fprintf(stderr, "oxport dump: %s\n", ox_errmsg(ctx));
         ox_context_free(ctx);
-        return OX_EXIT_USAGE;
+        return rst == OX_ENOMEM ? OX_EXIT_FAILURE : OX_EXIT_USAGE;
     }
     ox_picture_view view = {scope, depth};
     int rc = OX_EXIT_OK;

@@ -3,6 +3,7 @@
  * tracing it, then convert and write the ONNX file (and, optionally, the
  * ONNX backend-test layout with the host's own inputs and outputs).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ typedef struct export_args {
     int opset;
     long batch;
     unsigned long long seed;
-    int verbose, no_params, no_check, keep_inits, external_data, list, help;
+    int verbose, no_params, no_check, keep_inits, external_data, sync, list, help;
     const char *report; /* --report FILE.json (export_report.h) */
 } export_args;
 
@@ -62,7 +63,9 @@ static void usage(FILE *f)
           "  --no-params                    do not write the weights\n"
           "  --no-check                     write without running the checker first\n"
           "  --keep-initializers-as-inputs  list parameters as graph inputs too\n"
-          "  --external-data                store weights in FILE.onnx.data\n"
+          "  --external-data                store weights in a side file next to FILE.onnx\n"
+          "  --sync                         fsync the files before exiting, so the export\n"
+          "                                 survives a power loss (default: config's sync)\n"
           "  --test-data DIR                write DIR/model.onnx and the host's inputs and\n"
           "                                 outputs as DIR/test_data_set_0/*.pb (the traced\n"
           "                                 example) and test_data_set_1/*.pb (other input\n"
@@ -167,6 +170,8 @@ static int parse_args(int argc, char **argv, export_args *a)
             a->keep_inits = 1;
         } else if (!strcmp(s, "--external-data")) {
             a->external_data = 1;
+        } else if (!strcmp(s, "--sync")) {
+            a->sync = 1;
         } else if (!strcmp(s, "--test-data")) {
             NEEDS_VALUE();
             a->test_data = val;
@@ -340,6 +345,30 @@ static int write_test_data(const export_args *a, const hc_zoo_model *z, hc_model
     return rc;
 }
 
+/* Remove the external data file written next to `model` by this export:
+ * "<model name>.<16 hex digits>.data" (the writer names it by its content). */
+static void remove_side_file(const char *model)
+{
+    const char *slash = strrchr(model, '/');
+    const char *base = slash ? slash + 1 : model;
+    size_t bl = strlen(base);
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - model) : 1, slash ? model : ".");
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (strlen(n) == bl + 1 + 16 + 5 && strncmp(n, base, bl) == 0 && n[bl] == '.' &&
+            strspn(n + bl + 1, "0123456789abcdef") == 16 && strcmp(n + bl + 17, ".data") == 0) {
+            char path[8500];
+            snprintf(path, sizeof path, "%s/%s", dir, n);
+            unlink(path);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
 /* Exit status for a failed engine call. */
 static double now_seconds(void)
 {
@@ -384,13 +413,13 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         if ((st = ox_context_add_plugin_path(ctx, a->plugin_paths[i])) != OX_OK) {
             fprintf(stderr, "oxport export: --plugin-path %s: %s\n", a->plugin_paths[i],
                     ox_errmsg(ctx));
-            rc = OX_EXIT_USAGE;
+            rc = st == OX_ENOMEM ? OX_EXIT_FAILURE : OX_EXIT_USAGE;
             goto done;
         }
     if (a->config && (st = ox_context_load_config(ctx, a->config)) != OX_OK) {
         fprintf(stderr, "oxport export: %s%s\n", ox_errmsg(ctx),
                 st == OX_EIO ? "; check the --config path" : "");
-        rc = OX_EXIT_USAGE;
+        rc = st == OX_ENOMEM ? OX_EXIT_FAILURE : OX_EXIT_USAGE;
         goto done;
     }
     if ((st = ox_context_load(ctx)) != OX_OK) {
@@ -400,7 +429,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
                                    "plugin_dirs in the config); 'oxport plugins --check FILE.so' "
                                    "explains why a pack is rejected\n"
                                  : "");
-        rc = OX_EXIT_USAGE;
+        rc = st == OX_ENOMEM ? OX_EXIT_FAILURE : OX_EXIT_USAGE;
         goto done;
     }
     /* Refuse an opset out of range before building and running the model,
@@ -468,6 +497,8 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         opts.keep_initializers_as_inputs = 1;
     if (a->external_data)
         opts.external_data = 1;
+    if (a->sync)
+        opts.sync = 1;
     opts.input_names = a->input_names;
     opts.n_input_names = a->n_input_names;
     opts.output_names = a->output_names;
@@ -497,11 +528,8 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     if (a->test_data && write_test_data(a, z, &m, inputs, outputs) != 0) {
         /* a bundle is whole or absent: without its test data the model goes too */
         unlink(target);
-        if (a->external_data) {
-            char side[sizeof path + 8];
-            snprintf(side, sizeof side, "%s.data", target);
-            unlink(side);
-        }
+        if (a->external_data)
+            remove_side_file(target);
         goto done;
     }
     if (tty)

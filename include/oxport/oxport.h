@@ -267,6 +267,10 @@ typedef struct ox_export_options {
     /* added after 0.1 (hosts built against 0.1 pass a smaller struct_size) */
     int check;                     /* 1 (default): run ox_check before writing; a violation
                                       fails the export and nothing is written */
+    int sync;                      /* 1: fsync the files and their directory before returning,
+                                      so the export survives a power loss; -1: never; 0 (default):
+                                      the config's `sync` key, else never, like torch.save and
+                                      onnx.save (the rename stays atomic either way) */
 } ox_export_options;
 
 OX_API void ox_export_options_init(ox_export_options *opts);

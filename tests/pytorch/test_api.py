@@ -5,6 +5,7 @@ options, file objects, error reports, custom autograd Functions."""
 import contextlib
 import io
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -259,6 +260,75 @@ class Api(unittest.TestCase):
             oxt.export(nn.Linear(2, 2), torch.randn(1, 2), "/nonexistent-dir/x.onnx")
         self.assertEqual(cm.exception.status, "OX_EIO")
         self.assertIn("/nonexistent-dir/x.onnx", cm.exception.report)
+
+    # ------------------------------------------------------- argument validation
+
+    def assert_refused(self, message, **kw):
+        args = dict(model=nn.Linear(2, 2), args=torch.randn(1, 2), f=self.path("v.onnx"))
+        args.update(kw)
+        with self.assertRaises(ValueError) as cm:
+            oxt.export(**args)
+        self.assertEqual(str(cm.exception), message)
+        self.assertFalse(os.path.exists(self.path("v.onnx")))
+
+    def test_opset_version_out_of_range_is_refused_not_replaced(self):
+        self.assert_refused("oxport.torch.export: opset_version must be a positive ONNX opset "
+                            "number (such as 13), got 1099511627776", opset_version=2**40)
+        self.assert_refused("oxport.torch.export: opset_version must be a positive ONNX opset "
+                            "number (such as 13), got 0", opset_version=0)
+        self.assert_refused("oxport.torch.export: opset_version must be an integer, got float 13.5",
+                            opset_version=13.5)
+        self.assert_refused("oxport.torch.export: opset_version must be an integer, not a bool (True)",
+                            opset_version=True)
+        # in C int range but not an opset the engine has: its own message, never empty
+        with self.assertRaises(oxt.ExportError) as cm:
+            oxt.export(nn.Linear(2, 2), torch.randn(1, 2), self.path("v.onnx"), opset_version=2**31 - 1)
+        self.assertIn("2147483647", cm.exception.report)
+
+    def test_nul_byte_in_a_path_is_refused(self):
+        self.assert_refused("oxport.torch.export: f '" + self.path("a") + "\\x00b.onnx' contains a "
+                            "NUL byte at offset " + str(len(self.path("a"))) + "; a file name cannot "
+                            "hold one", f=self.path("a") + "\0b.onnx")
+        self.assertFalse(os.path.exists(self.path("a")))
+        self.assert_refused("oxport.torch.export: config 'x\\x00.yaml' contains a NUL byte at "
+                            "offset 1; a file name cannot hold one", config="x\0.yaml")
+        self.assert_refused("oxport.torch.export: input_names[0] 'a\\x00' contains a NUL byte",
+                            input_names=["a\0"])
+
+    def test_dynamic_axes_out_of_range_names_the_input_and_axis(self):
+        self.assert_refused("oxport.torch.export: dynamic_axes['x'] names axis 2, but input 'x' has "
+                            "rank 2 (axes 0 to 1)", input_names=["x"], dynamic_axes={"x": [0, 2]})
+        self.assert_refused("oxport.torch.export: dynamic_axes['y'] names axis 5, but output 'y' has "
+                            "rank 2 (axes 0 to 1)", input_names=["x"], output_names=["y"],
+                            dynamic_axes={"y": {5: "batch"}})
+        self.assert_refused("oxport.torch.export: dynamic_axes['x']: axis -1 must be non-negative (0 "
+                            "is the first dimension)", input_names=["x"], dynamic_axes={"x": [-1]})
+        self.assert_refused("oxport.torch.export: dynamic_axes['x']: axis '0' must be an integer, got "
+                            "str", input_names=["x"], dynamic_axes={"x": ["0"]})
+        self.assert_refused("oxport.torch.export: dynamic_axes['x'] must be a dict {axis: dim_name} or "
+                            "a list of axes, got int 0", input_names=["x"], dynamic_axes={"x": 0})
+        # valid axes still export
+        oxt.export(nn.Linear(2, 2), torch.randn(1, 2), self.path("ok.onnx"), input_names=["x"],
+                   dynamic_axes={"x": {0: "batch"}})
+        m = onnx.load(self.path("ok.onnx"))
+        self.assertEqual(m.graph.input[0].type.tensor_type.shape.dim[0].dim_param, "batch")
+
+    def test_sync_fsyncs_only_when_asked(self):
+        if subprocess.run(["strace", "-V"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+            self.skipTest("no strace (tools/install-deps installs it)")
+        script = ("import sys, torch; sys.path.insert(0, %r); import oxport.torch as oxt; "
+                  "oxt.export(torch.nn.Linear(2, 2), torch.randn(1, 2), sys.argv[1], sync=sys.argv[2] == '1')"
+                  % os.path.join(SRC, "hosts", "pytorch"))
+        for sync in ("0", "1"):
+            trace = self.path("trace%s.txt" % sync)
+            r = subprocess.run(["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=fsync", "-o", trace,
+                                "/usr/bin/python3", "-c", script, self.path("s.onnx"), sync],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
+            self.assertEqual(r.returncode, 0, r.stderr.decode()[-2000:])
+            with open(trace) as t:
+                n = t.read().count("fsync(")
+            self.assertEqual(n, 2 if sync == "1" else 0, "sync=%s" % sync)
+            onnxval.check(self.path("s.onnx"))
 
 
 if __name__ == "__main__":

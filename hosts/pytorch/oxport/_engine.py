@@ -83,6 +83,7 @@ class OxExportOptions(ctypes.Structure):
         ("producer_name", ctypes.c_char_p),
         ("producer_version", ctypes.c_char_p),
         ("check", ctypes.c_int),
+        ("sync", ctypes.c_int),
     ]
 
 

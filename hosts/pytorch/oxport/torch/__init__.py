@@ -22,7 +22,7 @@ import torch
 from torch.onnx import OperatorExportTypes, TrainingMode
 
 from .. import _engine
-from . import _custom_ops, _picture, _recorder, _symbolic
+from . import _custom_ops, _picture, _recorder, _symbolic, _validate
 from ._custom_ops import register_custom_op_symbolic, unregister_custom_op_symbolic
 from ._recorder import TracerWarning
 
@@ -162,7 +162,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
            input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
-           config=None, graph_picture=None, report=None, check=True, trace="eager"):
+           config=None, graph_picture=None, report=None, check=True, sync=False, trace="eager"):
     """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
 
     `f` is a path or a writable binary file object.  `opset_version=None` takes the
@@ -173,7 +173,10 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     time per stage, ops by module, the graph) or FILE.json (docs/json-output.md).
     `check` (oxport only, default True) runs oxport's checker (onnx.checker's rules, with
     the operator schemas) before anything is written, as torch.onnx runs onnx.checker;
-    check=False writes the file unchecked.
+    check=False writes the file unchecked.  `sync=True` (oxport only) fsyncs the written
+    files before returning so the export survives a power loss; by default, like torch.save
+    and onnx.save, it does not (unless the config sets `sync: true`); the file is replaced
+    atomically either way.
     `trace` (oxport only): "eager" runs the forward once on the real tensors; "fake" runs
     it on the meta device, so no kernel computes (shapes and dtypes only; the weights are
     still written from the real parameters) and refuses models that read tensor values.
@@ -183,6 +186,14 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     import ctypes
 
     _check_options(operator_export_type, custom_opsets, export_modules_as_functions, training)
+    opset_version = _validate.opset_version(opset_version)
+    if config is not None:
+        _validate.path("config", config)
+    if isinstance(f, (str, bytes, os.PathLike)):
+        _validate.path("f", f)
+    input_names = _validate.names("input_names", input_names)
+    output_names = _validate.names("output_names", output_names)
+    axes = _validate.dynamic_axes_shape(dynamic_axes)
     pos, kw = _split_args(args)
     try:
         ctx = _engine.Context(config=config)
@@ -212,6 +223,9 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             if verbose:
                 _print_overrides(ctx)
             if dynamic_axes:
+                _validate.dynamic_axes_ranks(axes, input_names, output_names,
+                                             [rec.ranks[v] for v in rec.inputs],
+                                             [rec.ranks[v] for v in rec.outputs])
                 in_ranks = []
                 seen = set()
                 for t in _recorder.tensors_in(pos) + _recorder.tensors_in(kw):
@@ -244,6 +258,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             opts.n_output_names = n_out
         opts.do_constant_folding = 1 if do_constant_folding else 0
         opts.check = 1 if check else 0
+        opts.sync = 1 if sync else 0
         cfile = _engine.CFile() if verbose else None
         if cfile is not None:
             opts.verbose = cfile.fp

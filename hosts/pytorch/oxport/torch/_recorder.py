@@ -92,6 +92,7 @@ class Recorder:
         self.views = I.ViewTracker(self)  # writes through views reach their base (see _indexing)
         self.inputs = []          # vids of graph inputs, in order
         self.outputs = []         # vids of graph outputs, in order
+        self.ranks = {}           # vid -> rank, for graph inputs and outputs
         self.n_ops = 0
         self.live = True          # TracedInts record (and warn) only while tracing
         self.warned = set()       # (what, call site) already reported
@@ -168,6 +169,7 @@ class Recorder:
                                              self._sizes(tensor), ctypes.byref(out)), "ox_trace_input")
         self.set_vid(tensor, out.value)
         self.inputs.append(out.value)
+        self.ranks[out.value] = tensor.dim()
         return out.value
 
     def param(self, name, tensor):
@@ -192,6 +194,7 @@ class Recorder:
         v = self.vid(tensor)
         self.ctx.check(self.L.ox_trace_output(self.t, v, name.encode() if name else None), "ox_trace_output")
         self.outputs.append(v)
+        self.ranks[v] = tensor.dim()
 
     # ------------------------------------------------------------------ scopes
 
