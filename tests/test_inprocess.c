@@ -210,7 +210,7 @@ START_TEST(rejects_bad_descriptors_like_a_file)
     expect_add_error(ctx, &d, "python:m", OX_EPLUGIN,
                      "plugin python:m: operator #0: name 'foo' is not qualified (expected "
                      "'domain::op', e.g. 'aten::relu')\n"
-                     "plugin python:m: operator mylib::bar: since_opset 0 is invalid (must be >= 1)\n"
+                     "plugin python:m: operator mylib::bar: since_opset 0 is invalid (must be 1 to 1000)\n"
                      "plugin python:m: operator mylib::bar: symbolic is NULL\n"
                      "plugin python:m: operator mylib::bar: n_outputs is 0 (an operator has at "
                      "least one output)");
