@@ -118,7 +118,9 @@ def main():
             continue
         r = json.loads(p.stdout.strip().splitlines()[-1])
         names = [f for f in os.listdir(work) if f not in ("tokens.npy", "eager.npy")]
-        files = ", ".join(f"{f} {os.path.getsize(os.path.join(work, f)) / 2**30:.2f} GiB" for f in sorted(names))
+        sizes = {f: os.path.getsize(os.path.join(work, f)) for f in names}
+        files = ", ".join(f"{f} {sizes[f] / 2**30:.2f} GiB" for f in sorted(names)) if len(names) <= 3 else \
+            f"{len(names)} files, {sum(sizes.values()) / 2**30:.2f} GiB in all"
         diff = ""
         if r["error"] is None and which == "oxport":
             d, scale = ort_diff(out, work)
