@@ -151,18 +151,23 @@ def _arange(rec, func, args, kwargs):
 SIZE_FACTORIES.add(torch.arange)
 
 
+def _emit_like(rec, kind, x, fill, out):
+    """Record a *_like factory of `x` whose (already computed) result is `out`;
+    `fill` is the fill value for full_like, None otherwise."""
+    arglist = [("self", x)]
+    if fill is not None:
+        arglist.append(("fill_value", fill))
+    arglist.append(("dtype", out.dtype))
+    return rec.emit(kind, rec.resolve(arglist), out)
+
+
 def _like(kind, fill=None):
     def h(rec, func, args, kwargs):
         b = bind(args, kwargs, ("input",) + (("fill_value",) if fill else ()), dtype=None)
-        x = b["input"]
         if kwargs.get("memory_format") not in (None, torch.preserve_format):
             return NotImplemented
         out = func(*args, **kwargs)
-        arglist = [("self", x)]
-        if fill:
-            arglist.append(("fill_value", b["fill_value"]))
-        arglist.append(("dtype", out.dtype))
-        return rec.emit(kind, rec.resolve(arglist), out)
+        return _emit_like(rec, kind, b["input"], b["fill_value"] if fill else None, out)
     return h
 
 
@@ -970,11 +975,10 @@ def _aten_like(kind):
     tensor's run-time shape, as at the function level."""
     def h(rec, func, args, kwargs):
         out = func(*args, **kwargs)
-        arglist = [("self", args[0])]
+        fill = None
         if kind == "aten::full_like":
-            arglist.append(("fill_value", args[1] if len(args) > 1 else kwargs["fill_value"]))
-        arglist.append(("dtype", out.dtype))
-        return rec.emit(kind, rec.resolve(arglist), out)
+            fill = args[1] if len(args) > 1 else kwargs["fill_value"]
+        return _emit_like(rec, kind, args[0], fill, out)
     return h
 
 

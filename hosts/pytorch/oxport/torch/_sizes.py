@@ -75,12 +75,9 @@ class TracedInt(int):
 
     # -- arithmetic that stays in the trace
     def _bin(self, kind, other, value, swap=False):
+        """`other` is an int (the dunder methods route everything else to _plain)."""
         rec = self._ox_rec
-        if not rec.live or (isinstance(other, float) and not isinstance(other, TracedInt)):
-            return value
-        if not isinstance(other, int):
-            return NotImplemented
-        if isinstance(other, TracedInt) and other._ox_rec is not rec:
+        if not rec.live or (isinstance(other, TracedInt) and other._ox_rec is not rec):
             return value
         a, b = (other, self) if swap else (self, other)
         vid = rec.int_op(kind, a, b)
