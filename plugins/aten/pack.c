@@ -15,120 +15,120 @@
 #define TSCALAR OX_ARG_TENSOR_OR_SCALAR
 
 #define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
-#define OP(name, since, params, outs, fn) {name, since, params, N(params), outs, fn}
+#define OP(name, since, params, outs, fn) OX_OP(name, since, params, outs, fn)
 
 static const ox_param_decl p_conv[] = {
-    {"input", T}, {"weight", T}, {"bias", TOPT}, {"stride", INTS},
-    {"padding", INTS}, {"dilation", INTS}, {"groups", INT}};
+    OX_PARAM("input", T), OX_PARAM("weight", T), OX_PARAM("bias", TOPT), OX_PARAM("stride", INTS),
+    OX_PARAM("padding", INTS), OX_PARAM("dilation", INTS), OX_PARAM("groups", INT)};
 static const ox_param_decl p_convolution[] = {
-    {"input", T}, {"weight", T}, {"bias", TOPT}, {"stride", INTS}, {"padding", INTS},
-    {"dilation", INTS}, {"transposed", BOOL}, {"output_padding", INTS}, {"groups", INT}};
+    OX_PARAM("input", T), OX_PARAM("weight", T), OX_PARAM("bias", TOPT), OX_PARAM("stride", INTS), OX_PARAM("padding", INTS),
+    OX_PARAM("dilation", INTS), OX_PARAM("transposed", BOOL), OX_PARAM("output_padding", INTS), OX_PARAM("groups", INT)};
 static const ox_param_decl p_conv_transpose2d[] = {
-    {"input", T}, {"weight", T}, {"bias", TOPT}, {"stride", INTS},
-    {"padding", INTS}, {"output_padding", INTS}, {"groups", INT}, {"dilation", INTS}};
+    OX_PARAM("input", T), OX_PARAM("weight", T), OX_PARAM("bias", TOPT), OX_PARAM("stride", INTS),
+    OX_PARAM("padding", INTS), OX_PARAM("output_padding", INTS), OX_PARAM("groups", INT), OX_PARAM("dilation", INTS)};
 static const ox_param_decl p_batch_norm[] = {
-    {"input", T}, {"weight", TOPT}, {"bias", TOPT}, {"running_mean", TOPT},
-    {"running_var", TOPT}, {"training", BOOL}, {"momentum", FLOAT}, {"eps", FLOAT},
-    {"cudnn_enabled", BOOL}};
-static const ox_param_decl p_self[] = {{"self", T}};
-static const ox_param_decl p_leaky_relu[] = {{"self", T}, {"negative_slope", SCALAR}};
-static const ox_param_decl p_hardtanh[] = {{"self", T}, {"min_val", SCALAR}, {"max_val", SCALAR}};
+    OX_PARAM("input", T), OX_PARAM("weight", TOPT), OX_PARAM("bias", TOPT), OX_PARAM("running_mean", TOPT),
+    OX_PARAM("running_var", TOPT), OX_PARAM("training", BOOL), OX_PARAM("momentum", FLOAT), OX_PARAM("eps", FLOAT),
+    OX_PARAM("cudnn_enabled", BOOL)};
+static const ox_param_decl p_self[] = {OX_PARAM("self", T)};
+static const ox_param_decl p_leaky_relu[] = {OX_PARAM("self", T), OX_PARAM("negative_slope", SCALAR)};
+static const ox_param_decl p_hardtanh[] = {OX_PARAM("self", T), OX_PARAM("min_val", SCALAR), OX_PARAM("max_val", SCALAR)};
 static const ox_param_decl p_max_pool2d[] = {
-    {"self", T}, {"kernel_size", INTS}, {"stride", INTS},
-    {"padding", INTS}, {"dilation", INTS}, {"ceil_mode", BOOL}};
+    OX_PARAM("self", T), OX_PARAM("kernel_size", INTS), OX_PARAM("stride", INTS),
+    OX_PARAM("padding", INTS), OX_PARAM("dilation", INTS), OX_PARAM("ceil_mode", BOOL)};
 static const ox_param_decl p_avg_pool2d[] = {
-    {"self", T}, {"kernel_size", INTS}, {"stride", INTS}, {"padding", INTS},
-    {"ceil_mode", BOOL}, {"count_include_pad", BOOL}, {"divisor_override", INT}};
-static const ox_param_decl p_adaptive_avg_pool2d[] = {{"self", T}, {"output_size", INTS}};
-static const ox_param_decl p_linear[] = {{"input", T}, {"weight", T}, {"bias", TOPT}};
+    OX_PARAM("self", T), OX_PARAM("kernel_size", INTS), OX_PARAM("stride", INTS), OX_PARAM("padding", INTS),
+    OX_PARAM("ceil_mode", BOOL), OX_PARAM("count_include_pad", BOOL), OX_PARAM("divisor_override", INT)};
+static const ox_param_decl p_adaptive_avg_pool2d[] = {OX_PARAM("self", T), OX_PARAM("output_size", INTS)};
+static const ox_param_decl p_linear[] = {OX_PARAM("input", T), OX_PARAM("weight", T), OX_PARAM("bias", TOPT)};
 static const ox_param_decl p_addmm[] = {
-    {"self", T}, {"mat1", T}, {"mat2", T}, {"beta", SCALAR}, {"alpha", SCALAR}};
-static const ox_param_decl p_matmul[] = {{"self", T}, {"other", T}};
-static const ox_param_decl p_mm[] = {{"self", T}, {"mat2", T}};
-static const ox_param_decl p_dropout[] = {{"input", T}, {"p", FLOAT}, {"train", BOOL}};
-static const ox_param_decl p_cat[] = {{"tensors", TLIST}, {"dim", INT}};
-static const ox_param_decl p_flatten[] = {{"self", T}, {"start_dim", INT}, {"end_dim", INT}};
-static const ox_param_decl p_view[] = {{"self", T}, {"size", INTS}};
-static const ox_param_decl p_reshape[] = {{"self", T}, {"shape", INTS}};
-static const ox_param_decl p_softmax[] = {{"self", T}, {"dim", INT}, {"dtype", DTYPE}};
+    OX_PARAM("self", T), OX_PARAM("mat1", T), OX_PARAM("mat2", T), OX_PARAM("beta", SCALAR), OX_PARAM("alpha", SCALAR)};
+static const ox_param_decl p_matmul[] = {OX_PARAM("self", T), OX_PARAM("other", T)};
+static const ox_param_decl p_mm[] = {OX_PARAM("self", T), OX_PARAM("mat2", T)};
+static const ox_param_decl p_dropout[] = {OX_PARAM("input", T), OX_PARAM("p", FLOAT), OX_PARAM("train", BOOL)};
+static const ox_param_decl p_cat[] = {OX_PARAM("tensors", TLIST), OX_PARAM("dim", INT)};
+static const ox_param_decl p_flatten[] = {OX_PARAM("self", T), OX_PARAM("start_dim", INT), OX_PARAM("end_dim", INT)};
+static const ox_param_decl p_view[] = {OX_PARAM("self", T), OX_PARAM("size", INTS)};
+static const ox_param_decl p_reshape[] = {OX_PARAM("self", T), OX_PARAM("shape", INTS)};
+static const ox_param_decl p_softmax[] = {OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("dtype", DTYPE)};
 static const ox_param_decl p_embedding[] = {
-    {"weight", T}, {"indices", T}, {"padding_idx", INT},
-    {"scale_grad_by_freq", BOOL}, {"sparse", BOOL}};
+    OX_PARAM("weight", T), OX_PARAM("indices", T), OX_PARAM("padding_idx", INT),
+    OX_PARAM("scale_grad_by_freq", BOOL), OX_PARAM("sparse", BOOL)};
 static const ox_param_decl p_lstm[] = {
-    {"input", T}, {"hx", TLIST}, {"params", TLIST}, {"has_biases", BOOL},
-    {"num_layers", INT}, {"dropout", FLOAT}, {"train", BOOL}, {"bidirectional", BOOL},
-    {"batch_first", BOOL}};
+    OX_PARAM("input", T), OX_PARAM("hx", TLIST), OX_PARAM("params", TLIST), OX_PARAM("has_biases", BOOL),
+    OX_PARAM("num_layers", INT), OX_PARAM("dropout", FLOAT), OX_PARAM("train", BOOL), OX_PARAM("bidirectional", BOOL),
+    OX_PARAM("batch_first", BOOL)};
 static const ox_param_decl p_rnn[] = {
-    {"input", T}, {"hx", T}, {"params", TLIST}, {"has_biases", BOOL},
-    {"num_layers", INT}, {"dropout", FLOAT}, {"train", BOOL}, {"bidirectional", BOOL},
-    {"batch_first", BOOL}};
-static const ox_param_decl p_pixel_shuffle[] = {{"self", T}, {"upscale_factor", INT}};
-static const ox_param_decl p_add[] = {{"self", T}, {"other", TSCALAR}, {"alpha", SCALAR}};
-static const ox_param_decl p_mul[] = {{"self", T}, {"other", TSCALAR}};
-static const ox_param_decl p_constant_pad_nd[] = {{"self", T}, {"pad", INTS}, {"value", SCALAR}};
-static const ox_param_decl p_transpose[] = {{"self", T}, {"dim0", INT}, {"dim1", INT}};
-static const ox_param_decl p_permute[] = {{"self", T}, {"dims", INTS}};
-static const ox_param_decl p_unsqueeze[] = {{"self", T}, {"dim", INT}};
-static const ox_param_decl p_squeeze[] = {{"self", T}, {"dim", INT}};
+    OX_PARAM("input", T), OX_PARAM("hx", T), OX_PARAM("params", TLIST), OX_PARAM("has_biases", BOOL),
+    OX_PARAM("num_layers", INT), OX_PARAM("dropout", FLOAT), OX_PARAM("train", BOOL), OX_PARAM("bidirectional", BOOL),
+    OX_PARAM("batch_first", BOOL)};
+static const ox_param_decl p_pixel_shuffle[] = {OX_PARAM("self", T), OX_PARAM("upscale_factor", INT)};
+static const ox_param_decl p_add[] = {OX_PARAM("self", T), OX_PARAM("other", TSCALAR), OX_PARAM("alpha", SCALAR)};
+static const ox_param_decl p_mul[] = {OX_PARAM("self", T), OX_PARAM("other", TSCALAR)};
+static const ox_param_decl p_constant_pad_nd[] = {OX_PARAM("self", T), OX_PARAM("pad", INTS), OX_PARAM("value", SCALAR)};
+static const ox_param_decl p_transpose[] = {OX_PARAM("self", T), OX_PARAM("dim0", INT), OX_PARAM("dim1", INT)};
+static const ox_param_decl p_permute[] = {OX_PARAM("self", T), OX_PARAM("dims", INTS)};
+static const ox_param_decl p_unsqueeze[] = {OX_PARAM("self", T), OX_PARAM("dim", INT)};
+static const ox_param_decl p_squeeze[] = {OX_PARAM("self", T), OX_PARAM("dim", INT)};
 static const ox_param_decl p_mean[] = {
-    {"self", T}, {"dim", INTS}, {"keepdim", BOOL}, {"dtype", DTYPE}};
-static const ox_param_decl p_select[] = {{"self", T}, {"dim", INT}, {"index", INT}};
+    OX_PARAM("self", T), OX_PARAM("dim", INTS), OX_PARAM("keepdim", BOOL), OX_PARAM("dtype", DTYPE)};
+static const ox_param_decl p_select[] = {OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("index", INT)};
 static const ox_param_decl p_slice[] = {
-    {"self", T}, {"dim", INT}, {"start", INT}, {"end", INT}, {"step", INT}};
+    OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("start", INT), OX_PARAM("end", INT), OX_PARAM("step", INT)};
 
-static const ox_param_decl p_gelu[] = {{"self", T}, {"approximate", OX_ARG_STRING}};
+static const ox_param_decl p_gelu[] = {OX_PARAM("self", T), OX_PARAM("approximate", OX_ARG_STRING)};
 static const ox_param_decl p_layer_norm[] = {
-    {"input", T}, {"normalized_shape", INTS}, {"weight", TOPT}, {"bias", TOPT},
-    {"eps", FLOAT}, {"cudnn_enable", BOOL}};
+    OX_PARAM("input", T), OX_PARAM("normalized_shape", INTS), OX_PARAM("weight", TOPT), OX_PARAM("bias", TOPT),
+    OX_PARAM("eps", FLOAT), OX_PARAM("cudnn_enable", BOOL)};
 static const ox_param_decl p_group_norm[] = {
-    {"input", T}, {"num_groups", INT}, {"weight", TOPT}, {"bias", TOPT},
-    {"eps", FLOAT}, {"cudnn_enabled", BOOL}};
+    OX_PARAM("input", T), OX_PARAM("num_groups", INT), OX_PARAM("weight", TOPT), OX_PARAM("bias", TOPT),
+    OX_PARAM("eps", FLOAT), OX_PARAM("cudnn_enabled", BOOL)};
 static const ox_param_decl p_instance_norm[] = {
-    {"input", T}, {"weight", TOPT}, {"bias", TOPT}, {"running_mean", TOPT},
-    {"running_var", TOPT}, {"use_input_stats", BOOL}, {"momentum", FLOAT}, {"eps", FLOAT},
-    {"cudnn_enabled", BOOL}};
-static const ox_param_decl p_index[] = {{"self", T}, {"indices", TLIST}};
+    OX_PARAM("input", T), OX_PARAM("weight", TOPT), OX_PARAM("bias", TOPT), OX_PARAM("running_mean", TOPT),
+    OX_PARAM("running_var", TOPT), OX_PARAM("use_input_stats", BOOL), OX_PARAM("momentum", FLOAT), OX_PARAM("eps", FLOAT),
+    OX_PARAM("cudnn_enabled", BOOL)};
+static const ox_param_decl p_index[] = {OX_PARAM("self", T), OX_PARAM("indices", TLIST)};
 static const ox_param_decl p_index_put[] = {
-    {"self", T}, {"indices", TLIST}, {"values", TSCALAR}, {"accumulate", BOOL}};
+    OX_PARAM("self", T), OX_PARAM("indices", TLIST), OX_PARAM("values", TSCALAR), OX_PARAM("accumulate", BOOL)};
 static const ox_param_decl p_slice_scatter[] = {
-    {"self", T}, {"src", T}, {"dim", INT}, {"start", INT}, {"end", INT}, {"step", INT}};
-static const ox_param_decl p_copy[] = {{"self", T}, {"src", TSCALAR}, {"non_blocking", BOOL}};
-static const ox_param_decl p_fill[] = {{"self", T}, {"value", TSCALAR}};
-static const ox_param_decl p_roll[] = {{"self", T}, {"shifts", INTS}, {"dims", INTS}};
-static const ox_param_decl p_expand[] = {{"self", T}, {"size", INTS}};
-static const ox_param_decl p_repeat[] = {{"self", T}, {"repeats", INTS}};
-static const ox_param_decl p_stack[] = {{"tensors", TLIST}, {"dim", INT}};
+    OX_PARAM("self", T), OX_PARAM("src", T), OX_PARAM("dim", INT), OX_PARAM("start", INT), OX_PARAM("end", INT), OX_PARAM("step", INT)};
+static const ox_param_decl p_copy[] = {OX_PARAM("self", T), OX_PARAM("src", TSCALAR), OX_PARAM("non_blocking", BOOL)};
+static const ox_param_decl p_fill[] = {OX_PARAM("self", T), OX_PARAM("value", TSCALAR)};
+static const ox_param_decl p_roll[] = {OX_PARAM("self", T), OX_PARAM("shifts", INTS), OX_PARAM("dims", INTS)};
+static const ox_param_decl p_expand[] = {OX_PARAM("self", T), OX_PARAM("size", INTS)};
+static const ox_param_decl p_repeat[] = {OX_PARAM("self", T), OX_PARAM("repeats", INTS)};
+static const ox_param_decl p_stack[] = {OX_PARAM("tensors", TLIST), OX_PARAM("dim", INT)};
 
-static const ox_param_decl p_to[] = {{"self", T}, {"dtype", DTYPE}};
-static const ox_param_decl p_logical[] = {{"self", T}, {"other", T}};
+static const ox_param_decl p_to[] = {OX_PARAM("self", T), OX_PARAM("dtype", DTYPE)};
+static const ox_param_decl p_logical[] = {OX_PARAM("self", T), OX_PARAM("other", T)};
 static const ox_param_decl p_baddbmm[] = {
-    {"self", T}, {"batch1", T}, {"batch2", T}, {"beta", SCALAR}, {"alpha", SCALAR}};
-static const ox_param_decl p_pow[] = {{"self", T}, {"exponent", TSCALAR}};
-static const ox_param_decl p_clamp[] = {{"self", T}, {"min", SCALAR}, {"max", SCALAR}};
-static const ox_param_decl p_where[] = {{"condition", T}, {"self", TSCALAR}, {"other", TSCALAR}};
-static const ox_param_decl p_masked_fill[] = {{"self", T}, {"mask", T}, {"value", TSCALAR}};
+    OX_PARAM("self", T), OX_PARAM("batch1", T), OX_PARAM("batch2", T), OX_PARAM("beta", SCALAR), OX_PARAM("alpha", SCALAR)};
+static const ox_param_decl p_pow[] = {OX_PARAM("self", T), OX_PARAM("exponent", TSCALAR)};
+static const ox_param_decl p_clamp[] = {OX_PARAM("self", T), OX_PARAM("min", SCALAR), OX_PARAM("max", SCALAR)};
+static const ox_param_decl p_where[] = {OX_PARAM("condition", T), OX_PARAM("self", TSCALAR), OX_PARAM("other", TSCALAR)};
+static const ox_param_decl p_masked_fill[] = {OX_PARAM("self", T), OX_PARAM("mask", T), OX_PARAM("value", TSCALAR)};
 static const ox_param_decl p_sum[] = {
-    {"self", T}, {"dim", INTS}, {"keepdim", BOOL}, {"dtype", DTYPE}};
-static const ox_param_decl p_amax[] = {{"self", T}, {"dim", INTS}, {"keepdim", BOOL}};
-static const ox_param_decl p_argmax[] = {{"self", T}, {"dim", INT}, {"keepdim", BOOL}};
-static const ox_param_decl p_cumsum[] = {{"self", T}, {"dim", INT}, {"dtype", DTYPE}};
+    OX_PARAM("self", T), OX_PARAM("dim", INTS), OX_PARAM("keepdim", BOOL), OX_PARAM("dtype", DTYPE)};
+static const ox_param_decl p_amax[] = {OX_PARAM("self", T), OX_PARAM("dim", INTS), OX_PARAM("keepdim", BOOL)};
+static const ox_param_decl p_argmax[] = {OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("keepdim", BOOL)};
+static const ox_param_decl p_cumsum[] = {OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("dtype", DTYPE)};
 static const ox_param_decl p_topk[] = {
-    {"self", T}, {"k", INT}, {"dim", INT}, {"largest", BOOL}, {"sorted", BOOL}};
+    OX_PARAM("self", T), OX_PARAM("k", INT), OX_PARAM("dim", INT), OX_PARAM("largest", BOOL), OX_PARAM("sorted", BOOL)};
 
-static const ox_param_decl p_one_hot[] = {{"self", T}, {"num_classes", INT}};
-static const ox_param_decl p_triangle[] = {{"self", T}, {"diagonal", INT}};
-static const ox_param_decl p_size[] = {{"self", T}, {"dim", INT}};
-static const ox_param_decl p_factory[] = {{"size", INTS}, {"dtype", DTYPE}};
-static const ox_param_decl p_full[] = {{"size", INTS}, {"fill_value", SCALAR}, {"dtype", DTYPE}};
-static const ox_param_decl p_like[] = {{"self", T}, {"dtype", DTYPE}};
-static const ox_param_decl p_full_like[] = {{"self", T}, {"fill_value", SCALAR}, {"dtype", DTYPE}};
+static const ox_param_decl p_one_hot[] = {OX_PARAM("self", T), OX_PARAM("num_classes", INT)};
+static const ox_param_decl p_triangle[] = {OX_PARAM("self", T), OX_PARAM("diagonal", INT)};
+static const ox_param_decl p_size[] = {OX_PARAM("self", T), OX_PARAM("dim", INT)};
+static const ox_param_decl p_factory[] = {OX_PARAM("size", INTS), OX_PARAM("dtype", DTYPE)};
+static const ox_param_decl p_full[] = {OX_PARAM("size", INTS), OX_PARAM("fill_value", SCALAR), OX_PARAM("dtype", DTYPE)};
+static const ox_param_decl p_like[] = {OX_PARAM("self", T), OX_PARAM("dtype", DTYPE)};
+static const ox_param_decl p_full_like[] = {OX_PARAM("self", T), OX_PARAM("fill_value", SCALAR), OX_PARAM("dtype", DTYPE)};
 static const ox_param_decl p_arange[] = {
-    {"start", SCALAR}, {"end", SCALAR}, {"step", SCALAR}, {"dtype", DTYPE}};
+    OX_PARAM("start", SCALAR), OX_PARAM("end", SCALAR), OX_PARAM("step", SCALAR), OX_PARAM("dtype", DTYPE)};
 static const ox_param_decl p_upsample_nearest[] = {
-    {"self", T}, {"output_size", INTS}, {"scales", OX_ARG_FLOATS}};
+    OX_PARAM("self", T), OX_PARAM("output_size", INTS), OX_PARAM("scales", OX_ARG_FLOATS)};
 static const ox_param_decl p_upsample_bilinear[] = {
-    {"self", T}, {"output_size", INTS}, {"align_corners", BOOL}, {"scales", OX_ARG_FLOATS}};
-static const ox_param_decl p_pad_mode[] = {{"self", T}, {"padding", INTS}};
+    OX_PARAM("self", T), OX_PARAM("output_size", INTS), OX_PARAM("align_corners", BOOL), OX_PARAM("scales", OX_ARG_FLOATS)};
+static const ox_param_decl p_pad_mode[] = {OX_PARAM("self", T), OX_PARAM("padding", INTS)};
 
 static const ox_op_decl ops[] = {
     OP("aten::conv1d", 9, p_conv, 1, at_sym_conv),
