@@ -10,31 +10,12 @@
 #define AT_SYM(name) int name(ox_sym *g, const ox_api *api)
 
 /* conv.c */
-AT_SYM(at_sym_conv);
-AT_SYM(at_sym_convolution);
-AT_SYM(at_sym_conv_transpose2d);
 /* normalization.c */
 AT_SYM(at_sym_batch_norm);
 /* activation.c */
-AT_SYM(at_sym_relu);
-AT_SYM(at_sym_tanh);
-AT_SYM(at_sym_sigmoid);
-AT_SYM(at_sym_leaky_relu);
-AT_SYM(at_sym_hardtanh_9);
-AT_SYM(at_sym_hardtanh_11);
 /* pool.c */
-AT_SYM(at_sym_max_pool2d_9);
-AT_SYM(at_sym_max_pool2d_10);
-AT_SYM(at_sym_avg_pool2d_9);
-AT_SYM(at_sym_avg_pool2d_10);
-AT_SYM(at_sym_adaptive_avg_pool2d);
 /* linear.c */
-AT_SYM(at_sym_linear);
-AT_SYM(at_sym_addmm);
-AT_SYM(at_sym_matmul);
-AT_SYM(at_sym_mm);
 /* dropout.c */
-AT_SYM(at_sym_dropout);
 /* shape.c */
 AT_SYM(at_sym_cat);
 AT_SYM(at_sym_flatten);
@@ -73,11 +54,6 @@ AT_SYM(at_sym_mean);
 AT_SYM(at_sym_constant_pad_nd);
 
 /* activation_more.c */
-AT_SYM(at_sym_gelu);
-AT_SYM(at_sym_silu);
-AT_SYM(at_sym_hardsigmoid);
-AT_SYM(at_sym_hardswish_9);
-AT_SYM(at_sym_hardswish_14);
 /* norm_layer.c */
 AT_SYM(at_sym_layer_norm_9);
 AT_SYM(at_sym_layer_norm_17);
@@ -130,7 +106,6 @@ AT_SYM(at_sym_logical_and);
 AT_SYM(at_sym_logical_xor);
 AT_SYM(at_sym_logical_not);
 /* baddbmm.c */
-AT_SYM(at_sym_baddbmm);
 /* reduce_more.c */
 AT_SYM(at_sym_sum_9);
 AT_SYM(at_sym_sum_13);

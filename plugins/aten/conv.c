@@ -2,8 +2,9 @@
  * -> Conv / ConvTranspose. */
 #include <string.h>
 
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
 /* Explicit ONNX pads (all begins, then all ends) from torch's padding
  * argument, which is an int list or the strings "same" / "valid". */
@@ -79,21 +80,49 @@ static int lower_conv(ox_sym *g, const ox_api *api, int transposed)
                 api->attr_ints(n, "output_padding", outpad, nsp);
         }
     }
-    ox_vid y = at_out(g, api, n, type);
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, at_out(g, api, n, type));
 }
 
-int at_sym_conv(ox_sym *g, const ox_api *api)
+static int at_sym_conv(ox_sym *g, const ox_api *api)
 {
     return lower_conv(g, api, 0);
 }
 
-int at_sym_convolution(ox_sym *g, const ox_api *api)
+static int at_sym_convolution(ox_sym *g, const ox_api *api)
 {
     return lower_conv(g, api, api->arg_int(g, "transposed", 0) != 0);
 }
 
-int at_sym_conv_transpose2d(ox_sym *g, const ox_api *api)
+static int at_sym_conv_transpose2d(ox_sym *g, const ox_api *api)
 {
     return lower_conv(g, api, 1);
 }
+
+static const int64_t one[] = {1}, zero[] = {0};
+/* conv1d/2d/3d; padding is an int list or the string "same" / "valid". */
+static const ox_param_decl p_conv[] = {
+    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("weight", OX_ARG_TENSOR),
+    OX_PARAM_NULL("bias", OX_ARG_OPT_TENSOR), OX_PARAM_INTS("stride", one),
+    {.name = "padding", .kind = OX_ARG_INTS, .alt_kinds = OX_KIND_BIT(OX_ARG_STRING),
+     .flags = OX_PARAM_OPTIONAL, .dflt = {.tag = OX_DEFAULT_INTS, .count = 1, .v = {.ints = zero}}},
+    OX_PARAM_INTS("dilation", one), OX_PARAM_INT("groups", OX_ARG_INT, 1)};
+static const ox_param_decl p_convolution[] = {
+    OX_PARAM("input", OX_ARG_TENSOR),  OX_PARAM("weight", OX_ARG_TENSOR),
+    OX_PARAM("bias", OX_ARG_OPT_TENSOR), OX_PARAM("stride", OX_ARG_INTS),
+    OX_PARAM("padding", OX_ARG_INTS),  OX_PARAM("dilation", OX_ARG_INTS),
+    OX_PARAM("transposed", OX_ARG_BOOL), OX_PARAM("output_padding", OX_ARG_INTS),
+    OX_PARAM("groups", OX_ARG_INT)};
+static const ox_param_decl p_conv_transpose2d[] = {
+    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("weight", OX_ARG_TENSOR),
+    OX_PARAM_NULL("bias", OX_ARG_OPT_TENSOR), OX_PARAM_INTS("stride", one),
+    OX_PARAM_INTS("padding", zero), OX_PARAM_INTS("output_padding", zero),
+    OX_PARAM_INT("groups", OX_ARG_INT, 1), OX_PARAM_INTS("dilation", one)};
+
+const ox_op_decl at_ops_conv[] = {
+    OX_OP("aten::conv1d", 9, p_conv, 1, at_sym_conv),
+    OX_OP("aten::conv2d", 9, p_conv, 1, at_sym_conv),
+    OX_OP("aten::conv3d", 9, p_conv, 1, at_sym_conv),
+    OX_OP("aten::convolution", 9, p_convolution, 1, at_sym_convolution),
+    OX_OP("aten::conv_transpose2d", 9, p_conv_transpose2d, 1, at_sym_conv_transpose2d),
+};
+AT_FAMILY_SIZE(at_ops_conv);

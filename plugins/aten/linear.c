@@ -1,8 +1,11 @@
-/* Matrix products: linear, addmm -> Gemm; matmul/mm/bmm -> MatMul. */
-#include "aten_symbolics.h"
+/* Matrix products: linear, addmm -> Gemm; matmul/mm/bmm -> MatMul; baddbmm
+ * (nn.MultiheadAttention's dispatcher path adds an attention mask to
+ * q @ k^T with it) -> MatMul, Add, and Mul for a beta or alpha other than 1. */
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
-int at_sym_linear(ox_sym *g, const ox_api *api)
+static int at_sym_linear(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
     ox_vid w = api->arg_tensor(g, "weight");
@@ -21,10 +24,10 @@ int at_sym_linear(ox_sym *g, const ox_api *api)
         if (y && b)
             y = at_op2(g, api, "Add", y, b);
     }
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, y);
 }
 
-int at_sym_addmm(ox_sym *g, const ox_api *api)
+static int at_sym_addmm(ox_sym *g, const ox_api *api)
 {
     ox_vid in[3] = {api->arg_tensor(g, "mat1"), api->arg_tensor(g, "mat2"),
                     api->arg_tensor(g, "self")};
@@ -33,19 +36,65 @@ int at_sym_addmm(ox_sym *g, const ox_api *api)
         api->attr_float(n, "alpha", api->arg_float(g, "alpha", 1.0));
         api->attr_float(n, "beta", api->arg_float(g, "beta", 1.0));
     }
-    ox_vid y = at_out(g, api, n, "Gemm");
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "Gemm"));
 }
 
-int at_sym_matmul(ox_sym *g, const ox_api *api)
+static int at_sym_matmul(ox_sym *g, const ox_api *api)
 {
     ox_vid y = at_op2(g, api, "MatMul", api->arg_tensor(g, "self"), api->arg_tensor(g, "other"));
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, y);
 }
 
 /* mm and bmm name their second operand mat2. */
-int at_sym_mm(ox_sym *g, const ox_api *api)
+static int at_sym_mm(ox_sym *g, const ox_api *api)
 {
     ox_vid y = at_op2(g, api, "MatMul", api->arg_tensor(g, "self"), api->arg_tensor(g, "mat2"));
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, y);
 }
+
+static ox_vid scaled(ox_sym *g, const ox_api *api, ox_vid v, double k)
+{
+    if (!v || k == 1.0)
+        return v;
+    ox_vid c = api->scalar_like(g, k, v);
+    if (!c) {
+        api->fail(g, "could not create the constant %g", k);
+        return 0;
+    }
+    return at_op2(g, api, "Mul", v, c);
+}
+
+static int at_sym_baddbmm(ox_sym *g, const ox_api *api)
+{
+    ox_vid self = api->arg_tensor(g, "self");
+    ox_vid prod = at_op2(g, api, "MatMul", api->arg_tensor(g, "batch1"),
+                         api->arg_tensor(g, "batch2"));
+    prod = scaled(g, api, prod, api->arg_float(g, "alpha", 1.0));
+    double beta = api->arg_float(g, "beta", 1.0);
+    ox_vid y = beta == 0.0 ? prod : at_op2(g, api, "Add", scaled(g, api, self, beta), prod);
+    return oxu_set_result(g, api, 0, y);
+}
+
+static const ox_param_decl p_linear[] = {OX_PARAM("input", OX_ARG_TENSOR),
+                                         OX_PARAM("weight", OX_ARG_TENSOR),
+                                         OX_PARAM_NULL("bias", OX_ARG_OPT_TENSOR)};
+static const ox_param_decl p_addmm[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("mat1", OX_ARG_TENSOR), OX_PARAM("mat2", OX_ARG_TENSOR),
+    OX_PARAM_INT("beta", OX_ARG_SCALAR, 1), OX_PARAM_INT("alpha", OX_ARG_SCALAR, 1)};
+static const ox_param_decl p_matmul[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                         OX_PARAM("other", OX_ARG_TENSOR)};
+static const ox_param_decl p_mm[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("mat2", OX_ARG_TENSOR)};
+static const ox_param_decl p_baddbmm[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("batch1", OX_ARG_TENSOR),
+    OX_PARAM("batch2", OX_ARG_TENSOR), OX_PARAM_INT("beta", OX_ARG_SCALAR, 1),
+    OX_PARAM_INT("alpha", OX_ARG_SCALAR, 1)};
+
+const ox_op_decl at_ops_linear[] = {
+    OX_OP("aten::linear", 9, p_linear, 1, at_sym_linear),
+    OX_OP("aten::addmm", 9, p_addmm, 1, at_sym_addmm),
+    OX_OP("aten::matmul", 9, p_matmul, 1, at_sym_matmul),
+    OX_OP("aten::mm", 9, p_mm, 1, at_sym_mm),
+    OX_OP("aten::bmm", 9, p_mm, 1, at_sym_mm),
+    OX_OP("aten::baddbmm", 9, p_baddbmm, 1, at_sym_baddbmm),
+};
+AT_FAMILY_SIZE(at_ops_linear);

@@ -1,7 +1,8 @@
 /* Pooling: max_pool2d -> MaxPool, avg_pool2d -> AveragePool,
  * adaptive_avg_pool2d -> GlobalAveragePool or AveragePool. */
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
 typedef struct pool_args {
     int64_t kernel[2], stride[2], pads[4], dilation[2];
@@ -34,18 +35,15 @@ static int read_pool(ox_sym *g, const ox_api *api, int with_dilation, pool_args 
     return 0;
 }
 
-static int max_pool(ox_sym *g, const ox_api *api, int opset10)
+/* One form at every opset: what MaxPool lacks before opset 10 (ceil_mode,
+ * dilations) is a limitation in opset_9.yaml, so the pre-scan refuses such a
+ * node before this runs. */
+static int at_sym_max_pool2d(ox_sym *g, const ox_api *api)
 {
     pool_args p;
     if (read_pool(g, api, 1, &p))
         return 1;
     int dilated = p.dilation[0] != 1 || p.dilation[1] != 1;
-    if (!opset10 && p.ceil_mode)
-        return api->fail(g, "MaxPool has no ceil_mode attribute before opset 10; export with "
-                            "opset 10 or later");
-    if (!opset10 && dilated)
-        return api->fail(g, "MaxPool has no dilations attribute before opset 10; export with "
-                            "opset 10 or later");
     ox_vid x = api->arg_tensor(g, "self");
     ox_onode *n = api->op(g, "MaxPool", 1, &x, 1);
     if (n) {
@@ -57,30 +55,15 @@ static int max_pool(ox_sym *g, const ox_api *api, int opset10)
         if (p.ceil_mode)
             api->attr_int(n, "ceil_mode", 1);
     }
-    ox_vid y = at_out(g, api, n, "MaxPool");
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "MaxPool"));
 }
 
-int at_sym_max_pool2d_9(ox_sym *g, const ox_api *api)
-{
-    return max_pool(g, api, 0);
-}
-
-int at_sym_max_pool2d_10(ox_sym *g, const ox_api *api)
-{
-    return max_pool(g, api, 1);
-}
-
-static int avg_pool(ox_sym *g, const ox_api *api, int opset10)
+/* Likewise AveragePool's ceil_mode (opset 10) and divisor_override (no opset). */
+static int at_sym_avg_pool2d(ox_sym *g, const ox_api *api)
 {
     pool_args p;
     if (read_pool(g, api, 0, &p))
         return 1;
-    if (api->arg_kind(g, "divisor_override") != OX_ARG_NONE)
-        return api->fail(g, "AveragePool has no divisor_override; leave it None");
-    if (!opset10 && p.ceil_mode)
-        return api->fail(g, "AveragePool has no ceil_mode attribute before opset 10; export "
-                            "with opset 10 or later");
     ox_vid x = api->arg_tensor(g, "self");
     ox_onode *n = api->op(g, "AveragePool", 1, &x, 1);
     if (n) {
@@ -91,21 +74,10 @@ static int avg_pool(ox_sym *g, const ox_api *api, int opset10)
         if (p.ceil_mode)
             api->attr_int(n, "ceil_mode", 1);
     }
-    ox_vid y = at_out(g, api, n, "AveragePool");
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "AveragePool"));
 }
 
-int at_sym_avg_pool2d_9(ox_sym *g, const ox_api *api)
-{
-    return avg_pool(g, api, 0);
-}
-
-int at_sym_avg_pool2d_10(ox_sym *g, const ox_api *api)
-{
-    return avg_pool(g, api, 1);
-}
-
-int at_sym_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
+static int at_sym_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t out[2];
@@ -134,5 +106,26 @@ int at_sym_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
         }
         y = at_out(g, api, n, "AveragePool");
     }
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, y);
 }
+
+static const int64_t one[] = {1}, zero[] = {0};
+static const ox_param_decl p_max_pool2d[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("kernel_size", OX_ARG_INTS),
+    OX_PARAM_EMPTY_INTS("stride"), /* empty: the kernel size */
+    OX_PARAM_INTS("padding", zero), OX_PARAM_INTS("dilation", one),
+    OX_PARAM_BOOL("ceil_mode", 0)};
+static const ox_param_decl p_avg_pool2d[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("kernel_size", OX_ARG_INTS),
+    OX_PARAM_EMPTY_INTS("stride"), OX_PARAM_INTS("padding", zero),
+    OX_PARAM_BOOL("ceil_mode", 0), OX_PARAM_BOOL("count_include_pad", 1),
+    OX_PARAM_NULL("divisor_override", OX_ARG_INT)};
+static const ox_param_decl p_adaptive_avg_pool2d[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                                      OX_PARAM("output_size", OX_ARG_INTS)};
+
+const ox_op_decl at_ops_pool[] = {
+    OX_OP("aten::max_pool2d", 9, p_max_pool2d, 1, at_sym_max_pool2d),
+    OX_OP("aten::avg_pool2d", 9, p_avg_pool2d, 1, at_sym_avg_pool2d),
+    OX_OP("aten::adaptive_avg_pool2d", 9, p_adaptive_avg_pool2d, 1, at_sym_adaptive_avg_pool2d),
+};
+AT_FAMILY_SIZE(at_ops_pool);

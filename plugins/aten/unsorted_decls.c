@@ -16,35 +16,11 @@
 #define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
 #define OP(name, since, params, outs, fn) OX_OP(name, since, params, outs, fn)
 
-static const ox_param_decl p_conv[] = {
-    OX_PARAM("input", T), OX_PARAM("weight", T), OX_PARAM("bias", TOPT), OX_PARAM("stride", INTS),
-    OX_PARAM("padding", INTS), OX_PARAM("dilation", INTS), OX_PARAM("groups", INT)};
-static const ox_param_decl p_convolution[] = {
-    OX_PARAM("input", T), OX_PARAM("weight", T), OX_PARAM("bias", TOPT), OX_PARAM("stride", INTS), OX_PARAM("padding", INTS),
-    OX_PARAM("dilation", INTS), OX_PARAM("transposed", BOOL), OX_PARAM("output_padding", INTS), OX_PARAM("groups", INT)};
-static const ox_param_decl p_conv_transpose2d[] = {
-    OX_PARAM("input", T), OX_PARAM("weight", T), OX_PARAM("bias", TOPT), OX_PARAM("stride", INTS),
-    OX_PARAM("padding", INTS), OX_PARAM("output_padding", INTS), OX_PARAM("groups", INT), OX_PARAM("dilation", INTS)};
 static const ox_param_decl p_batch_norm[] = {
     OX_PARAM("input", T), OX_PARAM("weight", TOPT), OX_PARAM("bias", TOPT), OX_PARAM("running_mean", TOPT),
     OX_PARAM("running_var", TOPT), OX_PARAM("training", BOOL), OX_PARAM("momentum", FLOAT), OX_PARAM("eps", FLOAT),
     OX_PARAM("cudnn_enabled", BOOL)};
 static const ox_param_decl p_self[] = {OX_PARAM("self", T)};
-static const ox_param_decl p_leaky_relu[] = {OX_PARAM("self", T), OX_PARAM("negative_slope", SCALAR)};
-static const ox_param_decl p_hardtanh[] = {OX_PARAM("self", T), OX_PARAM("min_val", SCALAR), OX_PARAM("max_val", SCALAR)};
-static const ox_param_decl p_max_pool2d[] = {
-    OX_PARAM("self", T), OX_PARAM("kernel_size", INTS), OX_PARAM("stride", INTS),
-    OX_PARAM("padding", INTS), OX_PARAM("dilation", INTS), OX_PARAM("ceil_mode", BOOL)};
-static const ox_param_decl p_avg_pool2d[] = {
-    OX_PARAM("self", T), OX_PARAM("kernel_size", INTS), OX_PARAM("stride", INTS), OX_PARAM("padding", INTS),
-    OX_PARAM("ceil_mode", BOOL), OX_PARAM("count_include_pad", BOOL), OX_PARAM("divisor_override", INT)};
-static const ox_param_decl p_adaptive_avg_pool2d[] = {OX_PARAM("self", T), OX_PARAM("output_size", INTS)};
-static const ox_param_decl p_linear[] = {OX_PARAM("input", T), OX_PARAM("weight", T), OX_PARAM("bias", TOPT)};
-static const ox_param_decl p_addmm[] = {
-    OX_PARAM("self", T), OX_PARAM("mat1", T), OX_PARAM("mat2", T), OX_PARAM("beta", SCALAR), OX_PARAM("alpha", SCALAR)};
-static const ox_param_decl p_matmul[] = {OX_PARAM("self", T), OX_PARAM("other", T)};
-static const ox_param_decl p_mm[] = {OX_PARAM("self", T), OX_PARAM("mat2", T)};
-static const ox_param_decl p_dropout[] = {OX_PARAM("input", T), OX_PARAM("p", FLOAT), OX_PARAM("train", BOOL)};
 static const ox_param_decl p_cat[] = {OX_PARAM("tensors", TLIST), OX_PARAM("dim", INT)};
 static const ox_param_decl p_flatten[] = {OX_PARAM("self", T), OX_PARAM("start_dim", INT), OX_PARAM("end_dim", INT)};
 static const ox_param_decl p_view[] = {OX_PARAM("self", T), OX_PARAM("size", INTS)};
@@ -75,7 +51,6 @@ static const ox_param_decl p_select[] = {OX_PARAM("self", T), OX_PARAM("dim", IN
 static const ox_param_decl p_slice[] = {
     OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("start", INT), OX_PARAM("end", INT), OX_PARAM("step", INT)};
 
-static const ox_param_decl p_gelu[] = {OX_PARAM("self", T), OX_PARAM("approximate", OX_ARG_STRING)};
 static const ox_param_decl p_layer_norm[] = {
     OX_PARAM("input", T), OX_PARAM("normalized_shape", INTS), OX_PARAM("weight", TOPT), OX_PARAM("bias", TOPT),
     OX_PARAM("eps", FLOAT), OX_PARAM("cudnn_enable", BOOL)};
@@ -100,8 +75,6 @@ static const ox_param_decl p_stack[] = {OX_PARAM("tensors", TLIST), OX_PARAM("di
 
 static const ox_param_decl p_to[] = {OX_PARAM("self", T), OX_PARAM("dtype", DTYPE)};
 static const ox_param_decl p_logical[] = {OX_PARAM("self", T), OX_PARAM("other", T)};
-static const ox_param_decl p_baddbmm[] = {
-    OX_PARAM("self", T), OX_PARAM("batch1", T), OX_PARAM("batch2", T), OX_PARAM("beta", SCALAR), OX_PARAM("alpha", SCALAR)};
 static const ox_param_decl p_pow[] = {OX_PARAM("self", T), OX_PARAM("exponent", TSCALAR)};
 static const ox_param_decl p_clamp[] = {OX_PARAM("self", T), OX_PARAM("min", SCALAR), OX_PARAM("max", SCALAR)};
 static const ox_param_decl p_where[] = {OX_PARAM("condition", T), OX_PARAM("self", TSCALAR), OX_PARAM("other", TSCALAR)};
@@ -131,30 +104,7 @@ static const ox_param_decl p_pad_mode[] = {OX_PARAM("self", T), OX_PARAM("paddin
 
 /* Rows not yet moved next to their symbolics (each family file will carry its own). */
 const ox_op_decl at_ops_unsorted[] = {
-    OP("aten::conv1d", 9, p_conv, 1, at_sym_conv),
-    OP("aten::conv2d", 9, p_conv, 1, at_sym_conv),
-    OP("aten::conv3d", 9, p_conv, 1, at_sym_conv),
-    OP("aten::convolution", 9, p_convolution, 1, at_sym_convolution),
-    OP("aten::conv_transpose2d", 9, p_conv_transpose2d, 1, at_sym_conv_transpose2d),
     OP("aten::batch_norm", 9, p_batch_norm, 1, at_sym_batch_norm),
-    OP("aten::relu", 9, p_self, 1, at_sym_relu),
-    OP("aten::tanh", 9, p_self, 1, at_sym_tanh),
-    OP("aten::sigmoid", 9, p_self, 1, at_sym_sigmoid),
-    OP("aten::leaky_relu", 9, p_leaky_relu, 1, at_sym_leaky_relu),
-    OP("aten::hardtanh", 9, p_hardtanh, 1, at_sym_hardtanh_9),
-    OP("aten::hardtanh", 11, p_hardtanh, 1, at_sym_hardtanh_11),
-    OP("aten::max_pool2d", 9, p_max_pool2d, 1, at_sym_max_pool2d_9),
-    OP("aten::max_pool2d", 10, p_max_pool2d, 1, at_sym_max_pool2d_10),
-    OP("aten::avg_pool2d", 9, p_avg_pool2d, 1, at_sym_avg_pool2d_9),
-    OP("aten::avg_pool2d", 10, p_avg_pool2d, 1, at_sym_avg_pool2d_10),
-    OP("aten::adaptive_avg_pool2d", 9, p_adaptive_avg_pool2d, 1, at_sym_adaptive_avg_pool2d),
-    OP("aten::linear", 9, p_linear, 1, at_sym_linear),
-    OP("aten::addmm", 9, p_addmm, 1, at_sym_addmm),
-    OP("aten::matmul", 9, p_matmul, 1, at_sym_matmul),
-    OP("aten::mm", 9, p_mm, 1, at_sym_mm),
-    OP("aten::bmm", 9, p_mm, 1, at_sym_mm),
-    OP("aten::dropout", 9, p_dropout, 1, at_sym_dropout),
-    OP("aten::feature_dropout", 9, p_dropout, 1, at_sym_dropout),
     OP("aten::cat", 9, p_cat, 1, at_sym_cat),
     OP("aten::flatten", 9, p_flatten, 1, at_sym_flatten),
     OP("aten::view", 9, p_view, 1, at_sym_view),
@@ -184,11 +134,6 @@ const ox_op_decl at_ops_unsorted[] = {
     OP("aten::mean", 9, p_mean, 1, at_sym_mean),
     OP("aten::select", 9, p_select, 1, at_sym_select),
     OP("aten::slice", 9, p_slice, 1, at_sym_slice),
-    OP("aten::gelu", 9, p_gelu, 1, at_sym_gelu),
-    OP("aten::silu", 9, p_self, 1, at_sym_silu),
-    OP("aten::hardsigmoid", 9, p_self, 1, at_sym_hardsigmoid),
-    OP("aten::hardswish", 9, p_self, 1, at_sym_hardswish_9),
-    OP("aten::hardswish", 14, p_self, 1, at_sym_hardswish_14),
     OP("aten::layer_norm", 9, p_layer_norm, 1, at_sym_layer_norm_9),
     OP("aten::layer_norm", 17, p_layer_norm, 1, at_sym_layer_norm_17),
     OP("aten::group_norm", 9, p_group_norm, 1, at_sym_group_norm),
@@ -208,7 +153,6 @@ const ox_op_decl at_ops_unsorted[] = {
     OP("aten::logical_and", 9, p_logical, 1, at_sym_logical_and),
     OP("aten::logical_xor", 9, p_logical, 1, at_sym_logical_xor),
     OP("aten::logical_not", 9, p_self, 1, at_sym_logical_not),
-    OP("aten::baddbmm", 9, p_baddbmm, 1, at_sym_baddbmm),
     OP("aten::exp", 9, p_self, 1, at_sym_exp),
     OP("aten::log", 9, p_self, 1, at_sym_log),
     OP("aten::sqrt", 9, p_self, 1, at_sym_sqrt),
