@@ -14,4 +14,12 @@
 
 #define AT_FAMILY_SIZE(table) const uint32_t table##_n = OX_N_PARAMS(table)
 
+/* A required parameter a host may also record as another kind (the traced
+ * form of a size list: ints, or a 1-D int64 tensor built from traced sizes). */
+#define AT_PARAM_OR(nm, k, alt) {.name = (nm), .kind = (k), .alt_kinds = OX_KIND_BIT(alt)}
+/* The same, optional with None as its default. */
+#define AT_PARAM_OR_NULL(nm, k, alt)                                                       \
+    {.name = (nm), .kind = (k), .alt_kinds = OX_KIND_BIT(alt), .flags = OX_PARAM_OPTIONAL, \
+     .dflt = {.tag = OX_DEFAULT_NULL}}
+
 #endif

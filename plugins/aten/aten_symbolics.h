@@ -11,7 +11,6 @@
 
 /* conv.c */
 /* normalization.c */
-AT_SYM(at_sym_batch_norm);
 /* activation.c */
 /* pool.c */
 /* linear.c */
@@ -32,17 +31,8 @@ AT_SYM(at_sym_slice);
 AT_SYM(at_sym_pixel_shuffle_9);
 AT_SYM(at_sym_pixel_shuffle_11);
 /* softmax.c */
-AT_SYM(at_sym_softmax_9);
-AT_SYM(at_sym_softmax_13);
-AT_SYM(at_sym_log_softmax_9);
-AT_SYM(at_sym_log_softmax_13);
 /* embedding.c */
-AT_SYM(at_sym_embedding);
 /* rnn.c */
-AT_SYM(at_sym_lstm);
-AT_SYM(at_sym_gru);
-AT_SYM(at_sym_rnn_tanh);
-AT_SYM(at_sym_rnn_relu);
 /* elementwise.c */
 AT_SYM(at_sym_add);
 AT_SYM(at_sym_sub);
@@ -51,14 +41,9 @@ AT_SYM(at_sym_div);
 /* reduce.c */
 AT_SYM(at_sym_mean);
 /* pad.c */
-AT_SYM(at_sym_constant_pad_nd);
 
 /* activation_more.c */
 /* norm_layer.c */
-AT_SYM(at_sym_layer_norm_9);
-AT_SYM(at_sym_layer_norm_17);
-AT_SYM(at_sym_group_norm);
-AT_SYM(at_sym_instance_norm);
 /* index.c */
 AT_SYM(at_sym_index);
 AT_SYM(at_sym_index_put);
@@ -67,7 +52,6 @@ AT_SYM(at_sym_copy);
 AT_SYM(at_sym_fill);
 AT_SYM(at_sym_zero);
 /* roll.c */
-AT_SYM(at_sym_roll);
 /* expand.c */
 AT_SYM(at_sym_expand);
 AT_SYM(at_sym_repeat);
@@ -116,10 +100,7 @@ AT_SYM(at_sym_argmin);
 AT_SYM(at_sym_cumsum);
 AT_SYM(at_sym_topk);
 /* embedding.c */
-AT_SYM(at_sym_one_hot);
 /* triangle.c */
-AT_SYM(at_sym_triu);
-AT_SYM(at_sym_tril);
 /* size.c */
 AT_SYM(at_sym_size);
 AT_SYM(at_sym_numel);
@@ -138,7 +119,5 @@ AT_SYM(at_sym_arange);
 AT_SYM(at_sym_upsample_nearest2d);
 AT_SYM(at_sym_upsample_bilinear2d);
 /* pad_mode.c */
-AT_SYM(at_sym_reflection_pad);
-AT_SYM(at_sym_replication_pad);
 
 #endif /* OX_ATEN_SYMBOLICS_H */

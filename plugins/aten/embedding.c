@@ -1,18 +1,19 @@
 /* aten::embedding -> Gather rows of the weight.  padding_idx, sparse and
  * scale_grad_by_freq only affect gradients. */
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
-int at_sym_embedding(ox_sym *g, const ox_api *api)
+static int at_sym_embedding(ox_sym *g, const ox_api *api)
 {
     ox_vid y = at_op2(g, api, "Gather", api->arg_tensor(g, "weight"),
                       api->arg_tensor(g, "indices"));
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, y);
 }
 
 /* one_hot -> OneHot(indices, depth, [0, 1]) along a new last axis, in the
  * indices' int64 (torch's result type). */
-int at_sym_one_hot(ox_sym *g, const ox_api *api)
+static int at_sym_one_hot(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t n = api->arg_int(g, "num_classes", -1);
@@ -27,6 +28,19 @@ int at_sym_one_hot(ox_sym *g, const ox_api *api)
     ox_onode *o = api->op(g, "OneHot", 3, in, 1);
     if (o)
         api->attr_int(o, "axis", -1);
-    ox_vid y = at_out(g, api, o, "OneHot");
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, at_out(g, api, o, "OneHot"));
 }
+
+static const ox_param_decl p_embedding[] = {
+    OX_PARAM("weight", OX_ARG_TENSOR), OX_PARAM("indices", OX_ARG_TENSOR),
+    OX_PARAM_INT("padding_idx", OX_ARG_INT, -1), OX_PARAM_BOOL("scale_grad_by_freq", 0),
+    OX_PARAM_BOOL("sparse", 0)};
+/* num_classes=-1 (torch's default: read from the data) is refused above. */
+static const ox_param_decl p_one_hot[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                          OX_PARAM_INT("num_classes", OX_ARG_INT, -1)};
+
+const ox_op_decl at_ops_embedding[] = {
+    OX_OP("aten::embedding", 9, p_embedding, 1, at_sym_embedding),
+    OX_OP("aten::one_hot", 9, p_one_hot, 1, at_sym_one_hot),
+};
+AT_FAMILY_SIZE(at_ops_embedding);

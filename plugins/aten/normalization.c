@@ -1,8 +1,13 @@
-/* aten::batch_norm (inference) -> BatchNormalization. */
+/* Normalizations: batch_norm with running statistics (inference) ->
+ * BatchNormalization; those using the statistics of the input itself:
+ * layer_norm, group_norm, instance_norm.  ONNX has LayerNormalization from
+ * opset 17 only; below that, and for group_norm at every opset, the statistics
+ * are spelled out as (x - mean) / sqrt(var + eps) over the normalized axes. */
 #include <stdlib.h>
 
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
 /* A 1-D constant of `c` copies of v, typed like the input (float or double). */
 static ox_vid filled(ox_sym *g, const ox_api *api, ox_dtype dt, int64_t c, double v)
@@ -31,16 +36,14 @@ static ox_vid filled(ox_sym *g, const ox_api *api, ox_dtype dt, int64_t c, doubl
     return out;
 }
 
-int at_sym_batch_norm(ox_sym *g, const ox_api *api)
+static int at_sym_batch_norm(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
     ox_vid scale = api->arg_tensor(g, "weight");
     ox_vid bias = api->arg_tensor(g, "bias");
     ox_vid mean = api->arg_tensor(g, "running_mean");
     ox_vid var = api->arg_tensor(g, "running_var");
-    if (api->arg_int(g, "training", 0))
-        return api->fail(g, "batch_norm in training mode is not exported; put the model in "
-                            "eval mode (training=False)");
+    /* training=True is a limitation in opset_9.yaml, refused by the pre-scan. */
     if (!mean || !var)
         return api->fail(g, "batch_norm without running_mean/running_var (track_running_stats="
                             "False) normalises with batch statistics, which BatchNormalization "
@@ -65,6 +68,210 @@ int at_sym_batch_norm(ox_sym *g, const ox_api *api)
         /* ONNX weighs the running value by momentum; torch weighs the batch's. */
         api->attr_float(n, "momentum", 1.0 - api->arg_float(g, "momentum", 0.1));
     }
-    ox_vid y = at_out(g, api, n, "BatchNormalization");
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "BatchNormalization"));
 }
+
+static ox_vid reduce_mean(ox_sym *g, const ox_api *api, ox_vid x, const int64_t *axes, size_t n)
+{
+    if (!x)
+        return 0;
+    ox_onode *r = api->op(g, "ReduceMean", 1, &x, 1);
+    if (r) {
+        api->attr_ints(r, "axes", axes, n);
+        api->attr_int(r, "keepdims", 1);
+    }
+    return at_out(g, api, r, "ReduceMean");
+}
+
+/* (x - E[x]) / sqrt(Var[x] + eps) over axes (non-negative), biased variance
+ * as torch computes it.  `like` types the eps constant. */
+static ox_vid standardize(ox_sym *g, const ox_api *api, ox_vid x, const int64_t *axes, size_t n,
+                          double eps, ox_vid like)
+{
+    ox_vid d = at_op2(g, api, "Sub", x, reduce_mean(g, api, x, axes, n));
+    ox_vid var = reduce_mean(g, api, at_op2(g, api, "Mul", d, d), axes, n);
+    ox_vid e = api->scalar_like(g, eps, like);
+    if (!e) {
+        api->fail(g, "could not create the constant eps");
+        return 0;
+    }
+    return at_op2(g, api, "Div", d, at_op1(g, api, "Sqrt", at_op2(g, api, "Add", var, e)));
+}
+
+static ox_vid affine(ox_sym *g, const ox_api *api, ox_vid y, ox_vid w, ox_vid b)
+{
+    if (y && w)
+        y = at_op2(g, api, "Mul", y, w);
+    if (y && b)
+        y = at_op2(g, api, "Add", y, b);
+    return y;
+}
+
+static int layer_norm_axes(ox_sym *g, const ox_api *api, ox_vid x, int64_t *axes, size_t *n)
+{
+    const int64_t *shape = NULL;
+    size_t k = api->arg_ints(g, "normalized_shape", &shape);
+    int rank = api->rank(g, x);
+    if (rank < 0)
+        return api->fail(g, "layer_norm needs the rank of 'input', which is unknown; record the "
+                            "input's sizes");
+    if (k == 0 || k > (size_t)rank || rank > AT_MAX_RANK)
+        return api->fail(g, "argument 'normalized_shape' has %zu sizes; expected 1 to %d for a "
+                            "rank-%d input",
+                         k, rank < AT_MAX_RANK ? rank : AT_MAX_RANK, rank);
+    for (size_t i = 0; i < k; i++) {
+        int axis = rank - (int)k + (int)i;
+        int64_t s = api->size(g, x, axis);
+        if (s >= 0 && s != shape[i])
+            return api->fail(g, "argument 'normalized_shape'[%zu] is %lld but input dim %d is %lld",
+                             i, (long long)shape[i], axis, (long long)s);
+        axes[i] = axis;
+    }
+    *n = k;
+    return 0;
+}
+
+static int at_sym_layer_norm_9(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "input");
+    int64_t axes[AT_MAX_RANK];
+    size_t n;
+    if (layer_norm_axes(g, api, x, axes, &n))
+        return 1;
+    ox_vid y = standardize(g, api, x, axes, n, api->arg_float(g, "eps", 1e-5), x);
+    return oxu_set_result(g, api, 0, affine(g, api, y, api->arg_tensor(g, "weight"), api->arg_tensor(g, "bias")));
+}
+
+/* Opset 17's LayerNormalization needs a scale; torch's weight may be None. */
+static int at_sym_layer_norm_17(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "input");
+    int64_t axes[AT_MAX_RANK];
+    size_t n;
+    if (layer_norm_axes(g, api, x, axes, &n))
+        return 1;
+    ox_vid w = api->arg_tensor(g, "weight"), b = api->arg_tensor(g, "bias");
+    if (!w)
+        return at_sym_layer_norm_9(g, api);
+    ox_vid in[3] = {x, w, b};
+    ox_onode *ln = api->op(g, "LayerNormalization", b ? 3 : 2, in, 1);
+    if (ln) {
+        api->attr_int(ln, "axis", axes[0]);
+        api->attr_float(ln, "epsilon", api->arg_float(g, "eps", 1e-5));
+    }
+    return oxu_set_result(g, api, 0, at_out(g, api, ln, "LayerNormalization"));
+}
+
+/* Per-channel weight/bias of shape [C] broadcast against [N, C, *]. */
+static ox_vid channel_param(ox_sym *g, const ox_api *api, ox_vid p, int rank)
+{
+    if (!p)
+        return 0;
+    int64_t shape[AT_MAX_RANK];
+    shape[0] = -1;
+    for (int i = 1; i < rank - 1; i++)
+        shape[i] = 1;
+    return at_reshape(g, api, p, shape, (size_t)(rank - 1));
+}
+
+/* group_norm: [N, C, *] -> [N, G, C/G * prod(*)], standardize the last axis,
+ * back to the input's shape, then the per-channel affine. */
+static int at_sym_group_norm(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "input");
+    int rank = api->rank(g, x);
+    int64_t groups = api->arg_int(g, "num_groups", 1);
+    int64_t c = api->size(g, x, 1);
+    if (rank < 2 || rank > AT_MAX_RANK)
+        return api->fail(g, "group_norm needs an input of rank 2 to %d, got rank %d", AT_MAX_RANK,
+                         rank);
+    if (groups < 1 || (c > 0 && c % groups != 0))
+        return api->fail(g, "argument 'num_groups' is %lld; it must divide the %lld channels",
+                         (long long)groups, (long long)c);
+    int64_t grouped[3] = {0, groups, -1};
+    int64_t last = 2;
+    ox_vid y = standardize(g, api, at_reshape(g, api, x, grouped, 3), &last, 1,
+                           api->arg_float(g, "eps", 1e-5), x);
+    ox_vid shape = at_op1(g, api, "Shape", x);
+    y = at_op2(g, api, "Reshape", y, shape);
+    ox_vid w = api->arg_tensor(g, "weight"), b = api->arg_tensor(g, "bias");
+    if (rank == 2)
+        return oxu_set_result(g, api, 0, affine(g, api, y, w, b));
+    return oxu_set_result(g, api, 0, affine(g, api, y, channel_param(g, api, w, rank),
+                               channel_param(g, api, b, rank)));
+}
+
+/* instance_norm with the input's own statistics (use_input_stats, the
+ * default of InstanceNorm*d): InstanceNormalization, whose scale and bias are
+ * required, so absent ones become ones/zeros of the channel count. */
+static int at_sym_instance_norm(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "input");
+    int rank = api->rank(g, x);
+    int64_t c = api->size(g, x, 1);
+    if (rank < 3)
+        return api->fail(g, "instance_norm needs an input of rank 3 or more, got rank %d", rank);
+    ox_vid w = api->arg_tensor(g, "weight"), b = api->arg_tensor(g, "bias");
+    if ((!w || !b) && c < 0)
+        return api->fail(g, "instance_norm without weight/bias needs the channel count, which is "
+                            "unknown; record the input's sizes");
+    ox_dtype dt = api->dtype(g, x);
+    if (!w || !b) {
+        if (dt != OX_FLOAT)
+            return api->fail(g, "instance_norm without weight/bias is exported for float32 "
+                                "inputs only");
+        float *buf = calloc((size_t)c, sizeof *buf);
+        if (!buf)
+            return api->fail(g, "out of memory");
+        if (!b)
+            b = api->constant(g, OX_FLOAT, 1, &c, buf);
+        for (int64_t i = 0; i < c; i++)
+            buf[i] = 1.0f;
+        if (!w)
+            w = api->constant(g, OX_FLOAT, 1, &c, buf);
+        free(buf);
+        if (!w || !b)
+            return api->fail(g, "could not create the default scale/bias constants");
+    }
+    ox_vid in[3] = {x, w, b};
+    ox_onode *n = api->op(g, "InstanceNormalization", 3, in, 1);
+    if (n)
+        api->attr_float(n, "epsilon", api->arg_float(g, "eps", 1e-5));
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "InstanceNormalization"));
+}
+
+static const ox_param_decl p_batch_norm[] = {
+    OX_PARAM("input", OX_ARG_TENSOR),          OX_PARAM("weight", OX_ARG_OPT_TENSOR),
+    OX_PARAM("bias", OX_ARG_OPT_TENSOR),       OX_PARAM("running_mean", OX_ARG_OPT_TENSOR),
+    OX_PARAM("running_var", OX_ARG_OPT_TENSOR), OX_PARAM("training", OX_ARG_BOOL),
+    OX_PARAM("momentum", OX_ARG_FLOAT),        OX_PARAM("eps", OX_ARG_FLOAT),
+    OX_PARAM("cudnn_enabled", OX_ARG_BOOL)};
+static const ox_param_decl p_layer_norm[] = {
+    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("normalized_shape", OX_ARG_INTS),
+    OX_PARAM_NULL("weight", OX_ARG_OPT_TENSOR), OX_PARAM_NULL("bias", OX_ARG_OPT_TENSOR),
+    OX_PARAM_FLOAT("eps", OX_ARG_FLOAT, 1e-5), OX_PARAM_BOOL("cudnn_enable", 1)};
+static const ox_param_decl p_group_norm[] = {
+    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("num_groups", OX_ARG_INT),
+    OX_PARAM_NULL("weight", OX_ARG_OPT_TENSOR), OX_PARAM_NULL("bias", OX_ARG_OPT_TENSOR),
+    OX_PARAM_FLOAT("eps", OX_ARG_FLOAT, 1e-5), OX_PARAM_BOOL("cudnn_enabled", 1)};
+/* torch's schema has no defaults here; these are F.instance_norm's (and
+ * group_norm's cudnn_enabled), which is what a host that leaves them out means. */
+static const ox_param_decl p_instance_norm[] = {
+    OX_PARAM("input", OX_ARG_TENSOR),
+    OX_PARAM("weight", OX_ARG_OPT_TENSOR),
+    OX_PARAM("bias", OX_ARG_OPT_TENSOR),
+    OX_PARAM("running_mean", OX_ARG_OPT_TENSOR),
+    OX_PARAM("running_var", OX_ARG_OPT_TENSOR),
+    OX_PARAM("use_input_stats", OX_ARG_BOOL),
+    OX_PARAM_FLOAT("momentum", OX_ARG_FLOAT, 0.1),
+    OX_PARAM_FLOAT("eps", OX_ARG_FLOAT, 1e-5),
+    OX_PARAM_BOOL("cudnn_enabled", 1)};
+
+const ox_op_decl at_ops_normalization[] = {
+    OX_OP("aten::batch_norm", 9, p_batch_norm, 1, at_sym_batch_norm),
+    OX_OP("aten::layer_norm", 9, p_layer_norm, 1, at_sym_layer_norm_9),
+    OX_OP("aten::layer_norm", 17, p_layer_norm, 1, at_sym_layer_norm_17),
+    OX_OP("aten::group_norm", 9, p_group_norm, 1, at_sym_group_norm),
+    OX_OP("aten::instance_norm", 9, p_instance_norm, 1, at_sym_instance_norm),
+};
+AT_FAMILY_SIZE(at_ops_normalization);

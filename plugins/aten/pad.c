@@ -1,8 +1,87 @@
-/* aten::constant_pad_nd -> Pad (attributes before opset 11, inputs after). */
-#include "aten_symbolics.h"
+/* Padding -> Pad: constant_pad_nd (attributes before opset 11, inputs
+ * after), reflection and replication padding (mode reflect / edge).  The
+ * padding list is torch's (begin, end) pairs from the last dim backwards. */
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
-int at_sym_constant_pad_nd(ox_sym *g, const ox_api *api)
+static int pad_mode(ox_sym *g, const ox_api *api, const char *mode)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    const int64_t *pad = NULL;
+    size_t np = api->arg_ints(g, "padding", &pad);
+    int rank = api->rank(g, x);
+    if (rank < 0 || rank > AT_MAX_RANK)
+        return api->fail(g, "padding needs an input of known rank up to %d (got %d)", AT_MAX_RANK,
+                         rank);
+    if (np % 2 != 0 || np / 2 > (size_t)rank)
+        return api->fail(g, "argument 'padding' has %zu values; expected an even count of at "
+                            "most %d for a rank-%d input",
+                         np, 2 * rank, rank);
+    int64_t pads[2 * AT_MAX_RANK] = {0};
+    for (size_t i = 0; i < np / 2; i++) {
+        size_t dim = (size_t)rank - 1 - i;
+        pads[dim] = pad[2 * i];
+        pads[(size_t)rank + dim] = pad[2 * i + 1];
+        if (pad[2 * i] < 0 || pad[2 * i + 1] < 0)
+            return api->fail(g, "argument 'padding' has a negative value; %s padding only grows",
+                             mode);
+    }
+    ox_onode *p;
+    if (api->opset(g) < 11) {
+        p = api->op(g, "Pad", 1, &x, 1);
+        if (p)
+            api->attr_ints(p, "pads", pads, 2 * (size_t)rank);
+    } else {
+        ox_vid in[2] = {x, api->const_ints(g, pads, 2 * (size_t)rank)};
+        if (!in[1])
+            return api->fail(g, "could not create the pads constant of Pad");
+        p = api->op(g, "Pad", 2, in, 1);
+    }
+    if (p)
+        api->attr_string(p, "mode", mode);
+    return oxu_set_result(g, api, 0, at_out(g, api, p, "Pad"));
+}
+
+static int at_sym_reflection_pad(ox_sym *g, const ox_api *api)
+{
+    return pad_mode(g, api, "reflect");
+}
+
+static int at_sym_replication_pad(ox_sym *g, const ox_api *api)
+{
+    return pad_mode(g, api, "edge");
+}
+
+static int at_sym_constant_pad_nd(ox_sym *g, const ox_api *api)
 {
     return at_constant_pad(g, api, "self", "value");
 }
+
+/* Before opset 11 Pad's amounts are an attribute, so they cannot follow
+ * traced sizes. */
+static int check_constant_pad_nd(ox_sym *g, const ox_api *api)
+{
+    if (api->opset(g) < 11 && api->arg_kind(g, "pad") == OX_ARG_TENSOR)
+        return api->limit(g, 11, "pad amounts computed from traced sizes need Pad's pads input, "
+                                 "an attribute before opset 11");
+    return 0;
+}
+
+static const ox_param_decl p_constant_pad_nd[] = {
+    OX_PARAM("self", OX_ARG_TENSOR),
+    AT_PARAM_OR("pad", OX_ARG_INTS, OX_ARG_TENSOR),
+    OX_PARAM_INT("value", OX_ARG_SCALAR, 0)};
+static const ox_param_decl p_pad_mode[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                           OX_PARAM("padding", OX_ARG_INTS)};
+
+const ox_op_decl at_ops_pad[] = {
+    OX_OP_EX("aten::constant_pad_nd", 9, p_constant_pad_nd, 1, at_sym_constant_pad_nd, 0u,
+             check_constant_pad_nd),
+    OX_OP("aten::reflection_pad1d", 9, p_pad_mode, 1, at_sym_reflection_pad),
+    OX_OP("aten::reflection_pad2d", 9, p_pad_mode, 1, at_sym_reflection_pad),
+    OX_OP("aten::replication_pad1d", 9, p_pad_mode, 1, at_sym_replication_pad),
+    OX_OP("aten::replication_pad2d", 9, p_pad_mode, 1, at_sym_replication_pad),
+    OX_OP("aten::replication_pad3d", 9, p_pad_mode, 1, at_sym_replication_pad),
+};
+AT_FAMILY_SIZE(at_ops_pad);

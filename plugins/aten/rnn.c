@@ -8,8 +8,9 @@
  * weights themselves are never copied). */
 #include <stdlib.h>
 
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
 typedef enum rnn_mode { RNN_LSTM, RNN_GRU, RNN_TANH, RNN_RELU } rnn_mode;
 
@@ -111,6 +112,18 @@ static int lower_layer(ox_sym *g, const ox_api *api, rnn_mode m, const ox_vid *p
     return *cur ? 0 : 1;
 }
 
+/* Training mode only differs from inference through the dropout between
+ * layers, which no ONNX RNN node expresses (at any opset). */
+static int check_rnn(ox_sym *g, const ox_api *api)
+{
+    double p = api->arg_float(g, "dropout", 0.0);
+    if (api->arg_int(g, "train", 0) && p > 0.0 && api->arg_int(g, "num_layers", 1) > 1)
+        return api->limit(g, 0, "%s in training mode with dropout=%g between layers is not "
+                                "exported; put the model in eval mode (train=False)",
+                          api->op_name(g), p);
+    return 0;
+}
+
 static int lower_rnn(ox_sym *g, const ox_api *api, rnn_mode m)
 {
     ox_vid x = api->arg_tensor(g, "input");
@@ -122,12 +135,6 @@ static int lower_rnn(ox_sym *g, const ox_api *api, rnn_mode m)
     int batch_first = api->arg_int(g, "batch_first", 0) != 0;
     int per = has_b ? 4 : 2;
 
-    /* Training mode only differs from inference through the dropout
-     * between layers. */
-    if (api->arg_int(g, "train", 0) && api->arg_float(g, "dropout", 0.0) > 0.0 && n_layers > 1)
-        return api->fail(g, "%s in training mode with dropout=%g between layers is not "
-                            "exported; put the model in eval mode (train=False)",
-                         api->op_name(g), api->arg_float(g, "dropout", 0.0));
     if (n_layers < 1 || n_layers > 1024)
         return api->fail(g, "argument 'num_layers' is %lld; expected 1 to 1024",
                          (long long)n_layers);
@@ -194,22 +201,44 @@ out:
     return rc;
 }
 
-int at_sym_lstm(ox_sym *g, const ox_api *api)
+static int at_sym_lstm(ox_sym *g, const ox_api *api)
 {
     return lower_rnn(g, api, RNN_LSTM);
 }
 
-int at_sym_gru(ox_sym *g, const ox_api *api)
+static int at_sym_gru(ox_sym *g, const ox_api *api)
 {
     return lower_rnn(g, api, RNN_GRU);
 }
 
-int at_sym_rnn_tanh(ox_sym *g, const ox_api *api)
+static int at_sym_rnn_tanh(ox_sym *g, const ox_api *api)
 {
     return lower_rnn(g, api, RNN_TANH);
 }
 
-int at_sym_rnn_relu(ox_sym *g, const ox_api *api)
+static int at_sym_rnn_relu(ox_sym *g, const ox_api *api)
 {
     return lower_rnn(g, api, RNN_RELU);
 }
+
+static const ox_param_decl p_lstm[] = {
+    OX_PARAM("input", OX_ARG_TENSOR),     OX_PARAM("hx", OX_ARG_TENSOR_LIST),
+    OX_PARAM("params", OX_ARG_TENSOR_LIST), OX_PARAM("has_biases", OX_ARG_BOOL),
+    OX_PARAM("num_layers", OX_ARG_INT),   OX_PARAM("dropout", OX_ARG_FLOAT),
+    OX_PARAM("train", OX_ARG_BOOL),       OX_PARAM("bidirectional", OX_ARG_BOOL),
+    OX_PARAM("batch_first", OX_ARG_BOOL)};
+/* gru, rnn_tanh, rnn_relu: one initial state tensor. */
+static const ox_param_decl p_rnn[] = {
+    OX_PARAM("input", OX_ARG_TENSOR),     OX_PARAM("hx", OX_ARG_TENSOR),
+    OX_PARAM("params", OX_ARG_TENSOR_LIST), OX_PARAM("has_biases", OX_ARG_BOOL),
+    OX_PARAM("num_layers", OX_ARG_INT),   OX_PARAM("dropout", OX_ARG_FLOAT),
+    OX_PARAM("train", OX_ARG_BOOL),       OX_PARAM("bidirectional", OX_ARG_BOOL),
+    OX_PARAM("batch_first", OX_ARG_BOOL)};
+
+const ox_op_decl at_ops_rnn[] = {
+    OX_OP_EX("aten::lstm", 9, p_lstm, 3, at_sym_lstm, 0u, check_rnn),
+    OX_OP_EX("aten::gru", 9, p_rnn, 2, at_sym_gru, 0u, check_rnn),
+    OX_OP_EX("aten::rnn_tanh", 9, p_rnn, 2, at_sym_rnn_tanh, 0u, check_rnn),
+    OX_OP_EX("aten::rnn_relu", 9, p_rnn, 2, at_sym_rnn_relu, 0u, check_rnn),
+};
+AT_FAMILY_SIZE(at_ops_rnn);

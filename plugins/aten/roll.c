@@ -4,10 +4,11 @@
  * recorded size is reduced modulo that size. */
 #include <stdint.h>
 
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
-int at_sym_roll(ox_sym *g, const ox_api *api)
+static int at_sym_roll(ox_sym *g, const ox_api *api)
 {
     ox_vid self = api->arg_tensor(g, "self"), x = self;
     const int64_t *shifts = NULL, *dims = NULL;
@@ -39,5 +40,13 @@ int at_sym_roll(ox_sym *g, const ox_api *api)
                            at_slice(g, api, x, d, 0, cut, 1)};
         x = at_concat(g, api, parts, 2, d);
     }
-    return x ? api->set_output(g, 0, x) : 1;
+    return oxu_set_result(g, api, 0, x);
 }
+
+static const ox_param_decl p_roll[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("shifts", OX_ARG_INTS),
+                                       OX_PARAM_EMPTY_INTS("dims")};
+
+const ox_op_decl at_ops_roll[] = {
+    OX_OP("aten::roll", 9, p_roll, 1, at_sym_roll),
+};
+AT_FAMILY_SIZE(at_ops_roll);

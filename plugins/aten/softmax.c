@@ -1,8 +1,9 @@
 /* softmax / log_softmax.  Before opset 13 Softmax flattens the input to 2-D
  * at `axis`, which equals torch's softmax only over the last axis; other axes
  * are moved last and back. */
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
 static ox_vid softmax_node(ox_sym *g, const ox_api *api, const char *type, ox_vid x,
                            int64_t axis)
@@ -24,9 +25,8 @@ static int lower_softmax(ox_sym *g, const ox_api *api, const char *type, int ops
         x = at_cast(g, api, x, (ox_dtype)api->arg_int(g, "dtype", OX_FLOAT));
     if (!x)
         return 1;
+    /* dim is required (no default): the pre-scan refuses a node without it. */
     int64_t dim = api->arg_int(g, "dim", -1);
-    if (!api->arg_present(g, "dim") || api->arg_kind(g, "dim") == OX_ARG_NONE)
-        return api->fail(g, "argument 'dim' is missing; softmax needs an explicit dim");
     if (rank < 0 && !opset13)
         return api->fail(g, "softmax before opset 13 needs the input's rank, which is unknown; "
                             "record the input's sizes or use opset 13");
@@ -49,25 +49,37 @@ static int lower_softmax(ox_sym *g, const ox_api *api, const char *type, int ops
         y = softmax_node(g, api, type, y, rank - 1);
         y = at_transpose(g, api, y, perm, (size_t)rank);
     }
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, y);
 }
 
-int at_sym_softmax_9(ox_sym *g, const ox_api *api)
+static int at_sym_softmax_9(ox_sym *g, const ox_api *api)
 {
     return lower_softmax(g, api, "Softmax", 0);
 }
 
-int at_sym_softmax_13(ox_sym *g, const ox_api *api)
+static int at_sym_softmax_13(ox_sym *g, const ox_api *api)
 {
     return lower_softmax(g, api, "Softmax", 1);
 }
 
-int at_sym_log_softmax_9(ox_sym *g, const ox_api *api)
+static int at_sym_log_softmax_9(ox_sym *g, const ox_api *api)
 {
     return lower_softmax(g, api, "LogSoftmax", 0);
 }
 
-int at_sym_log_softmax_13(ox_sym *g, const ox_api *api)
+static int at_sym_log_softmax_13(ox_sym *g, const ox_api *api)
 {
     return lower_softmax(g, api, "LogSoftmax", 1);
 }
+
+static const ox_param_decl p_softmax[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                          OX_PARAM("dim", OX_ARG_INT),
+                                          OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
+
+const ox_op_decl at_ops_softmax[] = {
+    OX_OP("aten::softmax", 9, p_softmax, 1, at_sym_softmax_9),
+    OX_OP("aten::softmax", 13, p_softmax, 1, at_sym_softmax_13),
+    OX_OP("aten::log_softmax", 9, p_softmax, 1, at_sym_log_softmax_9),
+    OX_OP("aten::log_softmax", 13, p_softmax, 1, at_sym_log_softmax_13),
+};
+AT_FAMILY_SIZE(at_ops_softmax);

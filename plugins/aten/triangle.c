@@ -1,8 +1,9 @@
 /* triu / tril: Trilu from opset 14; from 11 a mask from two Ranges over the
  * last two dims' run-time sizes (col - row compared with the diagonal), so a
  * causal mask built from a traced length follows the length. */
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
 static ox_vid dim_size(ox_sym *g, const ox_api *api, ox_vid shape, int64_t axis)
 {
@@ -31,7 +32,7 @@ static int triangle(ox_sym *g, const ox_api *api, int upper)
         if (n)
             api->attr_int(n, "upper", upper);
         y = at_out(g, api, n, "Trilu");
-    } else if (api->opset(g) >= 11) {
+    } else {
         ox_vid shape = at_op1(g, api, "Shape", x);
         ox_vid zero = api->const_scalar_of(g, OX_INT64, 0.0), one = api->const_scalar_of(g, OX_INT64, 1.0);
         ox_vid rin[3] = {zero, dim_size(g, api, shape, rank - 2), one};
@@ -48,20 +49,26 @@ static int triangle(ox_sym *g, const ox_api *api, int upper)
         if (!keep || !in[2])
             return 1;
         y = at_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
-    } else {
-        return api->fail(g, "%s is exported from opset 11 (Range builds its mask); export with "
-                            "opset 11 or later",
-                         upper ? "triu" : "tril");
     }
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, y);
 }
 
-int at_sym_triu(ox_sym *g, const ox_api *api)
+static int at_sym_triu(ox_sym *g, const ox_api *api)
 {
     return triangle(g, api, 1);
 }
 
-int at_sym_tril(ox_sym *g, const ox_api *api)
+static int at_sym_tril(ox_sym *g, const ox_api *api)
 {
     return triangle(g, api, 0);
 }
+
+static const ox_param_decl p_triangle[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                           OX_PARAM_INT("diagonal", OX_ARG_INT, 0)};
+
+/* From opset 11: Range, which builds the mask, is new there. */
+const ox_op_decl at_ops_triangle[] = {
+    OX_OP("aten::triu", 11, p_triangle, 1, at_sym_triu),
+    OX_OP("aten::tril", 11, p_triangle, 1, at_sym_tril),
+};
+AT_FAMILY_SIZE(at_ops_triangle);
