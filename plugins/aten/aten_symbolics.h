@@ -9,6 +9,12 @@
 
 #define AT_SYM(name) int name(ox_sym *g, const ox_api *api)
 
+/* math.c: a recorded number (int, float or bool argument). */
+int at_is_number(ox_arg_kind k);
+/* math.c: argument `name` as a value: a tensor, or a number as a rank-0
+ * constant typed like `like`.  0 after api->fail. */
+ox_vid at_operand(ox_sym *g, const ox_api *api, const char *name, ox_vid like);
+
 /* conv.c */
 /* normalization.c */
 /* activation.c */
@@ -34,12 +40,7 @@ AT_SYM(at_sym_pixel_shuffle_11);
 /* embedding.c */
 /* rnn.c */
 /* elementwise.c */
-AT_SYM(at_sym_add);
-AT_SYM(at_sym_sub);
-AT_SYM(at_sym_mul);
-AT_SYM(at_sym_div);
 /* reduce.c */
-AT_SYM(at_sym_mean);
 /* pad.c */
 
 /* activation_more.c */
@@ -57,64 +58,11 @@ AT_SYM(at_sym_expand);
 AT_SYM(at_sym_repeat);
 AT_SYM(at_sym_stack);
 /* math.c */
-AT_SYM(at_sym_exp);
-AT_SYM(at_sym_log);
-AT_SYM(at_sym_sqrt);
-AT_SYM(at_sym_rsqrt);
-AT_SYM(at_sym_reciprocal);
-AT_SYM(at_sym_erf);
-AT_SYM(at_sym_floor);
-AT_SYM(at_sym_ceil);
-AT_SYM(at_sym_sin);
-AT_SYM(at_sym_cos);
-AT_SYM(at_sym_sign);
-AT_SYM(at_sym_rsub);
-AT_SYM(at_sym_neg);
-AT_SYM(at_sym_abs);
-AT_SYM(at_sym_pow);
-AT_SYM(at_sym_maximum);
-AT_SYM(at_sym_minimum);
-AT_SYM(at_sym_clamp_9);
-AT_SYM(at_sym_clamp_11);
-AT_SYM(at_sym_eq);
-AT_SYM(at_sym_ne);
-AT_SYM(at_sym_gt);
-AT_SYM(at_sym_lt);
-AT_SYM(at_sym_ge);
-AT_SYM(at_sym_le);
-AT_SYM(at_sym_where);
-AT_SYM(at_sym_masked_fill);
-AT_SYM(at_sym_to);
-AT_SYM(at_sym_logical_or);
-AT_SYM(at_sym_logical_and);
-AT_SYM(at_sym_logical_xor);
-AT_SYM(at_sym_logical_not);
 /* baddbmm.c */
 /* reduce_more.c */
-AT_SYM(at_sym_sum_9);
-AT_SYM(at_sym_sum_13);
-AT_SYM(at_sym_amax);
-AT_SYM(at_sym_amin);
-AT_SYM(at_sym_argmax);
-AT_SYM(at_sym_argmin);
-AT_SYM(at_sym_cumsum);
-AT_SYM(at_sym_topk);
 /* embedding.c */
 /* triangle.c */
 /* size.c */
-AT_SYM(at_sym_size);
-AT_SYM(at_sym_numel);
-AT_SYM(at_sym_floor_divide);
-AT_SYM(at_sym_remainder);
-AT_SYM(at_sym_zeros);
-AT_SYM(at_sym_ones);
-AT_SYM(at_sym_full);
-AT_SYM(at_sym_zeros_like);
-AT_SYM(at_sym_ones_like);
-AT_SYM(at_sym_full_like);
-AT_SYM(at_sym_rand_like);
-AT_SYM(at_sym_randn_like);
-AT_SYM(at_sym_arange);
 /* resize.c */
 AT_SYM(at_sym_upsample_nearest2d);
 AT_SYM(at_sym_upsample_bilinear2d);

@@ -22,14 +22,10 @@ static const ox_param_decl p_flatten[] = {OX_PARAM("self", T), OX_PARAM("start_d
 static const ox_param_decl p_view[] = {OX_PARAM("self", T), OX_PARAM("size", INTS)};
 static const ox_param_decl p_reshape[] = {OX_PARAM("self", T), OX_PARAM("shape", INTS)};
 static const ox_param_decl p_pixel_shuffle[] = {OX_PARAM("self", T), OX_PARAM("upscale_factor", INT)};
-static const ox_param_decl p_add[] = {OX_PARAM("self", T), OX_PARAM("other", TSCALAR), OX_PARAM("alpha", SCALAR)};
-static const ox_param_decl p_mul[] = {OX_PARAM("self", T), OX_PARAM("other", TSCALAR)};
 static const ox_param_decl p_transpose[] = {OX_PARAM("self", T), OX_PARAM("dim0", INT), OX_PARAM("dim1", INT)};
 static const ox_param_decl p_permute[] = {OX_PARAM("self", T), OX_PARAM("dims", INTS)};
 static const ox_param_decl p_unsqueeze[] = {OX_PARAM("self", T), OX_PARAM("dim", INT)};
 static const ox_param_decl p_squeeze[] = {OX_PARAM("self", T), OX_PARAM("dim", INT)};
-static const ox_param_decl p_mean[] = {
-    OX_PARAM("self", T), OX_PARAM("dim", INTS), OX_PARAM("keepdim", BOOL), OX_PARAM("dtype", DTYPE)};
 static const ox_param_decl p_select[] = {OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("index", INT)};
 static const ox_param_decl p_slice[] = {
     OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("start", INT), OX_PARAM("end", INT), OX_PARAM("step", INT)};
@@ -45,27 +41,7 @@ static const ox_param_decl p_expand[] = {OX_PARAM("self", T), OX_PARAM("size", I
 static const ox_param_decl p_repeat[] = {OX_PARAM("self", T), OX_PARAM("repeats", INTS)};
 static const ox_param_decl p_stack[] = {OX_PARAM("tensors", TLIST), OX_PARAM("dim", INT)};
 
-static const ox_param_decl p_to[] = {OX_PARAM("self", T), OX_PARAM("dtype", DTYPE)};
-static const ox_param_decl p_logical[] = {OX_PARAM("self", T), OX_PARAM("other", T)};
-static const ox_param_decl p_pow[] = {OX_PARAM("self", T), OX_PARAM("exponent", TSCALAR)};
-static const ox_param_decl p_clamp[] = {OX_PARAM("self", T), OX_PARAM("min", SCALAR), OX_PARAM("max", SCALAR)};
-static const ox_param_decl p_where[] = {OX_PARAM("condition", T), OX_PARAM("self", TSCALAR), OX_PARAM("other", TSCALAR)};
-static const ox_param_decl p_masked_fill[] = {OX_PARAM("self", T), OX_PARAM("mask", T), OX_PARAM("value", TSCALAR)};
-static const ox_param_decl p_sum[] = {
-    OX_PARAM("self", T), OX_PARAM("dim", INTS), OX_PARAM("keepdim", BOOL), OX_PARAM("dtype", DTYPE)};
-static const ox_param_decl p_amax[] = {OX_PARAM("self", T), OX_PARAM("dim", INTS), OX_PARAM("keepdim", BOOL)};
-static const ox_param_decl p_argmax[] = {OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("keepdim", BOOL)};
-static const ox_param_decl p_cumsum[] = {OX_PARAM("self", T), OX_PARAM("dim", INT), OX_PARAM("dtype", DTYPE)};
-static const ox_param_decl p_topk[] = {
-    OX_PARAM("self", T), OX_PARAM("k", INT), OX_PARAM("dim", INT), OX_PARAM("largest", BOOL), OX_PARAM("sorted", BOOL)};
 
-static const ox_param_decl p_size[] = {OX_PARAM("self", T), OX_PARAM("dim", INT)};
-static const ox_param_decl p_factory[] = {OX_PARAM("size", INTS), OX_PARAM("dtype", DTYPE)};
-static const ox_param_decl p_full[] = {OX_PARAM("size", INTS), OX_PARAM("fill_value", SCALAR), OX_PARAM("dtype", DTYPE)};
-static const ox_param_decl p_like[] = {OX_PARAM("self", T), OX_PARAM("dtype", DTYPE)};
-static const ox_param_decl p_full_like[] = {OX_PARAM("self", T), OX_PARAM("fill_value", SCALAR), OX_PARAM("dtype", DTYPE)};
-static const ox_param_decl p_arange[] = {
-    OX_PARAM("start", SCALAR), OX_PARAM("end", SCALAR), OX_PARAM("step", SCALAR), OX_PARAM("dtype", DTYPE)};
 static const ox_param_decl p_upsample_nearest[] = {
     OX_PARAM("self", T), OX_PARAM("output_size", INTS), OX_PARAM("scales", OX_ARG_FLOATS)};
 static const ox_param_decl p_upsample_bilinear[] = {
@@ -79,17 +55,12 @@ const ox_op_decl at_ops_unsorted[] = {
     OP("aten::reshape", 9, p_reshape, 1, at_sym_reshape),
     OP("aten::pixel_shuffle", 9, p_pixel_shuffle, 1, at_sym_pixel_shuffle_9),
     OP("aten::pixel_shuffle", 11, p_pixel_shuffle, 1, at_sym_pixel_shuffle_11),
-    OP("aten::add", 9, p_add, 1, at_sym_add),
-    OP("aten::sub", 9, p_add, 1, at_sym_sub),
-    OP("aten::mul", 9, p_mul, 1, at_sym_mul),
-    OP("aten::div", 9, p_mul, 1, at_sym_div),
     OP("aten::t", 9, p_self, 1, at_sym_t),
     OP("aten::transpose", 9, p_transpose, 1, at_sym_transpose),
     OP("aten::permute", 9, p_permute, 1, at_sym_permute),
     OP("aten::contiguous", 9, p_self, 1, at_sym_contiguous),
     OP("aten::unsqueeze", 9, p_unsqueeze, 1, at_sym_unsqueeze),
     OP("aten::squeeze", 9, p_squeeze, 1, at_sym_squeeze),
-    OP("aten::mean", 9, p_mean, 1, at_sym_mean),
     OP("aten::select", 9, p_select, 1, at_sym_select),
     OP("aten::slice", 9, p_slice, 1, at_sym_slice),
     OP("aten::index", 9, p_index, 1, at_sym_index),
@@ -101,59 +72,6 @@ const ox_op_decl at_ops_unsorted[] = {
     OP("aten::expand", 9, p_expand, 1, at_sym_expand),
     OP("aten::repeat", 9, p_repeat, 1, at_sym_repeat),
     OP("aten::stack", 9, p_stack, 1, at_sym_stack),
-    OP("aten::to", 9, p_to, 1, at_sym_to),
-    OP("aten::logical_or", 9, p_logical, 1, at_sym_logical_or),
-    OP("aten::logical_and", 9, p_logical, 1, at_sym_logical_and),
-    OP("aten::logical_xor", 9, p_logical, 1, at_sym_logical_xor),
-    OP("aten::logical_not", 9, p_self, 1, at_sym_logical_not),
-    OP("aten::exp", 9, p_self, 1, at_sym_exp),
-    OP("aten::log", 9, p_self, 1, at_sym_log),
-    OP("aten::sqrt", 9, p_self, 1, at_sym_sqrt),
-    OP("aten::rsqrt", 9, p_self, 1, at_sym_rsqrt),
-    OP("aten::reciprocal", 9, p_self, 1, at_sym_reciprocal),
-    OP("aten::erf", 9, p_self, 1, at_sym_erf),
-    OP("aten::floor", 9, p_self, 1, at_sym_floor),
-    OP("aten::ceil", 9, p_self, 1, at_sym_ceil),
-    OP("aten::sin", 9, p_self, 1, at_sym_sin),
-    OP("aten::cos", 9, p_self, 1, at_sym_cos),
-    OP("aten::sign", 9, p_self, 1, at_sym_sign),
-    OP("aten::rsub", 9, p_add, 1, at_sym_rsub),
-    OP("aten::neg", 9, p_self, 1, at_sym_neg),
-    OP("aten::abs", 9, p_self, 1, at_sym_abs),
-    OP("aten::pow", 9, p_pow, 1, at_sym_pow),
-    OP("aten::maximum", 9, p_mul, 1, at_sym_maximum),
-    OP("aten::minimum", 9, p_mul, 1, at_sym_minimum),
-    OP("aten::clamp", 9, p_clamp, 1, at_sym_clamp_9),
-    OP("aten::clamp", 11, p_clamp, 1, at_sym_clamp_11),
-    OP("aten::eq", 9, p_mul, 1, at_sym_eq),
-    OP("aten::ne", 9, p_mul, 1, at_sym_ne),
-    OP("aten::gt", 9, p_mul, 1, at_sym_gt),
-    OP("aten::lt", 9, p_mul, 1, at_sym_lt),
-    OP("aten::ge", 9, p_mul, 1, at_sym_ge),
-    OP("aten::le", 9, p_mul, 1, at_sym_le),
-    OP("aten::where", 9, p_where, 1, at_sym_where),
-    OP("aten::masked_fill", 9, p_masked_fill, 1, at_sym_masked_fill),
-    OP("aten::sum", 9, p_sum, 1, at_sym_sum_9),
-    OP("aten::sum", 13, p_sum, 1, at_sym_sum_13),
-    OP("aten::amax", 9, p_amax, 1, at_sym_amax),
-    OP("aten::amin", 9, p_amax, 1, at_sym_amin),
-    OP("aten::argmax", 9, p_argmax, 1, at_sym_argmax),
-    OP("aten::argmin", 9, p_argmax, 1, at_sym_argmin),
-    OP("aten::cumsum", 11, p_cumsum, 1, at_sym_cumsum),
-    OP("aten::topk", 9, p_topk, 2, at_sym_topk),
-    OP("aten::size", 9, p_size, 1, at_sym_size),
-    OP("aten::numel", 9, p_self, 1, at_sym_numel),
-    OP("aten::floor_divide", 9, p_mul, 1, at_sym_floor_divide),
-    OP("aten::remainder", 9, p_mul, 1, at_sym_remainder),
-    OP("aten::zeros", 9, p_factory, 1, at_sym_zeros),
-    OP("aten::ones", 9, p_factory, 1, at_sym_ones),
-    OP("aten::full", 9, p_full, 1, at_sym_full),
-    OP("aten::zeros_like", 9, p_like, 1, at_sym_zeros_like),
-    OP("aten::ones_like", 9, p_like, 1, at_sym_ones_like),
-    OP("aten::full_like", 9, p_full_like, 1, at_sym_full_like),
-    OP("aten::rand_like", 9, p_like, 1, at_sym_rand_like),
-    OP("aten::randn_like", 9, p_like, 1, at_sym_randn_like),
-    OP("aten::arange", 9, p_arange, 1, at_sym_arange),
     OP("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, at_sym_upsample_nearest2d),
     OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, at_sym_upsample_bilinear2d),
 };

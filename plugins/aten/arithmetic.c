@@ -1,0 +1,161 @@
+/* Arithmetic operators: add/sub (with alpha), mul, div, rsub, floor_divide,
+ * remainder.  A number as `other` becomes a rank-0 constant of self's type,
+ * as torch's type promotion keeps the tensor's dtype. */
+#include <string.h>
+
+#include "aten_family.h"
+#include "aten_symbolics.h"
+#include "aten_util.h"
+#include "oxport/plugin_util.h"
+
+/* torch's div is true division: integer operands give a float result, where
+ * ONNX Div would truncate. */
+static int true_div(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = at_cast(g, api, api->arg_tensor(g, "self"), OX_FLOAT);
+    ox_vid other;
+    if (at_is_number(api->arg_kind(g, "other"))) {
+        other = api->const_scalar_of(g, OX_FLOAT, api->arg_float(g, "other", 1.0));
+        if (!other)
+            return api->fail(g, "could not create the constant for 'other'");
+    } else {
+        other = api->arg_tensor(g, "other");
+        if (!other)
+            return api->fail(g, "argument 'other' is missing or None");
+        if (at_is_integer(api->dtype(g, other)))
+            other = at_cast(g, api, other, OX_FLOAT);
+    }
+    ox_vid y = at_op2(g, api, "Div", x, other);
+    return oxu_set_result(g, api, 0, y);
+}
+
+static int binary(ox_sym *g, const ox_api *api, const char *type, int with_alpha)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    if (strcmp(type, "Div") == 0 && at_is_integer(api->dtype(g, x)))
+        return true_div(g, api);
+    double alpha = with_alpha ? api->arg_float(g, "alpha", 1.0) : 1.0;
+    ox_vid other;
+    if (at_is_number(api->arg_kind(g, "other"))) {
+        /* Fold alpha into the number. */
+        other = api->scalar_like(g, api->arg_float(g, "other", 0.0) * alpha, x);
+        if (!other)
+            return api->fail(g, "could not create the constant for 'other'");
+    } else {
+        other = api->arg_tensor(g, "other");
+        if (!other)
+            return api->fail(g, "argument 'other' is missing or None");
+        if (at_promote2(g, api, &x, &other))
+            return 1;
+        if (alpha != 1.0) {
+            ox_vid a = api->scalar_like(g, alpha, other);
+            if (!a)
+                return api->fail(g, "could not create the constant for 'alpha'");
+            other = at_op2(g, api, "Mul", other, a);
+        }
+    }
+    ox_vid y = at_op2(g, api, type, x, other);
+    return oxu_set_result(g, api, 0, y);
+}
+
+static int at_sym_add(ox_sym *g, const ox_api *api)
+{
+    return binary(g, api, "Add", 1);
+}
+
+static int at_sym_sub(ox_sym *g, const ox_api *api)
+{
+    return binary(g, api, "Sub", 1);
+}
+
+static int at_sym_mul(ox_sym *g, const ox_api *api)
+{
+    return binary(g, api, "Mul", 0);
+}
+
+static int at_sym_div(ox_sym *g, const ox_api *api)
+{
+    return binary(g, api, "Div", 0);
+}
+
+/* rsub(self, other, alpha) = other - alpha * self (`1 - x`). */
+static int at_sym_rsub(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    double alpha = api->arg_float(g, "alpha", 1.0);
+    if (x && alpha != 1.0) {
+        ox_vid a = api->scalar_like(g, alpha, x);
+        if (!a)
+            return api->fail(g, "could not create the constant for 'alpha'");
+        x = at_op2(g, api, "Mul", x, a);
+    }
+    return oxu_set_result(g, api, 0, at_op2(g, api, "Sub", at_operand(g, api, "other", x), x));
+}
+
+/* `other` as a tensor of self's dtype (a recorded number becomes a constant). */
+static ox_vid other_like(ox_sym *g, const ox_api *api, ox_vid x)
+{
+    ox_arg_kind k = api->arg_kind(g, "other");
+    if (k == OX_ARG_INT || k == OX_ARG_FLOAT || k == OX_ARG_BOOL) {
+        ox_vid v = api->scalar_like(g, api->arg_float(g, "other", 1.0), x);
+        if (!v)
+            api->fail(g, "could not create the constant for 'other'");
+        return v;
+    }
+    ox_vid o = api->arg_tensor(g, "other");
+    if (!o) {
+        api->fail(g, "argument 'other' is missing or None");
+        return 0;
+    }
+    if (api->dtype(g, o) != api->dtype(g, x) && api->dtype(g, x) != OX_UNDEFINED)
+        o = at_cast(g, api, o, api->dtype(g, x));
+    return o;
+}
+
+/* Floor division.  ONNX Div truncates integers toward zero; torch floors, so a
+ * quotient whose exact value is negative and inexact is one less. */
+static ox_vid floor_div(ox_sym *g, const ox_api *api, ox_vid a, ox_vid b)
+{
+    if (!a || !b)
+        return 0;
+    if (!at_is_integer(api->dtype(g, a)))
+        return at_op1(g, api, "Floor", at_op2(g, api, "Div", a, b));
+    ox_vid q = at_op2(g, api, "Div", a, b);
+    ox_vid inexact = at_op1(g, api, "Not", at_op2(g, api, "Equal", at_op2(g, api, "Mul", q, b), a));
+    ox_vid zero = api->scalar_like(g, 0.0, a);
+    ox_vid neg = at_op2(g, api, "Xor", at_op2(g, api, "Less", a, zero), at_op2(g, api, "Less", b, zero));
+    ox_vid fix = at_cast(g, api, at_op2(g, api, "And", inexact, neg), api->dtype(g, a));
+    return at_op2(g, api, "Sub", q, fix);
+}
+
+static int at_sym_floor_divide(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    return oxu_set_result(g, api, 0, floor_div(g, api, x, other_like(g, api, x)));
+}
+
+/* torch.remainder has the divisor's sign: a - floor(a / b) * b. */
+static int at_sym_remainder(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    ox_vid b = other_like(g, api, x);
+    ox_vid q = floor_div(g, api, x, b);
+    return oxu_set_result(g, api, 0, at_op2(g, api, "Sub", x, at_op2(g, api, "Mul", q, b)));
+}
+
+static const ox_param_decl p_add[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                      OX_PARAM("other", OX_ARG_TENSOR_OR_SCALAR),
+                                      OX_PARAM_INT("alpha", OX_ARG_SCALAR, 1)};
+static const ox_param_decl p_other[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                        OX_PARAM("other", OX_ARG_TENSOR_OR_SCALAR)};
+
+const ox_op_decl at_ops_arithmetic[] = {
+    OX_OP("aten::add", 9, p_add, 1, at_sym_add),
+    OX_OP("aten::sub", 9, p_add, 1, at_sym_sub),
+    OX_OP("aten::mul", 9, p_other, 1, at_sym_mul),
+    OX_OP("aten::div", 9, p_other, 1, at_sym_div),
+    OX_OP("aten::rsub", 9, p_add, 1, at_sym_rsub),
+    OX_OP("aten::floor_divide", 9, p_other, 1, at_sym_floor_divide),
+    OX_OP("aten::remainder", 9, p_other, 1, at_sym_remainder),
+};
+AT_FAMILY_SIZE(at_ops_arithmetic);
