@@ -1,20 +1,15 @@
-/* Broadcasting copies: expand -> Expand, repeat -> Tile, stack ->
- * Unsqueeze + Concat. */
-#include "aten_symbolics.h"
+/* Broadcasting copies: expand -> Expand, repeat -> Tile. */
+#include "aten_family.h"
 #include "aten_util.h"
-
-static int done(ox_sym *g, const ox_api *api, ox_vid y)
-{
-    return y ? api->set_output(g, 0, y) : 1;
-}
+#include "oxport/plugin_util.h"
 
 /* torch's -1 keeps a dim; ONNX Expand keeps it for 1 (broadcast rule). */
-int at_sym_expand(ox_sym *g, const ox_api *api)
+static int at_sym_expand(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     /* Traced sizes: the host wrote 1 for a kept (-1) dim already. */
     if (api->arg_kind(g, "size") == OX_ARG_TENSOR)
-        return done(g, api, at_op2(g, api, "Expand", x, api->arg_tensor(g, "size")));
+        return oxu_set_result(g, api, 0, at_op2(g, api, "Expand", x, api->arg_tensor(g, "size")));
     const int64_t *size = NULL;
     size_t n = api->arg_ints(g, "size", &size);
     if (n > AT_MAX_RANK)
@@ -28,12 +23,12 @@ int at_sym_expand(ox_sym *g, const ox_api *api)
         shape[i] = size[i] == -1 ? 1 : size[i];
     }
     ox_vid s = api->const_ints(g, shape, n);
-    return done(g, api, s ? at_op2(g, api, "Expand", x, s) : at_out(g, api, NULL, "Expand"));
+    return oxu_set_result(g, api, 0, s ? at_op2(g, api, "Expand", x, s) : at_out(g, api, NULL, "Expand"));
 }
 
 /* repeat may add leading dims: unsqueeze to the repeats' rank first (size-1
  * dims in front, whatever the input's sizes are at run time). */
-int at_sym_repeat(ox_sym *g, const ox_api *api)
+static int at_sym_repeat(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     const int64_t *reps = NULL;
@@ -48,25 +43,18 @@ int at_sym_repeat(ox_sym *g, const ox_api *api)
     for (size_t i = (size_t)rank; i < n; i++)
         x = at_unsqueeze(g, api, x, 0);
     if (traced)
-        return done(g, api, at_op2(g, api, "Tile", x, rt));
+        return oxu_set_result(g, api, 0, at_op2(g, api, "Tile", x, rt));
     ox_vid r = api->const_ints(g, reps, n);
-    return done(g, api, r ? at_op2(g, api, "Tile", x, r) : at_out(g, api, NULL, "Tile"));
+    return oxu_set_result(g, api, 0, r ? at_op2(g, api, "Tile", x, r) : at_out(g, api, NULL, "Tile"));
 }
 
-int at_sym_stack(ox_sym *g, const ox_api *api)
-{
-    const ox_vid *xs = NULL;
-    size_t n = api->arg_tensors(g, "tensors", &xs);
-    if (n == 0)
-        return api->fail(g, "argument 'tensors' is empty");
-    int64_t dim;
-    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, xs[0]) + 1, &dim))
-        return 1;
-    ox_vid parts[64];
-    if (n > 64)
-        return api->fail(g, "argument 'tensors' has %zu tensors; at most 64 are supported", n);
-    for (size_t i = 0; i < n; i++)
-        if (!(parts[i] = at_unsqueeze(g, api, xs[i], dim)))
-            return 1;
-    return done(g, api, at_concat(g, api, parts, n, dim));
-}
+static const ox_param_decl p_expand[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                         AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR)};
+static const ox_param_decl p_repeat[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                         AT_PARAM_OR("repeats", OX_ARG_INTS, OX_ARG_TENSOR)};
+
+const ox_op_decl at_ops_expand[] = {
+    OX_OP("aten::expand", 9, p_expand, 1, at_sym_expand),
+    OX_OP("aten::repeat", 9, p_repeat, 1, at_sym_repeat),
+};
+AT_FAMILY_SIZE(at_ops_expand);

@@ -1,4 +1,7 @@
-/* aten::index: advanced indexing x[i0, i1, ...] with integer index tensors,
+/* Reading by index: aten::select (one position of a dim), aten::slice
+ * (start:end:step of a dim), aten::index (advanced indexing).
+ *
+ * aten::index: advanced indexing x[i0, i1, ...] with integer index tensors,
  * boolean masks and None for dims taken whole.
  *
  * torch's rule: the index tensors broadcast against each other; the result
@@ -14,16 +17,12 @@
  *    stacked index tensors, the broadcast dims moved back (opset 11).
  * Negative index values count from the end, as in torch: each integer index
  * is wrapped against its dim's size read at run time. */
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 #include "index_common.h"
 
 #include <string.h>
-
-static int done(ox_sym *g, const ox_api *api, ox_vid y)
-{
-    return y ? api->set_output(g, 0, y) : 1;
-}
 
 /* Shape(x)[axis] as a rank-0 int64 tensor. */
 static ox_vid dim_size(ox_sym *g, const ox_api *api, ox_vid x, int64_t axis)
@@ -252,25 +251,145 @@ ox_vid ax_gather_nd(ox_sym *g, const ox_api *api, ox_vid x, const ax_plan *p)
     return at_transpose(g, api, y, p->out_perm, (size_t)p->out_rank);
 }
 
-int at_sym_index(ox_sym *g, const ox_api *api)
+static int at_sym_index(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ax_plan p;
     if (ax_index_plan(g, api, x, &p))
         return 1;
     if (p.n_masks == 1 && p.n == (size_t)p.mask_rank)
-        return done(g, api, compress_mask(g, api, x, &p));
+        return oxu_set_result(g, api, 0, compress_mask(g, api, x, &p));
     if (p.n == 1 && p.n_masks == 0) {
         ox_vid idx = ax_wrap_index(g, api, x, p.src[0], p.axis[0]);
         ox_onode *gather = idx ? api->op(g, "Gather", 2, (ox_vid[]){x, idx}, 1) : NULL;
         if (gather)
             api->attr_int(gather, "axis", p.axis[0]);
-        return done(g, api, at_out(g, api, gather, "Gather"));
+        return oxu_set_result(g, api, 0, at_out(g, api, gather, "Gather"));
     }
-    if (api->opset(g) < 11)
-        return api->fail(g, "indexing with several index tensors (or a boolean mask next to an index "
-                            "tensor) needs GatherND, from opset 11; export with opset 11 or later");
+    /* several index tensors: from opset 11 (check_index) */
     if (ax_index_tensors(g, api, x, &p))
         return 1;
-    return done(g, api, ax_gather_nd(g, api, x, &p));
+    return oxu_set_result(g, api, 0, ax_gather_nd(g, api, x, &p));
 }
+
+ox_vid ax_slice_bound(ox_sym *g, const ox_api *api, const char *name, int64_t dflt)
+{
+    if (api->arg_kind(g, name) == OX_ARG_TENSOR) {
+        ox_vid v = api->arg_tensor(g, name);
+        if (api->dtype(g, v) != OX_INT64)
+            v = at_cast(g, api, v, OX_INT64);
+        return v && api->rank(g, v) == 0 ? at_unsqueeze(g, api, v, 0) : v;
+    }
+    int64_t b = api->arg_kind(g, name) == OX_ARG_NONE ? dflt : api->arg_int(g, name, dflt);
+    return api->const_ints(g, &b, 1);
+}
+
+static int at_sym_select(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t dim, index = api->arg_int(g, "index", 0);
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &dim))
+        return 1;
+    if (api->arg_kind(g, "index") == OX_ARG_TENSOR) {
+        /* A traced index (a rank-0 int64 computed from sizes): Gather takes it
+         * as it is; negative values count from the end from opset 11. */
+        ox_vid in[2] = {x, api->arg_tensor(g, "index")};
+        if (api->rank(g, in[1]) != 0)
+            return api->fail(g, "argument 'index' is a rank-%d tensor; select takes one index",
+                             api->rank(g, in[1]));
+        ox_onode *n = api->op(g, "Gather", 2, in, 1);
+        if (n)
+            api->attr_int(n, "axis", dim);
+        return oxu_set_result(g, api, 0, at_out(g, api, n, "Gather"));
+    }
+    /* Gather counts negative indices from the end from opset 11, whatever the
+     * size is at run time; before 11 the recorded size has to do. */
+    if (index < 0 && api->opset(g) < 11) {
+        int64_t size = api->size(g, x, (int)dim);
+        if (size >= 0)
+            index += size;
+        else
+            return api->fail(g, "select with a negative index needs the size of dim %lld "
+                                "before opset 11 (Gather's negative indices)",
+                             (long long)dim);
+    }
+    /* A rank-0 index removes the dimension, as select does. */
+    ox_vid idx = api->constant(g, OX_INT64, 0, NULL, &index);
+    if (!idx)
+        return api->fail(g, "could not create the index constant");
+    ox_vid in[2] = {x, idx};
+    ox_onode *n = api->op(g, "Gather", 2, in, 1);
+    if (n)
+        api->attr_int(n, "axis", dim);
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "Gather"));
+}
+
+static int at_sym_slice(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t dim;
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &dim))
+        return 1;
+    if (api->arg_kind(g, "start") == OX_ARG_TENSOR || api->arg_kind(g, "end") == OX_ARG_TENSOR) {
+        /* from opset 10: check_slice */
+        int64_t step = api->arg_int(g, "step", 1);
+        if (step < 1)
+            return api->fail(g, "argument 'step' is %lld; slice steps must be positive",
+                             (long long)step);
+        ox_vid in[5] = {x, ax_slice_bound(g, api, "start", 0), ax_slice_bound(g, api, "end", INT64_MAX),
+                        api->const_ints(g, &dim, 1), api->const_ints(g, &step, 1)};
+        for (int i = 0; i < 5; i++)
+            if (!in[i])
+                return api->fail(g, "could not create the Slice inputs");
+        return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Slice", 5, in, 1), "Slice"));
+    }
+    int64_t start = api->arg_kind(g, "start") == OX_ARG_NONE ? 0 : api->arg_int(g, "start", 0);
+    int64_t end = api->arg_kind(g, "end") == OX_ARG_NONE ? INT64_MAX
+                                                          : api->arg_int(g, "end", INT64_MAX);
+    int64_t step = api->arg_int(g, "step", 1);
+    if (step < 1)
+        return api->fail(g, "argument 'step' is %lld; slice steps must be positive",
+                         (long long)step);
+    return oxu_set_result(g, api, 0, at_slice(g, api, x, dim, start, end, step));
+}
+
+/* Slice takes its bounds as inputs from opset 10; before, they are
+ * attributes, which cannot follow a traced size. */
+static int check_slice(ox_sym *g, const ox_api *api)
+{
+    if (api->opset(g) < 10 &&
+        (api->arg_kind(g, "start") == OX_ARG_TENSOR || api->arg_kind(g, "end") == OX_ARG_TENSOR))
+        return api->limit(g, 10, "a slice bound computed from a traced size needs Slice's "
+                                 "inputs (opset 10)");
+    return 0;
+}
+
+/* Indexing with several index tensors (or a mask next to one) is GatherND,
+ * new in opset 11; one index tensor or one mask alone have opset-9 forms. */
+static int check_index(ox_sym *g, const ox_api *api)
+{
+    const ox_vid *idx = NULL;
+    size_t n = api->arg_tensors(g, "indices", &idx), k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += idx[i] != 0;
+    if (api->opset(g) < 11 && k > 1)
+        return api->limit(g, 11, "indexing with several index tensors (or a boolean mask next to "
+                                 "an index tensor) needs GatherND (opset 11)");
+    return 0;
+}
+
+static const ox_param_decl p_select[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dim", OX_ARG_INT),
+                                         AT_PARAM_OR("index", OX_ARG_INT, OX_ARG_TENSOR)};
+static const ox_param_decl p_slice[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM_INT("dim", OX_ARG_INT, 0),
+    AT_PARAM_OR_NULL("start", OX_ARG_INT, OX_ARG_TENSOR),
+    AT_PARAM_OR_NULL("end", OX_ARG_INT, OX_ARG_TENSOR), OX_PARAM_INT("step", OX_ARG_INT, 1)};
+static const ox_param_decl p_index[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                        OX_PARAM("indices", OX_ARG_TENSOR_LIST)};
+
+const ox_op_decl at_ops_index[] = {
+    OX_OP("aten::select", 9, p_select, 1, at_sym_select),
+    OX_OP_EX("aten::slice", 9, p_slice, 1, at_sym_slice, 0u, check_slice),
+    OX_OP_EX("aten::index", 9, p_index, 1, at_sym_index, 0u, check_index),
+};
+AT_FAMILY_SIZE(at_ops_index);

@@ -1,4 +1,4 @@
-/* What aten::index and aten::index_put share: the index tensors of an
+/* What reading (index.c) and writing (index_put.c) by index share: the index tensors of an
  * advanced-indexing key, resolved to one integer tensor per indexed dim. */
 #ifndef OX_ATEN_INDEX_COMMON_H
 #define OX_ATEN_INDEX_COMMON_H
@@ -38,5 +38,8 @@ ox_vid ax_gather_nd(ox_sym *g, const ox_api *api, ox_vid x, const ax_plan *p);
 /* idx as int64 with negative values counted from the end of x's dim `axis`. */
 ox_vid ax_wrap_index(ox_sym *g, const ox_api *api, ox_vid x, ox_vid idx, int64_t axis);
 int ax_identity(const int64_t *perm, int n);
+/* A slice bound argument (start/end) as a 1-element int64 tensor: the traced
+ * value, or a constant (dflt when None). */
+ox_vid ax_slice_bound(ox_sym *g, const ox_api *api, const char *name, int64_t dflt);
 
 #endif /* OX_ATEN_INDEX_COMMON_H */

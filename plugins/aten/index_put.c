@@ -10,16 +10,12 @@
  *    scattered with ScatterElements (Scatter before opset 11);
  *  - aten::copy / fill / zero  (copy_, fill_, zero_): the source broadcast to
  *    the written tensor's shape and type. */
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 #include "index_common.h"
 
 #include <stdlib.h>
-
-static int done(ox_sym *g, const ox_api *api, ox_vid y)
-{
-    return y ? api->set_output(g, 0, y) : 1;
-}
 
 static void invert(const int64_t *perm, int64_t *inv, int n)
 {
@@ -56,22 +52,22 @@ static ox_vid broadcast_to(ox_sym *g, const ox_api *api, ox_vid v, ox_vid like)
     return shape ? at_op2(g, api, "Expand", v, shape) : 0;
 }
 
-int at_sym_copy(ox_sym *g, const ox_api *api)
+static int at_sym_copy(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
-    return done(g, api, broadcast_to(g, api, value_arg(g, api, "src", x), x));
+    return oxu_set_result(g, api, 0, broadcast_to(g, api, value_arg(g, api, "src", x), x));
 }
 
-int at_sym_fill(ox_sym *g, const ox_api *api)
+static int at_sym_fill(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
-    return done(g, api, broadcast_to(g, api, value_arg(g, api, "value", x), x));
+    return oxu_set_result(g, api, 0, broadcast_to(g, api, value_arg(g, api, "value", x), x));
 }
 
-int at_sym_zero(ox_sym *g, const ox_api *api)
+static int at_sym_zero(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
-    return done(g, api, broadcast_to(g, api, api->scalar_like(g, 0.0, x), x));
+    return oxu_set_result(g, api, 0, broadcast_to(g, api, api->scalar_like(g, 0.0, x), x));
 }
 
 /* x[mask] = v where v broadcasts against the dims after the mask's: Where. */
@@ -89,7 +85,7 @@ static ox_vid mask_where(ox_sym *g, const ox_api *api, ox_vid x, const ax_plan *
     return m ? at_out(g, api, api->op(g, "Where", 3, (ox_vid[]){m, v, x}, 1), "Where") : 0;
 }
 
-int at_sym_index_put(ox_sym *g, const ox_api *api)
+static int at_sym_index_put(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int accumulate = (int)api->arg_int(g, "accumulate", 0);
@@ -102,7 +98,7 @@ int at_sym_index_put(ox_sym *g, const ox_api *api)
     int vrank = api->rank(g, v);
     if (p.n_masks == 1 && p.n == (size_t)p.mask_rank && vrank >= 0
         && vrank <= p.rank - p.mask_axis - p.mask_rank)
-        return done(g, api, mask_where(g, api, x, &p, v, accumulate));
+        return oxu_set_result(g, api, 0, mask_where(g, api, x, &p, v, accumulate));
     if (api->opset(g) < 11)
         return api->fail(g, "writing through index tensors (x[idx] = v, index_put_) needs ScatterND, "
                             "from opset 11; export with opset 11 or later");
@@ -152,22 +148,10 @@ int at_sym_index_put(ox_sym *g, const ox_api *api)
         api->attr_string(sn, "reduction", "add");
     ox_vid y = at_out(g, api, sn, "ScatterND");
     if (!y || ax_identity(p.perm, p.rank))
-        return done(g, api, y);
+        return oxu_set_result(g, api, 0, y);
     int64_t inv[AT_MAX_RANK];
     invert(p.perm, inv, p.rank);
-    return done(g, api, at_transpose(g, api, y, inv, (size_t)p.rank));
-}
-
-static ox_vid bound_1d(ox_sym *g, const ox_api *api, const char *name, int64_t dflt)
-{
-    if (api->arg_kind(g, name) == OX_ARG_TENSOR) {
-        ox_vid v = api->arg_tensor(g, name);
-        if (api->dtype(g, v) != OX_INT64)
-            v = at_cast(g, api, v, OX_INT64);
-        return v && api->rank(g, v) == 0 ? at_unsqueeze(g, api, v, 0) : v;
-    }
-    int64_t b = api->arg_kind(g, name) == OX_ARG_NONE ? dflt : api->arg_int(g, name, dflt);
-    return api->const_ints(g, &b, 1);
+    return oxu_set_result(g, api, 0, at_transpose(g, api, y, inv, (size_t)p.rank));
 }
 
 /* Python's slice rule on a known length: the positions start:end:step selects. */
@@ -204,7 +188,7 @@ static ox_vid positions(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, int
         ox_vid zero = api->const_scalar_of(g, OX_INT64, 0.0), one = api->const_scalar_of(g, OX_INT64, 1.0);
         ox_vid all = n ? at_out(g, api, api->op(g, "Range", 3, (ox_vid[]){zero, n, one}, 1), "Range") : 0;
         int64_t axis0 = 0;
-        ox_vid in[5] = {all, bound_1d(g, api, "start", 0), bound_1d(g, api, "end", INT64_MAX),
+        ox_vid in[5] = {all, ax_slice_bound(g, api, "start", 0), ax_slice_bound(g, api, "end", INT64_MAX),
                         api->const_ints(g, &axis0, 1), api->const_ints(g, &step, 1)};
         for (int i = 0; i < 5; i++)
             if (!in[i])
@@ -238,7 +222,7 @@ static ox_vid positions(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, int
     return out;
 }
 
-int at_sym_slice_scatter(ox_sym *g, const ox_api *api)
+static int at_sym_slice_scatter(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int rank = api->rank(g, x);
@@ -254,7 +238,7 @@ int at_sym_slice_scatter(ox_sym *g, const ox_api *api)
     int empty = 0;
     ox_vid pos = src ? positions(g, api, x, dim, step, &empty) : 0;
     if (empty)
-        return done(g, api, at_op1(g, api, "Identity", x));
+        return oxu_set_result(g, api, 0, at_op1(g, api, "Identity", x));
     if (!pos)
         return 1;
     int64_t shape[AT_MAX_RANK];
@@ -270,5 +254,28 @@ int at_sym_slice_scatter(ox_sym *g, const ox_api *api)
     ox_onode *n = api->op(g, op, 3, (ox_vid[]){x, idx, src}, 1);
     if (n)
         api->attr_int(n, "axis", dim);
-    return done(g, api, at_out(g, api, n, op));
+    return oxu_set_result(g, api, 0, at_out(g, api, n, op));
 }
+
+static const ox_param_decl p_self[] = {OX_PARAM("self", OX_ARG_TENSOR)};
+static const ox_param_decl p_index_put[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("indices", OX_ARG_TENSOR_LIST),
+    OX_PARAM("values", OX_ARG_TENSOR_OR_SCALAR), OX_PARAM_BOOL("accumulate", 0)};
+static const ox_param_decl p_slice_scatter[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("src", OX_ARG_TENSOR), OX_PARAM_INT("dim", OX_ARG_INT, 0),
+    AT_PARAM_OR_NULL("start", OX_ARG_INT, OX_ARG_TENSOR),
+    AT_PARAM_OR_NULL("end", OX_ARG_INT, OX_ARG_TENSOR), OX_PARAM_INT("step", OX_ARG_INT, 1)};
+static const ox_param_decl p_copy[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                       OX_PARAM("src", OX_ARG_TENSOR_OR_SCALAR),
+                                       OX_PARAM_BOOL("non_blocking", 0)};
+static const ox_param_decl p_fill[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                       OX_PARAM("value", OX_ARG_TENSOR_OR_SCALAR)};
+
+const ox_op_decl at_ops_index_put[] = {
+    OX_OP("aten::index_put", 9, p_index_put, 1, at_sym_index_put),
+    OX_OP("aten::slice_scatter", 9, p_slice_scatter, 1, at_sym_slice_scatter),
+    OX_OP("aten::copy", 9, p_copy, 1, at_sym_copy),
+    OX_OP("aten::fill", 9, p_fill, 1, at_sym_fill),
+    OX_OP("aten::zero", 9, p_self, 1, at_sym_zero),
+};
+AT_FAMILY_SIZE(at_ops_index_put);

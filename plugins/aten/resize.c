@@ -1,14 +1,15 @@
-/* Interpolation: upsample_nearest2d -> Upsample (opset 9) / Resize;
+/* Spatial upsampling.  Interpolation: upsample_nearest2d -> Upsample (opset 9) / Resize;
  * upsample_bilinear2d -> Resize from opset 11, the first whose coordinate
  * transformation modes express torch's align_corners=True and =False
  * (pytorch_half_pixel).  The recorded output_size is the spatial size: two
  * numbers, or a 1-D int64 tensor built from traced sizes; or, for a
  * scale_factor, `scales` (two floats), so the output follows the input's
- * size at run time. */
+ * size at run time.  pixel_shuffle (sub-pixel upsampling) -> DepthToSpace. */
 #include <string.h>
 
-#include "aten_symbolics.h"
+#include "aten_family.h"
 #include "aten_util.h"
+#include "oxport/plugin_util.h"
 
 static int has_scales(ox_sym *g, const ox_api *api);
 
@@ -22,10 +23,7 @@ static int out_hw(ox_sym *g, const ox_api *api, ox_vid x, int64_t hw[2])
     if (has_scales(g, api))
         return 0;
     if (api->arg_kind(g, "output_size") == OX_ARG_TENSOR)
-        return api->opset(g) >= 11 ? 0
-                                   : api->fail(g, "an output size computed from traced sizes "
-                                                  "needs Resize's sizes input, from opset 11; "
-                                                  "export with opset 11 or later");
+        return 0; /* from opset 11 (check_upsample) */
     if (api->arg_ints(g, "output_size", &os) != 2)
         return api->fail(g, "argument 'output_size' must hold 2 sizes (height, width)");
     hw[0] = os[0];
@@ -123,7 +121,17 @@ static ox_vid resize_11(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw
     return at_out(g, api, r, "Resize");
 }
 
-int at_sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
+/* Resize takes its output sizes as an input from opset 11 only, so before
+ * that an output size computed from traced sizes has no form. */
+static int check_upsample(ox_sym *g, const ox_api *api)
+{
+    if (api->opset(g) < 11 && api->arg_kind(g, "output_size") == OX_ARG_TENSOR)
+        return api->limit(g, 11, "an output size computed from traced sizes needs Resize's "
+                                 "sizes input (opset 11)");
+    return 0;
+}
+
+static int at_sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t hw[2];
@@ -143,10 +151,10 @@ int at_sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
             api->attr_string(n, "mode", "nearest");
         y = at_out(g, api, n, type);
     }
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, y);
 }
 
-int at_sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
+static int at_sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t hw[2];
@@ -154,5 +162,66 @@ int at_sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
         return 1;
     int align = api->arg_int(g, "align_corners", 0) != 0;
     ox_vid y = resize_11(g, api, x, hw, "linear", align ? "align_corners" : "pytorch_half_pixel");
-    return y ? api->set_output(g, 0, y) : 1;
+    return oxu_set_result(g, api, 0, y);
 }
+
+/* pixel_shuffle from opset 11: DepthToSpace's CRD mode is torch's order. */
+static int at_sym_pixel_shuffle_11(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t r = api->arg_int(g, "upscale_factor", 1);
+    if (api->rank(g, x) != 4)
+        return api->fail(g, "pixel_shuffle is exported for rank-4 inputs only (got rank %d)",
+                         api->rank(g, x));
+    ox_onode *n = api->op(g, "DepthToSpace", 1, &x, 1);
+    if (n) {
+        api->attr_int(n, "blocksize", r);
+        api->attr_string(n, "mode", "CRD");
+    }
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "DepthToSpace"));
+}
+
+/* Before opset 11 DepthToSpace only has DCR order: spell CRD out as
+ * [N, C, r, r, H, W] -> permute(0, 1, 4, 2, 5, 3) -> [N, C, H*r, W*r]. */
+static int at_sym_pixel_shuffle_9(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t r = api->arg_int(g, "upscale_factor", 1);
+    if (api->rank(g, x) != 4)
+        return api->fail(g, "pixel_shuffle is exported for rank-4 inputs only (got rank %d)",
+                         api->rank(g, x));
+    int64_t c = api->size(g, x, 1), h = api->size(g, x, 2), w = api->size(g, x, 3);
+    if (c < 0 || h < 0 || w < 0)
+        return api->fail(g, "pixel_shuffle before opset 11 needs the input's channel and "
+                            "spatial sizes, which are unknown; record them or use opset 11");
+    if (r < 1 || c % (r * r) != 0)
+        return api->fail(g, "pixel_shuffle: %lld channels are not divisible by "
+                            "upscale_factor^2 = %lld",
+                         (long long)c, (long long)(r * r));
+    int64_t s1[6] = {0, c / (r * r), r, r, h, w};
+    static const int64_t perm[6] = {0, 1, 4, 2, 5, 3};
+    int64_t s2[4] = {0, c / (r * r), h * r, w * r};
+    ox_vid y = at_reshape(g, api, x, s1, 6);
+    y = at_transpose(g, api, y, perm, 6);
+    return oxu_set_result(g, api, 0, at_reshape(g, api, y, s2, 4));
+}
+
+/* output_size is None when the host records scale factors (scales). */
+static const ox_param_decl p_upsample_nearest[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), AT_PARAM_OR_NULL("output_size", OX_ARG_INTS, OX_ARG_TENSOR),
+    OX_PARAM_NULL("scales", OX_ARG_FLOATS)};
+/* align_corners has no default in torch's schema; False is F.interpolate's. */
+static const ox_param_decl p_upsample_bilinear[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), AT_PARAM_OR_NULL("output_size", OX_ARG_INTS, OX_ARG_TENSOR),
+    OX_PARAM_BOOL("align_corners", 0), OX_PARAM_NULL("scales", OX_ARG_FLOATS)};
+static const ox_param_decl p_pixel_shuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                                OX_PARAM("upscale_factor", OX_ARG_INT)};
+
+const ox_op_decl at_ops_resize[] = {
+    OX_OP_EX("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, at_sym_upsample_nearest2d, 0u,
+             check_upsample),
+    OX_OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, at_sym_upsample_bilinear2d),
+    OX_OP("aten::pixel_shuffle", 9, p_pixel_shuffle, 1, at_sym_pixel_shuffle_9),
+    OX_OP("aten::pixel_shuffle", 11, p_pixel_shuffle, 1, at_sym_pixel_shuffle_11),
+};
+AT_FAMILY_SIZE(at_ops_resize);
