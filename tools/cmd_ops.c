@@ -14,6 +14,7 @@
 #include "context.h"
 #include "json_out.h"
 #include "opset_yaml.h"
+#include "param_decl.h"
 #include "plugin_load.h"
 
 static void ops_usage(FILE *out)
@@ -60,20 +61,23 @@ static bool is_disabled(const ox_context *ctx, const char *name)
     return false;
 }
 
-/* "self: tensor, kernel_size: ints, stride: ints?" from the descriptor, else
- * from the pack's declaration. */
+/* "self: tensor, kernel_size: ints, stride: ints? = [1, 1]" from the pack's
+ * declaration (the operator's one schema), else the names the descriptor
+ * lists. */
 static void print_params(FILE *out, const row *r)
 {
-    if (r->yaml && r->yaml->n_params) {
+    if (r->impl) {
+        for (uint32_t i = 0; i < r->impl->decl->n_params; i++) {
+            const ox_param_decl *p = &r->impl->decl->params[i];
+            char kinds[128], dflt[256];
+            ox_param_kind_text(p, kinds, sizeof kinds);
+            ox_param_default_text(p, dflt, sizeof dflt);
+            fprintf(out, "%s%s: %s%s%s", i ? ", " : "", p->name, kinds, dflt[0] ? " = " : "",
+                    dflt);
+        }
+    } else if (r->yaml) {
         for (size_t i = 0; i < r->yaml->n_params; i++)
-            fprintf(out, "%s%s: %s%s%s%s", i ? ", " : "", r->yaml->params[i].name,
-                    ox_arg_kind_name(r->yaml->params[i].kind), r->yaml->params[i].alt_kind ? "|" : "",
-                    r->yaml->params[i].alt_kind ? ox_arg_kind_name(r->yaml->params[i].alt_kind) : "",
-                    r->yaml->params[i].optional ? "?" : "");
-    } else if (r->impl) {
-        for (uint32_t i = 0; i < r->impl->decl->n_params; i++)
-            fprintf(out, "%s%s: %s", i ? ", " : "", r->impl->decl->params[i].name,
-                    ox_arg_kind_name(r->impl->decl->params[i].kind));
+            fprintf(out, "%s%s", i ? ", " : "", r->yaml->params[i].name);
     }
 }
 
@@ -210,34 +214,36 @@ static void print_markdown(FILE *out, const ox_context *ctx, int opset, const ro
 static void json_params(ox_json *j, const row *r)
 {
     ox_json_array(j);
-    if (r->yaml && r->yaml->n_params) {
-        for (size_t i = 0; i < r->yaml->n_params; i++) {
-            const ox_opset_param *p = &r->yaml->params[i];
+    if (r->impl) {
+        for (uint32_t i = 0; i < r->impl->decl->n_params; i++) {
+            const ox_param_decl *p = &r->impl->decl->params[i];
             ox_json_object(j);
             ox_json_key(j, "name");
             ox_json_string(j, p->name);
             ox_json_key(j, "kind");
             ox_json_string(j, ox_arg_kind_name(p->kind));
-            ox_json_key(j, "alt_kind");
-            if (p->alt_kind)
-                ox_json_string(j, ox_arg_kind_name(p->alt_kind));
+            ox_json_key(j, "alt_kinds");
+            ox_json_array(j);
+            for (int k = OX_ARG_TENSOR; k <= OX_ARG_TENSOR_OR_SCALAR; k++)
+                if (p->alt_kinds & OX_KIND_BIT(k))
+                    ox_json_string(j, ox_arg_kind_name((ox_arg_kind)k));
+            ox_json_array_end(j);
+            ox_json_key(j, "optional");
+            ox_json_bool(j, !ox_param_required(p));
+            ox_json_key(j, "default");
+            char dflt[256];
+            ox_param_default_text(p, dflt, sizeof dflt);
+            if (dflt[0])
+                ox_json_string(j, dflt);
             else
                 ox_json_null(j);
-            ox_json_key(j, "optional");
-            ox_json_bool(j, p->optional);
             ox_json_object_end(j);
         }
-    } else if (r->impl) {
-        for (uint32_t i = 0; i < r->impl->decl->n_params; i++) {
+    } else if (r->yaml) {
+        for (size_t i = 0; i < r->yaml->n_params; i++) {
             ox_json_object(j);
             ox_json_key(j, "name");
-            ox_json_string(j, r->impl->decl->params[i].name);
-            ox_json_key(j, "kind");
-            ox_json_string(j, ox_arg_kind_name(r->impl->decl->params[i].kind));
-            ox_json_key(j, "alt_kind");
-            ox_json_null(j);
-            ox_json_key(j, "optional");
-            ox_json_bool(j, false);
+            ox_json_string(j, r->yaml->params[i].name);
             ox_json_object_end(j);
         }
     }

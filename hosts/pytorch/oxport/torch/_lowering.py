@@ -962,6 +962,9 @@ def _aten_softmax(kind):
 
 def _aten_view(rec, func, args, kwargs):
     """aten::_unsafe_view (matmul's decomposition of a 3-D F.linear) is a view."""
+    if rec.dynamic:
+        S.warn_fixed(rec, "aten::_unsafe_view size (reached at the dispatcher level)",
+                     [int(v) for v in args[1]])
     return rec.record("aten::view", [("self", args[0]), ("size", [int(v) for v in args[1]])], func, args, kwargs)
 
 
@@ -995,6 +998,28 @@ def _aten_clamp(rec, func, args, kwargs):
     return rec.record("aten::clamp", [("self", args[0]), ("min", lo), ("max", hi)], func, args, kwargs)
 
 
+def _aten_to_copy(rec, func, args, kwargs):
+    """.to(dtype) / .float() / .type_as reached at the dispatcher level (inside a
+    Python-implemented function, a TorchScript module, ...) arrive as
+    aten::_to_copy: the same cast as at the function level."""
+    if kwargs.get("memory_format") not in (None, torch.preserve_format):
+        return NotImplemented
+    return _record_cast(rec, func, args, kwargs, args[0], kwargs.get("dtype"))
+
+
+def _aten_reshape_alias(rec, func, args, kwargs):
+    """aten::_reshape_alias (einsum's and reshape's decomposition on a contiguous
+    tensor) is a view of the given size; its strides follow from contiguity."""
+    size = [int(v) for v in args[1]]
+    if rec.dynamic:
+        # the dispatcher hands over plain ints: the sizes Python computed are gone
+        S.warn_fixed(rec, "aten::_reshape_alias size (reached at the dispatcher level, e.g. "
+                          "inside torch.einsum)", size)
+    return rec.record("aten::view", [("self", args[0]), ("size", size)], func, args, kwargs)
+
+
+ATEN_HANDLERS["aten::_to_copy"] = _aten_to_copy
+ATEN_HANDLERS["aten::_reshape_alias"] = _aten_reshape_alias
 for _n in ("aten::clip", "aten::clamp_min", "aten::clamp_max"):
     ATEN_HANDLERS[_n] = _aten_clamp
 ATEN_HANDLERS["aten::_unsafe_view"] = _aten_view
