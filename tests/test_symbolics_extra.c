@@ -5,9 +5,8 @@
  * limitations that name the opset lifting them.  Small graphs traced through
  * the public tracer, converted with only the build-tree packs, checked with
  * onnx.checker (full_check) and run with ONNX Runtime against references
- * computed here in C.  (split/chunk never reach the engine as one node: the
- * PyTorch host records each piece as aten::slice, tested in
- * tests/pytorch/test_zoo_extra.py.)
+ * computed here in C.  (split/chunk/unbind as one node: tests/test_split.c;
+ * the PyTorch host's pieces as aten::slice: tests/pytorch/test_zoo_extra.py.)
  */
 #include <check.h>
 #include <math.h>

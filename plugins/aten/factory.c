@@ -191,12 +191,12 @@ static int check_arange(ox_sym *g, const ox_api *api)
         return 0;
     if (!at_is_integer(dtype_arg(g, api, OX_INT64)) || api->arg_kind(g, "step") == OX_ARG_TENSOR ||
         api->arg_kind(g, "start") == OX_ARG_FLOAT || api->arg_kind(g, "step") == OX_ARG_FLOAT)
-        return api->limit(g, 11, "arange with a traced bound needs Range (opset 11) unless it is "
-                                 "an integer range with a constant step");
+        return api->limit(g, 11, "arange with a traced bound needs Range unless it is an "
+                                 "integer range with a constant step");
     int64_t step = api->arg_int(g, "step", 1);
     if (step <= 0)
-        return api->limit(g, 11, "arange with a traced bound and a step of %lld needs Range "
-                                 "(opset 11)", (long long)step);
+        return api->limit(g, 11, "arange with a traced bound and a step of %lld needs Range",
+                          (long long)step);
     return 0;
 }
 

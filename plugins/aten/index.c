@@ -360,7 +360,7 @@ static int check_slice(ox_sym *g, const ox_api *api)
     if (api->opset(g) < 10 &&
         (api->arg_kind(g, "start") == OX_ARG_TENSOR || api->arg_kind(g, "end") == OX_ARG_TENSOR))
         return api->limit(g, 10, "a slice bound computed from a traced size needs Slice's "
-                                 "inputs (opset 10)");
+                                 "inputs");
     return 0;
 }
 
@@ -374,7 +374,7 @@ static int check_index(ox_sym *g, const ox_api *api)
         k += idx[i] != 0;
     if (api->opset(g) < 11 && k > 1)
         return api->limit(g, 11, "indexing with several index tensors (or a boolean mask next to "
-                                 "an index tensor) needs GatherND (opset 11)");
+                                 "an index tensor) needs GatherND");
     return 0;
 }
 

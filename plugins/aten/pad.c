@@ -63,8 +63,7 @@ static int at_sym_constant_pad_nd(ox_sym *g, const ox_api *api)
 static int check_constant_pad_nd(ox_sym *g, const ox_api *api)
 {
     if (api->opset(g) < 11 && api->arg_kind(g, "pad") == OX_ARG_TENSOR)
-        return api->limit(g, 11, "pad amounts computed from traced sizes need Pad's pads input, "
-                                 "an attribute before opset 11");
+        return api->limit(g, 11, "pad amounts computed from traced sizes need Pad's pads input");
     return 0;
 }
 

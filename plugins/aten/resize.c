@@ -127,7 +127,7 @@ static int check_upsample(ox_sym *g, const ox_api *api)
 {
     if (api->opset(g) < 11 && api->arg_kind(g, "output_size") == OX_ARG_TENSOR)
         return api->limit(g, 11, "an output size computed from traced sizes needs Resize's "
-                                 "sizes input (opset 11)");
+                                 "sizes input");
     return 0;
 }
 
