@@ -303,6 +303,31 @@ START_TEST(upsample_to_a_traced_size_is_lifted_at_11)
 }
 END_TEST
 
+START_TEST(slice_scatter_into_a_dim_of_unknown_size_before_11_is_a_clear_error)
+{
+    int64_t xd[2] = {2, -1}, sd[2] = {2, 1};
+    tb b = tb_open(sym_new_ctx(false), "Net");
+    ox_vid x = tb_input(&b, "x", OX_FLOAT, 2, xd), src = tb_input(&b, "src", OX_FLOAT, 2, sd);
+    ox_arg a[] = {ox_arg_tensor("self", x), ox_arg_tensor("src", src), ox_arg_int("dim", 1),
+                  ox_arg_int("start", 0), ox_arg_int("end", 1)};
+    ox_vid y = tb_op(&b, "aten::slice_scatter", 5, a, 2, xd);
+    ck_assert_int_eq(ox_trace_output(b.t, y, "y"), OX_OK);
+    ox_graph *g = tb_finish(&b);
+    char line[512];
+    snprintf(line, sizeof line,
+             "aten::slice_scatter at Net: writing into a slice of dim 1, whose size is unknown, "
+             "needs Range, from opset 11; record the size or export with opset 11 or later "
+             "(symbolic in %s/plugins/aten/libox_aten.so)",
+             getenv("OXPORT_TEST_BUILDDIR"));
+    fails_at(b.ctx, g, 10, line);
+    ox_graph *onnx = NULL;
+    ck_assert_msg(ox_convert(b.ctx, g, 11, &onnx) == OX_OK, "%s", ox_errmsg(b.ctx));
+    ox_graph_free(onnx);
+    ox_graph_free(g);
+    ox_context_free(b.ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("split");
@@ -319,6 +344,7 @@ int main(void)
     tcase_add_test(tc, arange_with_a_negative_step_is_lifted_at_11);
     tcase_add_test(tc, several_index_tensors_are_lifted_at_11);
     tcase_add_test(tc, upsample_to_a_traced_size_is_lifted_at_11);
+    tcase_add_test(tc, slice_scatter_into_a_dim_of_unknown_size_before_11_is_a_clear_error);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -11,6 +11,7 @@
  *  - aten::copy / fill / zero  (copy_, fill_, zero_): the source broadcast to
  *    the written tensor's shape and type. */
 #include "aten_family.h"
+#include "aten_symbolics.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 #include "index_common.h"
@@ -85,6 +86,42 @@ static ox_vid mask_where(ox_sym *g, const ox_api *api, ox_vid x, const ax_plan *
     return m ? at_out(g, api, api->op(g, "Where", 3, (ox_vid[]){m, v, x}, 1), "Where") : 0;
 }
 
+/* Whether x[indices] = values is a Where over a lone boolean mask: the
+ * values must broadcast against the dims after the mask's.  Read from the
+ * recorded values (a number is rank 0; a tensor of another type than x gets
+ * a Cast whose rank is not known when the symbolic asks). */
+static int by_mask(ox_sym *g, const ox_api *api, ox_vid x, const ax_plan *p)
+{
+    int vrank = 0;
+    if (!at_is_number(api->arg_kind(g, "values"))) {
+        ox_vid v = api->arg_tensor(g, "values");
+        vrank = api->dtype(g, v) == api->dtype(g, x) ? api->rank(g, v) : -1;
+    }
+    return p->n_masks == 1 && p->n == (size_t)p->mask_rank && vrank >= 0 &&
+           vrank <= p->rank - p->mask_axis - p->mask_rank;
+}
+
+/* Anything but the mask form is ScatterND, new in opset 11; summing repeated
+ * indices is its reduction attribute, new in 16. */
+static int check_index_put(ox_sym *g, const ox_api *api)
+{
+    if (api->opset(g) >= 16)
+        return 0;
+    ox_vid x = api->arg_tensor(g, "self");
+    ax_plan p;
+    if (ax_index_plan(g, api, x, &p))
+        return 1;
+    if (by_mask(g, api, x, &p))
+        return 0;
+    if (api->opset(g) < 11)
+        return api->limit(g, 11, "writing through index tensors (x[idx] = v, index_put_) needs "
+                                 "ScatterND");
+    if (api->arg_int(g, "accumulate", 0))
+        return api->limit(g, 16, "index_put_ with accumulate=True sums repeated indices, which "
+                                 "needs ScatterND's reduction");
+    return 0;
+}
+
 static int at_sym_index_put(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -95,16 +132,10 @@ static int at_sym_index_put(ox_sym *g, const ox_api *api)
     ox_vid v = value_arg(g, api, "values", x);
     if (!v)
         return 1;
-    int vrank = api->rank(g, v);
-    if (p.n_masks == 1 && p.n == (size_t)p.mask_rank && vrank >= 0
-        && vrank <= p.rank - p.mask_axis - p.mask_rank)
+    if (by_mask(g, api, x, &p))
         return oxu_set_result(g, api, 0, mask_where(g, api, x, &p, v, accumulate));
-    if (api->opset(g) < 11)
-        return api->fail(g, "writing through index tensors (x[idx] = v, index_put_) needs ScatterND, "
-                            "from opset 11; export with opset 11 or later");
-    if (accumulate && api->opset(g) < 16)
-        return api->fail(g, "index_put_ with accumulate=True sums repeated indices, which needs "
-                            "ScatterND's reduction, from opset 16; export with opset 16 or later");
+    /* ScatterND from here (check_index_put refused it below 11, and
+     * accumulate below 16) */
     if (ax_index_tensors(g, api, x, &p))
         return 1;
     /* The updates' shape in GatherND order: [broadcast dims, other dims]. */
@@ -196,9 +227,10 @@ static ox_vid positions(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, int
         return at_out(g, api, api->op(g, "Slice", 5, in, 1), "Slice");
     }
     int64_t n = api->size(g, x, (int)dim);
-    if (api->arg_kind(g, "start") == OX_ARG_TENSOR || api->arg_kind(g, "end") == OX_ARG_TENSOR || n < 0) {
-        api->fail(g, "writing into a slice whose bounds or size are traced needs Range, from opset 11; "
-                     "export with opset 11 or later");
+    /* traced bounds: from opset 11 (check_slice_scatter) */
+    if (n < 0) {
+        api->fail(g, "writing into a slice of dim %lld, whose size is unknown, needs Range, from "
+                     "opset 11; record the size or export with opset 11 or later", (long long)dim);
         return 0;
     }
     if (n > MAX_STATIC_POSITIONS) {
@@ -220,6 +252,16 @@ static ox_vid positions(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, int
     if (k && !out)
         api->fail(g, "could not create the slice positions");
     return out;
+}
+
+/* Before opset 11 the written positions are a constant list, which cannot
+ * follow a traced bound. */
+static int check_slice_scatter(ox_sym *g, const ox_api *api)
+{
+    if (api->opset(g) < 11 &&
+        (api->arg_kind(g, "start") == OX_ARG_TENSOR || api->arg_kind(g, "end") == OX_ARG_TENSOR))
+        return api->limit(g, 11, "writing into a slice whose bounds are traced needs Range");
+    return 0;
 }
 
 static int at_sym_slice_scatter(ox_sym *g, const ox_api *api)
@@ -272,8 +314,9 @@ static const ox_param_decl p_fill[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        OX_PARAM("value", OX_ARG_TENSOR_OR_SCALAR)};
 
 const ox_op_decl at_ops_index_put[] = {
-    OX_OP("aten::index_put", 9, p_index_put, 1, at_sym_index_put),
-    OX_OP("aten::slice_scatter", 9, p_slice_scatter, 1, at_sym_slice_scatter),
+    OX_OP_EX("aten::index_put", 9, p_index_put, 1, at_sym_index_put, 0u, check_index_put),
+    OX_OP_EX("aten::slice_scatter", 9, p_slice_scatter, 1, at_sym_slice_scatter, 0u,
+             check_slice_scatter),
     OX_OP("aten::copy", 9, p_copy, 1, at_sym_copy),
     OX_OP("aten::fill", 9, p_fill, 1, at_sym_fill),
     OX_OP("aten::zero", 9, p_self, 1, at_sym_zero),
