@@ -7,7 +7,7 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
-/* Pieces a split with explicit sizes may make. */
+/* Pieces of unequal sizes a split may make (their sizes sit on the stack). */
 #define AT_SPLIT_MAX 1024
 
 static int at_sym_cat(ox_sym *g, const ox_api *api)
@@ -25,7 +25,6 @@ static int at_sym_cat(ox_sym *g, const ox_api *api)
         return 1;
     return oxu_set_result(g, api, 0, at_concat(g, api, xs, n, dim));
 }
-
 
 static int at_sym_stack(ox_sym *g, const ox_api *api)
 {
