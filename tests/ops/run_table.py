@@ -3,10 +3,12 @@
 
     /usr/bin/python3 tests/ops/run_table.py [--row GLOB]... [--opset N]... [--jobs N] [--keep DIR]
 
-Per row and opset (a "case"): build the row's module, compute eager PyTorch on the example
-input and on a second input of the same shapes (and on another shape when the row declares
-dynamic axes), export with oxport.torch.export, check the file with onnx.checker
-(full_check), and run it in ONNX Runtime on every input set.  ONNX Runtime runs are
+Per row and opset: build the row's module, compute eager PyTorch on the example input and
+on a second input of the same shapes (and on another shape when the row declares dynamic
+axes), and export it by two routes, each a "case": oxport.torch.export, and the C host
+route -- the PyTorch host's recorded calls written down (capture.py) and made again
+through the public C tracer API by replay_trace (one process for every trace).  Each file
+is checked with onnx.checker (full_check) and run in ONNX Runtime on every input set.  ONNX Runtime runs are
 batched: all files go to `--jobs` node processes (tests/ops/ort_batch.js), not one process
 per file.  Outputs are compared by the model tests' rule (tests/py/modelcheck.py): the
 bound is the output's own scale, and an output outside it passes only when torch.onnx's
@@ -42,6 +44,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import aten_ops  # noqa: E402
+import capture  # noqa: E402
 import modelcheck  # noqa: E402
 import onnxval  # noqa: E402
 import oxport.torch as oxt  # noqa: E402
@@ -49,6 +52,7 @@ from fake_engine import FakeContext  # noqa: E402
 from oxport.torch import _recorder  # noqa: E402
 
 BATCH_JS = os.path.join(HERE, "ort_batch.js")
+ROUTES = ("torch", "c")
 
 
 def flat(out):
@@ -71,20 +75,23 @@ def first_line(text):
 class Case:
     """One row at one opset, and what became of it."""
 
-    def __init__(self, row, opset):
+    def __init__(self, row, opset, route):
         self.row = row
         self.opset = opset
+        self.route = route       # "torch" (oxport.torch.export) or "c" (replayed as a C host records)
+        self.replay = None       # the C route's (trace file, bytes file)
         self.expect = row.expect(opset)
         self.problem = None      # why the case did not pass, or None
         self.note = ""           # what a passing case showed (a refusal's message ...)
         self.path = None
-        self.runs = []           # [(label, feeds, wants, out_dir)]
+        self.runs = []           # [(label, in_dir, wants, out_dir)]
         self.ort_error = None
         self.outside = []        # [(label, output index, oxport's error, text)]
+        self.example = None      # the example input (torch.onnx.export traces it for the fallback)
 
     @property
     def label(self):
-        return f"{self.row.id} @ opset {self.opset}"
+        return f"{self.row.id} @ opset {self.opset}" + (" [C host]" if self.route == "c" else "")
 
     def fail(self, why):
         if self.problem is None:
@@ -158,9 +165,12 @@ def read_outputs(out_dir):
 
 
 def prepare_row(row, opsets, tmp):
-    """Eager references and the recorded kinds for one row; one Case per opset, exported
-    and checked, with its ONNX Runtime runs laid out (not yet run)."""
-    cases = [Case(row, o) for o in row.opsets if not opsets or o in opsets]
+    """Eager references and the recorded kinds for one row; per opset one Case for each
+    route.  The oxport.torch case is exported and checked here; the C host case gets its
+    trace file (replay_trace exports all of them at once later).  Each case's ONNX Runtime
+    runs are laid out, not yet run."""
+    chosen = [o for o in row.opsets if not opsets or o in opsets]
+    cases = [Case(row, o, route) for o in chosen for route in ROUTES]
     if not cases:
         return []
     try:
@@ -182,47 +192,101 @@ def prepare_row(row, opsets, tmp):
             modelcheck.assert_nontrivial(row.id, [[w.numpy() for w in ws] for ws in wants], row.constant)
         except modelcheck.Mismatch as e:
             trivial = str(e)
-    n_in = len(row.inputs)
-    in_names = [f"in{i}" for i in range(n_in)]
+    in_names = [f"in{i}" for i in range(len(row.inputs))]
     out_names = [f"out{i}" for i in range(len(wants[0]))]
+    in_dirs = {}
     for c in cases:
         if trivial is not None:
             c.fail(trivial)
             continue
-        c.path = os.path.join(tmp, f"{row.id}-{c.opset}.onnx".replace("/", "_"))
+        stem = os.path.join(tmp, f"{row.id}-{c.opset}-{c.route}".replace("/", "_"))
+        c.path = stem + ".onnx"
+        c.example = sets[0][1]
+        c.runs = []
+        for k, (label, args) in enumerate(sets):
+            key = (c.opset, k)
+            if key not in in_dirs:  # both routes read the same input files
+                in_dirs[key] = os.path.join(tmp, f"{row.id}-{c.opset}.{k}.in".replace("/", "_"))
+                write_feeds(in_dirs[key], {n: a.numpy() for n, a in zip(in_names, args)})
+            c.runs.append((label, in_dirs[key], wants[k], f"{stem}.{k}.out"))
+        if c.route == "c":
+            try:
+                capture.capture(model, sets[0][1], c.opset, in_names, out_names, row.dynamic,
+                                stem + ".trace", stem + ".bytes")
+                c.replay = (stem + ".trace", stem + ".bytes")
+            except Exception as e:
+                c.fail(f"recording for the C host failed: {type(e).__name__}: {first_line(e)}")
+            continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 oxt.export(model, sets[0][1], c.path, opset_version=c.opset, input_names=in_names,
                            output_names=out_names, dynamic_axes=row.dynamic)
         except oxt.ExportError as e:
-            c.path = None
-            if c.expect == "refuse":
-                if row.refuse.match in str(e):
-                    c.note = first_line(e)
-                else:
-                    c.fail(f"refused, but the message does not contain {row.refuse.match!r}: {first_line(e)}")
-            else:
-                c.fail(f"export refused: {first_line(e)}")
+            exported(c, str(e))
             continue
         except Exception as e:
-            c.path = None
             c.fail(f"export raised {type(e).__name__}: {first_line(e)}")
             continue
-        if c.expect == "refuse":
-            c.fail(f"exported, but a refusal containing {row.refuse.match!r} was expected")
-            continue
-        try:
-            onnxval.check(c.path)
-        except onnxval.ValidationError as e:
-            c.fail(first_line(e).replace(c.path + ": ", ""))
-            continue
-        for k, (label, args) in enumerate(sets):
-            feeds = {n: a.numpy() for n, a in zip(in_names, args)}
-            base = os.path.join(tmp, f"{os.path.basename(c.path)}.{k}")
-            write_feeds(base + ".in", feeds)
-            c.runs.append((label, feeds, wants[k], base + ".out"))
+        exported(c, None)
     return cases
+
+
+def exported(c, refusal):
+    """Settle an export's result: `refusal` is the engine's message, or None when the file
+    was written (it then goes through onnx.checker)."""
+    row = c.row
+    if refusal is not None:
+        c.runs = []
+        if c.expect == "refuse":
+            if row.refuse.match in refusal:
+                c.note = first_line(refusal)
+            else:
+                c.fail(f"refused, but the message does not contain {row.refuse.match!r}: {first_line(refusal)}")
+        else:
+            c.fail(f"export refused: {first_line(refusal)}")
+        return
+    if c.expect == "refuse":
+        c.runs = []
+        c.fail(f"exported, but a refusal containing {row.refuse.match!r} was expected")
+        return
+    try:
+        onnxval.check(c.path)
+    except onnxval.ValidationError as e:
+        c.runs = []
+        c.fail(first_line(e).replace(c.path + ": ", ""))
+
+
+def replay_all(cases, tmp):
+    """The C host route: one replay_trace process replays and exports every trace."""
+    todo = [c for c in cases if c.route == "c" and c.problem is None and c.replay]
+    if not todo:
+        return
+    exe = os.environ.get("OXPORT_REPLAY_TRACE") or os.path.join(
+        os.environ.get("OXPORT_BUILDDIR", os.path.join(SRC, "build")), "tests", "ops", "replay_trace")
+    cmd = [exe]
+    for d in filter(None, os.environ.get("OXPORT_BUILTIN_PLUGIN_PATH", "").split(":")):
+        cmd += ["--plugin-path", d]
+    jobs, results = os.path.join(tmp, "replay-jobs.txt"), os.path.join(tmp, "replay-results.txt")
+    with open(jobs, "w") as f:
+        for c in todo:
+            f.write(f"{c.replay[0]} {c.replay[1]} {c.opset} {c.path}\n")
+    proc = subprocess.run(cmd + [jobs, results], stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{exe} failed (exit {proc.returncode}): {proc.stderr.strip()}")
+    with open(results) as f:
+        lines = f.read().splitlines()
+    if len(lines) != len(todo):
+        raise RuntimeError(f"{exe} wrote {len(lines)} results for {len(todo)} traces")
+    for c, line in zip(todo, lines):
+        tag, _, msg = line.partition(" ")
+        if tag == "ok":
+            exported(c, None)
+        elif tag == "refused":
+            exported(c, msg.replace(" | ", "\n"))
+        else:
+            c.runs = []
+            c.fail(f"the recorded trace is malformed (a capture.py bug): {msg}")
 
 
 def compare(case):
@@ -259,18 +323,16 @@ def torch_onnx_fallback(cases, tmp, n_procs):
             continue
         ref = c.path[:-5] + ".torch_onnx.onnx"
         model = c.row.build()
-        args = tuple(torch.from_numpy(a) for a in c.runs[0][1].values())
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                torch.onnx.export(model, args, ref, opset_version=c.opset,
-                                  input_names=list(c.runs[0][1]), dynamic_axes=c.row.dynamic)
+                torch.onnx.export(model, c.example, ref, opset_version=c.opset,
+                                  input_names=[f"in{i}" for i in range(len(c.example))], dynamic_axes=c.row.dynamic)
         except Exception as e:  # torch.onnx raises many types for what it cannot export
             c.fail("; ".join(f"input '{l}' output {i}: {t}" for l, i, _e, t in c.outside)
                    + f" (torch.onnx.export gives no reference: {type(e).__name__}: {first_line(e)})")
             continue
-        runs = [(os.path.dirname(out) + "/" + os.path.basename(out)[:-4] + ".in", out + ".ref")
-                for _l, _f, _w, out in c.runs]
+        runs = [(in_dir, out + ".ref") for _l, in_dir, _w, out in c.runs]
         jobs.append((c, ref, runs))
     errors = run_batches([(ref, runs) for _c, ref, runs in jobs], n_procs, tmp, "torch-onnx")
     for (c, _ref, runs), error in zip(jobs, errors):
@@ -347,8 +409,9 @@ def main(argv=None):
                 print(f"error in row {row.id}:", file=sys.stderr)
                 traceback.print_exc()
                 raise
+        replay_all(cases, tmp)
         ready = [c for c in cases if c.problem is None and c.runs]
-        errors = run_batches([(c.path, [(out[:-4] + ".in", out) for *_x, out in c.runs]) for c in ready],
+        errors = run_batches([(c.path, [(in_dir, out) for _l, in_dir, _w, out in c.runs]) for c in ready],
                              args.jobs, tmp, "oxport")
         for c, error in zip(ready, errors):
             if error:
@@ -380,6 +443,8 @@ def report(rows, cases, table_problems):
     print()
     print(f"operator table: {len(rows)} rows, {len(cases)} cases ("
           + ", ".join(f"opset {o}: {n}" for o, n in sorted(per_opset.items())) + ")")
+    routes = collections.Counter(c.route for c in cases)
+    print(f"  routes: oxport.torch.export {routes['torch']} cases, C host replay (replay_trace) {routes['c']} cases")
     print(f"  passed {len(by['pass'])}, refused as expected {len(by['refused'])}, xfail {len(by['xfail'])}, "
           f"xpass {len(by['xpass'])}, failed {len(by['fail'])}, table problems {len(table_problems)}")
     for c in by["fail"] + by["xpass"]:
