@@ -3,6 +3,8 @@
 check, outcomes and the summary, the C host replay's results for refused and malformed
 traces, and the batched ONNX Runtime runner's per-file errors, each with its message."""
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -84,9 +86,15 @@ class Table(unittest.TestCase):
         cases[1].fail("ONNX Runtime rejected the model: boom")
         self.assertEqual([c.outcome() for c in cases], ["pass", "fail", "xpass"])
         self.assertEqual(cases[1].label, "bug @ opset 9 [C host]")
-        self.assertEqual(run_table.report([ok, bug], cases, []), 1)
-        self.assertEqual(run_table.report([ok], cases[:1], []), 0)
-        self.assertEqual(run_table.report([ok], cases[:1], ["row id 'a' is used 2 times"]), 1)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(run_table.report([ok, bug], cases, []), 1)
+        self.assertIn("\n  passed 1, refused as expected 0, xfail 0, xpass 1, failed 1, table problems 0\n"
+                      "  FAIL bug @ opset 9 [C host]: ONNX Runtime rejected the model: boom\n"
+                      "  XPASS bug @ opset 13: passes but is marked xfail\n", out.getvalue())
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(run_table.report([ok], cases[:1], []), 0)
+            self.assertEqual(run_table.report([ok], cases[:1], ["row id 'a' is used 2 times"]), 1)
 
     def test_refusal_messages_are_matched(self):
         r = Row("r", "aten::dropout", torch.relu, [T(2)], opsets=(9,), refuse=Refuse("training mode"))
