@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 import warnings
 
@@ -134,6 +135,33 @@ def write_feeds(in_dir, feeds):
         json.dump(spec, f)
 
 
+class Batch:
+    """One ort_batch.js process, started at once and running in the background, over
+    [(model path, [(in_dir, out_dir)])]."""
+
+    def __init__(self, jobs, tmp, tag):
+        self.n = len(jobs)
+        jobs_path = os.path.join(tmp, f"{tag}-jobs.json")
+        self.res_path = os.path.join(tmp, f"{tag}-results.json")
+        with open(jobs_path, "w") as f:
+            json.dump([{"model": m, "runs": runs} for m, runs in jobs], f)
+        self.proc = subprocess.Popen(["node", BATCH_JS, jobs_path, self.res_path], stderr=subprocess.PIPE, text=True)
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def errors(self):
+        """Wait for the process; one error text (or None) per job."""
+        _, err = self.proc.communicate()
+        if self.proc.returncode != 0:
+            raise RuntimeError(f"ort_batch.js failed (exit {self.proc.returncode}): {err.strip()}")
+        with open(self.res_path) as f:
+            results = json.load(f)
+        if len(results) != self.n:
+            raise RuntimeError(f"ort_batch.js returned {len(results)} results for {self.n} files")
+        return [None if r["ok"] else r["error"] for r in results]
+
+
 def run_batches(jobs, n_procs, tmp, tag):
     """Run [(model path, [(in_dir, out_dir)])] in ONNX Runtime, split over n_procs node
     processes running at once; returns one error text (or None) per job."""
@@ -141,23 +169,16 @@ def run_batches(jobs, n_procs, tmp, tag):
         return []
     n_procs = max(1, min(n_procs, len(jobs)))
     chunks = [list(range(k, len(jobs), n_procs)) for k in range(n_procs)]
-    procs = []
-    for k, idx in enumerate(chunks):
-        jobs_path = os.path.join(tmp, f"{tag}-jobs-{k}.json")
-        res_path = os.path.join(tmp, f"{tag}-results-{k}.json")
-        with open(jobs_path, "w") as f:
-            json.dump([{"model": jobs[i][0], "runs": jobs[i][1]} for i in idx], f)
-        p = subprocess.Popen(["node", BATCH_JS, jobs_path, res_path], stderr=subprocess.PIPE, text=True)
-        procs.append((p, idx, res_path))
+    batches = [Batch([jobs[i] for i in idx], tmp, f"{tag}-{k}") for k, idx in enumerate(chunks)]
     errors = [None] * len(jobs)
-    for p, idx, res_path in procs:
-        _, err = p.communicate()
-        if p.returncode != 0:
-            raise RuntimeError(f"ort_batch.js failed (exit {p.returncode}): {err.strip()}")
-        with open(res_path) as f:
-            for i, r in zip(idx, json.load(f)):
-                errors[i] = None if r["ok"] else r["error"]
+    for idx, b in zip(chunks, batches):
+        for i, e in zip(idx, b.errors()):
+            errors[i] = e
     return errors
+
+
+def ort_jobs(cases):
+    return [(c.path, [(in_dir, out) for _l, in_dir, _w, out in c.runs]) for c in cases]
 
 
 def read_outputs(out_dir):
@@ -206,7 +227,8 @@ def prepare_row(row, opsets, tmp):
         for k, (label, args) in enumerate(sets):
             key = (c.opset, k)
             if key not in in_dirs:  # both routes read the same input files
-                in_dirs[key] = os.path.join(tmp, f"{row.id}-{c.opset}.{k}.in".replace("/", "_"))
+                # named by the input set, so a run error names it
+                in_dirs[key] = os.path.join(tmp, f"{row.id}-{c.opset}.{label.replace(' ', '-')}.in".replace("/", "_"))
                 write_feeds(in_dirs[key], {n: a.numpy() for n, a in zip(in_names, args)})
             c.runs.append((label, in_dirs[key], wants[k], f"{stem}.{k}.out"))
         if c.route == "c":
@@ -257,8 +279,8 @@ def exported(c, refusal):
         c.fail(first_line(e).replace(c.path + ": ", ""))
 
 
-def replay_all(cases, tmp):
-    """The C host route: one replay_trace process replays and exports every trace."""
+def replay_all(cases, tmp, tag="replay"):
+    """The C host route: one replay_trace process replays and exports every trace given."""
     todo = [c for c in cases if c.route == "c" and c.problem is None and c.replay]
     if not todo:
         return
@@ -267,7 +289,7 @@ def replay_all(cases, tmp):
     cmd = [exe]
     for d in filter(None, os.environ.get("OXPORT_BUILTIN_PLUGIN_PATH", "").split(":")):
         cmd += ["--plugin-path", d]
-    jobs, results = os.path.join(tmp, "replay-jobs.txt"), os.path.join(tmp, "replay-results.txt")
+    jobs, results = os.path.join(tmp, f"{tag}-jobs.txt"), os.path.join(tmp, f"{tag}-results.txt")
     with open(jobs, "w") as f:
         for c in todo:
             f.write(f"{c.replay[0]} {c.replay[1]} {c.opset} {c.path}\n")
@@ -401,31 +423,46 @@ def main(argv=None):
     tmp = args.keep or tempfile.mkdtemp(prefix="oxport-optable-")
     os.makedirs(tmp, exist_ok=True)
     try:
-        cases = []
-        for row in rows:
-            try:
-                cases += prepare_row(row, args.opset, tmp)
-            except Exception:
-                print(f"error in row {row.id}:", file=sys.stderr)
-                traceback.print_exc()
-                raise
-        replay_all(cases, tmp)
-        ready = [c for c in cases if c.problem is None and c.runs]
-        errors = run_batches([(c.path, [(in_dir, out) for _l, in_dir, _w, out in c.runs]) for c in ready],
-                             args.jobs, tmp, "oxport")
-        for c, error in zip(ready, errors):
-            if error:
-                c.fail(error)
-            else:
-                compare(c)
+        # Rows go in chunks: each chunk's files start running in ONNX Runtime (at most
+        # --jobs node processes at once) while the next chunk is recorded and exported.
+        t0 = time.monotonic()
+        cases, pending = [], []
+        n_chunks = 8
+        for k in range(n_chunks):
+            chunk = []
+            for row in rows[k * len(rows) // n_chunks:(k + 1) * len(rows) // n_chunks]:
+                try:
+                    chunk += prepare_row(row, args.opset, tmp)
+                except Exception:
+                    print(f"error in row {row.id}:", file=sys.stderr)
+                    traceback.print_exc()
+                    raise
+            replay_all(chunk, tmp, f"replay-{k}")
+            cases += chunk
+            ready = [c for c in chunk if c.problem is None and c.runs]
+            if not ready:
+                continue
+            while sum(b.running() for b, _ in pending) >= max(1, args.jobs):
+                time.sleep(0.05)
+            pending.append((Batch(ort_jobs(ready), tmp, f"oxport-{k}"), ready))
+        t1 = time.monotonic()
+        for batch, ready in pending:
+            for c, error in zip(ready, batch.errors()):
+                if error:
+                    c.fail(error)
+                else:
+                    compare(c)
+        t2 = time.monotonic()
         torch_onnx_fallback(cases, tmp, args.jobs)
+        stages = [("record, export, check, C host replay (ONNX Runtime alongside)", t1 - t0),
+                  ("then waiting for ONNX Runtime", t2 - t1), ("torch.onnx fallback", time.monotonic() - t2)]
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
-    return report(rows, cases, table_problems)
+    return report(rows, cases, table_problems, stages)
 
 
-def report(rows, cases, table_problems):
+def report(rows, cases, table_problems, stages=()):
     by = collections.defaultdict(list)
     for c in cases:
         by[c.outcome()].append(c)
@@ -447,6 +484,8 @@ def report(rows, cases, table_problems):
     print(f"  routes: oxport.torch.export {routes['torch']} cases, C host replay (replay_trace) {routes['c']} cases")
     print(f"  passed {len(by['pass'])}, refused as expected {len(by['refused'])}, xfail {len(by['xfail'])}, "
           f"xpass {len(by['xpass'])}, failed {len(by['fail'])}, table problems {len(table_problems)}")
+    if stages:
+        print("  wall time: " + ", ".join(f"{name} {sec:.1f} s" for name, sec in stages))
     for c in by["fail"] + by["xpass"]:
         print(f"  {c.outcome().upper()} {c.label}: {c.problem or 'passes but is marked xfail'}")
     return 1 if by["fail"] or by["xpass"] or table_problems else 0
