@@ -420,7 +420,10 @@ def main(argv=None):
         ap.error(f"no row matches {args.row}")
     table_problems = [] if args.row or args.opset else check_table(aten_ops.ROWS)
 
-    tmp = args.keep or tempfile.mkdtemp(prefix="oxport-optable-")
+    # Thousands of small files: in memory (/dev/shm) unless TMPDIR says where; on a busy disk
+    # their creation and removal cost as much as the exports.
+    shm = "/dev/shm" if not os.environ.get("TMPDIR") and os.access("/dev/shm", os.W_OK) else None
+    tmp = args.keep or tempfile.mkdtemp(prefix="oxport-optable-", dir=shm)
     os.makedirs(tmp, exist_ok=True)
     try:
         # Rows go in chunks: each chunk's files start running in ONNX Runtime (at most
