@@ -509,6 +509,7 @@ int main(int argc, char **argv)
             return 2;
         }
         run_job(ctx, trace, bytes, opset, onnx, out);
+        fflush(out); /* a crash in a later job leaves this one's result (the runner names the job) */
     }
     fclose(jobs);
     fclose(out);

@@ -96,6 +96,14 @@ class Table(unittest.TestCase):
             self.assertEqual(run_table.report([ok], cases[:1], []), 0)
             self.assertEqual(run_table.report([ok], cases[:1], ["row id 'a' is used 2 times"]), 1)
 
+    def test_unrun_xfail_cases_are_not_xpass(self):
+        bug = Row("bug", "aten::abs", torch.abs, [T(2)], opsets=(9,), xfail="shows in ONNX Runtime (#1)")
+        c = run_table.Case(bug, 9, "c")
+        c.unjudged = True
+        self.assertEqual(c.outcome(), "xfail")
+        c.unjudged = False
+        self.assertEqual(c.outcome(), "xpass")
+
     def test_refusal_messages_are_matched(self):
         r = Row("r", "aten::dropout", torch.relu, [T(2)], opsets=(9,), refuse=Refuse("training mode"))
         good, other, none = (run_table.Case(r, 9, "torch") for _ in range(3))
