@@ -1,19 +1,21 @@
 #!/usr/bin/python3
 """Run the operator table (aten_ops.py): every row at every one of its opsets.
 
-    /usr/bin/python3 tests/ops/run_table.py [--row GLOB]... [--opset N]... [--jobs N] [--keep DIR]
+    /usr/bin/python3 tests/ops/run_table.py [--row GLOB]... [--opset N]... [--route torch|c]...
+                                            [--jobs N] [--keep DIR] [--no-ort]
 
 Per row and opset: build the row's module, compute eager PyTorch on the example input and
 on a second input of the same shapes (and on another shape when the row declares dynamic
 axes), and export it by two routes, each a "case": oxport.torch.export, and the C host
 route -- the PyTorch host's recorded calls written down (capture.py) and made again
-through the public C tracer API by replay_trace (one process for every trace).  Each file
-is checked with onnx.checker (full_check) and run in ONNX Runtime on every input set.  ONNX Runtime runs are
-batched: all files go to `--jobs` node processes (tests/ops/ort_batch.js), not one process
-per file.  Outputs are compared by the model tests' rule (tests/py/modelcheck.py): the
-bound is the output's own scale, and an output outside it passes only when torch.onnx's
-file for the same call is off by at least half as much.  References must not be
-near-constant.  Rows marked `refuse` must be refused with their message; rows marked
+through the public C tracer API by replay_trace (one process per chunk of rows).  Each
+file is checked with onnx.checker (full_check) and run in ONNX Runtime on every input set.
+ONNX Runtime runs are batched: each chunk's files go to one node process
+(tests/ops/ort_batch.js) that runs while the next chunk is exported, at most `--jobs` at
+once, not one process per file.  Outputs are compared by the model tests' rule
+(tests/py/modelcheck.py): the bound is the output's own scale, and an output outside it
+passes only when torch.onnx's file for the same call is off by at least half as much.
+References must not be near-constant.  Rows marked `refuse` must be refused with their message; rows marked
 `xfail` must fail (a passing xfail row is an error: drop the mark).
 
 The table must cover every ATen operator the loaded packs declare (`oxport ops`): an
@@ -86,7 +88,6 @@ class Case:
         self.note = ""           # what a passing case showed (a refusal's message ...)
         self.path = None
         self.runs = []           # [(label, in_dir, wants, out_dir)]
-        self.ort_error = None
         self.outside = []        # [(label, output index, oxport's error, text)]
         self.example = None      # the example input (torch.onnx.export traces it for the fallback)
         self.unjudged = False    # exported and checked, but not run (--no-ort)
