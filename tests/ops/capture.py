@@ -164,7 +164,9 @@ def capture(model, args, opset, input_names, output_names, dynamic_axes, trace_p
             vid = in_vids[int(key[2:])]
         else:
             vid = out_vids[int(key[3:])]
-        pairs = axes.items() if isinstance(axes, dict) else [(a, f"{key}_dynamic_axes_{i + 1}") for i, a in enumerate(axes)]
+        # a list of axes gets the names oxport.torch.export gives them
+        pairs = (axes.items() if isinstance(axes, dict)
+                 else [(a, f"{key}_dynamic_axes_{i + 1}") for i, a in enumerate(axes)])
         for axis, dim_name in pairs:
             out_lines.append(f"dim {vid} {int(axis)} {name(dim_name)}")
     with open(trace_path, "w") as f:
