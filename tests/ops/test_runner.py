@@ -169,6 +169,32 @@ class Replay(unittest.TestCase):
                          (2, f"replay_trace: {jobs}:1: expected TRACE BYTES OPSET OUT.onnx\n"))
 
 
+    def test_a_crash_names_the_case_being_replayed(self):
+        """replay_trace writes each result as it goes; when it dies, the first case without a
+        result is the one it was replaying."""
+        fake = os.path.join(self.tmp.name, "crashing_replay")
+        with open(fake, "w") as f:
+            f.write('#!/bin/sh\nfor last; do :; done\necho ok > "$last"\necho "AddressSanitizer: boom" >&2\nexit 1\n')
+        os.chmod(fake, 0o755)
+        r = Row("r", "aten::abs", torch.abs, [T(2)])
+        cases = [run_table.Case(r, o, "c") for o in (9, 13)]
+        for c in cases:
+            c.replay = ("t.trace", "t.bytes")
+            c.path = os.path.join(self.tmp.name, f"r-{c.opset}.onnx")
+        saved = os.environ.get("OXPORT_REPLAY_TRACE")
+        os.environ["OXPORT_REPLAY_TRACE"] = fake
+        try:
+            with self.assertRaises(RuntimeError) as cm:
+                run_table.replay_all(cases, self.tmp.name)
+        finally:
+            if saved is None:
+                del os.environ["OXPORT_REPLAY_TRACE"]
+            else:
+                os.environ["OXPORT_REPLAY_TRACE"] = saved
+        self.assertEqual(str(cm.exception), f"{fake} failed (exit 1) while replaying r @ opset 13 [C host]: "
+                                            "AddressSanitizer: boom")
+
+
 class OrtBatch(unittest.TestCase):
     def test_a_bad_file_is_its_own_result(self):
         with tempfile.TemporaryDirectory(prefix="oxport-ortbatch-") as tmp:
