@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "crash_note.h"
 #include "opset_yaml.h"
 #include "passes.h"
 #include "plugin_load.h"
@@ -417,7 +418,9 @@ static ox_status convert_node(conv *c, const ox_node *n)
     ox_node *before = c->out->last;
     c->session.current = &s;
     c->session.serial++;
+    ox_crash_note_enter("symbolic", im->plugin->path, n->kind, n->scope);
     int rc = im->decl->symbolic(&s, ox_symbolic_api());
+    ox_crash_note_leave();
     c->session.current = NULL;
 
     const char *path = im->plugin->path;

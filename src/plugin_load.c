@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "crash_note.h"
 #include "opset_yaml.h"
 #include "param_decl.h"
 
@@ -324,7 +325,9 @@ static int accept_desc(const char *path, const ox_plugin_desc *d, loaded_pack *p
 
     if (p->desc.init) {
         char err[512] = "";
+        ox_crash_note_enter("init", path, NULL, NULL);
         int rc = p->desc.init(ox_symbolic_api(), err, sizeof err);
+        ox_crash_note_leave();
         err[sizeof err - 1] = '\0';
         if (rc != 0) {
             if (err[0])

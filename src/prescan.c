@@ -111,7 +111,7 @@ static void run_check_hook(ox_context *ctx, const ox_graph *traced, int opset,
 {
     char *msg;
     int lifted;
-    if (!ox_sym_run_check(ctx, traced, opset, n, im->decl, &msg, &lifted))
+    if (!ox_sym_run_check(ctx, traced, opset, n, im->decl, im->plugin->path, &msg, &lifted))
         return;
     const char *at = ox_node_scope_text(n);
     if (!msg)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash_note.h"
 #include "param_decl.h"
 #include "plugin_load.h"
 #include "schema_check.h"
@@ -965,7 +966,7 @@ static int api_checking(ox_sym *g)
 }
 
 int ox_sym_run_check(ox_context *ctx, const ox_graph *traced, int opset, const ox_node *n,
-                     const ox_op_decl *decl, char **msg, int *lifted_at)
+                     const ox_op_decl *decl, const char *pack, char **msg, int *lifted_at)
 {
     *msg = NULL;
     *lifted_at = 0;
@@ -989,7 +990,9 @@ int ox_sym_run_check(ox_context *ctx, const ox_graph *traced, int opset, const o
     s.checking = true;
     session.current = &s;
     session.serial = 1;
+    ox_crash_note_enter("check hook", pack, n->kind, n->scope);
     int rc = decl->check(&s, ox_symbolic_api());
+    ox_crash_note_leave();
     if (s.oom) {
         free(s.err);
         return 1;

@@ -71,11 +71,12 @@ int ox_sym_error(ox_sym *g, const char *fmt, ...)
 const ox_tensor_data *ox_sym_const_tensor(const ox_graph *g, ox_vid v, ox_dtype *dtype,
                                           size_t *n_elems);
 
-/* Run an operator's check hook on traced node n at the target opset.
+/* Run an operator's check hook (of the pack at path `pack`) on traced node n
+ * at the target opset.
  * Returns 0 when the node is convertible; else 1 with *msg (malloc'd, NULL
  * on out of memory) and *lifted_at set.  A hook that returns nonzero
  * without api->limit, or tries to build, gets a message saying so. */
 int ox_sym_run_check(ox_context *ctx, const ox_graph *traced, int opset, const ox_node *n,
-                     const ox_op_decl *decl, char **msg, int *lifted_at);
+                     const ox_op_decl *decl, const char *pack, char **msg, int *lifted_at);
 
 #endif /* OXPORT_SYMBOLIC_API_H */
