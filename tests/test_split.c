@@ -69,7 +69,7 @@ static void split_case(const char *kind, int64_t rows, int64_t cols, int dim, si
     ck_assert_msg(ox_trace_op(b.t, kind, 1 + n_args, args, n_pieces, od, outs) == OX_OK, "%s",
                   ox_errmsg(b.ctx));
     for (size_t i = 0; i < n_pieces; i++) {
-        char name[16];
+        char name[24];
         snprintf(name, sizeof name, "y%zu", i);
         ck_assert_int_eq(ox_trace_output(b.t, outs[i], name), OX_OK);
     }
