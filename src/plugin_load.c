@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "introspect.h"
 #include "opset_yaml.h"
 
 /* The 1.0 layouts: a pack may declare larger structs (a newer minor), never smaller. */
@@ -691,6 +692,7 @@ ox_status ox_mem_pack_add(ox_context *ctx, const ox_plugin_desc *desc, const cha
     bool registered = false;
     if (!r.n && ctx->registry) {
         registered = true; /* from here on the registry may point into p */
+        ox_introspect_forget(ctx);
         mem_pack_register(ctx->registry, p, &r);
     }
     if (registered || (!r.n && !r.oom))
@@ -963,6 +965,7 @@ ox_status ox_registry_crosscheck(ox_context *ctx)
     char *msg = ox_report_join(&r, NULL);
     ox_report_free(&r);
     /* all-or-nothing, as for a rejected pack: nothing stays loaded */
+    ox_introspect_forget(ctx);
     ox_registry_free(ctx->registry);
     ctx->registry = NULL;
     if (!msg)
