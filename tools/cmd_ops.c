@@ -226,6 +226,8 @@ static void json_params(ox_json *j, const listing *l, size_t i)
             ox_json_null(j);
         ox_json_key(j, "optional");
         ox_json_bool(j, pi.optional);
+        ox_json_key(j, "default");
+        ox_json_string(j, pi.default_value);
         ox_json_object_end(j);
     }
     ox_json_array_end(j);
@@ -288,6 +290,8 @@ static bool print_json(FILE *out, const listing *l)
             ox_json_string(j, r->impl.pack_name);
             ox_json_key(j, "since_opset");
             ox_json_int(j, r->impl.since_opset);
+            ox_json_key(j, "n_outputs");
+            ox_json_uint(j, r->impl.n_outputs);
             ox_json_object_end(j);
         } else {
             ox_json_null(j);
