@@ -6,6 +6,7 @@
  * Only the public header is used: this is what an embedder sees.
  */
 #include <check.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,53 @@ START_TEST(graph_interface)
 }
 END_TEST
 
+/* A stream made from a descriptor takes what a FILE * would. */
+START_TEST(a_stream_from_a_file_descriptor)
+{
+    ox_context *ctx;
+    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_ENV | OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx),
+                     OX_OK);
+    ox_trace *t;
+    ck_assert_int_eq(ox_trace_begin(ctx, "Net", &t), OX_OK);
+    int64_t sizes[] = {1, 3};
+    ox_vid x;
+    ck_assert_int_eq(ox_trace_input(t, "x", OX_FLOAT, 2, sizes, &x), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, x, "y"), OX_OK);
+    ox_graph *g;
+    ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
+
+    char *want = NULL;
+    size_t want_len = 0;
+    FILE *mem = open_memstream(&want, &want_len);
+    ck_assert_int_eq(ox_graph_print(g, mem), OX_OK);
+    fclose(mem);
+
+    FILE *tmpf = tmpfile();
+    ck_assert_ptr_nonnull(tmpf);
+    int fd = fileno(tmpf);
+    FILE *s = ox_stream_from_fd(fd);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(ox_graph_print(g, s), OX_OK);
+    ck_assert_int_eq(ox_stream_close(s), 0);
+    /* the caller's descriptor is still open and holds the listing */
+    char got[4096] = "";
+    rewind(tmpf);
+    size_t n = fread(got, 1, sizeof got - 1, tmpf);
+    got[n] = '\0';
+    ck_assert_uint_gt(want_len, 0);
+    ck_assert_str_eq(got, want);
+    fclose(tmpf);
+    free(want);
+
+    errno = 0;
+    ck_assert_ptr_null(ox_stream_from_fd(-1));
+    ck_assert_int_eq(errno, EBADF);
+    ck_assert_int_eq(ox_stream_close(NULL), 0);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("introspect");
@@ -434,6 +482,7 @@ static Suite *suite(void)
     tcase_add_test(tc, checks_a_pack_file_without_keeping_it);
     tcase_add_test(tc, checks_the_loaded_packs_against_the_descriptors);
     tcase_add_test(tc, graph_interface);
+    tcase_add_test(tc, a_stream_from_a_file_descriptor);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -144,6 +144,17 @@ OX_API size_t ox_graph_node_count(const ox_graph *g);
 /* Give axis `axis` of graph input or output `v` a symbolic name (dynamic axes). */
 OX_API ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const char *name);
 
+/* ---------------------------------------------------------------- streams */
+
+/* A FILE * for hosts that cannot make one (ctypes, other FFIs), for every
+ * FILE * this API takes: ox_export_options.verbose, ox_graph_print,
+ * ox_check's report ...  Writes go to a duplicate of `fd` (the caller keeps
+ * and closes `fd` itself).  NULL with errno set when fd is not open. */
+OX_API FILE *ox_stream_from_fd(int fd);
+/* Flush and free a stream of ox_stream_from_fd: 0, or EOF when a write
+ * failed.  NULL is a no-op. */
+OX_API int ox_stream_close(FILE *stream);
+
 /* ------------------------------------------------------------------ trace */
 
 typedef struct ox_trace ox_trace;
@@ -260,7 +271,8 @@ typedef struct ox_export_options {
     uint64_t external_data_threshold; /* tensors >= this many bytes go to the side file when external data is on */
     int external_data;             /* 0 = automatic (only past 2 GiB), 1 = always, -1 = never */
     const char *external_data_location; /* side file name, default "<model>.onnx.data" */
-    FILE *verbose;                 /* when set, the converted graph is printed here */
+    FILE *verbose;                 /* when set, the converted graph is printed here (a host
+                                      without FILE *: ox_stream_from_fd) */
     int do_constant_folding;       /* 1 (default): fold nodes computed only from small constants */
     const char *producer_name;     /* default "oxport" */
     const char *producer_version;  /* default ox_version() */

@@ -16,6 +16,7 @@ import ctypes
 import ctypes.util
 import os
 import subprocess
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # hosts/pytorch/oxport -> source root (only meaningful in a source checkout).
@@ -291,6 +292,8 @@ def _declare(lib):
         "ox_export": (c.c_int, [c.c_void_p, c.c_void_p, c.c_char_p, P(OxExportOptions)]),
         "ox_convert": (c.c_int, [c.c_void_p, c.c_void_p, c.c_int, P(c.c_void_p)]),
         "ox_arg_kind_name": (c.c_char_p, [c.c_int]),
+        "ox_stream_from_fd": (c.c_void_p, [c.c_int]),
+        "ox_stream_close": (c.c_int, [c.c_void_p]),
         "ox_context_pack_count": (c.c_int, [c.c_void_p, P(c.c_size_t)]),
         "ox_context_pack": (c.c_int, [c.c_void_p, c.c_size_t, P(OxPackInfo)]),
         "ox_context_op_count": (c.c_int, [c.c_void_p, P(c.c_size_t)]),
@@ -320,7 +323,7 @@ def lib():
         path, build_dir = find_library()
         for k, v in (build_tree_env(build_dir) if build_dir is not None else installed_env()).items():
             os.environ.setdefault(k, v)
-        loaded = ctypes.CDLL(path)
+        loaded = ctypes.CDLL(path, use_errno=True)
         _declare(loaded)
         _lib, _lib_path = loaded, path
     return _lib
@@ -381,28 +384,27 @@ class Context:
 
 
 class CFile:
-    """A libc FILE* on an anonymous temporary file, for the engine's printers."""
+    """A FILE* for the engine's printers, on an anonymous temporary file: made by the
+    engine itself (ox_stream_from_fd), so no libc is reached through ctypes."""
 
     def __init__(self):
-        self.libc = ctypes.CDLL(None)
-        self.libc.tmpfile.restype = ctypes.c_void_p
-        self.libc.fflush.argtypes = [ctypes.c_void_p]
-        self.libc.fclose.argtypes = [ctypes.c_void_p]
-        self.libc.fileno.argtypes = [ctypes.c_void_p]
-        self.fp = self.libc.tmpfile()
+        self.L = lib()
+        self.tmp = tempfile.TemporaryFile()
+        self.fp = self.L.ox_stream_from_fd(self.tmp.fileno())
         if not self.fp:
-            raise OSError("tmpfile() failed")
+            err = ctypes.get_errno()
+            self.tmp.close()
+            raise OSError(err, f"ox_stream_from_fd: {os.strerror(err)}")
 
     def read_and_close(self):
-        self.libc.fflush(self.fp)
-        fd = os.dup(self.libc.fileno(self.fp))
-        self.libc.fclose(self.fp)
+        self.L.ox_stream_close(self.fp)
         self.fp = None
-        with os.fdopen(fd, "rb") as f:
+        with self.tmp as f:
             f.seek(0)
             return f.read().decode(errors="replace")
 
     def close(self):
         if self.fp:
-            self.libc.fclose(self.fp)
+            self.L.ox_stream_close(self.fp)
             self.fp = None
+        self.tmp.close()
