@@ -10,6 +10,7 @@
  */
 #include "introspect.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,8 +141,12 @@ OX_API ox_status ox_context_pack(ox_context *ctx, size_t i, ox_pack_info *out)
     info.abi_major = d->abi_major;
     info.abi_minor = d->abi_minor;
     info.configured = pi->explicit_path;
-    for (size_t k = 0; k < n_all; k++)
+    for (size_t k = 0; k < n_all; k++) {
         info.n_ops += all[k]->plugin == pi;
+        /* one per name: the registry lists a name's implementations together */
+        bool first = k == 0 || strcmp(all[k - 1]->decl->name, all[k]->decl->name) != 0;
+        info.n_overrides += all[k]->plugin == pi && all[k]->overrides && first;
+    }
     return fill(ctx, "ox_context_pack", out, &info, sizeof info);
 }
 

@@ -139,6 +139,7 @@ START_TEST(lists_packs_and_implementations)
     ck_assert_uint_eq(pk.abi_minor, OX_PLUGIN_ABI_MINOR);
     ck_assert_int_eq(pk.configured, 1);
     ck_assert_uint_eq(pk.n_ops, 5);
+    ck_assert_uint_eq(pk.n_overrides, 0);
 
     /* sorted by name, then since_opset */
     const char *names[] = {"test::later", "test::off", "test::packonly", "test::pool",
@@ -262,6 +263,47 @@ START_TEST(a_pack_added_later_is_listed)
     ck_assert_int_eq(ox_context_pack_count(ctx, &n), OX_OK);
     ck_assert_uint_eq(n, 2);
     done(ctx);
+}
+END_TEST
+
+static const char *fixture(const char *name);
+
+static const ox_op_decl relu_ops[] = {{"test::relu", 9, p_self, 1, 1, sym_id}};
+static const ox_plugin_desc relu_pack = {OX_PLUGIN_HEADER, "myrelu", "1", NULL, relu_ops, 1,
+                                         NULL, NULL};
+
+/* An in-process pack replacing a file pack's operator: counted on the pack,
+ * named on the implementation. */
+START_TEST(an_override_is_listed_with_the_pack_replaced)
+{
+    ox_context *ctx;
+    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_ENV | OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx),
+                     OX_OK);
+    ck_assert_int_eq(ox_context_add_plugin_path(ctx, fixture("base")), OX_OK);
+    ck_assert_int_eq(ox_context_add_pack(ctx, &relu_pack, "python:myrelu"), OX_OK);
+    size_t n;
+    ck_assert_msg(ox_context_pack_count(ctx, &n) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_uint_eq(n, 2);
+    ox_pack_info mine = OX_INFO_INIT(ox_pack_info), base = OX_INFO_INIT(ox_pack_info);
+    ck_assert_int_eq(ox_context_pack(ctx, 0, &mine), OX_OK);
+    ck_assert_int_eq(ox_context_pack(ctx, 1, &base), OX_OK);
+    ck_assert_str_eq(mine.path, "python:myrelu");
+    ck_assert_str_eq(base.path, fixture("base"));
+    ck_assert_uint_eq(mine.n_overrides, 1);
+    ck_assert_uint_eq(base.n_overrides, 0);
+    ck_assert_int_eq(ox_context_op_count(ctx, &n), OX_OK);
+    size_t relu = 0;
+    for (size_t i = 0; i < n; i++) {
+        ox_op_info op = OX_INFO_INIT(ox_op_info);
+        ck_assert_int_eq(ox_context_op(ctx, i, &op), OX_OK);
+        if (strcmp(op.name, "test::relu") != 0)
+            continue;
+        relu++;
+        ck_assert_uint_eq(op.pack, 0);
+        ck_assert_str_eq(op.overrides, fixture("base"));
+    }
+    ck_assert_uint_eq(relu, 1);
+    ox_context_free(ctx);
 }
 END_TEST
 
@@ -477,6 +519,7 @@ static Suite *suite(void)
     tcase_add_test(tc, lists_packs_and_implementations);
     tcase_add_test(tc, opset_view_joins_descriptors_and_packs);
     tcase_add_test(tc, a_pack_added_later_is_listed);
+    tcase_add_test(tc, an_override_is_listed_with_the_pack_replaced);
     tcase_add_test(tc, bad_requests_say_what_is_wrong);
     tcase_add_test(tc, a_smaller_struct_is_filled_only_as_far_as_it_goes);
     tcase_add_test(tc, checks_a_pack_file_without_keeping_it);

@@ -427,6 +427,8 @@ typedef struct ox_pack_info {
     int configured;          /* 1: from a plugin path, OXPORT_PLUGIN_PATH, the config or
                                 ox_context_add_pack; 0: a built-in pack */
     size_t n_ops;            /* operator implementations (one per name and since_opset) */
+    size_t n_overrides;      /* operators whose symbolic of another pack this one replaces
+                                (ox_op_info.overrides names that pack) */
 } ox_pack_info;
 
 OX_API ox_status ox_context_pack_count(ox_context *ctx, size_t *n);

@@ -109,6 +109,8 @@ class Packs(unittest.TestCase):
         self.assertEqual(relu["name"], "aten::relu")
         aten = [p for p in got if p["name"] == "aten"][0]
         self.assertEqual(relu["overrides"], aten["path"])
+        self.assertEqual(mine[0]["n_overrides"], 1)
+        self.assertEqual(aten["n_overrides"], 0)
         row = {o["name"]: o for o in oxt.supported_operators(9)}["aten::relu"]
         self.assertEqual(row["pack"], mine[0]["name"])
 

@@ -96,7 +96,7 @@ class OxPackInfo(ctypes.Structure):
                 ("version", ctypes.c_char_p), ("description", ctypes.c_char_p),
                 ("path", ctypes.c_char_p), ("abi_major", ctypes.c_uint16),
                 ("abi_minor", ctypes.c_uint16), ("configured", ctypes.c_int),
-                ("n_ops", ctypes.c_size_t)]
+                ("n_ops", ctypes.c_size_t), ("n_overrides", ctypes.c_size_t)]
 
 
 class OxParamInfo(ctypes.Structure):

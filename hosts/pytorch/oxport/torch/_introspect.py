@@ -70,7 +70,8 @@ def _op(ctx, i):
 def packs(config=None):
     """The symbolic packs the engine loads, in search order: a list of dicts with name,
     version, description, path (the .so, or a Python registration's origin), abi
-    ((major, minor)), configured (False for a built-in pack) and operators (name,
+    ((major, minor)), configured (False for a built-in pack), n_overrides (operators of
+    another pack it replaces) and operators (name,
     since_opset, n_outputs, params, overrides: the path of the pack it replaces or None)."""
     ctx = _context(config)
     try:
@@ -85,7 +86,7 @@ def packs(config=None):
             out.append({"name": _text(pk.name), "version": _text(pk.version),
                         "description": _text(pk.description), "path": _text(pk.path),
                         "abi": (pk.abi_major, pk.abi_minor), "configured": bool(pk.configured),
-                        "operators": []})
+                        "n_overrides": pk.n_overrides, "operators": []})
         for i in range(n_ops.value):
             op, params = _op(ctx, i)
             out[op.pack]["operators"].append({"name": _text(op.name), "since_opset": op.since_opset,
