@@ -235,15 +235,30 @@ static ox_status load_all(ox_context *ctx, const char *fn)
     if (st != OX_OK)
         return st;
     if (!ctx->opsets)
-        return ox_fail(ctx, OX_ECONFIG, "%s%sno opset descriptors are loaded", fn ? fn : "",
-                       fn ? ": " : "");
+        return ox_fail(ctx, OX_ECONFIG, "%s: no opset descriptors are loaded", fn);
+    return OX_OK;
+}
+
+/* The descriptors alone (what ox_context_load would read), without the
+ * packs: a listing of the descriptors must not depend on the packs loading. */
+static ox_status load_opsets(ox_context *ctx)
+{
+    if (!ctx)
+        return OX_EINVAL;
+    if (!ctx->opsets && !(ctx->flags & OX_CONTEXT_NO_DEFAULT_OPSETS)) {
+        ox_status st = ox_opset_db_load(ctx, ox_context_opset_dir(ctx), &ctx->opsets);
+        if (st != OX_OK)
+            return st;
+    }
+    if (!ctx->opsets)
+        return ox_fail(ctx, OX_ECONFIG, "no opset descriptors are loaded");
     return OX_OK;
 }
 
 OX_API ox_status ox_context_opset_info(ox_context *ctx, int *min_opset, int *max_opset,
                                        const char **dir)
 {
-    ox_status st = load_all(ctx, NULL);
+    ox_status st = load_opsets(ctx);
     if (st != OX_OK)
         return st;
     if (min_opset)

@@ -426,6 +426,8 @@ int cmd_ops(int argc, char **argv)
     int min_opset = 0, lo = 0, hi = 0;
     const char *range_src = NULL;
     if (st == OX_OK)
+        st = ox_context_load(ctx);
+    if (st == OX_OK)
         st = ox_context_opset_info(ctx, &min_opset, NULL, NULL);
     if (st != OX_OK) {
         fprintf(stderr, "oxport ops: %s\n", ox_errmsg(ctx));

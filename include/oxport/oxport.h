@@ -404,9 +404,10 @@ OX_API ox_status ox_graph_diff(const ox_graph *a, const char *name_a, const ox_g
  *
  * What a context has loaded: its symbolic packs, the operator
  * implementations they declare, and what the opset descriptors support at
- * each opset.  The calls load what they read (packs: like the registry part
- * of ox_context_load; opset calls: ox_context_load) and report a loader
- * failure with its message.
+ * each opset.  The calls load what they read and report a loader failure
+ * with its message: the pack and operator calls the packs only (a broken
+ * descriptor does not hide them), ox_context_opset_info the descriptors
+ * only, the per-opset operator calls both (ox_context_load).
  *
  * Every info struct starts with struct_size: set it to sizeof the struct
  * (OX_INFO_INIT does); the engine fills only the fields that fit, so a host
