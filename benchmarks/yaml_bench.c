@@ -112,12 +112,12 @@ int main(int argc, char **argv)
     f = fopen(path, "w");
     fputs("opset: 9\noperators:\n", f);
     for (int i = 0; i < 100000; i++)
-        fprintf(f, "  aten::op%d: {params: [self: tensor]}\n", i);
+        fprintf(f, "  aten::op%d: {params: [self]}\n", i);
     fclose(f);
     f = fopen(p10, "w");
     fputs("opset: 10\noperators:\n", f);
     for (int i = 0; i < 50000; i++)
-        fprintf(f, "  aten::new%d: {params: [self: tensor]}\n", i);
+        fprintf(f, "  aten::new%d: {params: [self]}\n", i);
     fputs("removed:\n", f);
     for (int i = 0; i < 100000; i += 2)
         fprintf(f, "  - aten::op%d\n", i);

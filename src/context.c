@@ -288,11 +288,6 @@ ox_status ox_context_load(ox_context *ctx)
     st = ox_registry_load(ctx);
     if (st != OX_OK)
         return st;
-    if (ctx->opsets) {
-        st = ox_registry_crosscheck(ctx);
-        if (st != OX_OK)
-            return st;
-    }
     ctx->loaded = true;
     ox_clear_error(ctx);
     return OX_OK;

@@ -11,9 +11,12 @@
 #include <string.h>
 
 #include "config.h"
+#include "crash_note.h"
 #include "opset_yaml.h"
 #include "passes.h"
 #include "plugin_load.h"
+#include "prescan.h"
+#include "route.h"
 #include "report.h"
 #include "schema_check.h"
 #include "symbolic_api.h"
@@ -39,217 +42,6 @@ void ox_convert_opset_range(const ox_context *ctx, int *lo, int *hi, const char 
     *hi = h;
     if (source)
         *source = src;
-}
-
-/* ------------------------------------------------------------- pre-scan */
-
-static const char *scope_of(const ox_node *n)
-{
-    return n->scope && *n->scope ? n->scope : "(top level)";
-}
-
-static const char *disabled_by(const ox_context *ctx, const char *kind)
-{
-    const ox_config *cfg = ctx->config;
-    if (!cfg)
-        return NULL;
-    for (size_t i = 0; i < cfg->n_disabled_ops; i++)
-        if (strcmp(cfg->disabled_ops[i], kind) == 0)
-            return cfg->path ? cfg->path : "the config";
-    return NULL;
-}
-
-static int custom_domain_version(const ox_context *ctx, const char *domain)
-{
-    const ox_config *cfg = ctx->config;
-    if (!cfg)
-        return 0;
-    for (size_t i = 0; i < cfg->n_domains; i++)
-        if (strcmp(cfg->domains[i].domain, domain) == 0)
-            return cfg->domains[i].version;
-    return 0;
-}
-
-/* Nodes already in ONNX form (onnx::X, or a configured custom domain) are
- * copied, not converted. */
-static bool passes_through(const ox_context *ctx, const ox_node *n)
-{
-    return n->domain[0] == '\0' || custom_domain_version(ctx, n->domain) > 0;
-}
-
-/* What happens to a node that is not passed through: converted by its
- * symbolic, or (per the export type) written as an ATen node or as recorded. */
-typedef enum route { ROUTE_CONVERT, ROUTE_ATEN, ROUTE_AS_RECORDED } route;
-
-static const char *const export_type_names[] = {"ONNX", "ONNX_ATEN", "ONNX_ATEN_FALLBACK",
-                                                "ONNX_FALLTHROUGH"};
-
-static route route_of(const ox_context *ctx, const ox_node *n, int opset)
-{
-    ox_export_type et = ox_context_export_type(ctx);
-    bool aten = strcmp(n->domain, "aten") == 0;
-    if (et == OX_EXPORT_ATEN && aten)
-        return ROUTE_ATEN;
-    if (et == OX_EXPORT_ONNX || et == OX_EXPORT_ATEN ||
-        ox_registry_find(ctx->registry, n->kind, opset))
-        return ROUTE_CONVERT;
-    if (et == OX_EXPORT_ATEN_FALLBACK)
-        return aten ? ROUTE_ATEN : ROUTE_CONVERT;
-    return ROUTE_AS_RECORDED;
-}
-
-/* Whether a recorded argument kind fits a pack's declared parameter kind.
- * Packs have no optional marker, so None fits every non-tensor parameter. */
-static bool decl_accepts(ox_arg_kind decl, ox_arg_kind got)
-{
-    if (got == decl)
-        return true;
-    switch (got) {
-    case OX_ARG_NONE: return decl != OX_ARG_TENSOR && decl != OX_ARG_TENSOR_LIST;
-    case OX_ARG_TENSOR: return decl == OX_ARG_OPT_TENSOR || decl == OX_ARG_TENSOR_OR_SCALAR;
-    case OX_ARG_INT:
-        return decl == OX_ARG_INTS || decl == OX_ARG_FLOAT || decl == OX_ARG_SCALAR ||
-               decl == OX_ARG_TENSOR_OR_SCALAR;
-    case OX_ARG_BOOL:
-        return decl == OX_ARG_INT || decl == OX_ARG_SCALAR || decl == OX_ARG_TENSOR_OR_SCALAR;
-    case OX_ARG_FLOAT: return decl == OX_ARG_SCALAR || decl == OX_ARG_TENSOR_OR_SCALAR;
-    default: return false;
-    }
-}
-
-static const ox_param_decl *decl_param(const ox_op_decl *d, const char *name)
-{
-    for (uint32_t i = 0; i < d->n_params; i++)
-        if (strcmp(d->params[i].name, name) == 0)
-            return &d->params[i];
-    return NULL;
-}
-
-static void param_list(const ox_op_decl *d, char *buf, size_t cap)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (uint32_t i = 0; i < d->n_params && len < cap; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", d->params[i].name);
-    if (!d->n_params)
-        snprintf(buf, cap, "no parameters");
-}
-
-static bool yaml_declares(const ox_opset_op *yop, const char *param)
-{
-    for (size_t k = 0; yop && k < yop->n_params; k++)
-        if (strcmp(yop->params[k].name, param) == 0)
-            return true;
-    return false;
-}
-
-/* Recorded arguments against the pack's declaration.  Kinds the YAML
- * declares are checked by ox_opset_db_check_node; this covers the rest. */
-static void check_args(const ox_node *n, const ox_op_impl *im, const ox_opset_op *yop,
-                       ox_report *r)
-{
-    const ox_op_decl *d = im->decl;
-    const char *path = im->plugin->path;
-    for (uint32_t i = 0; i < n->n_args; i++) {
-        const ox_targ *a = &n->args[i];
-        const ox_param_decl *p = decl_param(d, a->name);
-        if (!p) {
-            char list[512];
-            param_list(d, list, sizeof list);
-            ox_report_add_at(r, n->scope,
-                             "%s at %s: unknown argument '%s' (the symbolic in %s declares %s)",
-                             n->kind, scope_of(n), a->name, path, list);
-            continue;
-        }
-        if (!yaml_declares(yop, a->name) && !decl_accepts(p->kind, a->kind))
-            ox_report_add_at(r, n->scope,
-                             "%s at %s: argument '%s' is recorded as %s, but the symbolic in %s "
-                             "declares %s",
-                             n->kind, scope_of(n), a->name, ox_arg_kind_name(a->kind), path,
-                             ox_arg_kind_name(p->kind));
-    }
-    for (uint32_t i = 0; i < d->n_params; i++) {
-        const ox_param_decl *p = &d->params[i];
-        if (p->kind != OX_ARG_TENSOR && p->kind != OX_ARG_TENSOR_LIST)
-            continue;
-        const ox_targ *a = ox_node_arg(n, p->name);
-        if (!a)
-            ox_report_add_at(r, n->scope,
-                             "%s at %s: required %s argument '%s' is not recorded", n->kind,
-                             scope_of(n), ox_arg_kind_name(p->kind), p->name);
-        else if (a->kind == OX_ARG_NONE && !yaml_declares(yop, p->name))
-            ox_report_add_at(r, n->scope, "%s at %s: required %s argument '%s' is None", n->kind,
-                             scope_of(n), ox_arg_kind_name(p->kind), p->name);
-    }
-    if (n->n_outputs != d->n_outputs)
-        ox_report_add_at(r, n->scope,
-                         "%s at %s: recorded with %u output(s), but the symbolic in %s declares %u",
-                         n->kind, scope_of(n), n->n_outputs, path, d->n_outputs);
-}
-
-/* What to add to "no symbolic for X is registered": the lowest opset a
- * loaded pack converts it from, or, when no pack has it at all but the opset
- * descriptors declare it, that its pack is missing.  Only a pack makes an
- * operator supported, so the descriptors alone never yield an opset. */
-static void missing_hint(const ox_context *ctx, const char *kind, int lo, int hi, char *buf,
-                         size_t cap)
-{
-    buf[0] = '\0';
-    int since = ox_registry_lowest_since(ctx->registry, kind);
-    if (since) {
-        snprintf(buf, cap, "; supported from opset %d", since);
-        return;
-    }
-    for (int o = lo; ctx->opsets && o <= hi; o++)
-        if (ox_opset_db_lookup(ctx->opsets, o, kind)) {
-            snprintf(buf, cap, "; the opset descriptors declare it, but no loaded pack provides "
-                               "its symbolic (is the pack on the plugin path?)");
-            return;
-        }
-}
-
-static void prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int hi,
-                    ox_report *r, ox_report *notes)
-{
-    const char *et = export_type_names[ox_context_export_type(ctx)];
-    for (const ox_node *n = traced->first; n; n = n->next) {
-        if (passes_through(ctx, n))
-            continue;
-        const char *cfg = disabled_by(ctx, n->kind);
-        if (cfg) {
-            ox_report_add_at(r, n->scope,
-                             "ONNX export failed on %s because %s is disabled by %s (scope: %s)",
-                             n->op_type, n->kind, cfg, scope_of(n));
-            continue;
-        }
-        route rt = route_of(ctx, n, opset);
-        if (rt == ROUTE_ATEN || rt == ROUTE_AS_RECORDED) {
-            /* ONNX_ATEN converts every aten:: node so: nothing to note */
-            if (ox_context_export_type(ctx) != OX_EXPORT_ATEN)
-                ox_report_add(notes,
-                              "%s at %s: no symbolic at opset %d; exported %s (%s)", n->kind,
-                              scope_of(n), opset,
-                              rt == ROUTE_ATEN ? "as an ATen node in domain org.pytorch.aten"
-                                               : "as recorded, in its own domain",
-                              et);
-            continue;
-        }
-        const ox_op_impl *im = ox_registry_find(ctx->registry, n->kind, opset);
-        if (!im) {
-            char tail[128];
-            missing_hint(ctx, n->kind, lo, hi, tail, sizeof tail);
-            ox_report_add_at(r, n->scope,
-                          "ONNX export failed on %s because no symbolic for %s is registered "
-                          "(scope: %s)%s",
-                          n->op_type, n->kind, scope_of(n), tail);
-            continue;
-        }
-        const ox_opset_op *yop =
-            ctx->opsets ? ox_opset_db_lookup(ctx->opsets, opset, n->kind) : NULL;
-        check_args(n, im, yop, r);
-        if (yop)
-            ox_opset_db_check_node(ctx->opsets, opset, traced, n, r);
-    }
 }
 
 /* Hand the report to the context (ctx->problems); `r` is left empty. */
@@ -520,7 +312,7 @@ static void schema_rule_broken(void *user, const char *rule)
     schema_report *sr = user;
     const ox_node *n = sr->traced;
     ox_report_add(&sr->c->problems, "%s at %s: the symbolic in %s emitted an invalid ONNX node: %s",
-                  n->kind, scope_of(n), sr->path, rule);
+                  n->kind, ox_node_scope_text(n), sr->path, rule);
     sr->any = true;
 }
 
@@ -559,7 +351,7 @@ static bool infer_node_types(conv *c, const ox_node *n, const ox_node *before, c
                 ox_report_add(&c->problems,
                               "%s at %s: the symbolic in %s typed output %u of its %s node as "
                               "%s, but the schema makes it %s",
-                              n->kind, scope_of(n), path, k, o->op_type,
+                              n->kind, ox_node_scope_text(n), path, k, o->op_type,
                               ox_dtype_name(v->type.dtype), ox_dtype_name(want));
                 ok = false;
             }
@@ -589,7 +381,7 @@ static bool host_type_agrees(conv *c, const ox_node *n, uint32_t i, const char *
     ox_report_add(&c->problems,
                   "%s at %s: the host recorded output %u as %s, but the symbolic in %s maps it "
                   "to %s, which is %s",
-                  n->kind, scope_of(n), i, ox_dtype_name(t->type.dtype), path, made,
+                  n->kind, ox_node_scope_text(n), i, ox_dtype_name(t->type.dtype), path, made,
                   ox_dtype_name(o->type.dtype));
     return false;
 }
@@ -619,13 +411,16 @@ static ox_status convert_node(conv *c, const ox_node *n)
     s.n_outputs = n->n_outputs;
     s.extra_output = -1;
     s.first_node_id = c->out->next_node_id;
+    s.decl = im->decl;
     if (!s.scope)
         return oom(c);
 
     ox_node *before = c->out->last;
     c->session.current = &s;
     c->session.serial++;
+    ox_crash_note_enter("symbolic", im->plugin->path, n->kind, n->scope);
     int rc = im->decl->symbolic(&s, ox_symbolic_api());
+    ox_crash_note_leave();
     c->session.current = NULL;
 
     const char *path = im->plugin->path;
@@ -634,21 +429,25 @@ static ox_status convert_node(conv *c, const ox_node *n)
         free(s.err);
         return oom(c);
     }
-    if (s.err) {
+    if (s.err && s.limited && s.lifted_at) {
         ox_report_add_at(&c->problems, n->scope,
-                         "%s at %s: %s (symbolic in %s)", n->kind, scope_of(n), s.err,
+                         "%s at %s: %s; supported from opset %d (symbolic in %s)", n->kind,
+                         ox_node_scope_text(n), s.err, s.lifted_at, path);
+    } else if (s.err) {
+        ox_report_add_at(&c->problems, n->scope,
+                         "%s at %s: %s (symbolic in %s)", n->kind, ox_node_scope_text(n), s.err,
                          path);
     } else if (rc != 0) {
         ox_report_add_at(&c->problems, n->scope,
                          "%s at %s: the symbolic in %s returned %d without a message (it should "
                          "return api->fail(...))",
-                         n->kind, scope_of(n), path, rc);
+                         n->kind, ox_node_scope_text(n), path, rc);
         c->contract_broken = true;
     } else if (s.extra_output >= 0) {
         ox_report_add_at(&c->problems, n->scope,
                          "%s at %s: the symbolic in %s set output %ld, but the node "
                          "has %u output(s)",
-                         n->kind, scope_of(n), path, s.extra_output, n->n_outputs);
+                         n->kind, ox_node_scope_text(n), path, s.extra_output, n->n_outputs);
         c->contract_broken = true;
     } else if (!nodes_match_schemas(c, n, before, path) ||
                !infer_node_types(c, n, before, path)) {
@@ -659,7 +458,7 @@ static ox_status convert_node(conv *c, const ox_node *n)
             if (!c->outs[i]) {
                 ox_report_add_at(&c->problems, n->scope,
                                  "%s at %s: the symbolic in %s left output %u of %u unset",
-                                 n->kind, scope_of(n), path, i, n->n_outputs);
+                                 n->kind, ox_node_scope_text(n), path, i, n->n_outputs);
                 c->contract_broken = true;
                 failed = true;
                 break;
@@ -769,8 +568,8 @@ static ox_status build(conv *c, ox_graph **out)
             poison_outputs(c, n);
             continue;
         }
-        route rt = passes_through(c->ctx, n) ? ROUTE_AS_RECORDED : route_of(c->ctx, n, c->opset);
-        st = rt == ROUTE_CONVERT ? convert_node(c, n) : copy_node(c, n, rt == ROUTE_ATEN);
+        ox_route rt = ox_route_of(c->ctx, n, c->opset);
+        st = rt == OX_ROUTE_CONVERT ? convert_node(c, n) : copy_node(c, n, rt == OX_ROUTE_ATEN);
         if (st != OX_OK)
             return st;
     }
@@ -847,7 +646,7 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     ox_report_init(&notes);
     free(ctx->notes);
     ctx->notes = NULL;
-    prescan(ctx, traced, opset, lo, hi, &r, &notes);
+    ox_prescan(ctx, traced, opset, lo, hi, &r, &notes);
     if (notes.n && !(ctx->notes = ox_report_join(&notes, NULL))) {
         ox_report_free(&notes);
         ox_report_free(&r);

@@ -5,8 +5,10 @@
  * host alike.
  *
  * Every read of the registry's and the descriptors' internal structures is
- * in this file, so a change of those structures (a wider parameter
- * declaration, say) changes the public view in one place.
+ * in this file, so a change of those structures changes the public view in
+ * one place.  Parameters are the packs' declarations (ABI 1.1: kinds,
+ * alternatives, optional, defaults; 1.0 packs read as the loader fills
+ * them in); a descriptor only names the parameters an opset accepts.
  */
 #include "introspect.h"
 
@@ -17,6 +19,7 @@
 #include "config.h"
 #include "convert.h"
 #include "opset_yaml.h"
+#include "param_decl.h"
 #include "plugin_load.h"
 
 /* One operator at one opset: a descriptor, a pack implementation, or both. */
@@ -31,10 +34,19 @@ typedef struct opset_row {
     int *lifted;              /* per limitation: the opset lifting it, 0 none */
 } opset_row;
 
+/* A parameter's kind and default as text, made once per declaration row. */
+typedef struct param_texts {
+    const ox_param_decl *decl;
+    char *kinds;   /* "ints|string?" */
+    char *dflt;    /* "[1, 1]", or NULL when none is declared */
+} param_texts;
+
 struct ox_introspection {
-    int opset; /* the opset `rows` describe */
+    int opset; /* the opset `rows` describe, 0 none */
     opset_row *rows;
     size_t n_rows;
+    param_texts *texts;
+    size_t n_texts, cap_texts;
 };
 
 static void rows_free(opset_row *rows, size_t n)
@@ -53,9 +65,22 @@ void ox_introspect_forget(ox_context *ctx)
 {
     if (!ctx || !ctx->introspection)
         return;
-    rows_free(ctx->introspection->rows, ctx->introspection->n_rows);
-    free(ctx->introspection);
+    struct ox_introspection *in = ctx->introspection;
+    rows_free(in->rows, in->n_rows);
+    for (size_t i = 0; i < in->n_texts; i++) {
+        free(in->texts[i].kinds);
+        free(in->texts[i].dflt);
+    }
+    free(in->texts);
+    free(in);
     ctx->introspection = NULL;
+}
+
+static struct ox_introspection *state(ox_context *ctx)
+{
+    if (!ctx->introspection)
+        ctx->introspection = calloc(1, sizeof *ctx->introspection);
+    return ctx->introspection;
 }
 
 /* Copy the fields of `full` that fit the caller's struct_size (the first
@@ -190,25 +215,63 @@ OX_API ox_status ox_context_op(ox_context *ctx, size_t i, ox_op_info *out)
     info.pack = pack_index(ctx, im->plugin);
     info.pack_name = im->plugin && im->plugin->desc->name ? im->plugin->desc->name : "?";
     info.overrides = im->overrides ? im->overrides->path : NULL;
+    info.has_check = im->decl->check != NULL;
+    info.outputs_as_recorded = (im->decl->flags & OX_OP_OUTPUTS_AS_RECORDED) != 0;
     return fill(ctx, "ox_context_op", out, &info, sizeof info);
 }
 
-/* A pack's declaration says a kind only; what may be omitted and what else
- * is accepted is the descriptors' (until ABI 1.1 declares it). */
-static void param_from_decl(const ox_param_decl *d, ox_param_info *info)
+/* The texts of declaration row d, rendered on first use. */
+static const param_texts *texts_of(ox_context *ctx, const ox_param_decl *d)
 {
+    struct ox_introspection *in = state(ctx);
+    if (!in)
+        return NULL;
+    for (size_t i = 0; i < in->n_texts; i++)
+        if (in->texts[i].decl == d)
+            return &in->texts[i];
+    if (in->n_texts == in->cap_texts) {
+        size_t cap = in->cap_texts ? 2 * in->cap_texts : 64;
+        param_texts *t = realloc(in->texts, cap * sizeof *t);
+        if (!t)
+            return NULL;
+        in->texts = t;
+        in->cap_texts = cap;
+    }
+    char kinds[256], dflt[512];
+    ox_param_kind_text(d, kinds, sizeof kinds);
+    ox_param_default_text(d, dflt, sizeof dflt);
+    param_texts t = {d, strdup(kinds), dflt[0] ? strdup(dflt) : NULL};
+    if (!t.kinds || (dflt[0] && !t.dflt)) {
+        free(t.kinds);
+        free(t.dflt);
+        return NULL;
+    }
+    in->texts[in->n_texts] = t;
+    return &in->texts[in->n_texts++];
+}
+
+/* The pack's declaration: the operator's one schema (plugin ABI 1.1). */
+static ox_status param_from_decl(ox_context *ctx, const ox_param_decl *d, ox_param_info *info)
+{
+    const param_texts *t = texts_of(ctx, d);
+    if (!t)
+        return ox_fail(ctx, OX_ENOMEM, "out of memory listing the operators");
     memset(info, 0, sizeof *info);
     info->name = d->name;
     info->kind = d->kind;
+    info->alt_kinds = d->alt_kinds;
+    info->optional = !ox_param_required(d);
+    info->default_value = t->dflt;
+    info->kind_text = t->kinds;
+    return OX_OK;
 }
 
+/* A descriptor lists names only: an operator no pack converts has no kinds. */
 static void param_from_yaml(const ox_opset_param *y, ox_param_info *info)
 {
     memset(info, 0, sizeof *info);
     info->name = y->name;
-    info->kind = y->kind;
-    info->alt_kinds = y->alt_kind != OX_ARG_NONE ? OX_KIND_BIT(y->alt_kind) : 0;
-    info->optional = y->optional;
+    info->kind = OX_ARG_NONE;
 }
 
 OX_API ox_status ox_context_op_param(ox_context *ctx, size_t i, size_t p, ox_param_info *out)
@@ -221,7 +284,8 @@ OX_API ox_status ox_context_op_param(ox_context *ctx, size_t i, size_t p, ox_par
         return ox_fail(ctx, OX_EINVAL, "ox_context_op_param: %s has %u parameters, not %zu",
                        im->decl->name, (unsigned)im->decl->n_params, p + 1);
     ox_param_info info;
-    param_from_decl(decl_param(im->decl, p), &info);
+    if ((st = param_from_decl(ctx, decl_param(im->decl, p), &info)) != OX_OK)
+        return st;
     return fill(ctx, "ox_context_op_param", out, &info, sizeof info);
 }
 
@@ -380,8 +444,10 @@ static ox_status rows_at(ox_context *ctx, const char *fn, int opset, struct ox_i
     if (opset < lo || opset > hi)
         return ox_fail(ctx, OX_EINVAL, "%s: opset %d is outside the descriptors' range %d..%d",
                        fn, opset, lo, hi);
-    struct ox_introspection *in = ctx->introspection;
-    if (in && in->opset == opset) {
+    struct ox_introspection *in = state(ctx);
+    if (!in)
+        return ox_fail(ctx, OX_ENOMEM, "out of memory listing the operators");
+    if (in->opset == opset) {
         *out = in;
         return OX_OK;
     }
@@ -389,16 +455,10 @@ static ox_status rows_at(ox_context *ctx, const char *fn, int opset, struct ox_i
     size_t n;
     if ((st = build_rows(ctx, opset, &rows, &n)) != OX_OK)
         return st;
-    if (!in && !(in = calloc(1, sizeof *in))) {
-        rows_free(rows, n);
-        return ox_fail(ctx, OX_ENOMEM, "out of memory listing the operators");
-    }
-    if (ctx->introspection)
-        rows_free(in->rows, in->n_rows);
+    rows_free(in->rows, in->n_rows);
     in->opset = opset;
     in->rows = rows;
     in->n_rows = n;
-    ctx->introspection = in;
     *out = in;
     return OX_OK;
 }
@@ -417,11 +477,13 @@ static ox_status row_at(ox_context *ctx, const char *fn, int opset, size_t i,
     return OX_OK;
 }
 
+/* The pack's parameters when a pack converts the operator, else the names
+ * the descriptor lists. */
 static size_t row_n_params(const opset_row *r)
 {
-    if (r->yaml && r->yaml->n_params)
-        return r->yaml->n_params;
-    return r->impl ? r->impl->decl->n_params : 0;
+    if (r->impl)
+        return r->impl->decl->n_params;
+    return r->yaml ? r->yaml->n_params : 0;
 }
 
 OX_API ox_status ox_context_opset_op_count(ox_context *ctx, int opset, size_t *n)
@@ -468,10 +530,10 @@ OX_API ox_status ox_context_opset_param(ox_context *ctx, int opset, size_t i, si
         return ox_fail(ctx, OX_EINVAL, "ox_context_opset_param: %s has %zu parameters, not %zu",
                        r->name, row_n_params(r), p + 1);
     ox_param_info info;
-    if (r->yaml && r->yaml->n_params)
+    if (r->impl && (st = param_from_decl(ctx, decl_param(r->impl->decl, p), &info)) != OX_OK)
+        return st;
+    if (!r->impl)
         param_from_yaml(&r->yaml->params[p], &info);
-    else
-        param_from_decl(decl_param(r->impl->decl, p), &info);
     return fill(ctx, "ox_context_opset_param", out, &info, sizeof info);
 }
 

@@ -82,18 +82,6 @@ typedef struct parse {
 
 #define OOM(P) ox_fail((P)->ctx, OX_ENOMEM, "%s: out of memory", (P)->path)
 
-/* The kind a YAML parameter spells out (ox_arg_kind_name's names); NONE
- * when it names none. */
-static ox_arg_kind kind_from_text(const char *s, size_t len)
-{
-    for (int k = OX_ARG_TENSOR; k <= OX_ARG_TENSOR_OR_SCALAR; k++) {
-        const char *name = ox_arg_kind_name((ox_arg_kind)k);
-        if (strlen(name) == len && !strncmp(name, s, len))
-            return (ox_arg_kind)k;
-    }
-    return OX_ARG_NONE;
-}
-
 /* ---------------------------------------------------------------- parsing */
 
 static ox_status parse_value(parse *P, yaml_node_t *n, bool allow_list, yval *out)
@@ -143,52 +131,36 @@ static size_t seq_len(const yaml_node_t *n)
 static ox_status parse_params_with(parse *P, yaml_node_t *n, entry *e, ox_strset *seen)
 {
     if (!n || n->type != YAML_SEQUENCE_NODE)
-        return ox_yaml_expected(P->ctx, &P->y, n, "a list of parameters (- name: kind)");
+        return ox_yaml_expected(P->ctx, &P->y, n, "a list of parameter names (- name)");
     size_t count = seq_len(n);
     e->params = ox_arena_alloc(&P->db->arena, (count ? count : 1) * sizeof(*e->params));
     if (!e->params)
         return OOM(P);
     for (size_t i = 0; i < count; i++) {
         yaml_node_t *item = ox_yaml_node(&P->y, n->data.sequence.items.start[i]);
-        ox_status st = ox_yaml_check_mapping(P->ctx, &P->y, item, "a parameter (name: kind)", NULL);
-        if (st != OX_OK)
-            return st;
-        size_t pairs = (size_t)(item->data.mapping.pairs.top - item->data.mapping.pairs.start);
-        if (pairs != 1)
+        if (item && item->type == YAML_MAPPING_NODE) {
+            /* the pre-1.1 form "- stride: ints?": kinds are the pack's now */
+            yaml_node_t *k = item->data.mapping.pairs.top > item->data.mapping.pairs.start
+                                 ? ox_yaml_node(&P->y, item->data.mapping.pairs.start[0].key)
+                                 : NULL;
+            const char *nm = k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value
+                                                              : "name";
             return ox_yaml_fail_at(P->ctx, &P->y, item,
-                                   "expected one parameter (name: kind), got a mapping of %zu keys",
-                                   pairs);
-        yaml_node_t *k = ox_yaml_node(&P->y, item->data.mapping.pairs.start[0].key);
-        yaml_node_t *v = ox_yaml_node(&P->y, item->data.mapping.pairs.start[0].value);
-        const char *name = (const char *)k->data.scalar.value;
+                                   "expected a parameter name, got a mapping: parameter kinds, "
+                                   "'?' and 'a|b' are declared by the symbolic pack (plugin ABI "
+                                   "1.1), so write '- %s' here",
+                                   nm);
+        }
+        ox_yvalue kv = ox_yaml_scalar(item);
+        if (kv.kind != OX_YS_STRING || !kv.s[0])
+            return ox_yaml_expected(P->ctx, &P->y, item, "a parameter name");
+        const char *name = kv.s;
         int added = ox_strset_add(seen, name); /* hashed: linear in the parameters */
         if (added < 0)
             return OOM(P);
         if (added == 0)
-            return ox_yaml_fail_at(P->ctx, &P->y, k,
+            return ox_yaml_fail_at(P->ctx, &P->y, item,
                                    "expected each parameter once, got '%s' again", name);
-        ox_yvalue kv = ox_yaml_scalar(v);
-        if (kv.kind != OX_YS_STRING)
-            return ox_yaml_expected(P->ctx, &P->y, v, "a parameter kind");
-        const char *kind = kv.s;
-        size_t len = strlen(kind);
-        int optional = len > 0 && kind[len - 1] == '?';
-        if (optional)
-            len--;
-        /* "ints|string": the kind the pack reads first, then an alternative */
-        const char *bar = memchr(kind, '|', len);
-        size_t len1 = bar ? (size_t)(bar - kind) : len;
-        ox_arg_kind k1 = kind_from_text(kind, len1);
-        ox_arg_kind k2 = bar ? kind_from_text(bar + 1, len - len1 - 1) : OX_ARG_NONE;
-        if (k1 == OX_ARG_NONE || (bar && (k2 == OX_ARG_NONE || k2 == k1)))
-            return ox_yaml_expected(P->ctx, &P->y, v,
-                                    "a parameter kind (tensor, optional_tensor, tensor_list, int, "
-                                    "float, bool, string, ints, floats, dtype, scalar, "
-                                    "tensor_or_scalar; 'a|b' for either of two; '?' suffix for "
-                                    "optional)");
-        e->params[i].kind = k1;
-        e->params[i].alt_kind = k2;
-        e->params[i].optional = optional;
         e->params[i].name = ox_arena_strdup(&P->db->arena, name);
         if (!e->params[i].name)
             return OOM(P);
@@ -951,31 +923,6 @@ static void fmt_targ(const ox_targ *a, char *buf, size_t cap)
         strcpy(buf + cap - 4, "...");
 }
 
-static bool kind_accepts_one(ox_arg_kind declared, ox_arg_kind got)
-{
-    if (got == declared)
-        return true;
-    switch (declared) {
-    case OX_ARG_INTS: return got == OX_ARG_INT;
-    case OX_ARG_INT: return got == OX_ARG_BOOL;
-    case OX_ARG_FLOAT: return got == OX_ARG_INT;
-    case OX_ARG_SCALAR: return got == OX_ARG_INT || got == OX_ARG_FLOAT || got == OX_ARG_BOOL;
-    case OX_ARG_TENSOR_OR_SCALAR:
-        return got == OX_ARG_TENSOR || got == OX_ARG_INT || got == OX_ARG_FLOAT ||
-               got == OX_ARG_BOOL;
-    case OX_ARG_OPT_TENSOR: return got == OX_ARG_TENSOR || got == OX_ARG_NONE;
-    default: return false;
-    }
-}
-
-static bool kind_accepts(const ox_opset_param *p, ox_arg_kind got)
-{
-    if (got == OX_ARG_NONE && p->optional)
-        return true;
-    return kind_accepts_one(p->kind, got) ||
-           (p->alt_kind != OX_ARG_NONE && kind_accepts_one(p->alt_kind, got));
-}
-
 static void node_head(const ox_node *n, const char *arg, const ox_targ *a, char *buf, size_t cap)
 {
     char val[160];
@@ -994,26 +941,8 @@ size_t ox_opset_db_check_node(const ox_opset_db *db, int opset, const ox_graph *
     const ox_opset_op *op = ox_opset_db_lookup(db, opset, n->kind);
     if (!op)
         return 0;
-    const res_op *ro = (const res_op *)op;
     char head[512];
     size_t problems = 0;
-    for (uint32_t i = 0; i < n->n_args; i++) {
-        const ox_targ *a = &n->args[i];
-        for (size_t j = 0; j < op->n_params; j++) {
-            const ox_opset_param *p = &op->params[j];
-            if (strcmp(p->name, a->name) || kind_accepts(p, a->kind))
-                continue;
-            node_head(n, a->name, a, head, sizeof(head));
-            if (r)
-                ox_report_add_at(r, n->scope,
-                                 "%s: argument '%s' is recorded as %s, but %s declares %s%s%s%s",
-                                 head, a->name, ox_arg_kind_name(a->kind), ro->params_file,
-                                 ox_arg_kind_name(p->kind), p->alt_kind ? "|" : "",
-                                 p->alt_kind ? ox_arg_kind_name(p->alt_kind) : "",
-                                 p->optional ? "?" : "");
-            problems++;
-        }
-    }
     int lift = -1; /* computed once, on the first hit */
     for (size_t i = 0; i < op->n_limitations; i++) {
         const ox_opset_limitation *l = &op->limitations[i];

@@ -15,13 +15,10 @@
 
 typedef struct ox_opset_db ox_opset_db;
 
+/* A parameter the opset accepts; its kind, optionality and default are the
+ * pack's declaration (plugin ABI 1.1), never repeated here. */
 typedef struct ox_opset_param {
     const char *name;
-    ox_arg_kind kind;
-    int optional; /* may be left unrecorded by a host (the symbolic has a default) */
-    /* A second accepted kind ("padding: ints|string"), OX_ARG_NONE when none:
-     * for arguments a host records either way (torch's padding='same'). */
-    ox_arg_kind alt_kind;
 } ox_opset_param;
 
 typedef struct ox_opset_limitation {

@@ -16,8 +16,10 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "crash_note.h"
 #include "introspect.h"
 #include "opset_yaml.h"
+#include "param_decl.h"
 
 /* The 1.0 layouts: a pack may declare larger structs (a newer minor), never smaller. */
 #define DESC_MIN_1_0 (offsetof(ox_plugin_desc, fini) + sizeof(((ox_plugin_desc *)0)->fini))
@@ -182,6 +184,8 @@ static void pack_free(loaded_pack *p)
         p->desc.fini();
     if (p->handle)
         dlclose(p->handle);
+    for (uint32_t i = 0; p->decls && i < p->desc.n_ops; i++)
+        free((void *)(uintptr_t)p->decls[i].params);
     free(p->decls);
     free(p->impls);
     free(p->path);
@@ -208,11 +212,6 @@ void ox_registry_free(ox_registry *r)
 }
 
 /* ----------------------------------------------------------- validation */
-
-static bool declarable_kind(int k)
-{
-    return k >= OX_ARG_TENSOR && k <= OX_ARG_TENSOR_OR_SCALAR;
-}
 
 /* Descriptor checks + op declaration checks + init, for a descriptor from a
  * .so or from memory; `path` names it in every diagnostic.  Returns 0 when
@@ -265,6 +264,10 @@ static int accept_desc(const char *path, const ox_plugin_desc *d, loaded_pack *p
     for (uint32_t i = 0; i < p->desc.n_ops; i++) {
         ox_op_decl *o = &p->decls[i];
         memcpy(o, base + (size_t)i * d->op_decl_size, osz);
+        /* o->params becomes the engine's own copy below; until then it is NULL,
+         * so pack_free never frees the pack's static rows */
+        const void *pack_rows = o->params;
+        o->params = NULL;
         if (!o->name) {
             ox_report_add(r, "plugin %s: operator #%u: name is NULL", path, (unsigned)i);
             continue;
@@ -288,35 +291,44 @@ static int accept_desc(const char *path, const ox_plugin_desc *d, loaded_pack *p
         else if (o->n_outputs > OX_NODE_OUTPUTS_MAX)
             ox_report_add(r, "plugin %s: operator %s: n_outputs is %u (at most %u)", path,
                           o->name, (unsigned)o->n_outputs, (unsigned)OX_NODE_OUTPUTS_MAX);
-        if (o->n_params && !o->params) {
+        if (o->n_params && !pack_rows) {
             ox_report_add(r, "plugin %s: operator %s: n_params is %u but params is NULL", path,
                           o->name, (unsigned)o->n_params);
             continue;
         }
-        for (uint32_t k = 0; k < o->n_params; k++) {
-            const ox_param_decl *pd = &o->params[k];
-            if (!pd->name) {
-                ox_report_add(r, "plugin %s: operator %s: parameter #%u has a NULL name", path,
-                              o->name, (unsigned)k);
-                continue;
-            }
-            if (!declarable_kind((int)pd->kind))
-                ox_report_add(r, "plugin %s: operator %s: parameter '%s' has unknown kind %d",
-                              path, o->name, pd->name, (int)pd->kind);
-            for (uint32_t j = 0; j < k; j++)
-                if (o->params[j].name && strcmp(o->params[j].name, pd->name) == 0) {
-                    ox_report_add(r, "plugin %s: operator %s: parameter '%s' is declared twice",
-                                  path, o->name, pd->name);
-                    break;
-                }
+        if (p->desc.abi_minor == 0) {
+            /* 1.0 fields only: whatever follows them in a 1.0 row is not ours */
+            o->param_size = 0;
+            o->flags = 0;
+            o->check = NULL;
         }
+        if (o->flags & ~OX_OP_OUTPUTS_AS_RECORDED)
+            ox_report_add(r, "plugin %s: operator %s: unknown flags 0x%X", path, o->name,
+                          (unsigned)(o->flags & ~OX_OP_OUTPUTS_AS_RECORDED));
+        if (o->n_params > OX_DECL_PARAMS_MAX) {
+            ox_report_add(r, "plugin %s: operator %s: n_params is %u (at most %u)", path,
+                          o->name, (unsigned)o->n_params, (unsigned)OX_DECL_PARAMS_MAX);
+            continue;
+        }
+        ox_param_decl *rows = o->n_params ? calloc(o->n_params, sizeof(*rows)) : NULL;
+        if (o->n_params && !rows) {
+            ox_report_add(r, "plugin %s: out of memory reading operator %s", path, o->name);
+            continue;
+        }
+        ox_params_read(path, o->name, p->desc.abi_minor, pack_rows, o->n_params, o->param_size,
+                       rows, r);
+        /* from here on every reader sees the engine's copy in the 1.1 layout */
+        o->params = rows;
+        o->param_size = (uint32_t)sizeof(ox_param_decl);
     }
     if (r->n != before)
         return -1;
 
     if (p->desc.init) {
         char err[512] = "";
+        ox_crash_note_enter("init", path, NULL, NULL);
         int rc = p->desc.init(ox_symbolic_api(), err, sizeof err);
+        ox_crash_note_leave();
         err[sizeof err - 1] = '\0';
         if (rc != 0) {
             if (err[0])
@@ -598,7 +610,7 @@ static int build_sorted(ox_registry *reg)
 /* ------------------------------------------------------- in-process packs */
 
 static void check_decl(ox_context *ctx, const char *path, const ox_op_decl *d, int until,
-                       bool kinds_only, ox_report *r);
+                       ox_report *r);
 
 /* Report each (name, since_opset) of p that p itself or another in-process
  * pack of ctx already provides. */
@@ -621,24 +633,6 @@ static void mem_pack_conflicts(const ox_context *ctx, const loaded_pack *p, ox_r
         if (by)
             ox_report_add(r, "plugin %s: operator %s (since opset %d) is already provided by %s",
                           p->path, d->name, d->since_opset, by);
-    }
-}
-
-/* The kinds p declares against the loaded opset descriptors (what
- * ox_registry_crosscheck checks at load time), for a pack added later. */
-static void mem_pack_kinds(ox_context *ctx, const loaded_pack *p, ox_report *r)
-{
-    if (!ctx->opsets)
-        return;
-    int hi = ox_opset_db_max(ctx->opsets);
-    for (uint32_t i = 0; i < p->desc.n_ops; i++) {
-        const ox_op_decl *d = &p->decls[i];
-        int until = hi;
-        for (uint32_t j = 0; j < p->desc.n_ops; j++)
-            if (strcmp(p->decls[j].name, d->name) == 0 && p->decls[j].since_opset > d->since_opset &&
-                p->decls[j].since_opset - 1 < until)
-                until = p->decls[j].since_opset - 1;
-        check_decl(ctx, p->path, d, until, true, r);
     }
 }
 
@@ -687,8 +681,6 @@ ox_status ox_mem_pack_add(ox_context *ctx, const ox_plugin_desc *desc, const cha
     ox_report_init(&r);
     if (accept_desc(p->path, desc, p, &r) == 0)
         mem_pack_conflicts(ctx, p, &r);
-    if (!r.n && ctx->registry)
-        mem_pack_kinds(ctx, p, &r);
     bool registered = false;
     if (!r.n && ctx->registry) {
         registered = true; /* from here on the registry may point into p */
@@ -851,14 +843,6 @@ ox_status ox_plugin_check_file(ox_context *ctx, const char *path, ox_report *r)
 
 /* -------------------------------------------------- YAML cross-checking */
 
-static const ox_opset_param *yaml_param(const ox_opset_op *op, const char *name)
-{
-    for (size_t i = 0; i < op->n_params; i++)
-        if (strcmp(op->params[i].name, name) == 0)
-            return &op->params[i];
-    return NULL;
-}
-
 static bool pack_declares(const ox_op_decl *d, const char *name)
 {
     for (uint32_t i = 0; i < d->n_params; i++)
@@ -868,10 +852,10 @@ static bool pack_declares(const ox_op_decl *d, const char *name)
 }
 
 /* One declaration against the descriptors of the opsets it serves
- * (since_opset..until).  kinds_only: just the contradictions that make
+ * (since_opset..until).
  * loading fail. */
 static void check_decl(ox_context *ctx, const char *path, const ox_op_decl *d, int until,
-                       bool kinds_only, ox_report *r)
+                       ox_report *r)
 {
     const ox_opset_db *db = ctx->opsets;
     const char *dir = ox_context_opset_dir(ctx);
@@ -882,18 +866,6 @@ static void check_decl(ox_context *ctx, const char *path, const ox_op_decl *d, i
         if (!y || y->declared_in == last_declared)
             continue;
         last_declared = y->declared_in;
-        for (uint32_t k = 0; k < d->n_params; k++) {
-            const ox_opset_param *yp = yaml_param(y, d->params[k].name);
-            if (yp && yp->kind != d->params[k].kind)
-                ox_report_add(r,
-                              "plugin %s: operator %s parameter '%s' is declared %s, but "
-                              "%s/opset_%d.yaml declares %s",
-                              path, d->name, d->params[k].name,
-                              ox_arg_kind_name(d->params[k].kind), dir, y->declared_in,
-                              ox_arg_kind_name(yp->kind));
-        }
-        if (kinds_only)
-            continue;
         for (size_t k = 0; k < y->n_params; k++)
             if (!pack_declares(d, y->params[k].name))
                 ox_report_add(r,
@@ -904,8 +876,8 @@ static void check_decl(ox_context *ctx, const char *path, const ox_op_decl *d, i
 }
 
 /* Compare every implementation with the descriptors of the opsets it serves.
- * kinds_only: just the contradictions that make loading fail. */
-static size_t crosscheck(ox_context *ctx, ox_report *r, bool kinds_only)
+ */
+static size_t crosscheck(ox_context *ctx, ox_report *r)
 {
     const ox_registry *reg = ctx->registry;
     const ox_opset_db *db = ctx->opsets;
@@ -921,14 +893,14 @@ static size_t crosscheck(ox_context *ctx, ox_report *r, bool kinds_only)
         if (i + 1 < reg->n_all && strcmp(reg->all[i + 1]->decl->name, d->name) == 0 &&
             reg->all[i + 1]->decl->since_opset - 1 < hi)
             until = reg->all[i + 1]->decl->since_opset - 1; /* never past the descriptors */
-        if (!kinds_only && d->since_opset > hi)
+        if (d->since_opset > hi)
             ox_report_add(r,
                           "plugin %s: operator %s: since_opset %d is past the newest opset "
                           "descriptor (%d) in %s, so that version is never used",
                           im->plugin->path, d->name, d->since_opset, hi, dir);
-        check_decl(ctx, im->plugin->path, d, until, kinds_only, r);
+        check_decl(ctx, im->plugin->path, d, until, r);
     }
-    if (!kinds_only) {
+    {
         /* every operator the YAML promises needs a symbolic */
         for (int o = lo; o <= hi; o++) {
             const ox_opset_op *const *ops;
@@ -951,31 +923,9 @@ static size_t crosscheck(ox_context *ctx, ox_report *r, bool kinds_only)
     return r->n - before;
 }
 
-ox_status ox_registry_crosscheck(ox_context *ctx)
-{
-    if (!ctx)
-        return OX_EINVAL;
-    ox_report r;
-    ox_report_init(&r);
-    size_t n = crosscheck(ctx, &r, true);
-    if (!n && !r.oom) {
-        ox_report_free(&r);
-        return OX_OK;
-    }
-    char *msg = ox_report_join(&r, NULL);
-    ox_report_free(&r);
-    /* all-or-nothing, as for a rejected pack: nothing stays loaded */
-    ox_introspect_forget(ctx);
-    ox_registry_free(ctx->registry);
-    ctx->registry = NULL;
-    if (!msg)
-        return ox_fail(ctx, OX_ENOMEM, "out of memory");
-    return ox_fail_take(ctx, OX_EPLUGIN, msg);
-}
-
 size_t ox_registry_consistency(ox_context *ctx, ox_report *r)
 {
     if (!ctx || !r)
         return 0;
-    return crosscheck(ctx, r, false);
+    return crosscheck(ctx, r);
 }

@@ -27,6 +27,7 @@ typedef struct ox_registry ox_registry;
  * values per node. */
 #define OX_SINCE_OPSET_MAX 1000
 #define OX_NODE_OUTPUTS_MAX 65536u
+#define OX_DECL_PARAMS_MAX 1024u
 
 /* Where a pack came from, in increasing precedence: a pack of a higher rank
  * overrides an operator of a lower one name by name; packs of one rank may
@@ -68,13 +69,10 @@ int ox_registry_lowest_since(const ox_registry *r, const char *name);
 /* All implementations sorted by name then since_opset. */
 size_t ox_registry_ops(const ox_registry *r, const ox_op_impl *const **out);
 
-/* After packs and opset YAML are loaded: every parameter kind a pack declares
- * must agree with the YAML (called by ox_context_load).  On a contradiction
- * the registry is unloaded (all-or-nothing) and the status is OX_EPLUGIN. */
-ox_status ox_registry_crosscheck(ox_context *ctx);
-/* Everything `oxport plugins --check` reports about the loaded set: kind
- * contradictions, YAML parameters a pack does not declare, YAML operators no
- * pack provides.  One line per finding; returns the number added. */
+/* Everything `oxport plugins --check` reports about the loaded set: YAML
+ * parameters a pack does not declare, YAML operators no pack provides.  One
+ * line per finding; returns the number added.  (Kinds are the pack's alone,
+ * so nothing needs agreeing at load time.) */
 size_t ox_registry_consistency(ox_context *ctx, ox_report *r);
 
 /* Validate an in-process descriptor and keep it in ctx (ox_context_add_pack). */

@@ -9,9 +9,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash_note.h"
+#include "param_decl.h"
 #include "plugin_load.h"
 #include "schema_check.h"
 
@@ -140,11 +143,18 @@ static void api_log(ox_sym *g, const char *fmt, ...)
 
 /* ------------------------------------------------------------ arguments */
 
+/* A recorded argument, else the declared default of an unrecorded one. */
 static const ox_targ *arg(ox_sym *g, const char *name)
 {
     if (!g || !name)
         return NULL;
-    return ox_node_arg(g->node, name);
+    const ox_targ *a = ox_node_arg(g->node, name);
+    if (a || !g->decl)
+        return a;
+    for (uint32_t i = 0; i < g->decl->n_params; i++)
+        if (strcmp(g->decl->params[i].name, name) == 0)
+            return ox_param_default_arg(&g->decl->params[i], &g->dflt) ? &g->dflt : NULL;
+    return NULL;
 }
 
 /* A traced id to the output graph's own id (internal use). */
@@ -152,7 +162,7 @@ static ox_vid map_local(ox_sym *g, ox_vid traced)
 {
     if (traced == 0 || traced >= g->traced->n_values)
         return 0;
-    return g->vmap[traced];
+    return g->vmap ? g->vmap[traced] : traced; /* a check hook reads the traced graph */
 }
 
 static ox_vid map_vid(ox_sym *g, ox_vid traced)
@@ -160,9 +170,10 @@ static ox_vid map_vid(ox_sym *g, ox_vid traced)
     return vid_out(g, map_local(g, traced));
 }
 
+/* Recorded by the host (a declared default does not count). */
 static int api_arg_present(ox_sym *g, const char *name)
 {
-    return arg(g, name) != NULL;
+    return g && name && ox_node_arg(g->node, name) != NULL;
 }
 
 static ox_arg_kind api_arg_kind(ox_sym *g, const char *name)
@@ -531,6 +542,12 @@ static ox_onode *make_node(ox_sym *g, const char *domain, const char *op_type, s
 {
     if (!g)
         return NULL;
+    if (g->checking) {
+        ox_sym_error(g, "the check hook tried to build %s (a check hook only reads its "
+                        "arguments and reports with api->limit)",
+                     op_type ? op_type : "a node");
+        return NULL;
+    }
     if (!op_type || !*op_type) {
         ox_sym_error(g, "op: op_type is NULL or empty");
         return NULL;
@@ -789,6 +806,10 @@ static void api_attr_tensor(ox_onode *n, const char *name, ox_dtype dtype, uint3
  * earlier). */
 static void api_set_type(ox_sym *g, ox_vid v, ox_dtype dtype, int rank, const int64_t *sizes)
 {
+    if (g && g->checking) {
+        ox_sym_error(g, "the check hook called set_type (a check hook builds nothing)");
+        return;
+    }
     ox_value *x = val(g, v, "set_type");
     if (!x)
         return;
@@ -898,6 +919,8 @@ static int api_set_output(ox_sym *g, size_t i, ox_vid v)
 {
     if (!g)
         return -1;
+    if (g->checking)
+        return ox_sym_error(g, "the check hook called set_output (a check hook builds nothing)");
     if (i >= g->n_outputs) {
         if (g->extra_output < 0)
             g->extra_output = (long)i;
@@ -913,6 +936,85 @@ static int api_set_output(ox_sym *g, size_t i, ox_vid v)
     }
     g->outputs[i] = local;
     return 0;
+}
+
+/* ------------------------------------------------------------- ABI 1.1 */
+
+static int api_limit(ox_sym *g, int lifted_at, const char *fmt, ...)
+{
+    if (!g)
+        return -1;
+    if (!g->err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsym_error(g, fmt ? fmt : "(no message)", ap);
+        va_end(ap);
+        g->limited = true;
+        g->lifted_at = lifted_at > g->opset ? lifted_at : 0;
+    }
+    return -1;
+}
+
+static uint32_t api_n_outputs(ox_sym *g)
+{
+    return g ? g->n_outputs : 0;
+}
+
+static int api_checking(ox_sym *g)
+{
+    return g && g->checking;
+}
+
+int ox_sym_run_check(ox_context *ctx, const ox_graph *traced, int opset, const ox_node *n,
+                     const ox_op_decl *decl, const char *pack, char **msg, int *lifted_at)
+{
+    *msg = NULL;
+    *lifted_at = 0;
+    if (!decl->check)
+        return 0;
+    ox_sym_session session = {.tag = ox_sym_new_tag()};
+    ox_sym s;
+    memset(&s, 0, sizeof s);
+    s.session = &session;
+    s.ctx = ctx;
+    s.opset = opset;
+    s.traced = traced;
+    s.node = n;
+    s.out = (ox_graph *)(uintptr_t)traced; /* read only: building is refused */
+    s.vmap = NULL;
+    s.scope = n->scope ? n->scope : "";
+    s.n_outputs = n->n_outputs;
+    s.extra_output = -1;
+    s.first_node_id = UINT32_MAX;
+    s.decl = decl;
+    s.checking = true;
+    session.current = &s;
+    session.serial = 1;
+    ox_crash_note_enter("check hook", pack, n->kind, n->scope);
+    int rc = decl->check(&s, ox_symbolic_api());
+    ox_crash_note_leave();
+    if (s.oom) {
+        free(s.err);
+        return 1;
+    }
+    if (rc == 0 && !s.err)
+        return 0;
+    if (s.err && !s.limited && rc == 0) {
+        /* a misuse inside a hook that still said "convertible" */
+        *msg = s.err;
+        return 1;
+    }
+    if (!s.err) {
+        const char *m = "the check hook returned nonzero without api->limit (it should return "
+                        "api->limit(...))";
+        *msg = malloc(strlen(m) + 1);
+        if (*msg)
+            strcpy(*msg, m);
+        return 1;
+    }
+    *msg = s.err;
+    *lifted_at = s.limited ? s.lifted_at : 0;
+    return 1;
 }
 
 static const ox_api api_table = {
@@ -955,6 +1057,10 @@ static const ox_api api_table = {
     .scalar_like = api_scalar_like,
     .set_output = api_set_output,
     .log = api_log,
+    /* 1.1 */
+    .limit = api_limit,
+    .n_outputs = api_n_outputs,
+    .checking = api_checking,
 };
 
 const ox_api *ox_symbolic_api(void)

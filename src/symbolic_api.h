@@ -45,6 +45,12 @@ struct ox_sym {
     uint32_t first_node_id; /* the first output-graph node this call creates */
     char *err;              /* malloc'd; set by api->fail or an engine-side misuse */
     bool oom;
+    /* ABI 1.1 */
+    const ox_op_decl *decl; /* the engine's copy of the declaration: defaults */
+    ox_targ dflt;           /* scratch: the default an unrecorded argument reads as */
+    bool checking;          /* a check hook's call: reads only, builds nothing */
+    bool limited;           /* err came from api->limit */
+    int lifted_at;          /* api->limit's opset (0: none lifts it) */
 };
 
 struct ox_onode {
@@ -64,5 +70,13 @@ int ox_sym_error(ox_sym *g, const char *fmt, ...)
  * an OX_VAL_CONST value or the output of an onnx::Constant node. */
 const ox_tensor_data *ox_sym_const_tensor(const ox_graph *g, ox_vid v, ox_dtype *dtype,
                                           size_t *n_elems);
+
+/* Run an operator's check hook (of the pack at path `pack`) on traced node n
+ * at the target opset.
+ * Returns 0 when the node is convertible; else 1 with *msg (malloc'd, NULL
+ * on out of memory) and *lifted_at set.  A hook that returns nonzero
+ * without api->limit, or tries to build, gets a message saying so. */
+int ox_sym_run_check(ox_context *ctx, const ox_graph *traced, int opset, const ox_node *n,
+                     const ox_op_decl *decl, const char *pack, char **msg, int *lifted_at);
 
 #endif /* OXPORT_SYMBOLIC_API_H */

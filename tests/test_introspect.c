@@ -31,8 +31,8 @@ static void write_file(const char *name, const char *text)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-/* Descriptors: opset 9 declares test::pool with an optional parameter, an
- * alternative kind and a limitation opset 10 lifts; test::later has a
+/* Descriptors (names only): opset 9 declares test::pool with a limitation
+ * opset 10 lifts; test::later has a
  * symbolic from opset 10 only; test::yamlonly has none; test::off is
  * disabled by the config. */
 static void make_tree(void)
@@ -44,22 +44,23 @@ static void make_tree(void)
                                "  test::pool:\n"
                                "    doc: pooling\n"
                                "    params:\n"
-                               "      - self: tensor\n"
-                               "      - padding: ints|string\n"
-                               "      - ceil_mode: bool?\n"
+                               "      - self\n"
+                               "      - padding\n"
+                               "      - ceil_mode\n"
                                "    limitations:\n"
                                "      - arg: ceil_mode\n"
                                "        equals: true\n"
                                "        message: no ceil_mode before opset 10\n"
                                "  test::later:\n"
                                "    params:\n"
-                               "      - self: tensor\n"
+                               "      - self\n"
                                "  test::yamlonly:\n"
                                "    params:\n"
-                               "      - self: tensor\n"
+                               "      - self\n"
+                               "      - dim\n"
                                "  test::off:\n"
                                "    params:\n"
-                               "      - self: tensor\n");
+                               "      - self\n");
     write_file("opset_10.yaml", "opset: 10\n"
                                 "operators:\n"
                                 "  test::pool:\n"
@@ -72,18 +73,32 @@ static int sym_id(ox_sym *g, const ox_api *api)
     return api->set_output(g, 0, api->arg_tensor(g, "self"));
 }
 
+static int no_limit(ox_sym *g, const ox_api *api)
+{
+    return 0;
+}
+
+/* ABI 1.1 declarations: the one schema, with an alternative kind, an
+ * optional parameter and a default. */
+static const int64_t one_one[] = {1, 1};
 static const ox_param_decl p_pool[] = {
-    {"self", OX_ARG_TENSOR}, {"padding", OX_ARG_INTS}, {"ceil_mode", OX_ARG_BOOL}};
-static const ox_param_decl p_self[] = {{"self", OX_ARG_TENSOR}};
+    OX_PARAM("self", OX_ARG_TENSOR),
+    {.name = "padding", .kind = OX_ARG_INTS, .alt_kinds = OX_KIND_BIT(OX_ARG_STRING),
+     .flags = OX_PARAM_OPTIONAL, .dflt = {.tag = OX_DEFAULT_INTS, .count = 2, .v = {.ints = one_one}}},
+    OX_PARAM_BOOL("ceil_mode", 0)};
+static const ox_param_decl p_self[] = {OX_PARAM("self", OX_ARG_TENSOR)};
+#define DECL(nm, since, params, n_params, n_out) \
+    {nm, since, params, n_params, n_out, sym_id, (uint32_t)sizeof(ox_param_decl), 0, NULL}
 static const ox_op_decl ops[] = {
-    {"test::pool", 9, p_pool, 3, 1, sym_id},  {"test::pool", 10, p_pool, 3, 1, sym_id},
-    {"test::later", 10, p_self, 1, 1, sym_id}, {"test::off", 9, p_self, 1, 1, sym_id},
-    {"test::packonly", 9, p_self, 1, 2, sym_id},
+    DECL("test::pool", 9, p_pool, 3, 1),  DECL("test::pool", 10, p_pool, 3, 1),
+    DECL("test::later", 10, p_self, 1, 1), DECL("test::off", 9, p_self, 1, 1),
+    {"test::packonly", 9, p_self, 1, 2, sym_id, (uint32_t)sizeof(ox_param_decl),
+     OX_OP_OUTPUTS_AS_RECORDED, no_limit},
 };
 static const ox_plugin_desc desc = {OX_PLUGIN_HEADER, "py", "2.1", "an in-process pack", ops,
                                     sizeof ops / sizeof ops[0], NULL, NULL};
 
-static const ox_op_decl more_ops[] = {{"test::extra", 9, p_self, 1, 1, sym_id}};
+static const ox_op_decl more_ops[] = {DECL("test::extra", 9, p_self, 1, 1)};
 static const ox_plugin_desc more = {OX_PLUGIN_HEADER, "more", "1", NULL, more_ops, 1, NULL, NULL};
 
 static ox_context *context(void)
@@ -159,16 +174,25 @@ START_TEST(lists_packs_and_implementations)
     ox_op_info op = OX_INFO_INIT(ox_op_info);
     ck_assert_int_eq(ox_context_op(ctx, 2, &op), OX_OK);
     ck_assert_uint_eq(op.n_outputs, 2);
+    ck_assert_int_eq(op.has_check, 1);
+    ck_assert_int_eq(op.outputs_as_recorded, 1);
     ck_assert_int_eq(ox_context_op(ctx, 4, &op), OX_OK);
     ck_assert_uint_eq(op.n_params, 3);
-    /* a pack's declaration says names and kinds only */
+    ck_assert_int_eq(op.has_check, 0);
+    ck_assert_int_eq(op.outputs_as_recorded, 0);
+    /* the pack's declaration: kinds, alternatives, optional, default */
     ox_param_info p = OX_INFO_INIT(ox_param_info);
     ck_assert_int_eq(ox_context_op_param(ctx, 4, 1, &p), OX_OK);
     ck_assert_str_eq(p.name, "padding");
     ck_assert_int_eq(p.kind, OX_ARG_INTS);
-    ck_assert_uint_eq(p.alt_kinds, 0);
+    ck_assert_uint_eq(p.alt_kinds, OX_KIND_BIT(OX_ARG_STRING));
+    ck_assert_int_eq(p.optional, 1);
+    ck_assert_str_eq(p.default_value, "[1, 1]");
+    ck_assert_str_eq(p.kind_text, "ints|string?");
+    ck_assert_int_eq(ox_context_op_param(ctx, 4, 0, &p), OX_OK);
     ck_assert_int_eq(p.optional, 0);
     ck_assert_ptr_null(p.default_value);
+    ck_assert_str_eq(p.kind_text, "tensor");
     done(ctx);
 }
 END_TEST
@@ -193,17 +217,18 @@ START_TEST(opset_view_joins_descriptors_and_packs)
     ck_assert_int_eq(ox_context_op(ctx, o.op, &impl), OX_OK);
     ck_assert_str_eq(impl.name, "test::pool");
     ck_assert_int_eq(impl.since_opset, 9);
-    /* the descriptor's `a|b` and `?` */
+    /* the pack's schema for the symbolic that serves opset 9 */
     ck_assert_uint_eq(o.n_params, 3);
     ox_param_info p = OX_INFO_INIT(ox_param_info);
     ck_assert_int_eq(ox_context_opset_param(ctx, 9, i, 1, &p), OX_OK);
     ck_assert_str_eq(p.name, "padding");
     ck_assert_int_eq(p.kind, OX_ARG_INTS);
     ck_assert_uint_eq(p.alt_kinds, OX_KIND_BIT(OX_ARG_STRING));
-    ck_assert_int_eq(p.optional, 0);
+    ck_assert_int_eq(p.optional, 1);
     ck_assert_int_eq(ox_context_opset_param(ctx, 9, i, 2, &p), OX_OK);
     ck_assert_str_eq(p.name, "ceil_mode");
     ck_assert_int_eq(p.optional, 1);
+    ck_assert_str_eq(p.default_value, "False");
     ck_assert_uint_eq(p.alt_kinds, 0);
     /* the limitation, with the opset lifting it */
     ck_assert_uint_eq(o.n_limitations, 1);
@@ -224,9 +249,15 @@ START_TEST(opset_view_joins_descriptors_and_packs)
     ck_assert_int_eq(o.has_symbolic, 0);
     ck_assert_int_eq(o.supported, 0);
     ck_assert_int_eq(o.symbolic_from_opset, 10);
-    row_of(ctx, 9, "test::yamlonly", &o);
+    i = row_of(ctx, 9, "test::yamlonly", &o);
     ck_assert_int_eq(o.has_symbolic, 0);
     ck_assert_int_eq(o.symbolic_from_opset, 0);
+    /* no pack declares it: the descriptor's names, without kinds */
+    ck_assert_uint_eq(o.n_params, 2);
+    ck_assert_int_eq(ox_context_opset_param(ctx, 9, i, 1, &p), OX_OK);
+    ck_assert_str_eq(p.name, "dim");
+    ck_assert_int_eq(p.kind, OX_ARG_NONE);
+    ck_assert_ptr_null(p.kind_text);
     row_of(ctx, 9, "test::off", &o);
     ck_assert_int_eq(o.has_symbolic, 1);
     ck_assert_int_eq(o.supported, 0);
@@ -268,7 +299,7 @@ END_TEST
 
 static const char *fixture(const char *name);
 
-static const ox_op_decl relu_ops[] = {{"test::relu", 9, p_self, 1, 1, sym_id}};
+static const ox_op_decl relu_ops[] = {DECL("test::relu", 9, p_self, 1, 1)};
 static const ox_plugin_desc relu_pack = {OX_PLUGIN_HEADER, "myrelu", "1", NULL, relu_ops, 1,
                                          NULL, NULL};
 

@@ -69,12 +69,14 @@ START_TEST(error_unknown_keys)
 }
 END_TEST
 
-START_TEST(error_wrong_kind_name)
+/* Kinds are the pack's (ABI 1.1): the old "- name: kind" form is refused
+ * with what to write instead. */
+START_TEST(error_kind_in_params)
 {
     expect_error("wrong_kind", OX_ECONFIG,
-                 "opset_9.yaml:5:15: expected a parameter kind (tensor, optional_tensor, "
-                 "tensor_list, int, float, bool, string, ints, floats, dtype, scalar, "
-                 "tensor_or_scalar; 'a|b' for either of two; '?' suffix for optional), got 'tensr'");
+                 "opset_9.yaml:5:9: expected a parameter name, got a mapping: parameter kinds, "
+                 "'?' and 'a|b' are declared by the symbolic pack (plugin ABI 1.1), so write "
+                 "'- self' here");
 }
 END_TEST
 
@@ -112,8 +114,8 @@ START_TEST(error_structure)
     expect_error("unqualified", OX_ECONFIG,
                  "opset_9.yaml:3:3: expected a qualified operator name like aten::relu, got "
                  "'relu'");
-    expect_error("two_params_in_item", OX_ECONFIG,
-                 "opset_9.yaml:5:9: expected one parameter (name: kind), got a mapping of 2 keys");
+    expect_error("param_not_a_name", OX_ECONFIG,
+                 "opset_9.yaml:5:9: expected a parameter name, got a sequence");
     expect_error("removed_unknown", OX_ECONFIG,
                  "opset_10.yaml:2:11: expected an operator declared in a lower opset, got "
                  "'aten::rleu'");
@@ -177,10 +179,7 @@ START_TEST(inheritance_replaces_only_given_keys)
     ck_assert_str_eq(mp9->doc, "2-D max pooling");
     ck_assert_uint_eq(mp9->n_params, 6);
     ck_assert_str_eq(mp9->params[1].name, "kernel_size");
-    ck_assert_int_eq(mp9->params[1].kind, OX_ARG_INTS);
-    ck_assert_int_eq(mp9->params[1].optional, 0);
-    ck_assert_int_eq(mp9->params[5].kind, OX_ARG_BOOL);
-    ck_assert_int_eq(mp9->params[5].optional, 1);
+    ck_assert_str_eq(mp9->params[5].name, "ceil_mode");
     ck_assert_uint_eq(mp9->n_limitations, 1);
     ck_assert_str_eq(mp9->limitations[0].arg, "ceil_mode");
     ck_assert_str_eq(mp9->limitations[0].message,
@@ -196,15 +195,11 @@ START_TEST(inheritance_replaces_only_given_keys)
     ck_assert_ptr_null(ox_opset_db_lookup(db, 9, "aten::softmax")->doc);
     ck_assert_uint_eq(sm10->n_params, 3);
     ck_assert_uint_eq(sm10->n_limitations, 2);
-    ck_assert_int_eq(sm10->params[2].kind, OX_ARG_DTYPE);
-    /* kinds map to the enum */
+    ck_assert_str_eq(sm10->params[2].name, "dtype");
+    /* names in the order written */
     const ox_opset_op *conv = ox_opset_db_lookup(db, 9, "aten::conv2d");
-    ck_assert_int_eq(conv->params[2].kind, OX_ARG_OPT_TENSOR);
-    ck_assert_int_eq(conv->params[6].kind, OX_ARG_INT);
-    const ox_opset_op *add = ox_opset_db_lookup(db, 9, "aten::add");
-    ck_assert_int_eq(add->params[1].kind, OX_ARG_TENSOR_OR_SCALAR);
-    ck_assert_int_eq(add->params[2].kind, OX_ARG_SCALAR);
-    ck_assert_int_eq(ox_opset_db_lookup(db, 9, "aten::upsample")->params[1].kind, OX_ARG_FLOATS);
+    ck_assert_str_eq(conv->params[2].name, "bias");
+    ck_assert_str_eq(conv->params[6].name, "groups");
     /* in-place names share the out-of-place descriptor */
     ck_assert_ptr_eq(ox_opset_db_lookup(db, 9, "aten::softmax_"),
                      ox_opset_db_lookup(db, 9, "aten::softmax"));
@@ -356,7 +351,7 @@ START_TEST(equals_hit_and_lift)
     args[2] = targ_int("ceil_mode", OX_ARG_INT, 1);
     size_t count;
     free(check(node("aten::max_pool2d", "", 3, args), 9, &count));
-    ck_assert_uint_eq(count, 2); /* the hit, and INT where bool is declared */
+    ck_assert_uint_eq(count, 1); /* the hit (kinds are the pack's to check) */
 }
 END_TEST
 
@@ -452,51 +447,16 @@ START_TEST(present_matcher_and_two_hits)
 }
 END_TEST
 
+/* Kinds are the pack's (tests/test_param_decl.c): the descriptors check
+ * only their limitations, whatever kind an argument was recorded as. */
 START_TEST(recorded_kinds_against_params)
 {
-    /* accepted: INT for ints, BOOL for int, INT for scalar, INT for
-     * tensor_or_scalar, None for optional_tensor and for a '?' param */
-    ox_targ conv[] = {targ_int("input", OX_ARG_TENSOR, 1), targ_int("bias", OX_ARG_NONE, 0),
-                      targ_int("stride", OX_ARG_INT, 1), targ_int("groups", OX_ARG_BOOL, 1)};
-    expect_lines(node("aten::conv2d", "", 4, conv), 9, "");
-    ox_targ add[] = {targ_int("other", OX_ARG_INT, 3), targ_int("alpha", OX_ARG_NONE, 0)};
-    expect_lines(node("aten::add", "", 2, add), 9, "");
-    ox_targ mp[] = {targ_int("stride", OX_ARG_NONE, 0)};
-    expect_lines(node("aten::max_pool2d", "", 1, mp), 9, "");
-
-    /* contradictions name the argument, both kinds and the declaring file */
-    char want[12000];
-    ox_targ bad[] = {targ_float("kernel_size", 2.5), targ_int("self", OX_ARG_NONE, 0)};
-    snprintf(want, sizeof(want),
-             "aten::max_pool2d(kernel_size=2.5) at P: argument 'kernel_size' is recorded as "
-             "float, but %s/good/opset_9.yaml declares ints\n"
-             "aten::max_pool2d(self=None) at P: argument 'self' is recorded as None, but "
-             "%s/good/opset_9.yaml declares tensor",
-             fixtures, fixtures);
-    expect_lines(node("aten::max_pool2d", "P", 2, bad), 10, want);
+    ox_targ mp[] = {targ_float("kernel_size", 2.5), targ_int("self", OX_ARG_NONE, 0)};
+    expect_lines(node("aten::max_pool2d", "P", 2, mp), 10, "");
+    char want[2048];
     ox_targ mode[] = {targ_int("mode", OX_ARG_INT, 3)};
-    snprintf(want, sizeof(want),
-             "aten::pad(mode=3): argument 'mode' is recorded as int, but %s/good/opset_9.yaml "
-             "declares string?\n"
-             "aten::pad(mode=3): circular padding is not exported",
-             fixtures);
+    snprintf(want, sizeof(want), "aten::pad(mode=3): circular padding is not exported");
     expect_lines(node("aten::pad", "", 1, mode), 12, want);
-    /* an alternative kind: padding='same' or a list */
-    int64_t pads[] = {1, 1};
-    ox_targ pad[] = {targ_str("padding", "same")};
-    expect_lines(node("aten::conv2d", "", 1, pad), 9, "");
-    pad[0] = targ_ints("padding", pads, 2);
-    expect_lines(node("aten::conv2d", "", 1, pad), 9, "");
-    pad[0] = targ_float("padding", 1.5);
-    snprintf(want, sizeof(want),
-             "aten::conv2d(padding=1.5): argument 'padding' is recorded as float, but "
-             "%s/good/opset_9.yaml declares ints|string",
-             fixtures);
-    expect_lines(node("aten::conv2d", "", 1, pad), 9, want);
-    const ox_opset_op *cop = ox_opset_db_lookup(DB, 9, "aten::conv2d");
-    ck_assert_int_eq(cop->params[4].kind, OX_ARG_INTS);
-    ck_assert_int_eq(cop->params[4].alt_kind, OX_ARG_STRING);
-    ck_assert_int_eq(cop->params[3].alt_kind, OX_ARG_NONE);
     /* ops without a descriptor are not checked here */
     expect_lines(node("aten::elu", "", 1, mode), 9, "");
 }
@@ -587,7 +547,7 @@ int main(void)
     tcase_add_checked_fixture(bad, setup, NULL);
     tcase_add_test(bad, error_syntax);
     tcase_add_test(bad, error_unknown_keys);
-    tcase_add_test(bad, error_wrong_kind_name);
+    tcase_add_test(bad, error_kind_in_params);
     tcase_add_test(bad, error_opset_mismatch);
     tcase_add_test(bad, error_limitation_shape);
     tcase_add_test(bad, error_structure);

@@ -160,12 +160,12 @@ START_TEST(descriptors_with_many_operators)
     FILE *f = fopen(p9, "w");
     fputs("opset: 9\noperators:\n", f);
     for (int i = 0; i < 100000; i++)
-        fprintf(f, "  aten::op%d: {params: [self: tensor]}\n", i);
+        fprintf(f, "  aten::op%d: {params: [self]}\n", i);
     fclose(f);
     f = fopen(p10, "w");
     fputs("opset: 10\noperators:\n", f);
     for (int i = 0; i < 50000; i++)
-        fprintf(f, "  aten::new%d: {params: [self: tensor]}\n", i);
+        fprintf(f, "  aten::new%d: {params: [self]}\n", i);
     fputs("removed:\n", f);
     for (int i = 0; i < 100000; i += 2)
         fprintf(f, "  - aten::op%d\n", i);
@@ -182,7 +182,7 @@ START_TEST(descriptors_with_many_operators)
 
     /* the same operator declared and removed: still refused */
     f = fopen(p10, "w");
-    fputs("opset: 10\noperators:\n  aten::op1: {params: [self: tensor]}\nremoved:\n", f);
+    fputs("opset: 10\noperators:\n  aten::op1: {params: [self]}\nremoved:\n", f);
     for (int i = 0; i < 100000; i += 2)
         fprintf(f, "  - aten::op%d\n", i);
     fputs("  - aten::op1\n", f);
@@ -198,8 +198,8 @@ START_TEST(descriptors_with_many_operators)
     f = fopen(p9, "w");
     fputs("opset: 9\noperators:\n  aten::wide:\n    params:\n", f);
     for (int i = 0; i < 20000; i++)
-        fprintf(f, "      - p%d: tensor\n", i);
-    fputs("      - p3: int\n", f);
+        fprintf(f, "      - p%d\n", i);
+    fputs("      - p3\n", f);
     fclose(f);
     ck_assert_int_eq(ox_opset_db_load(ctx, dir, &db), OX_ECONFIG);
     snprintf(want, sizeof want, "%s:20005:9: expected each parameter once, got 'p3' again", p9);

@@ -51,26 +51,22 @@ typedef struct listing {
     size_t n;
 } listing;
 
-/* The first kind of a parameter's alternatives (the YAML's `a|b`). */
-static ox_arg_kind alt_kind(const ox_param_info *p)
-{
-    for (unsigned k = 0; k < 32; k++)
-        if (p->alt_kinds & OX_KIND_BIT(k))
-            return (ox_arg_kind)k;
-    return OX_ARG_NONE;
-}
-
-/* "self: tensor, kernel_size: ints, stride: ints?" from the descriptor, else
- * from the pack's declaration. */
+/* "self: tensor, kernel_size: ints, stride: ints? = [1, 1]" from the pack's
+ * declaration (the operator's one schema), else the names the descriptor
+ * lists. */
 static void print_params(FILE *out, const listing *l, size_t i)
 {
+    bool declared = l->rows[i].op.has_symbolic;
     for (size_t p = 0; p < l->rows[i].op.n_params; p++) {
         ox_param_info pi = OX_INFO_INIT(ox_param_info);
         if (ox_context_opset_param(l->ctx, l->opset, i, p, &pi) != OX_OK)
             break;
-        ox_arg_kind alt = alt_kind(&pi);
-        fprintf(out, "%s%s: %s%s%s%s", p ? ", " : "", pi.name, ox_arg_kind_name(pi.kind),
-                alt ? "|" : "", alt ? ox_arg_kind_name(alt) : "", pi.optional ? "?" : "");
+        if (!declared) {
+            fprintf(out, "%s%s", p ? ", " : "", pi.name);
+            continue;
+        }
+        fprintf(out, "%s%s: %s%s%s", p ? ", " : "", pi.name, pi.kind_text,
+                pi.default_value ? " = " : "", pi.default_value ? pi.default_value : "");
     }
 }
 
@@ -208,26 +204,29 @@ static void print_markdown(FILE *out, const listing *l)
 
 static void json_params(ox_json *j, const listing *l, size_t i)
 {
+    bool declared = l->rows[i].op.has_symbolic;
     ox_json_array(j);
     for (size_t p = 0; p < l->rows[i].op.n_params; p++) {
         ox_param_info pi = OX_INFO_INIT(ox_param_info);
         if (ox_context_opset_param(l->ctx, l->opset, i, p, &pi) != OX_OK)
             break;
-        ox_arg_kind alt = alt_kind(&pi);
         ox_json_object(j);
         ox_json_key(j, "name");
         ox_json_string(j, pi.name);
-        ox_json_key(j, "kind");
-        ox_json_string(j, ox_arg_kind_name(pi.kind));
-        ox_json_key(j, "alt_kind");
-        if (alt)
-            ox_json_string(j, ox_arg_kind_name(alt));
-        else
-            ox_json_null(j);
-        ox_json_key(j, "optional");
-        ox_json_bool(j, pi.optional);
-        ox_json_key(j, "default");
-        ox_json_string(j, pi.default_value);
+        if (declared) {
+            ox_json_key(j, "kind");
+            ox_json_string(j, ox_arg_kind_name(pi.kind));
+            ox_json_key(j, "alt_kinds");
+            ox_json_array(j);
+            for (int k = OX_ARG_TENSOR; k <= OX_ARG_TENSOR_OR_SCALAR; k++)
+                if (pi.alt_kinds & OX_KIND_BIT(k))
+                    ox_json_string(j, ox_arg_kind_name((ox_arg_kind)k));
+            ox_json_array_end(j);
+            ox_json_key(j, "optional");
+            ox_json_bool(j, pi.optional);
+            ox_json_key(j, "default");
+            ox_json_string(j, pi.default_value);
+        }
         ox_json_object_end(j);
     }
     ox_json_array_end(j);

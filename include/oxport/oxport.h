@@ -435,18 +435,23 @@ typedef struct ox_pack_info {
 OX_API ox_status ox_context_pack_count(ox_context *ctx, size_t *n);
 OX_API ox_status ox_context_pack(ox_context *ctx, size_t i, ox_pack_info *out);
 
-/* A kind's bit in ox_param_info.alt_kinds. */
+/* A kind's bit in ox_param_info.alt_kinds (as plugin.h defines it). */
+#ifndef OX_KIND_BIT
 #define OX_KIND_BIT(kind) (1u << (unsigned)(kind))
+#endif
 
-/* One parameter of an operator, in schema order. */
+/* One parameter of an operator, in schema order, as its pack declares it. */
 typedef struct ox_param_info {
     uint32_t struct_size;
     const char *name;          /* as hosts record it */
-    ox_arg_kind kind;
+    ox_arg_kind kind;          /* OX_ARG_NONE for a parameter only a descriptor names
+                                  (no loaded pack converts the operator) */
     uint32_t alt_kinds;        /* other kinds accepted, OX_KIND_BIT each ("ints|string") */
-    int optional;              /* a host may leave it unrecorded */
-    const char *default_value; /* the default as text ("1", "[1, 1]", "None"); NULL when
-                                  none is declared */
+    int optional;              /* a host may leave it unrecorded or record None */
+    const char *default_value; /* the default as Python writes it ("1", "[1, 1]", "None",
+                                  "'none'"); NULL when none is declared */
+    const char *kind_text;     /* the kinds as listings print them ("ints|string?"), or
+                                  NULL (a descriptor-only name) */
 } ox_param_info;
 
 /* One operator implementation: a pack's symbolic for a name from an opset on. */
@@ -459,6 +464,9 @@ typedef struct ox_op_info {
     size_t pack;                /* ox_context_pack index of the pack providing it */
     const char *pack_name;
     const char *overrides;      /* path of the pack whose symbolic it replaced, or NULL */
+    int has_check;              /* a check hook reports limitations before conversion */
+    int outputs_as_recorded;    /* variable arity: n_outputs is the least count, a node has
+                                   as many as the host recorded */
 } ox_op_info;
 
 /* Implementations, sorted by name then since_opset. */
@@ -496,8 +504,8 @@ typedef struct ox_opset_op_info {
  * the descriptors' range. */
 OX_API ox_status ox_context_opset_op_count(ox_context *ctx, int opset, size_t *n);
 OX_API ox_status ox_context_opset_op(ox_context *ctx, int opset, size_t i, ox_opset_op_info *out);
-/* Parameter p as the descriptor declares it (with `?` and `a|b`), else as
- * the pack does. */
+/* Parameter p as the pack converting the operator at this opset declares
+ * it; for an operator no pack converts, the names the descriptor lists. */
 OX_API ox_status ox_context_opset_param(ox_context *ctx, int opset, size_t i, size_t p,
                                         ox_param_info *out);
 

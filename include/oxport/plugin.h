@@ -7,7 +7,7 @@
  * symbolic function.  Build packs with -Wl,-z,defs.
  *
  * Compatibility rules:
- *  - the first four fields of ox_plugin_desc never change;
+ *  - the first five fields of ox_plugin_desc never change;
  *  - the engine rejects another ABI major, or a minor newer than its own;
  *  - ox_api only ever grows at the end; check api->struct_size before using
  *    a member added after the minor version you were built for.
@@ -60,7 +60,7 @@ extern "C" {
 
 #define OX_PLUGIN_MAGIC 0x4F58504Cu /* "OXPL" */
 #define OX_PLUGIN_ABI_MAJOR 1
-#define OX_PLUGIN_ABI_MINOR 0
+#define OX_PLUGIN_ABI_MINOR 1
 #define OX_PLUGIN_ENTRY_SYMBOL "ox_plugin_entry"
 
 typedef struct ox_sym ox_sym;     /* one symbolic call: the node being converted */
@@ -69,11 +69,93 @@ typedef struct ox_api ox_api;
 
 typedef int (*ox_symbolic_fn)(ox_sym *g, const ox_api *api);
 
-/* One parameter of an operator's schema, in schema order. */
+/* A parameter's default value, a small tagged value (ABI 1.1).  The engine
+ * hands it to the symbolic (through arg_int, arg_ints, ...) whenever the host
+ * did not record the argument, so a symbolic never repeats a default in code. */
+typedef enum ox_default_tag {
+    OX_DEFAULT_NONE = 0,   /* no default: the host records the argument (or,
+                              for an optional tensor, leaves it out) */
+    OX_DEFAULT_NULL = 1,   /* Python None */
+    OX_DEFAULT_INT = 2,    /* v.i */
+    OX_DEFAULT_FLOAT = 3,  /* v.f */
+    OX_DEFAULT_BOOL = 4,   /* v.i, 0 or 1 */
+    OX_DEFAULT_STRING = 5, /* v.s */
+    OX_DEFAULT_INTS = 6,   /* v.ints, count entries (count 0: an empty list) */
+    OX_DEFAULT_FLOATS = 7  /* v.floats, count entries */
+} ox_default_tag;
+
+typedef struct ox_default {
+    uint32_t tag;   /* ox_default_tag */
+    uint32_t count; /* entries of v.ints / v.floats */
+    union {
+        int64_t i;
+        double f;
+        const char *s;
+        const int64_t *ints;
+        const double *floats;
+    } v;
+} ox_default;
+
+/* Bit for ox_param_decl.alt_kinds. */
+#define OX_KIND_BIT(kind) (1u << (unsigned)(kind))
+
+/* ox_param_decl.flags */
+#define OX_PARAM_OPTIONAL 1u /* the host may leave it out or record None; a
+                                non-tensor optional parameter needs a default
+                                (OX_DEFAULT_NULL when None is the default) */
+
+/* One parameter of an operator's schema, in schema order.  This declaration
+ * is the operator's one schema: the pre-scan checks recorded arguments
+ * against it, `oxport ops` and docs/recording-conventions.md print it. */
 typedef struct ox_param_decl {
     const char *name; /* exactly as the host records it, e.g. "self", "kernel_size" */
     ox_arg_kind kind;
+    /* ---- ABI 1.1: read only when ox_op_decl.param_size covers them ---- */
+    uint32_t alt_kinds; /* OX_KIND_BIT()s of further kinds a host may record,
+                           e.g. conv's padding: ints, or OX_KIND_BIT(OX_ARG_STRING) */
+    uint32_t flags;     /* OX_PARAM_* */
+    ox_default dflt;
 } ox_param_decl;
+
+/* Parameter declaration shorthands (C99 designated initialisers; a field left
+ * out is zero). */
+#define OX_PARAM(nm, k) {.name = (nm), .kind = (k)}
+#define OX_PARAM_OPT(nm, k) {.name = (nm), .kind = (k), .flags = OX_PARAM_OPTIONAL}
+#define OX_PARAM_NULL(nm, k) \
+    {.name = (nm), .kind = (k), .flags = OX_PARAM_OPTIONAL, .dflt = {.tag = OX_DEFAULT_NULL}}
+#define OX_PARAM_INT(nm, k, val)                                        \
+    {.name = (nm), .kind = (k), .flags = OX_PARAM_OPTIONAL,             \
+     .dflt = {.tag = OX_DEFAULT_INT, .v = {.i = (val)}}}
+#define OX_PARAM_BOOL(nm, val)                                            \
+    {.name = (nm), .kind = OX_ARG_BOOL, .flags = OX_PARAM_OPTIONAL,       \
+     .dflt = {.tag = OX_DEFAULT_BOOL, .v = {.i = (val)}}}
+#define OX_PARAM_FLOAT(nm, k, val)                                      \
+    {.name = (nm), .kind = (k), .flags = OX_PARAM_OPTIONAL,             \
+     .dflt = {.tag = OX_DEFAULT_FLOAT, .v = {.f = (val)}}}
+#define OX_PARAM_STRING(nm, val)                                           \
+    {.name = (nm), .kind = OX_ARG_STRING, .flags = OX_PARAM_OPTIONAL,      \
+     .dflt = {.tag = OX_DEFAULT_STRING, .v = {.s = (val)}}}
+/* arr: a static const int64_t array (its element count is taken with sizeof) */
+#define OX_PARAM_INTS(nm, arr)                                                    \
+    {.name = (nm), .kind = OX_ARG_INTS, .flags = OX_PARAM_OPTIONAL,               \
+     .dflt = {.tag = OX_DEFAULT_INTS, .count = (uint32_t)(sizeof(arr) / sizeof((arr)[0])), \
+              .v = {.ints = (arr)}}}
+#define OX_PARAM_EMPTY_INTS(nm) \
+    {.name = (nm), .kind = OX_ARG_INTS, .flags = OX_PARAM_OPTIONAL, .dflt = {.tag = OX_DEFAULT_INTS}}
+
+/* A per-operator check hook (ABI 1.1), run by the pre-scan on each recorded
+ * node the declaration would convert at the target opset, before any node is
+ * built.  It reads the arguments (api->arg_*, dtype, rank, size, is_const,
+ * const_data, opset) and reports what this opset cannot express with
+ * api->limit; it builds nothing.  Returns 0 when the node is convertible,
+ * else the result of api->limit.  `oxport ops` lists operators that have one. */
+typedef int (*ox_check_fn)(ox_sym *g, const ox_api *api);
+
+/* ox_op_decl.flags */
+#define OX_OP_OUTPUTS_AS_RECORDED 1u /* variable arity (split, chunk, unbind as one
+                                        node): n_outputs is the least count, the
+                                        node has as many as the host recorded
+                                        (api->n_outputs) and all must be set */
 
 /* One operator a pack converts. */
 typedef struct ox_op_decl {
@@ -83,7 +165,22 @@ typedef struct ox_op_decl {
     uint32_t n_params;
     uint32_t n_outputs;    /* forward arity */
     ox_symbolic_fn symbolic;
+    /* ---- ABI 1.1: read only when the descriptor's op_decl_size covers them ---- */
+    uint32_t param_size;   /* stride of params: sizeof(ox_param_decl); 0 for the 1.0 layout
+                              {name, kind} (then non-tensor parameters may be left out
+                              or None and the symbolic's code supplies defaults) */
+    uint32_t flags;        /* OX_OP_* */
+    ox_check_fn check;     /* optional */
 } ox_op_decl;
+
+/* ox_op_decl initialisers: OX_OP("aten::elu", 9, p_elu, 1, sym_elu), with
+ * p_elu a static ox_param_decl array; OX_OP_EX adds flags and a check hook. */
+#define OX_N_PARAMS(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
+#define OX_OP_EX(nm, since, prm, outs, fn, flg, chk)                                    \
+    {.name = (nm), .since_opset = (since), .params = (prm), .n_params = OX_N_PARAMS(prm), \
+     .n_outputs = (outs), .symbolic = (fn), .param_size = (uint32_t)sizeof(ox_param_decl), \
+     .flags = (flg), .check = (chk)}
+#define OX_OP(nm, since, prm, outs, fn) OX_OP_EX(nm, since, prm, outs, fn, 0u, NULL)
 
 typedef struct ox_plugin_desc {
     /* ---- never changes ---- */
@@ -121,6 +218,8 @@ struct ox_api {
     uint32_t struct_size;
     uint16_t abi_major;
     uint16_t abi_minor;
+
+    /* ================= ABI 1.0 ================= */
 
     /* --- context of the call --- */
     int (*opset)(ox_sym *g);              /* target opset */
@@ -204,6 +303,26 @@ struct ox_api {
         __attribute__((format(printf, 2, 3)))
 #endif
         ;
+
+    /* ================= ABI 1.1 =================
+     * (a pack built for 1.0 never reads past here; one built for 1.1 that
+     * may load into a 1.0 engine checks struct_size first) */
+
+    /* A limitation: what the target opset cannot express for this node, and
+     * lifted_at, the lowest opset that can (0 when no opset can).  For check
+     * hooks, where the pre-scan reports it with the node's op and scope (and
+     * "supported from opset N"); a symbolic may use it instead of fail for
+     * the same fact.  Always returns nonzero. */
+    int (*limit)(ox_sym *g, int lifted_at, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+    /* How many outputs the host recorded for this node: the arity of an
+     * OX_OP_OUTPUTS_AS_RECORDED operator (else the declared n_outputs). */
+    uint32_t (*n_outputs)(ox_sym *g);
+    /* Whether this call is a check hook's (nothing may be built). */
+    int (*checking)(ox_sym *g);
 };
 
 /* The one symbol a pack exports. */

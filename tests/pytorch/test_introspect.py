@@ -40,9 +40,10 @@ class SupportedOperators(unittest.TestCase):
                 self.assertEqual(g["pack"], w["symbolic"]["pack"])
                 self.assertEqual(g["since_opset"], w["symbolic"]["since_opset"])
                 self.assertEqual(g["descriptor"], w["descriptor"])
-                self.assertEqual([(p["name"], p["kind"], p["alt_kinds"][:1] or [None], p["optional"])
+                self.assertEqual([(p["name"], p["kind"], p["alt_kinds"], p["optional"], p["default"])
                                   for p in g["params"]],
-                                 [(p["name"], p["kind"], [p["alt_kind"]], p["optional"]) for p in w["params"]])
+                                 [(p["name"], p["kind"], p["alt_kinds"], p["optional"], p["default"])
+                                  for p in w["params"]])
                 self.assertEqual([(x["when"], x["message"], x["lifted_at_opset"]) for x in g["limitations"]],
                                  [(x["when"], x["message"], x["lifted_at_opset"]) for x in w["limitations"]])
 

@@ -9,32 +9,40 @@
  */
 #include <oxport/plugin.h>
 
-static int sym_elu(ox_sym *g, const ox_api *api)
+/* What no opset of ONNX Elu can express, reported by the pre-scan before any
+ * node is built (and listed by `oxport ops`): api->limit's 0 says no opset
+ * lifts it. */
+static int check_elu(ox_sym *g, const ox_api *api)
 {
-    double alpha = api->arg_float(g, "alpha", 1.0);
     double scale = api->arg_float(g, "scale", 1.0);
     double input_scale = api->arg_float(g, "input_scale", 1.0);
     if (scale != 1.0 || input_scale != 1.0)
-        return api->fail(g, "ONNX Elu has no scale/input_scale (got scale=%g, input_scale=%g)",
-                         scale, input_scale);
+        return api->limit(g, 0, "ONNX Elu has no scale/input_scale (got scale=%g, input_scale=%g)",
+                          scale, input_scale);
+    return 0;
+}
 
+static int sym_elu(ox_sym *g, const ox_api *api)
+{
     ox_vid x = api->arg_tensor(g, "self");
     ox_onode *n = api->op(g, "Elu", 1, &x, 1);
-    api->attr_float(n, "alpha", alpha);
+    /* an unrecorded alpha reads as the declared default below */
+    api->attr_float(n, "alpha", api->arg_float(g, "alpha", 1.0));
     return api->set_output(g, 0, api->node_output(n, 0));
 }
 
-/* Names and kinds exactly as hosts record them (docs/recording-conventions.md). */
+/* The operator's schema: names and kinds exactly as hosts record them, and
+ * the defaults torch's aten::elu declares (plugin ABI 1.1). */
 static const ox_param_decl elu_params[] = {
-    {"self", OX_ARG_TENSOR},
-    {"alpha", OX_ARG_SCALAR},
-    {"scale", OX_ARG_SCALAR},
-    {"input_scale", OX_ARG_SCALAR},
+    OX_PARAM("self", OX_ARG_TENSOR),
+    OX_PARAM_INT("alpha", OX_ARG_SCALAR, 1),
+    OX_PARAM_INT("scale", OX_ARG_SCALAR, 1),
+    OX_PARAM_INT("input_scale", OX_ARG_SCALAR, 1),
 };
 
 static const ox_op_decl ops[] = {
-    /* name, since_opset, params, n_params, n_outputs, symbolic */
-    {"aten::elu", 9, elu_params, 4, 1, sym_elu},
+    /* name, since_opset, params, n_outputs, symbolic, flags, check hook */
+    OX_OP_EX("aten::elu", 9, elu_params, 1, sym_elu, 0, check_elu),
 };
 
 static const ox_plugin_desc desc = {

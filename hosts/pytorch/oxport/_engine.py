@@ -102,14 +102,15 @@ class OxPackInfo(ctypes.Structure):
 class OxParamInfo(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("name", ctypes.c_char_p), ("kind", ctypes.c_int),
                 ("alt_kinds", ctypes.c_uint32), ("optional", ctypes.c_int),
-                ("default_value", ctypes.c_char_p)]
+                ("default_value", ctypes.c_char_p), ("kind_text", ctypes.c_char_p)]
 
 
 class OxOpInfo(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("name", ctypes.c_char_p),
                 ("since_opset", ctypes.c_int), ("n_params", ctypes.c_size_t),
                 ("n_outputs", ctypes.c_uint32), ("pack", ctypes.c_size_t),
-                ("pack_name", ctypes.c_char_p), ("overrides", ctypes.c_char_p)]
+                ("pack_name", ctypes.c_char_p), ("overrides", ctypes.c_char_p),
+                ("has_check", ctypes.c_int), ("outputs_as_recorded", ctypes.c_int)]
 
 
 class OxOpsetOpInfo(ctypes.Structure):

@@ -50,6 +50,8 @@ def _kinds(L, mask):
 
 
 def _param(L, p):
+    if p.kind_text is None:  # a descriptor's name only: no loaded pack declares the operator
+        return {"name": _text(p.name), "kind": None, "alt_kinds": [], "optional": None, "default": None}
     return {"name": _text(p.name), "kind": _text(L.ox_arg_kind_name(p.kind)),
             "alt_kinds": _kinds(L, p.alt_kinds), "optional": bool(p.optional),
             "default": _text(p.default_value)}
@@ -90,7 +92,9 @@ def packs(config=None):
         for i in range(n_ops.value):
             op, params = _op(ctx, i)
             out[op.pack]["operators"].append({"name": _text(op.name), "since_opset": op.since_opset,
-                                              "n_outputs": op.n_outputs, "params": params,
+                                              "n_outputs": op.n_outputs,
+                                              "outputs_as_recorded": bool(op.outputs_as_recorded),
+                                              "has_check": bool(op.has_check), "params": params,
                                               "overrides": _text(op.overrides)})
         return out
     finally:
@@ -100,9 +104,11 @@ def packs(config=None):
 def supported_operators(opset=None, config=None, include_unsupported=False):
     """The operators exported at `opset` (default: the config's target opset), sorted by
     name: a list of dicts with name, doc, since_opset and pack (of the symbolic used),
-    n_outputs, descriptor ("opset_N.yaml", or None when only a pack declares it), params
-    (name, kind, alt_kinds, optional, default) and limitations (arg, when, message,
-    lifted_at_opset: the opset that supports it, or None).  With include_unsupported the
+    n_outputs (the least count when outputs_as_recorded), has_check (a check hook reports
+    limitations too), descriptor ("opset_N.yaml", or None when only a pack declares it),
+    params as the pack declares them (name, kind, alt_kinds, optional, default: Python's
+    spelling, or None) and limitations (arg, when, message, lifted_at_opset: the opset
+    that supports it, or None).  With include_unsupported the
     operators a descriptor declares but no symbolic exports at this opset come too, with
     supported=False, since_opset None and symbolic_from_opset / disabled_by saying why."""
     ctx = _context(config)
@@ -142,6 +148,8 @@ def supported_operators(opset=None, config=None, include_unsupported=False):
                    "since_opset": impl.since_opset if impl else None,
                    "pack": _text(impl.pack_name) if impl else None,
                    "n_outputs": impl.n_outputs if impl else None,
+                   "outputs_as_recorded": bool(impl.outputs_as_recorded) if impl else None,
+                   "has_check": bool(impl.has_check) if impl else None,
                    "descriptor": f"opset_{o.declared_in}.yaml" if o.declared_in else None,
                    "params": params, "limitations": limitations}
             if include_unsupported:

@@ -796,10 +796,12 @@ def _instance_norm(rec, func, args, kwargs):
 
 # ---------------------------------------------------------------- split, chunk, unbind
 #
-# The recorded graph has a fixed number of outputs per kind (the pack declares its
-# forward arity), while split/chunk/unbind return as many tensors as the sizes say.
-# Each piece is therefore recorded as the aten::slice (or aten::select) that produces
-# it: one Slice per piece in the file, the same values as one Split.
+# split/chunk/unbind return as many tensors as the sizes say; the pack declares
+# them with a variable arity (plugin ABI 1.1), so each is recorded as ONE node with
+# that many outputs and becomes one ONNX Split.  Where the piece bounds follow a
+# size that varies (an int split_size or chunks over a dimension, with dynamic
+# axes declared), each piece is recorded instead as the aten::slice that produces
+# it, with traced bounds, so the file follows other input shapes.
 
 def _pieces(rec, x, dim, sizes, results, select=False, bounds=None):
     """Record each piece of a split as the slice (or select) that produces it.
@@ -845,16 +847,40 @@ def _split_sizes(x, split, dim):
     return [int(v) for v in split]
 
 
+def _one_node(rec, kind, resolved, results):
+    rec.emit(kind, rec.resolve(resolved), results)
+    return results
+
+
+def _record_split(rec, x, split, dim, results):
+    """torch.split / aten::split(_with_sizes): one node, unless an int split_size
+    over a dynamic input makes the pieces' bounds follow its size."""
+    d = int(dim) % max(x.dim(), 1)
+    if isinstance(split, (list, tuple)):
+        return _one_node(rec, "aten::split_with_sizes",
+                         [("self", x), ("split_sizes", [int(v) for v in split]), ("dim", d)], results)
+    if not rec.dynamic:
+        return _one_node(rec, "aten::split", [("self", x), ("split_size", int(split)), ("dim", d)],
+                         results)
+    sizes = _split_sizes(x, split, d)
+    if sizes is None:
+        return NotImplemented
+    n = rec.traced_size(x, d)
+    bounds = [(int(split) * i, n if i + 1 == len(sizes) else int(split) * (i + 1))
+              for i in range(len(sizes))]
+    return _pieces(rec, x, d, sizes, results, bounds=bounds)
+
+
 @handles(torch.split, T.split, torch.functional.split)
 def _split(rec, func, args, kwargs):
     b = bind(args, kwargs, ("tensor", "split_size_or_sections", "dim"), dim=0)
     x, dim = b["tensor"], b["dim"]
     if isinstance(dim, str):
         return NotImplemented
-    sizes = _split_sizes(x, b["split_size_or_sections"], int(dim))
-    if sizes is None:
+    split = b["split_size_or_sections"]
+    if not isinstance(split, (list, tuple)) and int(split) <= 0:
         return NotImplemented
-    return _pieces(rec, x, dim, sizes, func(*args, **kwargs))
+    return _record_split(rec, x, split, dim, func(*args, **kwargs))
 
 
 @handles(torch.chunk, T.chunk)
@@ -865,7 +891,13 @@ def _chunk(rec, func, args, kwargs):
         return NotImplemented
     result = func(*args, **kwargs)
     d = int(dim) % max(x.dim(), 1)
-    return _pieces(rec, x, d, None, result, bounds=_chunk_bounds(rec, x, d, int(b["chunks"]), len(result)))
+    return _record_chunk(rec, x, int(b["chunks"]), d, result)
+
+
+def _record_chunk(rec, x, chunks, d, result):
+    if not rec.dynamic:
+        return _one_node(rec, "aten::chunk", [("self", x), ("chunks", chunks), ("dim", d)], result)
+    return _pieces(rec, x, d, None, result, bounds=_chunk_bounds(rec, x, d, chunks, len(result)))
 
 
 @handles(torch.unbind, T.unbind)
@@ -875,7 +907,7 @@ def _unbind(rec, func, args, kwargs):
     if isinstance(dim, str):
         return NotImplemented
     result = func(*args, **kwargs)
-    return _pieces(rec, x, dim, [1] * len(result), result, select=True)
+    return _one_node(rec, "aten::unbind", [("self", x), ("dim", int(dim) % max(x.dim(), 1))], result)
 
 
 # ---------------------------------------------------------------- expand, repeat, stack, roll
@@ -933,24 +965,22 @@ ATEN_HANDLERS = {}
 def _aten_split(rec, func, args, kwargs):
     x, split = args[0], args[1]
     dim = args[2] if len(args) > 2 else kwargs.get("dim", 0)
-    sizes = _split_sizes(x, split, int(dim))
-    if sizes is None:
+    if not isinstance(split, (list, tuple)) and int(split) <= 0:
         return NotImplemented
-    return _pieces(rec, x, dim, sizes, func(*args, **kwargs))
+    return _record_split(rec, x, split, dim, func(*args, **kwargs))
 
 
 def _aten_chunk(rec, func, args, kwargs):
     x = args[0]
     dim = int(args[2] if len(args) > 2 else kwargs.get("dim", 0)) % max(x.dim(), 1)
-    result = func(*args, **kwargs)
-    return _pieces(rec, x, dim, None, result, bounds=_chunk_bounds(rec, x, dim, int(args[1]), len(result)))
+    return _record_chunk(rec, x, int(args[1]), dim, func(*args, **kwargs))
 
 
 def _aten_unbind(rec, func, args, kwargs):
     x = args[0]
     dim = args[1] if len(args) > 1 else kwargs.get("dim", 0)
     result = func(*args, **kwargs)
-    return _pieces(rec, x, dim, [1] * len(result), result, select=True)
+    return _one_node(rec, "aten::unbind", [("self", x), ("dim", int(dim) % max(x.dim(), 1))], result)
 
 
 def _aten_softmax(kind):
@@ -962,6 +992,9 @@ def _aten_softmax(kind):
 
 def _aten_view(rec, func, args, kwargs):
     """aten::_unsafe_view (matmul's decomposition of a 3-D F.linear) is a view."""
+    if rec.dynamic:
+        S.warn_fixed(rec, "aten::_unsafe_view size (reached at the dispatcher level)",
+                     [int(v) for v in args[1]])
     return rec.record("aten::view", [("self", args[0]), ("size", [int(v) for v in args[1]])], func, args, kwargs)
 
 
@@ -995,6 +1028,28 @@ def _aten_clamp(rec, func, args, kwargs):
     return rec.record("aten::clamp", [("self", args[0]), ("min", lo), ("max", hi)], func, args, kwargs)
 
 
+def _aten_to_copy(rec, func, args, kwargs):
+    """.to(dtype) / .float() / .type_as reached at the dispatcher level (inside a
+    Python-implemented function, a TorchScript module, ...) arrive as
+    aten::_to_copy: the same cast as at the function level."""
+    if kwargs.get("memory_format") not in (None, torch.preserve_format):
+        return NotImplemented
+    return _record_cast(rec, func, args, kwargs, args[0], kwargs.get("dtype"))
+
+
+def _aten_reshape_alias(rec, func, args, kwargs):
+    """aten::_reshape_alias (einsum's and reshape's decomposition on a contiguous
+    tensor) is a view of the given size; its strides follow from contiguity."""
+    size = [int(v) for v in args[1]]
+    if rec.dynamic:
+        # the dispatcher hands over plain ints: the sizes Python computed are gone
+        S.warn_fixed(rec, "aten::_reshape_alias size (reached at the dispatcher level, e.g. "
+                          "inside torch.einsum)", size)
+    return rec.record("aten::view", [("self", args[0]), ("size", size)], func, args, kwargs)
+
+
+ATEN_HANDLERS["aten::_to_copy"] = _aten_to_copy
+ATEN_HANDLERS["aten::_reshape_alias"] = _aten_reshape_alias
 for _n in ("aten::clip", "aten::clamp_min", "aten::clamp_max"):
     ATEN_HANDLERS[_n] = _aten_clamp
 ATEN_HANDLERS["aten::_unsafe_view"] = _aten_view
