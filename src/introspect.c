@@ -126,7 +126,8 @@ static size_t pack_index(const ox_context *ctx, const ox_plugin_info *pi)
     return n;
 }
 
-/* The one place reading a declared parameter (ABI 1.1 strides them). */
+/* The one place reading a declared parameter (the loader keeps every pack's
+ * rows in the 1.1 layout, whatever layout the pack used). */
 static const ox_param_decl *decl_param(const ox_op_decl *d, size_t p)
 {
     return &d->params[p];

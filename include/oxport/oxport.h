@@ -349,7 +349,7 @@ OX_API const char *ox_export_report_format(const char *path);
 OX_API const char *ox_dtype_name(ox_dtype dtype);
 /* Element size in bytes, 0 for OX_STRING and unknown types. */
 OX_API size_t ox_dtype_size(ox_dtype dtype);
-/* An argument kind as the opset YAML spells it ("tensor", "ints", ...),
+/* An argument kind as the listings spell it ("tensor", "ints", ...),
  * "None" for OX_ARG_NONE, "unknown" out of range. */
 OX_API const char *ox_arg_kind_name(ox_arg_kind kind);
 
