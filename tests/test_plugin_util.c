@@ -314,8 +314,8 @@ static ox_graph *trace_case(ox_context *ctx, const op_case *c)
     ck_assert_msg(ox_trace_op(t, c->op, n, args, n_out, od, out) == OX_OK, "%s: %s", c->op,
                   ox_errmsg(ctx));
     for (uint32_t i = 0; i < n_out; i++) {
-        char name[8];
-        snprintf(name, sizeof name, "out%u", i);
+        char name[16];
+        snprintf(name, sizeof name, "out%u", (unsigned)i);
         ck_assert_int_eq(ox_trace_output(t, out[i], name), OX_OK);
     }
     ox_graph *g;
