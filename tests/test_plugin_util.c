@@ -737,6 +737,26 @@ START_TEST(promote_args_needs_its_tensors)
 }
 END_TEST
 
+static int fake_limit(ox_sym *g, int lifted_at, const char *fmt, ...)
+{
+    return 1;
+}
+
+/* A member past the table's struct_size, or left NULL, is not there. */
+START_TEST(api_has_reads_struct_size_and_the_member)
+{
+    ox_api api;
+    memset(&api, 0, sizeof api);
+    api.struct_size = (uint32_t)sizeof api;
+    ck_assert(!OXU_API_HAS(&api, limit));
+    api.limit = fake_limit;
+    ck_assert(OXU_API_HAS(&api, limit));
+    api.struct_size = (uint32_t)offsetof(ox_api, limit); /* a 1.0 engine's table */
+    ck_assert(!OXU_API_HAS(&api, limit));
+    ck_assert(!OXU_API_HAS(&api, n_outputs));
+}
+END_TEST
+
 static Suite *plugin_util_suite(void)
 {
     Suite *s = suite_create("plugin_util");
@@ -758,6 +778,9 @@ static Suite *plugin_util_suite(void)
     tcase_add_test(p, result_type_agrees_with_torch);
     tcase_add_test(p, result_type_of_three_and_of_unpromotable_types);
     suite_add_tcase(s, p);
+    TCase *a = tcase_create("api");
+    tcase_add_test(a, api_has_reads_struct_size_and_the_member);
+    suite_add_tcase(s, a);
     return s;
 }
 
