@@ -742,6 +742,11 @@ static int fake_limit(ox_sym *g, int lifted_at, const char *fmt, ...)
     return 1;
 }
 
+static uint32_t fake_n_outputs(ox_sym *g)
+{
+    return 3;
+}
+
 /* A member past the table's struct_size, or left NULL, is not there. */
 START_TEST(api_has_reads_struct_size_and_the_member)
 {
@@ -754,6 +759,11 @@ START_TEST(api_has_reads_struct_size_and_the_member)
     api.struct_size = (uint32_t)offsetof(ox_api, limit); /* a 1.0 engine's table */
     ck_assert(!OXU_API_HAS(&api, limit));
     ck_assert(!OXU_API_HAS(&api, n_outputs));
+    /* the recorded arity where the engine tells it, else the declared one */
+    api.n_outputs = fake_n_outputs;
+    ck_assert_uint_eq(oxu_n_outputs(NULL, &api, 2), 2);
+    api.struct_size = (uint32_t)sizeof api;
+    ck_assert_uint_eq(oxu_n_outputs(NULL, &api, 2), 3);
 }
 END_TEST
 

@@ -14,8 +14,9 @@
  * Helpers that return int (oxu_axis, oxu_split, oxu_promote, ...) return 0
  * on success and the nonzero result of api->fail otherwise.
  *
- * Only ABI 1.0 members of ox_api are called, so a pack using the SDK loads
- * into every 1.x engine.
+ * Only ABI 1.0 members of ox_api are called unconditionally (a later one
+ * only after OXU_API_HAS), so a pack using the SDK works with every 1.x
+ * engine.
  */
 #ifndef OXPORT_PLUGIN_UTIL_H
 #define OXPORT_PLUGIN_UTIL_H
@@ -46,6 +47,14 @@ extern "C" {
 static inline int oxu_set_result(ox_sym *g, const ox_api *api, size_t i, ox_vid v)
 {
     return v ? api->set_output(g, i, v) : 1;
+}
+
+/* How many outputs the host recorded for this node (ABI 1.1's
+ * api->n_outputs, the arity of an OX_OP_OUTPUTS_AS_RECORDED operator);
+ * `declared` from an engine without it. */
+static inline uint32_t oxu_n_outputs(ox_sym *g, const ox_api *api, uint32_t declared)
+{
+    return OXU_API_HAS(api, n_outputs) ? api->n_outputs(g) : declared;
 }
 
 /* ================================================================ nodes */
