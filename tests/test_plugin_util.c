@@ -101,6 +101,14 @@ static int sym_pad_torch(ox_sym *g, const ox_api *api)
                           oxu_pad_arg(g, api, api->arg_tensor(g, "self"), "pad", "constant", 0.0));
 }
 
+/* pad amounts recorded as a traced 1-D int64 tensor, "other" */
+static int sym_pad_traced(ox_sym *g, const ox_api *api)
+{
+    return oxu_set_result(g, api, 0,
+                          oxu_pad_arg(g, api, api->arg_tensor(g, "self"), "other", "constant",
+                                      0.0));
+}
+
 static int sym_clip(ox_sym *g, const ox_api *api)
 {
     double lo = -1.0, hi = 1.0;
@@ -159,7 +167,23 @@ static int sym_resize_sizes(ox_sym *g, const ox_api *api)
     static const int64_t sizes[] = {1, 1, 4, 4};
     oxu_resize_opts o = {"nearest", "asymmetric", "floor"};
     ox_vid s = oxu_const_ints(g, api, sizes, 4);
-    return oxu_set_result(g, api, 0, oxu_resize(g, api, api->arg_tensor(g, "self"), NULL, 4, s, &o));
+    ox_vid x = api->arg_tensor(g, "self");
+    return oxu_set_result(g, api, 0, oxu_resize(g, api, x, NULL, 4, s, &o));
+}
+
+static int sym_resize_nothing(ox_sym *g, const ox_api *api)
+{
+    oxu_resize_opts o = {"nearest", NULL, NULL};
+    ox_vid x = api->arg_tensor(g, "self");
+    return oxu_set_result(g, api, 0, oxu_resize(g, api, x, NULL, 4, 0, &o));
+}
+
+static int sym_promote_many(ox_sym *g, const ox_api *api)
+{
+    ox_vid v[17];
+    for (size_t i = 0; i < 17; i++)
+        v[i] = api->arg_tensor(g, "self");
+    return oxu_promote(g, api, 17, v, NULL);
 }
 
 /* a second cast to the type already reached builds nothing */
@@ -200,8 +224,10 @@ static int sym_add(ox_sym *g, const ox_api *api)
 }
 
 static const ox_param_decl p_self[] = {OX_PARAM("self", OX_ARG_TENSOR)};
-static const ox_param_decl p_pad[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("pad", OX_ARG_INTS)};
-static const ox_param_decl p_axis[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dim", OX_ARG_INT)};
+static const ox_param_decl p_pad[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                      OX_PARAM("pad", OX_ARG_INTS)};
+static const ox_param_decl p_axis[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                       OX_PARAM("dim", OX_ARG_INT)};
 static const ox_param_decl p_add[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                       OX_PARAM("other", OX_ARG_TENSOR_OR_SCALAR)};
 
@@ -218,6 +244,7 @@ static const ox_op_decl sdk_ops[] = {
     OX_OP("sdk::pad", 9, p_self, 1, sym_pad),
     OX_OP("sdk::pad_reflect", 9, p_self, 1, sym_pad_reflect),
     OX_OP("sdk::pad_torch", 9, p_pad, 1, sym_pad_torch),
+    OX_OP("sdk::pad_traced", 9, p_add, 1, sym_pad_traced),
     OX_OP("sdk::clip", 9, p_self, 1, sym_clip),
     OX_OP("sdk::clip_lo", 9, p_self, 1, sym_clip_lo),
     OX_OP("sdk::reduce_sum", 9, p_self, 1, sym_reduce_sum),
@@ -226,6 +253,8 @@ static const ox_op_decl sdk_ops[] = {
     OX_OP("sdk::resize_linear", 9, p_self, 1, sym_resize_linear),
     OX_OP("sdk::resize_cubic", 9, p_self, 1, sym_resize_cubic),
     OX_OP("sdk::resize_sizes", 9, p_self, 1, sym_resize_sizes),
+    OX_OP("sdk::resize_nothing", 9, p_self, 1, sym_resize_nothing),
+    OX_OP("sdk::promote_many", 9, p_self, 1, sym_promote_many),
     OX_OP("sdk::cast", 9, p_self, 1, sym_cast),
     OX_OP("sdk::size_of", 9, p_self, 1, sym_size_of),
     OX_OP("sdk::shape_slice", 9, p_self, 1, sym_shape_slice),
@@ -281,7 +310,7 @@ typedef struct op_case {
     const char *op;
     ox_dtype x_dt;
     int x_rank;
-    int64_t x_dims[4];
+    int64_t x_dims[OXU_MAX_RANK + 1]; /* one past what the SDK lays out */
     ox_dtype y_dt; /* second tensor input, "other", when not OX_UNDEFINED */
     int y_rank;
     int64_t y_dims[4];
@@ -548,6 +577,28 @@ START_TEST(pad_from_torch_order)
 }
 END_TEST
 
+START_TEST(pad_failures_name_the_argument_and_the_opset)
+{
+    static const int64_t two[] = {1, 1};
+    op_case big = {"sdk::pad_torch", F32, 9, {1, 1, 1, 1, 1, 1, 1, 1, 1},
+                   OX_UNDEFINED, 0, {0}, 1, {ox_arg_ints("pad", two, 2)}, 1, F32};
+    expect_failure(&big, 11, "padding supports inputs up to rank 8, got rank 9");
+    /* traced amounts: Pad's pads input, so opset 11 */
+    op_case tr = {"sdk::pad_traced", F32, 2, {2, 3}, OX_INT64, 1, {2}, 0, {{0}}, 1, F32};
+    expect_failure(&tr, 10,
+                   "pad amounts computed from traced sizes need Pad's pads input, from opset 11; "
+                   "export with opset 11 or later");
+    /* [0, pad...] gathered into ONNX order: (begin, end) of the last dim */
+    expect_nodes(&tr, 11,
+                 "Concat(int64{0}, y; axis=0) | Gather(%0, int64{0,1,0,2}; axis=0) | "
+                 "Pad(x, %1, float32:0; mode=constant)");
+    op_case odd = {"sdk::pad_traced", F32, 2, {2, 3}, OX_INT64, 1, {3}, 0, {{0}}, 1, F32};
+    expect_failure(&odd, 11,
+                   "argument 'other' has 3 values; expected an even count of at most 4 for a "
+                   "rank-2 input");
+}
+END_TEST
+
 START_TEST(clip_bounds_attributes_then_inputs_integers_by_where)
 {
     op_case c = {"sdk::clip", X23, 0, {{0}}, 1, F32};
@@ -608,6 +659,8 @@ START_TEST(resize_is_upsample_at_9_resize_10_and_resize_11)
     expect_failure(&l, 10,
                    "Resize maps coordinates only as 'asymmetric' before opset 11 (asked for "
                    "'pytorch_half_pixel'); export with opset 11 or later");
+    op_case none = {"sdk::resize_nothing", X1234, 0, {{0}}, 1, F32};
+    expect_failure(&none, 13, "oxu_resize needs scales or sizes");
     op_case cu = {"sdk::resize_cubic", X1234, 0, {{0}}, 1, F32};
     expect_failure(&cu, 9, "Upsample has no mode 'cubic' before opset 11; export with opset 11 "
                            "or later");
@@ -731,6 +784,8 @@ END_TEST
 
 START_TEST(promote_args_needs_its_tensors)
 {
+    op_case many = {"sdk::promote_many", X23, 0, {{0}}, 1, F32};
+    expect_failure(&many, 13, "oxu_promote takes at most 16 operands, got 17");
     /* "other" recorded as None */
     op_case c = {"sdk::add", X23, 1, {ox_arg_none("other")}, 1, F32};
     expect_failure(&c, 13, "argument 'other' is missing or None");
@@ -777,6 +832,7 @@ static Suite *plugin_util_suite(void)
     tcase_add_test(b, split_sizes_attribute_then_input_then_num_outputs);
     tcase_add_test(b, pad_attributes_before_11_inputs_from_11);
     tcase_add_test(b, pad_from_torch_order);
+    tcase_add_test(b, pad_failures_name_the_argument_and_the_opset);
     tcase_add_test(b, clip_bounds_attributes_then_inputs_integers_by_where);
     tcase_add_test(b, reduce_axes_input_from_13_for_sum_and_18_for_the_others);
     tcase_add_test(b, resize_is_upsample_at_9_resize_10_and_resize_11);

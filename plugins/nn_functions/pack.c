@@ -12,7 +12,10 @@ static int sym_constant_pad_nd(ox_sym *g, const ox_api *api)
 }
 
 static const ox_param_decl p_constant_pad_nd[] = {
-    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("pad", OX_ARG_INTS), OX_PARAM("value", OX_ARG_FLOAT)};
+    OX_PARAM("input", OX_ARG_TENSOR),
+    OX_PARAM("pad", OX_ARG_INTS),
+    OX_PARAM_FLOAT("value", OX_ARG_FLOAT, 0.0),
+};
 
 static const ox_op_decl ops[] = {
     OX_OP("fn::ConstantPadNd", 9, p_constant_pad_nd, 1, sym_constant_pad_nd),
