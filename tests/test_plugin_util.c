@@ -186,6 +186,19 @@ static int sym_promote_many(ox_sym *g, const ox_api *api)
     return oxu_promote(g, api, 17, v, NULL);
 }
 
+/* x's shape filled with 2, as int32 (stored int64, then cast) */
+static int sym_full(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    return oxu_set_result(g, api, 0, oxu_full(g, api, oxu_shape(g, api, x), 2.0, OX_INT32));
+}
+
+static int sym_full_float(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    return oxu_set_result(g, api, 0, oxu_full(g, api, oxu_shape(g, api, x), 0.5, OX_FLOAT));
+}
+
 /* a second cast to the type already reached builds nothing */
 static int sym_cast(ox_sym *g, const ox_api *api)
 {
@@ -255,6 +268,8 @@ static const ox_op_decl sdk_ops[] = {
     OX_OP("sdk::resize_sizes", 9, p_self, 1, sym_resize_sizes),
     OX_OP("sdk::resize_nothing", 9, p_self, 1, sym_resize_nothing),
     OX_OP("sdk::promote_many", 9, p_self, 1, sym_promote_many),
+    OX_OP("sdk::full", 9, p_self, 1, sym_full),
+    OX_OP("sdk::full_float", 9, p_self, 1, sym_full_float),
     OX_OP("sdk::cast", 9, p_self, 1, sym_cast),
     OX_OP("sdk::size_of", 9, p_self, 1, sym_size_of),
     OX_OP("sdk::shape_slice", 9, p_self, 1, sym_shape_slice),
@@ -379,13 +394,9 @@ static size_t put_number(char *buf, size_t cap, size_t at, ox_dtype t, const voi
     }
 }
 
-/* A Constant node's value, inline: dtype{values}, or dtype:value for rank 0. */
-static size_t put_constant(const ox_node *n, char *buf, size_t cap, size_t at)
+/* A tensor: dtype{values}, or dtype:value for rank 0. */
+static size_t put_tensor(const ox_attr_tensor *t, char *buf, size_t cap, size_t at)
 {
-    const ox_attr *a = ox_node_attr(n, "value");
-    ck_assert_ptr_nonnull(a);
-    ck_assert_int_eq(a->kind, OX_ATTR_TENSOR);
-    const ox_attr_tensor *t = a->u.t;
     size_t es = ox_dtype_size(t->dtype);
     size_t count = es ? (size_t)(t->data.nbytes / es) : 0;
     if (t->rank == 0) {
@@ -398,6 +409,15 @@ static size_t put_constant(const ox_node *n, char *buf, size_t cap, size_t at)
         at = put_number(buf, cap, at, t->dtype, (const char *)t->data.data + i * es);
     }
     return put(buf, cap, at, "}");
+}
+
+/* A Constant node's value, inline. */
+static size_t put_constant(const ox_node *n, char *buf, size_t cap, size_t at)
+{
+    const ox_attr *a = ox_node_attr(n, "value");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(a->kind, OX_ATTR_TENSOR);
+    return put_tensor(a->u.t, buf, cap, at);
 }
 
 /* A value as a node input: a graph input by name, %k for output 0 of node k
@@ -453,6 +473,7 @@ static void render(const ox_graph *og, char *buf, size_t cap)
                     at = put(buf, cap, at, "%s%lld", j ? "," : "", (long long)a->u.ints.p[j]);
                 at = put(buf, cap, at, "]");
                 break;
+            case OX_ATTR_TENSOR: at = put_tensor(a->u.t, buf, cap, at); break;
             default: at = put(buf, cap, at, "<kind %d>", (int)a->kind); break;
             }
         }
@@ -677,6 +698,10 @@ START_TEST(casts_shapes_and_axes)
     op_case sl = {"sdk::shape_slice", X234, 0, {{0}}, 1, OX_INT64};
     expect_nodes(&sl, 9, "Shape(x) | Slice(%0; starts=[0], ends=[2], axes=[0])");
     expect_nodes(&sl, 13, "Shape(x) | Slice(%0, int64{0}, int64{2}, int64{0})");
+    op_case fi = {"sdk::full", X23, 0, {{0}}, 1, OX_INT32};
+    expect_nodes(&fi, 9, "Shape(x) | ConstantOfShape(%0; value=int64{2}) | Cast(%1; to=6)");
+    op_case ff = {"sdk::full_float", X23, 0, {{0}}, 1, F32};
+    expect_nodes(&ff, 9, "Shape(x) | ConstantOfShape(%0; value=float32{0.5})");
     op_case a = {"sdk::axis", X234, 1, {ox_arg_int("dim", -1)}, 1, F32};
     expect_nodes(&a, 13, "Unsqueeze(x, int64{2})");
     op_case far = {"sdk::axis", X234, 1, {ox_arg_int("dim", 3)}, 1, F32};

@@ -228,6 +228,44 @@ static inline ox_vid oxu_cast_to(ox_sym *g, const ox_api *api, ox_vid x, ox_dtyp
     return oxu_cast(g, api, x, to);
 }
 
+/* A tensor of run-time shape `shape` (a 1-D int64 value) filled with value,
+ * of element type dt: ConstantOfShape holding a float32, float64, int64 or
+ * bool (the value as C can spell it exactly), then a Cast when dt is
+ * another type. */
+static inline ox_vid oxu_full(ox_sym *g, const ox_api *api, ox_vid shape, double value,
+                              ox_dtype dt)
+{
+    if (!shape)
+        return 0;
+    ox_dtype base = dt == OX_BOOL ? OX_BOOL
+                    : (dt != OX_UNDEFINED && dt != OX_FLOAT && dt != OX_DOUBLE &&
+                       dt != OX_FLOAT16 && dt != OX_BFLOAT16)
+                        ? OX_INT64
+                    : dt == OX_DOUBLE ? OX_DOUBLE
+                                      : OX_FLOAT;
+    union {
+        float f;
+        double d;
+        int64_t i;
+        uint8_t b;
+    } u;
+    memset(&u, 0, sizeof u);
+    if (base == OX_FLOAT)
+        u.f = (float)value;
+    else if (base == OX_DOUBLE)
+        u.d = value;
+    else if (base == OX_INT64)
+        u.i = (int64_t)value;
+    else
+        u.b = value != 0.0;
+    ox_onode *n = api->op(g, "ConstantOfShape", 1, &shape, 1);
+    int64_t one = 1;
+    if (n)
+        api->attr_tensor(n, "value", base, 1, &one, &u);
+    ox_vid y = oxu_out(g, api, n, "ConstantOfShape");
+    return y && base != dt && dt != OX_UNDEFINED ? oxu_cast(g, api, y, dt) : y;
+}
+
 /* Output i is v cast to `dtype` (the type the host recorded for it, e.g.
  * the oxu_promote result when the ONNX op computed in another type). */
 static inline int oxu_set_result_as(ox_sym *g, const ox_api *api, size_t i, ox_vid v,
