@@ -18,6 +18,7 @@
 
 #include "ir.h"
 #include "oxport/oxport.h"
+#include "symbolic_harness.h"
 #include "test_util.h"
 
 /* ------------------------------------------------------------ the pack */
@@ -335,7 +336,9 @@ typedef struct op_case {
     ox_dtype out_dt;
 } op_case;
 
-static ox_graph *trace_case(ox_context *ctx, const op_case *c)
+/* out_rank: the outputs' recorded rank (sizes unknown).  The conversion
+ * compares no shapes, but a written file must state the rank. */
+static ox_graph *trace_ranked(ox_context *ctx, const op_case *c, int out_rank)
 {
     ox_trace *t;
     ox_vid x, y = 0, out[2];
@@ -351,9 +354,9 @@ static ox_graph *trace_case(ox_context *ctx, const op_case *c)
     }
     for (size_t i = 0; i < c->n_extra; i++)
         args[n++] = c->extra[i];
-    /* the engine holds the symbolic to the recorded element type; the
-     * output's shape is not compared, so none is recorded */
-    ox_tensor_desc od[2] = {{c->out_dt, 0, NULL}, {c->out_dt, 0, NULL}};
+    static const int64_t unknown[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    ox_tensor_desc od[2] = {{c->out_dt, (uint32_t)out_rank, unknown},
+                            {c->out_dt, (uint32_t)out_rank, unknown}};
     uint32_t n_out = c->n_out ? c->n_out : 1;
     ck_assert_msg(ox_trace_op(t, c->op, n, args, n_out, od, out) == OX_OK, "%s: %s", c->op,
                   ox_errmsg(ctx));
@@ -365,6 +368,12 @@ static ox_graph *trace_case(ox_context *ctx, const op_case *c)
     ox_graph *g;
     ck_assert_msg(ox_trace_finish(t, &g) == OX_OK, "%s", ox_errmsg(ctx));
     return g;
+}
+
+/* The engine holds a symbolic to the recorded element type only. */
+static ox_graph *trace_case(ox_context *ctx, const op_case *c)
+{
+    return trace_ranked(ctx, c, 0);
 }
 
 static size_t put(char *buf, size_t cap, size_t at, const char *fmt, ...)
@@ -709,6 +718,90 @@ START_TEST(casts_shapes_and_axes)
 }
 END_TEST
 
+/* ------------------------------------------------ onnx.checker and ONNX Runtime */
+
+/* onnx.checker (full_check) accepts what each builder emits at the opsets
+ * where it changes (up to 17, the newest the installed onnx checks). */
+START_TEST(onnx_checker_accepts_every_form)
+{
+    static const struct {
+        op_case c;
+        int out_rank;
+        int opsets[4];
+    } forms[] = {
+        {{"sdk::unsqueeze", X234, 0, {{0}}, 1, F32}, 4, {9, 13}},
+        {{"sdk::squeeze", F32, 3, {2, 1, 4}, OX_UNDEFINED, 0, {0}, 0, {{0}}, 1, F32}, 2, {9, 13}},
+        {{"sdk::slice_step", X234, 0, {{0}}, 1, F32}, 3, {10}},
+        {{"sdk::slice", X234, 0, {{0}}, 1, F32}, 3, {9, 10}},
+        {{"sdk::split", X234, 0, {{0}}, 2, F32}, 3, {9, 13}},
+        {{"sdk::split_equal", X234, 0, {{0}}, 2, F32}, 3, {9, 13}},
+        {{"sdk::pad", OX_INT64, 2, {2, 3}, OX_UNDEFINED, 0, {0}, 0, {{0}}, 1, OX_INT64}, 2,
+         {9, 11}},
+        {{"sdk::pad_reflect", X23, 0, {{0}}, 1, F32}, 2, {9, 11}},
+        {{"sdk::clip", OX_INT64, 2, {2, 3}, OX_UNDEFINED, 0, {0}, 0, {{0}}, 1, OX_INT64}, 2,
+         {9, 11, 12}},
+        {{"sdk::clip_lo", X23, 0, {{0}}, 1, F32}, 2, {9, 11}},
+        {{"sdk::reduce_sum", X234, 0, {{0}}, 1, F32}, 3, {9, 13}},
+        {{"sdk::reduce_mean", X234, 0, {{0}}, 1, F32}, 3, {9, 13}},
+        {{"sdk::resize", X1234, 0, {{0}}, 1, F32}, 4, {9, 10, 11, 13}},
+        {{"sdk::resize_sizes", X1234, 0, {{0}}, 1, F32}, 4, {11, 13}},
+        {{"sdk::full", X23, 0, {{0}}, 1, OX_INT32}, 2, {9}},
+        {{"sdk::size_of", X234, 0, {{0}}, 1, OX_INT64}, 0, {9}},
+        {{"sdk::shape_slice", X234, 0, {{0}}, 1, OX_INT64}, 1, {9, 10}},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        for (size_t k = 0; k < 4 && forms[i].opsets[k]; k++) {
+            ox_context *ctx = sdk_ctx();
+            ox_graph *g = trace_ranked(ctx, &forms[i].c, forms[i].out_rank);
+            char dir[] = "/tmp/oxsdk-chk-XXXXXX";
+            ck_assert_ptr_nonnull(mkdtemp(dir));
+            sym_write_checked(ctx, g, forms[i].opsets[k], dir);
+            rm_rf(dir);
+            ox_graph_free(g);
+            ox_context_free(ctx);
+        }
+}
+END_TEST
+
+/* The integer lowerings compute what torch does: clamp by Where before
+ * opset 12, constant padding through double before 11. */
+static void run_int64(const op_case *c, int opset, const int64_t *x, size_t n_out,
+                      const int64_t *want)
+{
+    ox_context *ctx = sdk_ctx();
+    ox_graph *g = trace_ranked(ctx, c, c->x_rank);
+    char dir[] = "/tmp/oxsdk-ort-XXXXXX", path[4200];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    sym_write_checked(ctx, g, opset, dir);
+    feed f = {"x", "int64", c->x_rank, c->x_dims, x, sizeof(int64_t)};
+    sym_run_ort(dir, opset, 1, &f);
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/out/output_0.bin", dir);
+    int64_t *got = read_file(path, &n);
+    ck_assert_uint_eq(n, n_out * sizeof(int64_t));
+    for (size_t i = 0; i < n_out; i++)
+        ck_assert_msg(got[i] == want[i], "%s at opset %d: [%zu] is %lld, want %lld", c->op, opset,
+                      i, (long long)got[i], (long long)want[i]);
+    free(got);
+    rm_rf(dir);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+
+START_TEST(integer_lowerings_compute_torchs_values)
+{
+    static const int64_t x[6] = {-3, -1, 0, 1, 2, 5};
+    op_case clip = {"sdk::clip", OX_INT64, 2, {2, 3}, OX_UNDEFINED, 0, {0}, 0, {{0}}, 1, OX_INT64};
+    static const int64_t clipped[6] = {-1, -1, 0, 1, 1, 1};
+    run_int64(&clip, 9, x, 6, clipped);
+    run_int64(&clip, 12, x, 6, clipped);
+    /* pads [0,1,0,2]: one column before, two after, value 1.5 truncated to 1 */
+    op_case pad = {"sdk::pad", OX_INT64, 2, {2, 3}, OX_UNDEFINED, 0, {0}, 0, {{0}}, 1, OX_INT64};
+    static const int64_t padded[12] = {1, -3, -1, 0, 1, 1, 1, 1, 2, 5, 1, 1};
+    run_int64(&pad, 9, x, 12, padded);
+}
+END_TEST
+
 /* ------------------------------------------------------------ promotion */
 
 START_TEST(promote_casts_to_the_torch_result_type)
@@ -865,6 +958,12 @@ static Suite *plugin_util_suite(void)
     tcase_add_test(b, promote_casts_to_the_torch_result_type);
     tcase_add_test(b, promote_args_needs_its_tensors);
     suite_add_tcase(s, b);
+    TCase *o = tcase_create("onnx");
+    tcase_add_checked_fixture(o, make_opsets, drop_opsets);
+    tcase_set_timeout(o, 300);
+    tcase_add_test(o, onnx_checker_accepts_every_form);
+    tcase_add_test(o, integer_lowerings_compute_torchs_values);
+    suite_add_tcase(s, o);
     TCase *p = tcase_create("promotion");
     tcase_add_test(p, result_type_agrees_with_torch);
     tcase_add_test(p, result_type_of_three_and_of_unpromotable_types);
