@@ -201,13 +201,8 @@ static inline int oxu_is_floating(ox_dtype t)
 /* Integer or bool element types (ONNX Div truncates them; torch's div does not). */
 static inline int oxu_is_integer(ox_dtype t)
 {
-    switch (t) {
-    case OX_UINT8: case OX_INT8: case OX_UINT16: case OX_INT16: case OX_INT32: case OX_INT64:
-    case OX_UINT32: case OX_UINT64: case OX_BOOL:
-        return 1;
-    default:
-        return 0;
-    }
+    return t == OX_UINT8 || t == OX_INT8 || t == OX_UINT16 || t == OX_INT16 || t == OX_INT32 ||
+           t == OX_INT64 || t == OX_UINT32 || t == OX_UINT64 || t == OX_BOOL;
 }
 
 static inline ox_vid oxu_cast(ox_sym *g, const ox_api *api, ox_vid x, ox_dtype to)
@@ -294,12 +289,13 @@ typedef enum oxu_operand_level {
 /* 0 bool, 1 integer, 2 floating, -1 a type torch does not promote. */
 static inline int oxu_dtype_category(ox_dtype t)
 {
-    switch (t) {
-    case OX_BOOL: return 0;
-    case OX_UINT8: case OX_INT8: case OX_INT16: case OX_INT32: case OX_INT64: return 1;
-    case OX_FLOAT16: case OX_BFLOAT16: case OX_FLOAT: case OX_DOUBLE: return 2;
-    default: return -1;
-    }
+    if (t == OX_BOOL)
+        return 0;
+    if (t == OX_UINT8 || t == OX_INT8 || t == OX_INT16 || t == OX_INT32 || t == OX_INT64)
+        return 1;
+    if (t == OX_FLOAT16 || t == OX_BFLOAT16 || t == OX_FLOAT || t == OX_DOUBLE)
+        return 2;
+    return -1;
 }
 
 /* torch.promote_types(a, b) for bool, uint8, int8/16/32/64 and the four
