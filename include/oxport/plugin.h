@@ -23,6 +23,11 @@
  *
  * It returns 0 on success or the result of api->fail(...) (nonzero).
  *
+ * The plugin SDK, oxport/plugin_util.h, adds header-only helpers over this
+ * table: opset-aware builders (Unsqueeze, Slice, Split, Pad, Clip, Reduce*,
+ * Resize), constants, and PyTorch's type promotion.  The walkthrough and
+ * the SDK's opset table: docs/writing-a-plugin.md.
+ *
  * Lifetimes and checks (the engine enforces them; a breach fails the
  * conversion with the pack, the op and its scope named):
  *  - an ox_vid is valid in the conversion that handed it out (arg_tensor,
