@@ -328,6 +328,10 @@ struct ox_api {
     uint32_t (*n_outputs)(ox_sym *g);
     /* Whether this call is a check hook's (nothing may be built). */
     int (*checking)(ox_sym *g);
+    /* The element type the host recorded for forward output i (OX_UNDEFINED
+     * when it recorded none, or i is past the outputs): what a symbolic that
+     * computed in a promoted type casts back to. */
+    ox_dtype (*output_dtype)(ox_sym *g, size_t i);
 };
 
 /* The one symbol a pack exports. */

@@ -269,6 +269,17 @@ static inline int oxu_set_result_as(ox_sym *g, const ox_api *api, size_t i, ox_v
     return oxu_set_result(g, api, i, oxu_cast_to(g, api, v, dtype));
 }
 
+/* Output i is v, cast to the element type the host recorded for it when it
+ * recorded one (engines before ABI 1.1 have no api->output_dtype: v as is).
+ * The end of a symbolic that computed in a promoted type. */
+static inline int oxu_set_result_recorded(ox_sym *g, const ox_api *api, size_t i, ox_vid v)
+{
+    ox_dtype want = OXU_API_HAS(api, output_dtype) ? api->output_dtype(g, i) : OX_UNDEFINED;
+    if (want == OX_UNDEFINED)
+        return oxu_set_result(g, api, i, v);
+    return oxu_set_result_as(g, api, i, v, want);
+}
+
 /* ------------------------------------------------ PyTorch's type promotion
  *
  * torch.result_type in three steps.  Categories rank bool < integer <
