@@ -1,18 +1,21 @@
 /* The nn_functions pack: operators recorded as Function classes with their
  * own forward (PyTorch's autograd Function subclasses), named fn::<Class>. */
-#include "../aten/aten_util.h"
+#include "oxport/plugin_util.h"
 
-#define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
-
-/* fn::ConstantPadNd(input, pad, value): the same lowering as
- * aten::constant_pad_nd, only the argument names differ. */
+/* fn::ConstantPadNd(input, pad, value): torch's constant padding (the
+ * lowering of aten::constant_pad_nd; only the argument names differ). */
 static int sym_constant_pad_nd(ox_sym *g, const ox_api *api)
 {
-    return at_constant_pad(g, api, "input", "value");
+    ox_vid x = api->arg_tensor(g, "input");
+    double value = api->arg_float(g, "value", 0.0);
+    return oxu_set_result(g, api, 0, oxu_pad_arg(g, api, x, "pad", "constant", value));
 }
 
 static const ox_param_decl p_constant_pad_nd[] = {
-    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("pad", OX_ARG_INTS), OX_PARAM("value", OX_ARG_FLOAT)};
+    OX_PARAM("input", OX_ARG_TENSOR),
+    OX_PARAM("pad", OX_ARG_INTS),
+    OX_PARAM_FLOAT("value", OX_ARG_FLOAT, 0.0),
+};
 
 static const ox_op_decl ops[] = {
     OX_OP("fn::ConstantPadNd", 9, p_constant_pad_nd, 1, sym_constant_pad_nd),
@@ -24,7 +27,7 @@ static const ox_plugin_desc desc = {
     "0.1.0",
     "Function-class operators (fn::*): constant padding",
     ops,
-    N(ops),
+    OX_N_PARAMS(ops),
     NULL,
     NULL,
 };

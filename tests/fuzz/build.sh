@@ -33,7 +33,7 @@ rm -rf "$obj"
 mkdir -p "$obj"
 # shellcheck disable=SC2086
 (cd "$obj" && clang $flags -fsanitize=fuzzer-no-link -c $engine "$build/src/onnx.pb-c.c")
-for t in read opset_yaml config; do
+for t in read opset_yaml config pack_desc; do
     # shellcheck disable=SC2086
     clang $flags -fsanitize=fuzzer -o "$out/fuzz_$t" "$src/tests/fuzz/fuzz_$t.c" "$obj"/*.o \
         -lprotobuf-c -lyaml -ldl -lm

@@ -87,6 +87,12 @@ def assert_nontrivial(label, want_sets, constant_outputs=()):
         raise Mismatch(f"{label}: the comparison would prove nothing:\n  " + "\n  ".join(problems))
 
 
+def output_error(got, want):
+    """Rule 3's scale bound on one output: (max abs error, or the count of differing
+    elements for integer and bool outputs; within the bound?; a text saying by how much)."""
+    return _error(got, want)
+
+
 def _error(got, want):
     """(max abs error or count of differing elements, within the scale rule?, bound text)."""
     got, want = np.asarray(got), np.asarray(want)
