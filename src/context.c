@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "introspect.h"
 #include "opset_yaml.h"
 #include "plugin_load.h"
 
@@ -109,6 +110,7 @@ void ox_context_free(ox_context *ctx)
 {
     if (!ctx)
         return;
+    ox_introspect_forget(ctx);
     ox_registry_free(ctx->registry);
     ox_mem_packs_free(ctx); /* the registry pointed into them */
     ox_opset_db_free(ctx->opsets);

@@ -206,13 +206,24 @@ OX_API ox_status ox_export_report(ox_context *ctx, const ox_graph *traced, const
                                   const char *const *stage_names, const double *stage_seconds,
                                   size_t n_stages, const char *path)
 {
+    return ox_export_report_named(ctx, NULL, traced, target, opset, export_status, stage_names,
+                                  stage_seconds, n_stages, path);
+}
+
+OX_API ox_status ox_export_report_named(ox_context *ctx, const char *model,
+                                        const ox_graph *traced, const char *target, int opset,
+                                        ox_status export_status,
+                                        const char *const *stage_names,
+                                        const double *stage_seconds, size_t n_stages,
+                                        const char *path)
+{
     if (!ctx)
         return OX_EINVAL;
     if (!path || !target)
         return ox_fail(ctx, OX_EINVAL, "ox_export_report: path and target are required");
     ox_export_facts f;
     memset(&f, 0, sizeof f);
-    f.model = traced && traced->name ? traced->name : "";
+    f.model = model ? model : traced && traced->name ? traced->name : "";
     f.target = target;
     f.opset = opset ? opset : ox_context_target_opset(ctx);
     f.status = export_status;

@@ -10,6 +10,19 @@ void ox_json_init(ox_json *j, FILE *out)
     j->out = out;
 }
 
+OX_API ox_json *ox_json_new(FILE *out)
+{
+    ox_json *j = malloc(sizeof *j);
+    if (j)
+        ox_json_init(j, out);
+    return j;
+}
+
+OX_API void ox_json_free(ox_json *j)
+{
+    free(j);
+}
+
 /* Before any value: a comma between siblings, none right after a key. */
 static void before_value(ox_json *j)
 {

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "crash_note.h"
+#include "introspect.h"
 #include "opset_yaml.h"
 #include "param_decl.h"
 
@@ -683,6 +684,7 @@ ox_status ox_mem_pack_add(ox_context *ctx, const ox_plugin_desc *desc, const cha
     bool registered = false;
     if (!r.n && ctx->registry) {
         registered = true; /* from here on the registry may point into p */
+        ox_introspect_forget(ctx);
         mem_pack_register(ctx->registry, p, &r);
     }
     if (registered || (!r.n && !r.oom))

@@ -965,6 +965,14 @@ static int api_checking(ox_sym *g)
     return g && g->checking;
 }
 
+static ox_dtype api_output_dtype(ox_sym *g, size_t i)
+{
+    if (!g || i >= g->node->n_outputs)
+        return OX_UNDEFINED;
+    const ox_value *v = ox_graph_value(g->traced, g->node->outputs[i]);
+    return v ? v->type.dtype : OX_UNDEFINED;
+}
+
 int ox_sym_run_check(ox_context *ctx, const ox_graph *traced, int opset, const ox_node *n,
                      const ox_op_decl *decl, const char *pack, char **msg, int *lifted_at)
 {
@@ -1061,6 +1069,7 @@ static const ox_api api_table = {
     .limit = api_limit,
     .n_outputs = api_n_outputs,
     .checking = api_checking,
+    .output_dtype = api_output_dtype,
 };
 
 const ox_api *ox_symbolic_api(void)

@@ -88,6 +88,11 @@ void ox_write_discard_temps(void)
             unlink(live_temps[i].path);
 }
 
+OX_API void ox_discard_temp_files(void)
+{
+    ox_write_discard_temps();
+}
+
 /* ------------------------------------------------------------ temp files */
 
 static mode_t current_umask(void)

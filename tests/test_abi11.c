@@ -184,6 +184,24 @@ START_TEST(outputs_as_recorded_make_one_node)
 }
 END_TEST
 
+/* api->output_dtype: the host's recorded type, which the SDK casts back to. */
+START_TEST(result_cast_back_to_the_recorded_type)
+{
+    ox_context *ctx = ctx_with("v11");
+    ox_arg args[] = {ox_arg_tensor("self", 0)};
+    ox_graph *g = one_op(ctx, "test::recorded", 1, args, 1); /* recorded float32 */
+    ox_graph *o = convert_ok(ctx, g, 9);
+    ck_assert_uint_eq(o->n_nodes, 2);
+    ck_assert_str_eq(o->first->op_type, "Cast");
+    ck_assert_int_eq(ox_node_attr(o->first, "to")->u.i, OX_DOUBLE);
+    ck_assert_str_eq(o->last->op_type, "Cast");
+    ck_assert_int_eq(ox_node_attr(o->last, "to")->u.i, OX_FLOAT);
+    ox_graph_free(o);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
 START_TEST(bad_11_declarations_named_one_by_one)
 {
     ox_context *ctx = ctx_with("baddecl11");
@@ -299,6 +317,7 @@ int main(void)
     tcase_add_test(tc, list_and_string_defaults_alternative_kind_and_none);
     tcase_add_test(tc, check_hook_reports_before_conversion);
     tcase_add_test(tc, outputs_as_recorded_make_one_node);
+    tcase_add_test(tc, result_cast_back_to_the_recorded_type);
     tcase_add_test(tc, bad_11_declarations_named_one_by_one);
     tcase_add_test(tc, abi_1_0_pack_keeps_its_rules);
     tcase_add_test(tc, kind_rule);

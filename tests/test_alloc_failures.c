@@ -250,6 +250,76 @@ START_TEST(every_allocation_of_loading_opsets_and_a_config)
 }
 END_TEST
 
+/* Everything `oxport ops --opset 9` reads through the introspection calls. */
+static ox_status list_opset(ox_context *ctx)
+{
+    size_t n = 0;
+    ox_status st = ox_context_opset_op_count(ctx, 9, &n);
+    for (size_t i = 0; i < n && st == OX_OK; i++) {
+        ox_opset_op_info o = OX_INFO_INIT(ox_opset_op_info);
+        st = ox_context_opset_op(ctx, 9, i, &o);
+        for (size_t k = 0; st == OX_OK && k < o.n_params; k++) {
+            ox_param_info p = OX_INFO_INIT(ox_param_info);
+            st = ox_context_opset_param(ctx, 9, i, k, &p);
+        }
+        for (size_t k = 0; st == OX_OK && k < o.n_limitations; k++) {
+            ox_limitation_info l = OX_INFO_INIT(ox_limitation_info);
+            st = ox_context_opset_limitation(ctx, 9, i, k, &l);
+        }
+    }
+    return st;
+}
+
+START_TEST(every_allocation_of_listing_an_opset)
+{
+    ox_context *ctx = loaded_context();
+    long before = failmalloc_calls();
+    ck_assert_msg(list_opset(ctx) == OX_OK, "%s", ox_errmsg(ctx));
+    long total = failmalloc_calls() - before;
+    ox_context_free(ctx);
+    ck_assert_int_gt(total, 0);
+    long failed = 0;
+    for (long k = 1; k <= total; k++) {
+        ox_context *c = loaded_context();
+        fflush(NULL);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            failmalloc_fail_after(k);
+            failmalloc_track(1);
+            ox_status st = list_opset(c);
+            failmalloc_fail_after(0);
+            int bad = st != OX_OK && (st != OX_ENOMEM || !strstr(ox_errmsg(c), "out of memory"));
+            if (bad)
+                fprintf(stderr, "allocation %ld: status %s, message: %s\n", k, ox_strerror(st),
+                        ox_errmsg(c));
+            /* a failed listing is retried whole, and then succeeds */
+            if (!bad && list_opset(c) != OX_OK) {
+                fprintf(stderr, "allocation %ld: the listing fails after the failure\n", k);
+                bad = 1;
+            }
+            ox_context_free(c);
+            long live = failmalloc_live();
+            failmalloc_track(0);
+            if (live != 0) {
+                fprintf(stderr, "allocation %ld: %ld allocations not freed\n", k, live);
+                bad = 1;
+            }
+            _exit(bad ? 1 : 0);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        ox_context_free(c);
+        ck_assert_msg(WIFEXITED(status), "allocation %ld: listing died of signal %d", k,
+                      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        failed += WEXITSTATUS(status) != 0;
+    }
+    fprintf(stderr, "every_allocation_of_listing_an_opset: %ld allocations, %ld wrong\n", total,
+            failed);
+    ck_assert_int_eq(failed, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("alloc_failures");
@@ -258,6 +328,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_allocation_of_a_small_export);
     tcase_add_test(tc, every_allocation_of_loading_opsets_and_a_config);
+    tcase_add_test(tc, every_allocation_of_listing_an_opset);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

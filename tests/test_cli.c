@@ -685,6 +685,32 @@ END_TEST
 
 /* --sync fsyncs the model and its directory; without it nothing is fsync'd
  * (counted with strace, skipped where it is missing). */
+/* `plugins --check` against descriptors the packs do not cover: every
+ * finding, then the summary naming the descriptor directory. */
+START_TEST(plugins_check_lists_the_findings)
+{
+    char fx[1024], opsets[1024], args[2048];
+    snprintf(fx, sizeof fx, "%s/tests/fixtures/plugins", builddir());
+    snprintf(opsets, sizeof opsets, "%s/tests/fixtures/plugins/opset", srcdir());
+    snprintf(args, sizeof args, "plugins --check --plugin-path '%s/libfx_base.so'", fx);
+    char prefix[1100];
+    snprintf(prefix, sizeof prefix, "OXPORT_NO_DEFAULT_PLUGINDIR=1 OXPORT_OPSET_DIR='%s'", opsets);
+    run_result r = run_with(prefix, args);
+    char want[8192];
+    snprintf(want, sizeof want,
+             "%s/opset_9.yaml: operator test::kinded is declared for opset 9, but no loaded pack "
+             "provides a symbolic for it\n"
+             "%s/opset_11.yaml: operator test::yamlonly is declared for opset 11, but no loaded "
+             "pack provides a symbolic for it\n"
+             "2 problem(s) in 1 pack(s) against %s\n",
+             opsets, opsets, opsets);
+    ck_assert_str_eq(r.out, want);
+    ck_assert_str_eq(r.err, "");
+    ck_assert_int_eq(r.status, 1);
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(export_sync_flag)
 {
     char packs[2200], all[4096];
@@ -777,6 +803,7 @@ static Suite *cli_suite(void)
     tcase_add_test(errors, dump_and_check_read_pipes);
     tcase_add_test(errors, export_interrupted_leaves_nothing);
     tcase_add_test(errors, export_sync_flag);
+    tcase_add_test(errors, plugins_check_lists_the_findings);
     tcase_add_test(errors, export_test_data_failure_removes_the_pair);
     suite_add_tcase(s, errors);
     return s;

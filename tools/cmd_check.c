@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oxport/json.h>
+#include <oxport/oxport.h>
+
 #include "commands.h"
-#include "json_out.h"
-#include "oxport/oxport.h"
 
 static void check_usage(FILE *out)
 {
@@ -175,24 +176,30 @@ int cmd_check(int argc, char **argv)
     /* The worst outcome wins: unreadable (2) and internal failure (3)
      * outrank violations (1). */
     int rc = OX_EXIT_OK;
-    ox_json j;
-    if (json) {
-        ox_json_init(&j, stdout);
-        ox_json_document(&j, "check");
-        ox_json_key(&j, "files");
-        ox_json_array(&j);
+    ox_json *j = NULL;
+    if (json && !(j = ox_json_new(stdout))) {
+        free(files);
+        ox_context_free(ctx);
+        fprintf(stderr, "oxport check: out of memory\n");
+        return OX_EXIT_FAILURE;
+    }
+    if (j) {
+        ox_json_document(j, "check");
+        ox_json_key(j, "files");
+        ox_json_array(j);
     }
     for (int i = 0; i < n_files; i++) {
-        int r = check_one(ctx, files[i], json ? &j : NULL);
+        int r = check_one(ctx, files[i], j);
         if (r > rc)
             rc = r;
     }
-    if (json) {
-        ox_json_array_end(&j);
-        ox_json_key(&j, "exit_status");
-        ox_json_int(&j, rc);
-        if (!ox_json_finish(&j) && rc < OX_EXIT_FAILURE)
+    if (j) {
+        ox_json_array_end(j);
+        ox_json_key(j, "exit_status");
+        ox_json_int(j, rc);
+        if (!ox_json_finish(j) && rc < OX_EXIT_FAILURE)
             rc = OX_EXIT_FAILURE;
+        ox_json_free(j);
     }
     if (fflush(stdout) != 0 && rc < OX_EXIT_FAILURE)
         rc = OX_EXIT_FAILURE;

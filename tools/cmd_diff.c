@@ -2,13 +2,9 @@
  * oxport diff A.onnx B.onnx [--run]: compare two ONNX files, e.g. oxport's
  * and torch.onnx's export of one model, or one model at two opsets.
  *
- * The structural part compares what a user of the file sees (inputs,
- * outputs, initializers with their types), the op histogram, and the node
- * sequences aligned by topological position and op type (a longest common
- * subsequence, so one inserted Identity does not shift everything after
- * it).  --run feeds both files the same seeded random inputs in ONNX
- * Runtime and compares the outputs, within a tolerance relative to each
- * output's own scale.
+ * The structural part is the engine's (ox_graph_diff).  --run feeds both
+ * files the same seeded random inputs in ONNX Runtime and compares the
+ * outputs, within a tolerance relative to each output's own scale.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -20,15 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "ir.h"
-#include "ort_run.h"
+#include <oxport/oxport.h>
 
-/* Differences listed per section before "... and N more". */
-#define SHOWN 20
-/* Node-alignment table cells (one byte each) before falling back to
- * comparing by position alone. */
-#define MAX_ALIGN_CELLS ((size_t)64 << 20)
+#include "commands.h"
+#include "ort_run.h"
 
 static void diff_usage(FILE *out)
 {
@@ -50,433 +41,6 @@ static void diff_usage(FILE *out)
             "  -h, --help  show this help\n\n"
             "exit status: 0 the same (with --run: the outputs agree), 1 they differ,\n"
             "2 usage error or unreadable file, 3 ONNX Runtime could not run a file\n");
-}
-
-typedef struct differ {
-    size_t n;      /* differences found */
-    size_t shown;  /* in the current section */
-} differ;
-
-static void section(differ *d, const char *title)
-{
-    printf("%s:\n", title);
-    d->shown = 0;
-}
-
-static void report(differ *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void report(differ *d, const char *fmt, ...)
-{
-    d->n++;
-    if (d->shown++ == SHOWN)
-        printf("  ... (more differences in this section not shown)\n");
-    if (d->shown > SHOWN)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("  ! ", stdout);
-    vprintf(fmt, ap);
-    va_end(ap);
-    fputc('\n', stdout);
-}
-
-static void type_text(const ox_type *t, char *buf, size_t cap)
-{
-    size_t n = 0;
-    if (t->nontensor) {
-        snprintf(buf, cap, "%s", t->nontensor);
-        return;
-    }
-    if (t->dtype == OX_UNDEFINED) {
-        snprintf(buf, cap, "Tensor");
-        return;
-    }
-    n += (size_t)snprintf(buf + n, cap - n, "%s", ox_dtype_torch_name(t->dtype));
-    if (t->rank < 0)
-        return;
-    n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "(");
-    for (int32_t i = 0; i < t->rank && n < cap; i++) {
-        const char *sep = i ? ", " : "";
-        if (t->dim_params && t->dim_params[i] && t->dim_params[i][0])
-            n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, t->dim_params[i]);
-        else if (!t->dims || t->dims[i] < 0)
-            n += (size_t)snprintf(buf + n, cap - n, "%s*", sep);
-        else
-            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", sep, (long long)t->dims[i]);
-    }
-    if (n < cap)
-        snprintf(buf + n, cap - n, ")");
-}
-
-static const char *vname(const ox_graph *g, ox_vid id)
-{
-    const ox_value *v = ox_graph_value(g, id);
-    return v && v->name ? v->name : "?";
-}
-
-/* Inputs or outputs, by position: the interface a caller feeds and reads. */
-static void diff_values(differ *d, const char *what, const ox_graph *a, const ox_vid *va,
-                        uint32_t na, const ox_graph *b, const ox_vid *vb, uint32_t nb)
-{
-    size_t before = d->n;
-    section(d, what);
-    if (na != nb)
-        report(d, "%u in A, %u in B", na, nb);
-    for (uint32_t i = 0; i < na && i < nb; i++) {
-        const ox_value *x = ox_graph_value(a, va[i]), *y = ox_graph_value(b, vb[i]);
-        if (!x || !y)
-            continue;
-        char tx[512], ty[512];
-        type_text(&x->type, tx, sizeof tx);
-        type_text(&y->type, ty, sizeof ty);
-        bool same_name = strcmp(vname(a, va[i]), vname(b, vb[i])) == 0;
-        if (!same_name || strcmp(tx, ty) != 0)
-            report(d, "#%u: A %s : %s, B %s : %s (%s)", i, vname(a, va[i]), tx, vname(b, vb[i]), ty,
-                   !same_name && strcmp(tx, ty) ? "name and type differ"
-                   : !same_name                 ? "name differs"
-                                                : "type differs");
-    }
-    for (uint32_t i = nb; i < na; i++)
-        report(d, "#%u only in A: %s", i, vname(a, va[i]));
-    for (uint32_t i = na; i < nb; i++)
-        report(d, "#%u only in B: %s", i, vname(b, vb[i]));
-    if (d->n == before)
-        printf("  = %u, same names and types\n", na);
-}
-
-static const ox_value *find_param(const ox_graph *g, const char *name)
-{
-    for (uint32_t i = 0; i < g->n_params; i++) {
-        const ox_value *v = ox_graph_value(g, g->params[i]);
-        if (v && v->name && strcmp(v->name, name) == 0)
-            return v;
-    }
-    return NULL;
-}
-
-/* Initializers by name (O(n^2) lookups: models have thousands at most). */
-static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
-{
-    size_t before = d->n;
-    section(d, "initializers");
-    size_t common = 0;
-    for (uint32_t i = 0; i < a->n_params; i++) {
-        const ox_value *x = ox_graph_value(a, a->params[i]);
-        if (!x || !x->name)
-            continue;
-        const ox_value *y = find_param(b, x->name);
-        char tx[512], ty[512];
-        type_text(&x->type, tx, sizeof tx);
-        if (!y) {
-            report(d, "only in A: %s : %s", x->name, tx);
-            continue;
-        }
-        common++;
-        type_text(&y->type, ty, sizeof ty);
-        if (strcmp(tx, ty) != 0)
-            report(d, "%s: A %s, B %s", x->name, tx, ty);
-    }
-    for (uint32_t i = 0; i < b->n_params; i++) {
-        const ox_value *y = ox_graph_value(b, b->params[i]);
-        if (!y || !y->name || find_param(a, y->name))
-            continue;
-        char ty[512];
-        type_text(&y->type, ty, sizeof ty);
-        report(d, "only in B: %s : %s", y->name, ty);
-    }
-    if (d->n == before)
-        printf("  = %zu, same names and types\n", common);
-    else
-        printf("  (%zu in both, %u in A, %u in B)\n", common, a->n_params, b->n_params);
-}
-
-static size_t count_kind(const ox_graph *g, const char *kind)
-{
-    size_t n = 0;
-    for (const ox_node *x = g->first; x; x = x->next)
-        n += strcmp(x->kind, kind) == 0;
-    return n;
-}
-
-static bool kind_seen_before(const ox_graph *g, const ox_node *upto, const char *kind)
-{
-    for (const ox_node *x = g->first; x && x != upto; x = x->next)
-        if (strcmp(x->kind, kind) == 0)
-            return true;
-    return false;
-}
-
-static const char *kind_text(const ox_node *n)
-{
-    return n->domain && n->domain[0] ? n->kind : n->op_type;
-}
-
-static void diff_histogram(differ *d, const ox_graph *a, const ox_graph *b)
-{
-    size_t before = d->n;
-    section(d, "ops");
-    for (int pass = 0; pass < 2; pass++) {
-        const ox_graph *g = pass ? b : a, *other = pass ? a : b;
-        for (const ox_node *n = g->first; n; n = n->next) {
-            if (kind_seen_before(g, n, n->kind))
-                continue;
-            if (pass && count_kind(other, n->kind))
-                continue; /* compared in the first pass */
-            size_t in_g = count_kind(g, n->kind), in_other = count_kind(other, n->kind);
-            if (in_g != in_other)
-                report(d, "%-24s A %zu, B %zu", kind_text(n), pass ? in_other : in_g,
-                       pass ? in_g : in_other);
-        }
-    }
-    if (d->n == before)
-        printf("  = %u nodes, same count of each op type\n", a->n_nodes);
-}
-
-static bool tensor_equal(const ox_attr_tensor *x, const ox_attr_tensor *y)
-{
-    if (!x || !y)
-        return x == y;
-    if (x->dtype != y->dtype || x->rank != y->rank || x->data.nbytes != y->data.nbytes)
-        return false;
-    for (uint32_t i = 0; i < x->rank; i++)
-        if (x->dims[i] != y->dims[i])
-            return false;
-    if (!x->data.data || !y->data.data)
-        return x->data.data == y->data.data;
-    return memcmp(x->data.data, y->data.data, (size_t)x->data.nbytes) == 0;
-}
-
-static bool attr_equal(const ox_attr *x, const ox_attr *y)
-{
-    if (x->kind != y->kind)
-        return false;
-    switch (x->kind) {
-    case OX_ATTR_FLOAT: return x->u.f == y->u.f || (isnan(x->u.f) && isnan(y->u.f));
-    case OX_ATTR_INT: return x->u.i == y->u.i;
-    case OX_ATTR_STRING:
-    case OX_ATTR_TYPE_PROTO:
-    case OX_ATTR_SPARSE_TENSOR:
-        return x->u.s.len == y->u.s.len && (x->u.s.len == 0 || memcmp(x->u.s.p, y->u.s.p, x->u.s.len) == 0);
-    case OX_ATTR_TENSOR: return tensor_equal(x->u.t, y->u.t);
-    case OX_ATTR_GRAPH: /* a body: compared by size; `oxport diff` of the bodies is not done */
-        return (x->u.g ? x->u.g->n_nodes : 0) == (y->u.g ? y->u.g->n_nodes : 0);
-    case OX_ATTR_FLOATS:
-        if (x->u.floats.n != y->u.floats.n)
-            return false;
-        for (size_t i = 0; i < x->u.floats.n; i++)
-            if (x->u.floats.p[i] != y->u.floats.p[i])
-                return false;
-        return true;
-    case OX_ATTR_INTS:
-        return x->u.ints.n == y->u.ints.n &&
-               (x->u.ints.n == 0 || memcmp(x->u.ints.p, y->u.ints.p, x->u.ints.n * sizeof(int64_t)) == 0);
-    case OX_ATTR_STRINGS:
-    case OX_ATTR_TYPE_PROTOS:
-    case OX_ATTR_SPARSE_TENSORS:
-        if (x->u.strings.n != y->u.strings.n)
-            return false;
-        for (size_t i = 0; i < x->u.strings.n; i++)
-            if (strcmp(x->u.strings.p[i] ? x->u.strings.p[i] : "", y->u.strings.p[i] ? y->u.strings.p[i] : ""))
-                return false;
-        return true;
-    case OX_ATTR_TENSORS:
-        if (x->u.tensors.n != y->u.tensors.n)
-            return false;
-        for (size_t i = 0; i < x->u.tensors.n; i++)
-            if (!tensor_equal(x->u.tensors.p[i], y->u.tensors.p[i]))
-                return false;
-        return true;
-    case OX_ATTR_GRAPHS:
-        if (x->u.graphs.n != y->u.graphs.n)
-            return false;
-        for (size_t i = 0; i < x->u.graphs.n; i++)
-            if (x->u.graphs.p[i]->n_nodes != y->u.graphs.p[i]->n_nodes)
-                return false;
-        return true;
-    }
-    return false;
-}
-
-/* A short rendering of an attribute's value for a difference line. */
-static void attr_text(const ox_attr *x, char *buf, size_t cap)
-{
-    size_t n = 0;
-    switch (x->kind) {
-    case OX_ATTR_FLOAT: snprintf(buf, cap, "%g", x->u.f); return;
-    case OX_ATTR_INT: snprintf(buf, cap, "%lld", (long long)x->u.i); return;
-    case OX_ATTR_STRING: snprintf(buf, cap, "\"%.*s\"", (int)(x->u.s.len > 40 ? 40 : x->u.s.len),
-                                  x->u.s.p ? x->u.s.p : ""); return;
-    case OX_ATTR_INTS:
-        n += (size_t)snprintf(buf, cap, "[");
-        for (size_t i = 0; i < x->u.ints.n && n + 24 < cap; i++)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "", (long long)x->u.ints.p[i]);
-        snprintf(buf + n, cap - n, "]");
-        return;
-    case OX_ATTR_FLOATS:
-        n += (size_t)snprintf(buf, cap, "[");
-        for (size_t i = 0; i < x->u.floats.n && n + 24 < cap; i++)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%g", i ? ", " : "", x->u.floats.p[i]);
-        snprintf(buf + n, cap - n, "]");
-        return;
-    case OX_ATTR_TENSOR: snprintf(buf, cap, "a tensor"); return;
-    case OX_ATTR_TYPE_PROTO:
-    case OX_ATTR_SPARSE_TENSOR: snprintf(buf, cap, "%.*s", (int)x->u.s.len, x->u.s.p ? x->u.s.p : ""); return;
-    case OX_ATTR_GRAPH: snprintf(buf, cap, "a graph of %u nodes", x->u.g ? x->u.g->n_nodes : 0); return;
-    default: snprintf(buf, cap, "a list"); return;
-    }
-}
-
-/* The first attribute that differs between two aligned nodes, described in
- * msg ("attribute 'axis': A -1, B 1"); false when they all agree.  An
- * attribute set in one file and left to its default in the other counts:
- * the files differ, though they may mean the same. */
-static bool attr_difference(const ox_node *x, const ox_node *y, char *msg, size_t cap)
-{
-    char va[128], vb[128];
-    for (uint32_t i = 0; i < x->n_attrs; i++) {
-        const ox_attr *o = ox_node_attr(y, x->attrs[i].name);
-        if (o && attr_equal(&x->attrs[i], o))
-            continue;
-        attr_text(&x->attrs[i], va, sizeof va);
-        if (o) {
-            attr_text(o, vb, sizeof vb);
-            snprintf(msg, cap, "attribute '%s': A %s, B %s", x->attrs[i].name, va, vb);
-        } else {
-            snprintf(msg, cap, "attribute '%s' set only in A (%s)", x->attrs[i].name, va);
-        }
-        return true;
-    }
-    for (uint32_t i = 0; i < y->n_attrs; i++) {
-        if (ox_node_attr(x, y->attrs[i].name))
-            continue;
-        attr_text(&y->attrs[i], vb, sizeof vb);
-        snprintf(msg, cap, "attribute '%s' set only in B (%s)", y->attrs[i].name, vb);
-        return true;
-    }
-    return false;
-}
-
-static const ox_node **node_array(const ox_graph *g, size_t *n)
-{
-    *n = 0;
-    for (const ox_node *x = g->first; x; x = x->next)
-        (*n)++;
-    const ox_node **arr = malloc((*n ? *n : 1) * sizeof *arr);
-    if (!arr)
-        return NULL;
-    size_t i = 0;
-    for (const ox_node *x = g->first; x; x = x->next)
-        arr[i++] = x;
-    return arr;
-}
-
-static void node_line(differ *d, size_t ia, size_t ib, const ox_node *x, const ox_node *y,
-                      const char *why)
-{
-    if (x && y)
-        report(d, "A #%zu %s (%s), B #%zu %s (%s): %s", ia, kind_text(x), x->name ? x->name : "",
-               ib, kind_text(y), y->name ? y->name : "", why);
-    else if (x)
-        report(d, "only in A: #%zu %s (%s)%s%s", ia, kind_text(x), x->name ? x->name : "",
-               x->scope && x->scope[0] ? " at " : "", x->scope ? x->scope : "");
-    else
-        report(d, "only in B: #%zu %s (%s)%s%s", ib, kind_text(y), y->name ? y->name : "",
-               y->scope && y->scope[0] ? " at " : "", y->scope ? y->scope : "");
-}
-
-static int diff_nodes(differ *d, const ox_graph *a, const ox_graph *b)
-{
-    size_t na, nb;
-    const ox_node **xa = node_array(a, &na), **xb = node_array(b, &nb);
-    if (!xa || !xb) {
-        free(xa);
-        free(xb);
-        return -1;
-    }
-    size_t before = d->n;
-    section(d, "nodes (aligned by position and op type)");
-    size_t aligned = 0, only_a = 0, only_b = 0, attrs = 0;
-    unsigned char *dir = NULL;
-    uint32_t *row = NULL, *prev = NULL;
-    bool lcs = na && nb && na <= MAX_ALIGN_CELLS / nb;
-    if (lcs) {
-        dir = malloc(na * nb);
-        row = calloc(nb + 1, sizeof *row);
-        prev = calloc(nb + 1, sizeof *prev);
-        lcs = dir && row && prev;
-    }
-    if (lcs) {
-        /* LCS table from the end, so the walk below goes forwards. */
-        for (size_t i = na; i-- > 0;) {
-            uint32_t *t = prev;
-            prev = row;
-            row = t;
-            row[nb] = 0;
-            for (size_t j = nb; j-- > 0;) {
-                if (strcmp(xa[i]->kind, xb[j]->kind) == 0) {
-                    row[j] = prev[j + 1] + 1;
-                    dir[i * nb + j] = 0;
-                } else if (prev[j] >= row[j + 1]) {
-                    row[j] = prev[j];
-                    dir[i * nb + j] = 1; /* skip A's node */
-                } else {
-                    row[j] = row[j + 1];
-                    dir[i * nb + j] = 2; /* skip B's node */
-                }
-            }
-        }
-        size_t i = 0, j = 0;
-        while (i < na || j < nb) {
-            if (i < na && j < nb && dir[i * nb + j] == 0) {
-                char msg[400];
-                aligned++;
-                if (attr_difference(xa[i], xb[j], msg, sizeof msg)) {
-                    node_line(d, i, j, xa[i], xb[j], msg);
-                    attrs++;
-                }
-                i++;
-                j++;
-            } else if (j >= nb || (i < na && dir[i * nb + j] == 1)) {
-                node_line(d, i, j, xa[i], NULL, NULL);
-                only_a++;
-                i++;
-            } else {
-                node_line(d, i, j, NULL, xb[j], NULL);
-                only_b++;
-                j++;
-            }
-        }
-    } else {
-        if (na && nb)
-            printf("  (%zu x %zu nodes: too many to align; compared by position)\n", na, nb);
-        size_t i = 0;
-        for (; i < na && i < nb; i++) {
-            char msg[400] = "op type differs";
-            bool same_kind = strcmp(xa[i]->kind, xb[i]->kind) == 0;
-            bool attr = same_kind && attr_difference(xa[i], xb[i], msg, sizeof msg);
-            aligned++;
-            if (!same_kind || attr) {
-                node_line(d, i, i, xa[i], xb[i], msg);
-                attrs++;
-            }
-        }
-        for (size_t k = i; k < na; k++, only_a++)
-            node_line(d, k, 0, xa[k], NULL, NULL);
-        for (size_t k = i; k < nb; k++, only_b++)
-            node_line(d, 0, k, NULL, xb[k], NULL);
-    }
-    if (d->n == before)
-        printf("  = %zu nodes, same op types in the same order, same attributes\n", aligned);
-    else
-        printf("  (%zu aligned, %zu of them with different attributes; %zu only in A, %zu only "
-               "in B)\n",
-               aligned, attrs, only_a, only_b);
-    free(dir);
-    free(row);
-    free(prev);
-    free(xa);
-    free(xb);
-    return 0;
 }
 
 /* ------------------------------------------------------------- numbers */
@@ -556,6 +120,13 @@ static bool compare_output(size_t k, const ox_ort_tensor *x, const ox_ort_tensor
     return ok;
 }
 
+/* Graph input i's name ("?" when it has none). */
+static const char *input_name(const ox_graph *g, size_t i)
+{
+    ox_value_info v;
+    return ox_graph_input_info(g, i, &v) == OX_OK && v.name[0] ? v.name : "?";
+}
+
 static int run_both(const char *pa, const ox_graph *a, const char *pb, const ox_graph *b,
                     uint64_t seed, double rtol, bool *agree)
 {
@@ -567,9 +138,10 @@ static int run_both(const char *pa, const ox_graph *a, const char *pb, const ox_
         return OX_EXIT_FAILURE;
     }
     char err[2048];
-    if (a->n_inputs != b->n_inputs) {
-        fprintf(stderr, "oxport diff: --run: A has %u inputs and B %u; cannot feed both the "
-                        "same inputs\n", a->n_inputs, b->n_inputs);
+    size_t n_inputs = ox_graph_input_count(a);
+    if (n_inputs != ox_graph_input_count(b)) {
+        fprintf(stderr, "oxport diff: --run: A has %zu inputs and B %zu; cannot feed both the "
+                        "same inputs\n", n_inputs, ox_graph_input_count(b));
         return OX_EXIT_FINDINGS;
     }
     ox_ort_tensors in = {0}, out_a = {0}, out_b = {0};
@@ -577,11 +149,12 @@ static int run_both(const char *pa, const ox_graph *a, const char *pb, const ox_
         fprintf(stderr, "oxport diff: --run: %s: %s\n", pa, err);
         return OX_EXIT_FAILURE;
     }
-    for (uint32_t i = 0; i < b->n_inputs; i++) {
-        const ox_value *v = ox_graph_value(b, b->inputs[i]);
-        if (!v || v->type.dtype != in.t[i].dtype || v->type.rank != in.t[i].rank) {
-            fprintf(stderr, "oxport diff: --run: input #%u of B (%s) does not take A's input "
-                            "%s\n", i, vname(b, b->inputs[i]), in.t[i].name);
+    for (size_t i = 0; i < n_inputs; i++) {
+        ox_value_info v;
+        if (ox_graph_input_info(b, i, &v) != OX_OK || v.dtype != in.t[i].dtype ||
+            v.rank != in.t[i].rank) {
+            fprintf(stderr, "oxport diff: --run: input #%zu of B (%s) does not take A's input "
+                            "%s\n", i, input_name(b, i), in.t[i].name);
             ox_ort_tensors_free(&in);
             return OX_EXIT_FINDINGS;
         }
@@ -597,8 +170,8 @@ static int run_both(const char *pa, const ox_graph *a, const char *pb, const ox_
         goto out;
     }
     for (size_t i = 0; i < in.n; i++) {
-        names_a[i] = vname(a, a->inputs[i]);
-        names_b[i] = vname(b, b->inputs[i]);
+        names_a[i] = input_name(a, i);
+        names_b[i] = input_name(b, i);
     }
     char da[4200], db[4200];
     snprintf(da, sizeof da, "%s/a", dir);
@@ -627,18 +200,6 @@ out:
     ox_ort_tensors_free(&out_a);
     ox_ort_tensors_free(&out_b);
     return rc;
-}
-
-static void summary(const char *tag, const char *path, const ox_graph *g)
-{
-    printf("%s %s: producer=%s%s%s opsets=[", tag, path,
-           g->producer_name && g->producer_name[0] ? g->producer_name : "-",
-           g->producer_version && g->producer_version[0] ? " " : "",
-           g->producer_version ? g->producer_version : "");
-    for (uint32_t i = 0; i < g->n_opsets; i++)
-        printf("%s%s:%lld", i ? ", " : "", g->opsets[i].domain && g->opsets[i].domain[0] ? g->opsets[i].domain : "ai.onnx",
-               (long long)g->opsets[i].version);
-    printf("] nodes=%u initializers=%u\n", g->n_nodes, g->n_params);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -709,23 +270,18 @@ int cmd_diff(int argc, char **argv)
         }
     }
     const ox_graph *a = g[0], *b = g[1];
-    summary("A", paths[0], a);
-    summary("B", paths[1], b);
-    differ d = {0, 0};
-    diff_values(&d, "inputs", a, a->inputs, a->n_inputs, b, b->inputs, b->n_inputs);
-    diff_values(&d, "outputs", a, a->outputs, a->n_outputs, b, b->outputs, b->n_outputs);
-    diff_initializers(&d, a, b);
-    diff_histogram(&d, a, b);
+    size_t n_diff = 0;
     int rc = OX_EXIT_OK;
-    if (diff_nodes(&d, a, b) != 0) {
+    ox_status st = ox_graph_diff(a, paths[0], b, paths[1], stdout, &n_diff);
+    if (st == OX_ENOMEM) {
         fprintf(stderr, "oxport diff: out of memory aligning the nodes\n");
         rc = OX_EXIT_FAILURE;
     }
     if (rc == OX_EXIT_OK) {
-        printf("structure: %s", d.n ? "" : "same\n");
-        if (d.n)
-            printf("%zu difference%s\n", d.n, d.n == 1 ? "" : "s");
-        rc = d.n ? OX_EXIT_FINDINGS : OX_EXIT_OK;
+        printf("structure: %s", n_diff ? "" : "same\n");
+        if (n_diff)
+            printf("%zu difference%s\n", n_diff, n_diff == 1 ? "" : "s");
+        rc = n_diff ? OX_EXIT_FINDINGS : OX_EXIT_OK;
     }
     if (rc != OX_EXIT_FAILURE && run) {
         fflush(stdout);

@@ -1,20 +1,18 @@
 /*
  * oxport dump FILE.onnx: read any ONNX file and print it in the verbose
  * graph format under a one-line model summary, as JSON, or draw it
- * (Graphviz DOT, SVG, PNG; picture.h).
+ * (Graphviz DOT, SVG, PNG; ox_graph_picture).
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <oxport/oxport.h>
+
 #include "commands.h"
-#include "graph_json.h"
-#include "ir.h"
-#include "json_out.h"
-#include "picture.h"
-#include "print.h"
 
 static void dump_usage(FILE *out)
 {
@@ -70,18 +68,6 @@ static int usage_error(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return OX_EXIT_USAGE;
-}
-
-static ox_status print_json(const ox_graph *g, const char *path)
-{
-    ox_json j;
-    ox_json_init(&j, stdout);
-    ox_json_document(&j, "dump");
-    ox_json_key(&j, "file");
-    ox_json_string(&j, path);
-    ox_json_key(&j, "model");
-    ox_json_model(&j, g);
-    return ox_json_finish(&j) ? OX_OK : OX_EIO;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -163,26 +149,25 @@ int cmd_dump(int argc, char **argv)
         ox_context_free(ctx);
         return rst == OX_ENOMEM ? OX_EXIT_FAILURE : OX_EXIT_USAGE;
     }
-    ox_picture_view view = {scope, depth};
     int rc = OX_EXIT_OK;
     if (picture && output) {
-        if (ox_picture_render(ctx, g, &view, output, format_names[format]) != OX_OK) {
+        if (ox_graph_picture(ctx, g, output, format_names[format], scope, depth) != OX_OK) {
             fprintf(stderr, "oxport dump: %s\n", ox_errmsg(ctx));
-            rc = ox_picture_count(g, &view) == 0 ? OX_EXIT_USAGE : OX_EXIT_FAILURE;
+            rc = ox_graph_picture_count(g, scope, depth) == 0 ? OX_EXIT_USAGE : OX_EXIT_FAILURE;
         }
-    } else if (picture && scope && scope[0] && ox_picture_count(g, &view) == 0) {
+    } else if (picture && scope && scope[0] && ox_graph_picture_count(g, scope, depth) == 0) {
         fprintf(stderr, "oxport dump: %s: no node of graph '%s' is in scope '%s'\n", path,
-                g->name ? g->name : "", scope);
+                ox_graph_name(g), scope);
         rc = OX_EXIT_USAGE;
     } else {
         ox_status st = OX_OK;
         if (picture) {
-            st = ox_picture_write_dot(g, &view, stdout);
+            st = ox_graph_picture_dot(g, scope, depth, stdout);
         } else if (format == FMT_JSON) {
-            st = print_json(g, path);
+            st = ox_graph_print_json(g, path, stdout);
         } else {
             if (header)
-                st = ox_print_header(g, stdout);
+                st = ox_graph_print_header(g, stdout);
             if (st == OX_OK)
                 st = ox_graph_print(g, stdout);
         }

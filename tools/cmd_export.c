@@ -16,8 +16,6 @@
 #include <oxport/oxport.h>
 
 #include "commands.h"
-#include "export_report.h"
-#include "convert.h"
 #include "tensor_proto.h"
 #include "zoo/zoo.h"
 
@@ -436,7 +434,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
      * which can take seconds and gigabytes. */
     int lo, hi;
     const char *range_src;
-    ox_convert_opset_range(ctx, &lo, &hi, &range_src);
+    ox_context_opset_range(ctx, &lo, &hi, &range_src);
     if (a->opset && (a->opset < lo || a->opset > hi)) {
         fprintf(stderr, "oxport export: --opset %d is outside the enabled range %d..%d (set by "
                 "%s); choose an opset from %d to %d\n", a->opset, lo, hi, range_src, lo, hi);
@@ -510,13 +508,12 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     if (st != OX_OK)
         fprintf(stderr, "oxport export: %s: %s\n", z->name, ox_errmsg(ctx));
     double t_exported = now_seconds();
-    ox_export_facts facts = {z->name, target, a->opset ? a->opset : ox_context_target_opset(ctx),
-                             st, graph,
-                             {{"build weights", t_built - t_start},
-                              {"run and trace", t_traced - t_built},
-                              {"convert and write", t_exported - t_traced}},
-                             3};
-    if (a->report && ox_export_report_write(ctx, a->report, &facts) != OX_OK) {
+    const char *stage_names[] = {"build weights", "run and trace", "convert and write"};
+    const double stage_seconds[] = {t_built - t_start, t_traced - t_built,
+                                    t_exported - t_traced};
+    if (a->report &&
+        ox_export_report_named(ctx, z->name, graph, target, a->opset, st, stage_names,
+                               stage_seconds, 3, a->report) != OX_OK) {
         fprintf(stderr, "oxport export: %s\n", ox_errmsg(ctx));
         rc = OX_EXIT_FAILURE;
         goto done;

@@ -1,7 +1,8 @@
 /*
  * oxport ops [--opset N] [--format text|markdown|json] [--config FILE]
  *            [--plugin-path DIR]... : list the operators supported at an
- * opset, joining the YAML descriptors with the loaded symbolic packs.
+ * opset, joining the YAML descriptors with the loaded symbolic packs
+ * (the engine's introspection calls, oxport.h).
  */
 #include <ctype.h>
 #include <stdbool.h>
@@ -9,13 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <oxport/json.h>
+#include <oxport/oxport.h>
+
 #include "commands.h"
-#include "config.h"
-#include "context.h"
-#include "json_out.h"
-#include "opset_yaml.h"
-#include "param_decl.h"
-#include "plugin_load.h"
 
 static void ops_usage(FILE *out)
 {
@@ -38,53 +36,44 @@ static void ops_usage(FILE *out)
             OX_DEFAULT_OPSET);
 }
 
-/* One row of the listing: a descriptor, a pack implementation, or both. */
+/* One row of the listing: the operator at the opset and its pack's
+ * implementation, when it has one. */
 typedef struct row {
-    const char *name;
-    const ox_opset_op *yaml;   /* NULL: the pack alone declares it */
-    const ox_op_impl *impl;    /* NULL: no symbolic at this opset */
-    int later_since;           /* when !impl: lowest since_opset of any pack, 0 none */
-    bool disabled;
+    ox_opset_op_info op;
+    ox_op_info impl; /* valid when op.has_symbolic */
 } row;
 
-static int cmp_row(const void *a, const void *b)
-{
-    return strcmp(((const row *)a)->name, ((const row *)b)->name);
-}
-
-static bool is_disabled(const ox_context *ctx, const char *name)
-{
-    const ox_config *cfg = ctx->config;
-    for (size_t i = 0; cfg && i < cfg->n_disabled_ops; i++)
-        if (!strcmp(cfg->disabled_ops[i], name))
-            return true;
-    return false;
-}
+/* What every printer needs: the context, the opset and its rows. */
+typedef struct listing {
+    ox_context *ctx;
+    int opset;
+    row *rows;
+    size_t n;
+} listing;
 
 /* "self: tensor, kernel_size: ints, stride: ints? = [1, 1]" from the pack's
  * declaration (the operator's one schema), else the names the descriptor
  * lists. */
-static void print_params(FILE *out, const row *r)
+static void print_params(FILE *out, const listing *l, size_t i)
 {
-    if (r->impl) {
-        for (uint32_t i = 0; i < r->impl->decl->n_params; i++) {
-            const ox_param_decl *p = &r->impl->decl->params[i];
-            char kinds[128], dflt[256];
-            ox_param_kind_text(p, kinds, sizeof kinds);
-            ox_param_default_text(p, dflt, sizeof dflt);
-            fprintf(out, "%s%s: %s%s%s", i ? ", " : "", p->name, kinds, dflt[0] ? " = " : "",
-                    dflt);
+    bool declared = l->rows[i].op.has_symbolic;
+    for (size_t p = 0; p < l->rows[i].op.n_params; p++) {
+        ox_param_info pi = OX_INFO_INIT(ox_param_info);
+        if (ox_context_opset_param(l->ctx, l->opset, i, p, &pi) != OX_OK)
+            break;
+        if (!declared) {
+            fprintf(out, "%s%s", p ? ", " : "", pi.name);
+            continue;
         }
-    } else if (r->yaml) {
-        for (size_t i = 0; i < r->yaml->n_params; i++)
-            fprintf(out, "%s%s", i ? ", " : "", r->yaml->params[i].name);
+        fprintf(out, "%s%s: %s%s%s", p ? ", " : "", pi.name, pi.kind_text,
+                pi.default_value ? " = " : "", pi.default_value ? pi.default_value : "");
     }
 }
 
-static const char *pack_name(const ox_op_impl *impl)
+static bool limitation(const listing *l, size_t i, size_t k, ox_limitation_info *out)
 {
-    const ox_plugin_desc *d = impl->plugin ? impl->plugin->desc : NULL;
-    return d && d->name ? d->name : "?";
+    out->struct_size = sizeof *out;
+    return ox_context_opset_limitation(l->ctx, l->opset, i, k, out) == OX_OK;
 }
 
 /* Markdown-safe text: only what could start emphasis, code or HTML is
@@ -100,53 +89,57 @@ static void md_text(FILE *out, const char *s)
     }
 }
 
-static void print_text(FILE *out, const ox_context *ctx, int opset, const row *rows, size_t n)
+static void print_text(FILE *out, const listing *l)
 {
-    const ox_opset_db *db = ctx->opsets;
-    const ox_plugin_info *const *plugins = NULL;
-    size_t n_plugins = ctx->registry ? ox_registry_plugins(ctx->registry, &plugins) : 0;
-    fprintf(out, "Operators at opset %d (descriptors: %s, opsets %d..%d; packs:", opset,
-            ox_context_opset_dir(ctx), ox_opset_db_min(db), ox_opset_db_max(db));
-    for (size_t i = 0; i < n_plugins; i++)
-        fprintf(out, " %s %s%s", plugins[i]->desc->name, plugins[i]->desc->version,
-                i + 1 < n_plugins ? "," : "");
-    fprintf(out, "%s)\n", n_plugins ? "" : " none");
+    int min_opset = 0, max_opset = 0;
+    const char *dir = "";
+    ox_context_opset_info(l->ctx, &min_opset, &max_opset, &dir);
+    size_t n_packs = 0;
+    ox_context_pack_count(l->ctx, &n_packs);
+    fprintf(out, "Operators at opset %d (descriptors: %s, opsets %d..%d; packs:", l->opset, dir,
+            min_opset, max_opset);
+    for (size_t i = 0; i < n_packs; i++) {
+        ox_pack_info pk = OX_INFO_INIT(ox_pack_info);
+        ox_context_pack(l->ctx, i, &pk);
+        fprintf(out, " %s %s%s", pk.name, pk.version, i + 1 < n_packs ? "," : "");
+    }
+    fprintf(out, "%s)\n", n_packs ? "" : " none");
     size_t from_yaml = 0, pack_only = 0, missing = 0, disabled = 0;
-    for (size_t i = 0; i < n; i++) {
-        const row *r = &rows[i];
-        fprintf(out, "\n%s", r->name);
-        if (r->yaml && r->yaml->doc)
-            fprintf(out, " - %s", r->yaml->doc);
+    for (size_t i = 0; i < l->n; i++) {
+        const row *r = &l->rows[i];
+        fprintf(out, "\n%s", r->op.name);
+        if (r->op.doc)
+            fprintf(out, " - %s", r->op.doc);
         fprintf(out, "\n  params:     ");
-        print_params(out, r);
+        print_params(out, l, i);
         fprintf(out, "\n  symbolic:   ");
-        if (r->impl)
-            fprintf(out, "%s, since opset %d", pack_name(r->impl), r->impl->decl->since_opset);
-        else if (r->later_since)
-            fprintf(out, "none at this opset (a pack has one from opset %d)", r->later_since);
+        if (r->op.has_symbolic)
+            fprintf(out, "%s, since opset %d", r->impl.pack_name, r->impl.since_opset);
+        else if (r->op.symbolic_from_opset)
+            fprintf(out, "none at this opset (a pack has one from opset %d)",
+                    r->op.symbolic_from_opset);
         else
             fprintf(out, "none: no loaded pack converts it");
-        if (!r->yaml)
+        if (!r->op.declared_in)
             fprintf(out, "\n  descriptor: none (only the pack's declaration applies)");
         else
-            fprintf(out, "\n  descriptor: opset_%d.yaml", r->yaml->declared_in);
-        if (r->disabled)
-            fprintf(out, "\n  disabled:   by %s", ctx->config->path);
-        for (size_t j = 0; r->yaml && j < r->yaml->n_limitations; j++) {
-            const ox_opset_limitation *l = &r->yaml->limitations[j];
-            char what[512];
-            ox_opset_limitation_describe(l, what, sizeof(what));
-            int lift = ox_opset_db_limitation_lifted(db, opset, r->name, l);
-            fprintf(out, "\n  limitation: %s: %s", what, l->message);
-            if (lift)
-                fprintf(out, " (lifted at opset %d)", lift);
+            fprintf(out, "\n  descriptor: opset_%d.yaml", r->op.declared_in);
+        if (r->op.disabled_by)
+            fprintf(out, "\n  disabled:   by %s", r->op.disabled_by);
+        for (size_t k = 0; k < r->op.n_limitations; k++) {
+            ox_limitation_info li;
+            if (!limitation(l, i, k, &li))
+                break;
+            fprintf(out, "\n  limitation: %s: %s", li.when, li.message);
+            if (li.lifted_at_opset)
+                fprintf(out, " (lifted at opset %d)", li.lifted_at_opset);
         }
         fputc('\n', out);
-        if (r->disabled)
+        if (r->op.disabled_by)
             disabled++;
-        else if (!r->impl)
+        else if (!r->op.has_symbolic)
             missing++;
-        else if (r->yaml)
+        else if (r->op.declared_in)
             from_yaml++;
         else
             pack_only++;
@@ -157,194 +150,191 @@ static void print_text(FILE *out, const ox_context *ctx, int opset, const row *r
             from_yaml + pack_only, from_yaml, pack_only, disabled, missing);
 }
 
-static void print_markdown(FILE *out, const ox_context *ctx, int opset, const row *rows, size_t n)
+static void print_markdown(FILE *out, const listing *l)
 {
-    const ox_opset_db *db = ctx->opsets;
     size_t supported = 0;
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].impl && !rows[i].disabled)
-            supported++;
-    fprintf(out, "## Opset %d\n\n", opset);
-    fprintf(out, "The following %zu operators are supported at opset %d.\n\n", supported, opset);
-    for (size_t i = 0; i < n; i++) {
-        const row *r = &rows[i];
-        if (!r->impl || r->disabled)
+    for (size_t i = 0; i < l->n; i++)
+        supported += l->rows[i].op.supported != 0;
+    fprintf(out, "## Opset %d\n\n", l->opset);
+    fprintf(out, "The following %zu operators are supported at opset %d.\n\n", supported,
+            l->opset);
+    for (size_t i = 0; i < l->n; i++) {
+        const row *r = &l->rows[i];
+        if (!r->op.supported)
             continue;
-        fprintf(out, "- `%s(", r->name);
-        print_params(out, r);
+        fprintf(out, "- `%s(", r->op.name);
+        print_params(out, l, i);
         fprintf(out, ")`");
-        if (r->yaml && r->yaml->doc) {
+        if (r->op.doc) {
             fprintf(out, ": ");
-            md_text(out, r->yaml->doc);
+            md_text(out, r->op.doc);
         }
-        fprintf(out, " (symbolic `%s` since opset %d%s)\n", pack_name(r->impl),
-                r->impl->decl->since_opset,
-                r->yaml ? "" : "; no descriptor: only the pack's declaration applies");
-        for (size_t j = 0; r->yaml && j < r->yaml->n_limitations; j++) {
-            const ox_opset_limitation *l = &r->yaml->limitations[j];
-            char what[512];
-            ox_opset_limitation_describe(l, what, sizeof(what));
-            int lift = ox_opset_db_limitation_lifted(db, opset, r->name, l);
-            fprintf(out, "  - not supported: `%s`: ", what);
-            md_text(out, l->message);
-            if (lift)
-                fprintf(out, " (supported from opset %d)", lift);
+        fprintf(out, " (symbolic `%s` since opset %d%s)\n", r->impl.pack_name,
+                r->impl.since_opset,
+                r->op.declared_in ? "" : "; no descriptor: only the pack's declaration applies");
+        for (size_t k = 0; k < r->op.n_limitations; k++) {
+            ox_limitation_info li;
+            if (!limitation(l, i, k, &li))
+                break;
+            fprintf(out, "  - not supported: `%s`: ", li.when);
+            md_text(out, li.message);
+            if (li.lifted_at_opset)
+                fprintf(out, " (supported from opset %d)", li.lifted_at_opset);
             fputc('\n', out);
         }
     }
     bool header = false;
-    for (size_t i = 0; i < n; i++) {
-        const row *r = &rows[i];
-        if (r->impl && !r->disabled)
+    for (size_t i = 0; i < l->n; i++) {
+        const row *r = &l->rows[i];
+        if (r->op.supported)
             continue;
         if (!header) {
-            fprintf(out, "\nNot exported at opset %d:\n\n", opset);
+            fprintf(out, "\nNot exported at opset %d:\n\n", l->opset);
             header = true;
         }
-        fprintf(out, "- `%s`: ", r->name);
-        if (r->disabled)
+        fprintf(out, "- `%s`: ", r->op.name);
+        if (r->op.disabled_by)
             fprintf(out, "disabled by the config\n");
-        else if (r->later_since)
-            fprintf(out, "supported from opset %d\n", r->later_since);
+        else if (r->op.symbolic_from_opset)
+            fprintf(out, "supported from opset %d\n", r->op.symbolic_from_opset);
         else
             fprintf(out, "declared in the descriptors, but no loaded pack converts it\n");
     }
 }
 
-static void json_params(ox_json *j, const row *r)
+static void json_params(ox_json *j, const listing *l, size_t i)
 {
+    bool declared = l->rows[i].op.has_symbolic;
     ox_json_array(j);
-    if (r->impl) {
-        for (uint32_t i = 0; i < r->impl->decl->n_params; i++) {
-            const ox_param_decl *p = &r->impl->decl->params[i];
-            ox_json_object(j);
-            ox_json_key(j, "name");
-            ox_json_string(j, p->name);
+    for (size_t p = 0; p < l->rows[i].op.n_params; p++) {
+        ox_param_info pi = OX_INFO_INIT(ox_param_info);
+        if (ox_context_opset_param(l->ctx, l->opset, i, p, &pi) != OX_OK)
+            break;
+        ox_json_object(j);
+        ox_json_key(j, "name");
+        ox_json_string(j, pi.name);
+        if (declared) {
             ox_json_key(j, "kind");
-            ox_json_string(j, ox_arg_kind_name(p->kind));
+            ox_json_string(j, ox_arg_kind_name(pi.kind));
             ox_json_key(j, "alt_kinds");
             ox_json_array(j);
             for (int k = OX_ARG_TENSOR; k <= OX_ARG_TENSOR_OR_SCALAR; k++)
-                if (p->alt_kinds & OX_KIND_BIT(k))
+                if (pi.alt_kinds & OX_KIND_BIT(k))
                     ox_json_string(j, ox_arg_kind_name((ox_arg_kind)k));
             ox_json_array_end(j);
             ox_json_key(j, "optional");
-            ox_json_bool(j, !ox_param_required(p));
+            ox_json_bool(j, pi.optional);
             ox_json_key(j, "default");
-            char dflt[256];
-            ox_param_default_text(p, dflt, sizeof dflt);
-            if (dflt[0])
-                ox_json_string(j, dflt);
-            else
-                ox_json_null(j);
-            ox_json_object_end(j);
+            ox_json_string(j, pi.default_value);
         }
-    } else if (r->yaml) {
-        for (size_t i = 0; i < r->yaml->n_params; i++) {
-            ox_json_object(j);
-            ox_json_key(j, "name");
-            ox_json_string(j, r->yaml->params[i].name);
-            ox_json_object_end(j);
-        }
+        ox_json_object_end(j);
     }
     ox_json_array_end(j);
 }
 
-static bool print_json(FILE *out, const ox_context *ctx, int opset, const row *rows, size_t n)
+static bool print_json(FILE *out, const listing *l)
 {
-    const ox_opset_db *db = ctx->opsets;
-    ox_json j;
-    ox_json_init(&j, out);
-    ox_json_document(&j, "ops");
-    ox_json_key(&j, "opset");
-    ox_json_int(&j, opset);
-    ox_json_key(&j, "descriptors");
-    ox_json_object(&j);
-    ox_json_key(&j, "dir");
-    ox_json_string(&j, ox_context_opset_dir(ctx));
-    ox_json_key(&j, "min_opset");
-    ox_json_int(&j, ox_opset_db_min(db));
-    ox_json_key(&j, "max_opset");
-    ox_json_int(&j, ox_opset_db_max(db));
-    ox_json_object_end(&j);
-    ox_json_key(&j, "packs");
-    ox_json_array(&j);
-    const ox_plugin_info *const *plugins = NULL;
-    size_t n_plugins = ctx->registry ? ox_registry_plugins(ctx->registry, &plugins) : 0;
-    for (size_t i = 0; i < n_plugins; i++) {
-        ox_json_object(&j);
-        ox_json_key(&j, "name");
-        ox_json_string(&j, plugins[i]->desc->name);
-        ox_json_key(&j, "version");
-        ox_json_string(&j, plugins[i]->desc->version);
-        ox_json_key(&j, "path");
-        ox_json_string(&j, plugins[i]->path);
-        ox_json_object_end(&j);
+    ox_json *j = ox_json_new(out);
+    if (!j)
+        return false;
+    int min_opset = 0, max_opset = 0;
+    const char *dir = "";
+    ox_context_opset_info(l->ctx, &min_opset, &max_opset, &dir);
+    ox_json_document(j, "ops");
+    ox_json_key(j, "opset");
+    ox_json_int(j, l->opset);
+    ox_json_key(j, "descriptors");
+    ox_json_object(j);
+    ox_json_key(j, "dir");
+    ox_json_string(j, dir);
+    ox_json_key(j, "min_opset");
+    ox_json_int(j, min_opset);
+    ox_json_key(j, "max_opset");
+    ox_json_int(j, max_opset);
+    ox_json_object_end(j);
+    ox_json_key(j, "packs");
+    ox_json_array(j);
+    size_t n_packs = 0;
+    ox_context_pack_count(l->ctx, &n_packs);
+    for (size_t i = 0; i < n_packs; i++) {
+        ox_pack_info pk = OX_INFO_INIT(ox_pack_info);
+        ox_context_pack(l->ctx, i, &pk);
+        ox_json_object(j);
+        ox_json_key(j, "name");
+        ox_json_string(j, pk.name);
+        ox_json_key(j, "version");
+        ox_json_string(j, pk.version);
+        ox_json_key(j, "path");
+        ox_json_string(j, pk.path);
+        ox_json_object_end(j);
     }
-    ox_json_array_end(&j);
-    ox_json_key(&j, "operators");
-    ox_json_array(&j);
-    for (size_t i = 0; i < n; i++) {
-        const row *r = &rows[i];
-        ox_json_object(&j);
-        ox_json_key(&j, "name");
-        ox_json_string(&j, r->name);
-        ox_json_key(&j, "doc");
-        ox_json_string(&j, r->yaml ? r->yaml->doc : NULL);
-        ox_json_key(&j, "params");
-        json_params(&j, r);
-        ox_json_key(&j, "supported");
-        ox_json_bool(&j, r->impl && !r->disabled);
-        ox_json_key(&j, "symbolic");
-        if (r->impl) {
-            ox_json_object(&j);
-            ox_json_key(&j, "pack");
-            ox_json_string(&j, pack_name(r->impl));
-            ox_json_key(&j, "since_opset");
-            ox_json_int(&j, r->impl->decl->since_opset);
-            ox_json_object_end(&j);
+    ox_json_array_end(j);
+    ox_json_key(j, "operators");
+    ox_json_array(j);
+    for (size_t i = 0; i < l->n; i++) {
+        const row *r = &l->rows[i];
+        ox_json_object(j);
+        ox_json_key(j, "name");
+        ox_json_string(j, r->op.name);
+        ox_json_key(j, "doc");
+        ox_json_string(j, r->op.doc);
+        ox_json_key(j, "params");
+        json_params(j, l, i);
+        ox_json_key(j, "supported");
+        ox_json_bool(j, r->op.supported);
+        ox_json_key(j, "symbolic");
+        if (r->op.has_symbolic) {
+            ox_json_object(j);
+            ox_json_key(j, "pack");
+            ox_json_string(j, r->impl.pack_name);
+            ox_json_key(j, "since_opset");
+            ox_json_int(j, r->impl.since_opset);
+            ox_json_key(j, "n_outputs");
+            ox_json_uint(j, r->impl.n_outputs);
+            ox_json_object_end(j);
         } else {
-            ox_json_null(&j);
+            ox_json_null(j);
         }
-        ox_json_key(&j, "symbolic_from_opset");
-        if (!r->impl && r->later_since)
-            ox_json_int(&j, r->later_since);
+        ox_json_key(j, "symbolic_from_opset");
+        if (r->op.symbolic_from_opset)
+            ox_json_int(j, r->op.symbolic_from_opset);
         else
-            ox_json_null(&j);
-        ox_json_key(&j, "descriptor");
-        if (r->yaml) {
+            ox_json_null(j);
+        ox_json_key(j, "descriptor");
+        if (r->op.declared_in) {
             char file[32];
-            snprintf(file, sizeof file, "opset_%d.yaml", r->yaml->declared_in);
-            ox_json_string(&j, file);
+            snprintf(file, sizeof file, "opset_%d.yaml", r->op.declared_in);
+            ox_json_string(j, file);
         } else {
-            ox_json_null(&j);
+            ox_json_null(j);
         }
-        ox_json_key(&j, "disabled_by");
-        ox_json_string(&j, r->disabled ? ctx->config->path : NULL);
-        ox_json_key(&j, "limitations");
-        ox_json_array(&j);
-        for (size_t k = 0; r->yaml && k < r->yaml->n_limitations; k++) {
-            const ox_opset_limitation *l = &r->yaml->limitations[k];
-            char what[512];
-            ox_opset_limitation_describe(l, what, sizeof(what));
-            int lift = ox_opset_db_limitation_lifted(db, opset, r->name, l);
-            ox_json_object(&j);
-            ox_json_key(&j, "when");
-            ox_json_string(&j, what);
-            ox_json_key(&j, "message");
-            ox_json_string(&j, l->message);
-            ox_json_key(&j, "lifted_at_opset");
-            if (lift)
-                ox_json_int(&j, lift);
+        ox_json_key(j, "disabled_by");
+        ox_json_string(j, r->op.disabled_by);
+        ox_json_key(j, "limitations");
+        ox_json_array(j);
+        for (size_t k = 0; k < r->op.n_limitations; k++) {
+            ox_limitation_info li;
+            if (!limitation(l, i, k, &li))
+                break;
+            ox_json_object(j);
+            ox_json_key(j, "when");
+            ox_json_string(j, li.when);
+            ox_json_key(j, "message");
+            ox_json_string(j, li.message);
+            ox_json_key(j, "lifted_at_opset");
+            if (li.lifted_at_opset)
+                ox_json_int(j, li.lifted_at_opset);
             else
-                ox_json_null(&j);
-            ox_json_object_end(&j);
+                ox_json_null(j);
+            ox_json_object_end(j);
         }
-        ox_json_array_end(&j);
-        ox_json_object_end(&j);
+        ox_json_array_end(j);
+        ox_json_object_end(j);
     }
-    ox_json_array_end(&j);
-    return ox_json_finish(&j);
+    ox_json_array_end(j);
+    bool ok = ox_json_finish(j);
+    ox_json_free(j);
+    return ok;
 }
 
 static int parse_int(const char *s, int *out)
@@ -432,74 +422,56 @@ int cmd_ops(int argc, char **argv)
     for (size_t i = 0; i < n_paths && st == OX_OK; i++)
         st = ox_context_add_plugin_path(ctx, paths[i]);
     free(paths);
+    int min_opset = 0, lo = 0, hi = 0;
+    const char *range_src = NULL;
     if (st == OX_OK)
         st = ox_context_load(ctx);
-    if (st == OX_OK && !ctx->opsets)
-        st = ox_fail(ctx, OX_ECONFIG, "no opset descriptors are loaded");
+    if (st == OX_OK)
+        st = ox_context_opset_info(ctx, &min_opset, NULL, NULL);
     if (st != OX_OK) {
         fprintf(stderr, "oxport ops: %s\n", ox_errmsg(ctx));
         ox_context_free(ctx);
         return OX_EXIT_USAGE;
     }
-    const ox_opset_db *db = ctx->opsets;
     if (!opset)
         opset = ox_context_target_opset(ctx);
-    int lo = ox_opset_db_min(db), hi = ox_opset_db_max(db);
-    if (ctx->config && ctx->config->min_opset)
-        lo = ctx->config->min_opset;
-    if (ctx->config && ctx->config->max_opset)
-        hi = ctx->config->max_opset;
-    if (opset < lo || opset > hi || opset < ox_opset_db_min(db)) {
+    ox_context_opset_range(ctx, &lo, &hi, &range_src);
+    if (opset < lo || opset > hi || opset < min_opset) {
+        bool by_descriptors = !strcmp(range_src, "the opset descriptors");
         fprintf(stderr, "oxport ops: opset %d is outside the enabled range %d..%d%s%s\n", opset,
-                lo, hi, ctx->config ? " set by " : "", ctx->config ? ctx->config->path : "");
+                lo, hi, by_descriptors ? "" : " set by ", by_descriptors ? "" : range_src);
         ox_context_free(ctx);
         return OX_EXIT_USAGE;
     }
 
-    const ox_opset_op *const *yops;
-    size_t n_yops = ox_opset_db_ops(db, opset, &yops);
-    const ox_op_impl *const *impls = NULL;
-    size_t n_impls = ctx->registry ? ox_registry_ops(ctx->registry, &impls) : 0;
-    row *rows = calloc(n_yops + n_impls + 1, sizeof(*rows));
-    if (!rows) {
-        fprintf(stderr, "oxport ops: out of memory\n");
+    listing l = {ctx, opset, NULL, 0};
+    if (ox_context_opset_op_count(ctx, opset, &l.n) != OX_OK ||
+        !(l.rows = calloc(l.n + 1, sizeof *l.rows))) {
+        fprintf(stderr, "oxport ops: %s\n", l.n ? "out of memory" : ox_errmsg(ctx));
         ox_context_free(ctx);
         return OX_EXIT_FAILURE;
     }
-    size_t n = 0;
-    for (size_t i = 0; i < n_yops; i++) {
-        row *r = &rows[n++];
-        r->name = yops[i]->name;
-        r->yaml = yops[i];
+    for (size_t i = 0; i < l.n && st == OX_OK; i++) {
+        row *r = &l.rows[i];
+        r->op.struct_size = sizeof r->op;
+        r->impl.struct_size = sizeof r->impl;
+        st = ox_context_opset_op(ctx, opset, i, &r->op);
+        if (st == OX_OK && r->op.has_symbolic)
+            st = ox_context_op(ctx, r->op.op, &r->impl);
     }
-    /* Pack operators without a descriptor: sorted by name, so each name's
-     * implementations are adjacent. */
-    for (size_t i = 0; i < n_impls; i++) {
-        const char *name = impls[i]->decl->name;
-        if (i > 0 && !strcmp(impls[i - 1]->decl->name, name))
-            continue;
-        const ox_opset_op *described = ox_opset_db_lookup(db, opset, name);
-        if (described && !strcmp(described->name, name))
-            continue;
-        if (!ox_registry_find(ctx->registry, name, opset))
-            continue; /* not at this opset and not described: not listed */
-        rows[n++].name = name;
+    if (st != OX_OK) {
+        fprintf(stderr, "oxport ops: %s\n", ox_errmsg(ctx));
+        free(l.rows);
+        ox_context_free(ctx);
+        return OX_EXIT_FAILURE;
     }
-    for (size_t i = 0; i < n; i++) {
-        row *r = &rows[i];
-        r->impl = ctx->registry ? ox_registry_find(ctx->registry, r->name, opset) : NULL;
-        if (!r->impl && ctx->registry)
-            r->later_since = ox_registry_lowest_since(ctx->registry, r->name);
-        r->disabled = is_disabled(ctx, r->name);
-    }
-    qsort(rows, n, sizeof(*rows), cmp_row);
     if (json)
-        print_json(stdout, ctx, opset, rows, n);
+        print_json(stdout, &l);
     else if (markdown)
-        print_markdown(stdout, ctx, opset, rows, n);
+        print_markdown(stdout, &l);
     else
-        print_text(stdout, ctx, opset, rows, n);
-    free(rows);
+        print_text(stdout, &l);
+    free(l.rows);
     ox_context_free(ctx);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "oxport ops: could not write the listing\n");

@@ -75,37 +75,39 @@ static void fill_random(ox_dtype dt, unsigned char *p, size_t count, uint64_t *s
 int ox_ort_random_inputs(const ox_graph *g, uint64_t seed, ox_ort_tensors *out, char *err,
                          size_t errcap)
 {
-    out->t = calloc(g->n_inputs ? g->n_inputs : 1, sizeof *out->t);
+    size_t n_inputs = ox_graph_input_count(g);
+    out->t = calloc(n_inputs ? n_inputs : 1, sizeof *out->t);
     out->n = 0;
     if (!out->t) {
         snprintf(err, errcap, "out of memory");
         return -1;
     }
     uint64_t state = seed;
-    for (uint32_t i = 0; i < g->n_inputs; i++) {
-        const ox_value *v = ox_graph_value(g, g->inputs[i]);
-        const char *name = v && v->name ? v->name : "?";
-        ox_dtype dt = v ? v->type.dtype : OX_UNDEFINED;
+    for (size_t i = 0; i < n_inputs; i++) {
+        ox_value_info v;
+        ox_graph_input_info(g, i, &v);
+        const char *name = v.name[0] ? v.name : "?";
+        ox_dtype dt = v.dtype;
         size_t es = ox_dtype_size(dt);
-        if (!v || es == 0 || dt == OX_BFLOAT16) {
+        if (es == 0 || dt == OX_BFLOAT16) {
             snprintf(err, errcap, "input '%s' is %s, which the ONNX Runtime runner cannot feed",
                      name, dt == OX_UNDEFINED ? "not a typed tensor" : ox_dtype_name(dt));
             ox_ort_tensors_free(out);
             return -1;
         }
-        if (v->type.rank < 0 || v->type.rank > OX_ORT_MAX_RANK) {
+        if (v.rank < 0 || v.rank > OX_ORT_MAX_RANK) {
             snprintf(err, errcap, "input '%s' has %s rank", name,
-                     v->type.rank < 0 ? "an unknown" : "too large a");
+                     v.rank < 0 ? "an unknown" : "too large a");
             ox_ort_tensors_free(out);
             return -1;
         }
         ox_ort_tensor *t = &out->t[out->n++];
         t->name = strdup(name);
         t->dtype = dt;
-        t->rank = v->type.rank;
+        t->rank = v.rank;
         size_t count = 1;
         for (int d = 0; d < t->rank; d++) {
-            int64_t dim = v->type.dims && v->type.dims[d] >= 0 ? v->type.dims[d] : 1;
+            int64_t dim = v.dims && v.dims[d] >= 0 ? v.dims[d] : 1;
             t->dims[d] = dim;
             if (dim > 0 && count > (SIZE_MAX / 16) / (size_t)dim) {
                 snprintf(err, errcap, "input '%s' is too large to generate", name);
@@ -213,8 +215,9 @@ static int copy_string(const char *p, char *out, size_t cap)
 
 static ox_dtype dtype_named(const char *s)
 {
+    /* numbers without a type are named "undefined", which no output has */
     for (int d = 1; d <= 16; d++)
-        if (ox_dtype_valid(d) && strcmp(ox_dtype_name((ox_dtype)d), s) == 0)
+        if (strcmp(s, "undefined") != 0 && strcmp(ox_dtype_name((ox_dtype)d), s) == 0)
             return (ox_dtype)d;
     return OX_UNDEFINED;
 }

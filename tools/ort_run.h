@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include <oxport/oxport.h>
 
 #define OX_ORT_MAX_RANK 16
 

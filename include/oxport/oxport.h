@@ -144,6 +144,17 @@ OX_API size_t ox_graph_node_count(const ox_graph *g);
 /* Give axis `axis` of graph input or output `v` a symbolic name (dynamic axes). */
 OX_API ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const char *name);
 
+/* ---------------------------------------------------------------- streams */
+
+/* A FILE * for hosts that cannot make one (ctypes, other FFIs), for every
+ * FILE * this API takes: ox_export_options.verbose, ox_graph_print,
+ * ox_check's report ...  Writes go to a duplicate of `fd` (the caller keeps
+ * and closes `fd` itself).  NULL with errno set when fd is not open. */
+OX_API FILE *ox_stream_from_fd(int fd);
+/* Flush and free a stream of ox_stream_from_fd: 0, or EOF when a write
+ * failed.  NULL is a no-op. */
+OX_API int ox_stream_close(FILE *stream);
+
 /* ------------------------------------------------------------------ trace */
 
 typedef struct ox_trace ox_trace;
@@ -260,7 +271,8 @@ typedef struct ox_export_options {
     uint64_t external_data_threshold; /* tensors >= this many bytes go to the side file when external data is on */
     int external_data;             /* 0 = automatic (only past 2 GiB), 1 = always, -1 = never */
     const char *external_data_location; /* side file name, default "<model>.onnx.data" */
-    FILE *verbose;                 /* when set, the converted graph is printed here */
+    FILE *verbose;                 /* when set, the converted graph is printed here (a host
+                                      without FILE *: ox_stream_from_fd) */
     int do_constant_folding;       /* 1 (default): fold nodes computed only from small constants */
     const char *producer_name;     /* default "oxport" */
     const char *producer_version;  /* default ox_version() */
@@ -317,6 +329,221 @@ OX_API ox_status ox_export_report(ox_context *ctx, const ox_graph *traced, const
                                   int opset, ox_status export_status,
                                   const char *const *stage_names, const double *stage_seconds,
                                   size_t n_stages, const char *path);
+
+/* As ox_export_report, with the model named `model` (a zoo's "alexnet")
+ * rather than after the traced graph (NULL: the traced graph's name). */
+OX_API ox_status ox_export_report_named(ox_context *ctx, const char *model,
+                                        const ox_graph *traced, const char *target, int opset,
+                                        ox_status export_status,
+                                        const char *const *stage_names,
+                                        const double *stage_seconds, size_t n_stages,
+                                        const char *path);
+
+/* The report a path asks for: "json" for *.json and "-" (standard output),
+ * "html" for *.html, NULL for any other name (ox_export_report refuses it). */
+OX_API const char *ox_export_report_format(const char *path);
+
+/* ------------------------------------------------------------ names */
+
+/* "float32", "int64", ... (as numpy spells them); "undefined" for an unknown type. */
+OX_API const char *ox_dtype_name(ox_dtype dtype);
+/* Element size in bytes, 0 for OX_STRING and unknown types. */
+OX_API size_t ox_dtype_size(ox_dtype dtype);
+/* An argument kind as the listings spell it ("tensor", "ints", ...),
+ * "None" for OX_ARG_NONE, "unknown" out of range. */
+OX_API const char *ox_arg_kind_name(ox_arg_kind kind);
+
+/* ------------------------------------------------- graphs read or traced */
+
+/* The graph's name ("" when it has none). */
+OX_API const char *ox_graph_name(const ox_graph *g);
+
+/* One graph input or output, as a caller feeding or reading the model sees it. */
+typedef struct ox_value_info {
+    const char *name;    /* "" when unnamed */
+    ox_dtype dtype;      /* OX_UNDEFINED: not a typed tensor */
+    int32_t rank;        /* -1 when unknown */
+    const int64_t *dims; /* rank entries (-1 unknown or symbolic), or NULL */
+} ox_value_info;
+
+OX_API size_t ox_graph_input_count(const ox_graph *g);
+OX_API size_t ox_graph_output_count(const ox_graph *g);
+/* OX_EINVAL when i is out of range. */
+OX_API ox_status ox_graph_input_info(const ox_graph *g, size_t i, ox_value_info *out);
+OX_API ox_status ox_graph_output_info(const ox_graph *g, size_t i, ox_value_info *out);
+
+/* The summary line `oxport dump` prints above a graph:
+ *   ir_version=7 opsets=[ai.onnx:13] producer=... graph=... nodes=N initializers=N
+ *   inputs=N outputs=N
+ * ending in '\n'.  OX_EIO on a write error. */
+OX_API ox_status ox_graph_print_header(const ox_graph *g, FILE *out);
+
+/* `oxport dump --format json`: the document {"schema_version", "command":
+ * "dump", "file": file, "model": {...}} (docs/json-output.md) and a newline.
+ * OX_EIO on a write error. */
+OX_API ox_status ox_graph_print_json(const ox_graph *g, const char *file, FILE *out);
+
+/* Pictures without a file (ox_graph_picture writes one): the DOT text, and
+ * the number of top-level nodes a scope/depth selection draws (0: the
+ * selection is empty).  OX_EIO on a write error. */
+OX_API ox_status ox_graph_picture_dot(const ox_graph *g, const char *scope, int depth, FILE *out);
+OX_API size_t ox_graph_picture_count(const ox_graph *g, const char *scope, int depth);
+/* "dot", "svg" or "png" from a file name's extension; NULL for any other. */
+OX_API const char *ox_picture_format_of(const char *path);
+
+/* The structure `oxport diff` compares, printed to `out`: a summary line
+ * per file ("A <name_a>: producer=... opsets=[...] nodes=N initializers=N"),
+ * then inputs, outputs, initializers, the op histogram and the nodes
+ * aligned by position and op type, one "  ! ..." line per difference.
+ * *n_differences (may be NULL) gets their count.  OX_ENOMEM when the nodes
+ * could not be aligned, OX_EIO on a write error. */
+OX_API ox_status ox_graph_diff(const ox_graph *a, const char *name_a, const ox_graph *b,
+                               const char *name_b, FILE *out, size_t *n_differences);
+
+/* --------------------------------------------------------- introspection
+ *
+ * What a context has loaded: its symbolic packs, the operator
+ * implementations they declare, and what the opset descriptors support at
+ * each opset.  The calls load what they read and report a loader failure
+ * with its message: the pack and operator calls the packs only (a broken
+ * descriptor does not hide them), ox_context_opset_info the descriptors
+ * only, the per-opset operator calls both (ox_context_load).
+ *
+ * Every info struct starts with struct_size: set it to sizeof the struct
+ * (OX_INFO_INIT does); the engine fills only the fields that fit, so a host
+ * built against these headers keeps working when fields are added at the
+ * end.  Strings belong to the context: they stay valid until it is freed or
+ * its packs change (ox_context_add_pack). */
+
+#define OX_INFO_INIT(type) {.struct_size = (uint32_t)sizeof(type)}
+
+/* One loaded symbolic pack. */
+typedef struct ox_pack_info {
+    uint32_t struct_size;
+    const char *name;
+    const char *version;     /* may be NULL */
+    const char *description; /* may be NULL */
+    const char *path;        /* the .so, or the origin an in-process pack was added with */
+    uint16_t abi_major, abi_minor;
+    int configured;          /* 1: from a plugin path, OXPORT_PLUGIN_PATH, the config or
+                                ox_context_add_pack; 0: a built-in pack */
+    size_t n_ops;            /* operator implementations (one per name and since_opset) */
+    size_t n_overrides;      /* operators whose symbolic of another pack this one replaces
+                                (ox_op_info.overrides names that pack) */
+} ox_pack_info;
+
+OX_API ox_status ox_context_pack_count(ox_context *ctx, size_t *n);
+OX_API ox_status ox_context_pack(ox_context *ctx, size_t i, ox_pack_info *out);
+
+/* A kind's bit in ox_param_info.alt_kinds (as plugin.h defines it). */
+#ifndef OX_KIND_BIT
+#define OX_KIND_BIT(kind) (1u << (unsigned)(kind))
+#endif
+
+/* One parameter of an operator, in schema order, as its pack declares it. */
+typedef struct ox_param_info {
+    uint32_t struct_size;
+    const char *name;          /* as hosts record it */
+    ox_arg_kind kind;          /* OX_ARG_NONE for a parameter only a descriptor names
+                                  (no loaded pack converts the operator) */
+    uint32_t alt_kinds;        /* other kinds accepted, OX_KIND_BIT each ("ints|string") */
+    int optional;              /* a host may leave it unrecorded or record None */
+    const char *default_value; /* the default as Python writes it ("1", "[1, 1]", "None",
+                                  "'none'"); NULL when none is declared */
+    const char *kind_text;     /* the kinds as listings print them ("ints|string?"), or
+                                  NULL (a descriptor-only name) */
+} ox_param_info;
+
+/* One operator implementation: a pack's symbolic for a name from an opset on. */
+typedef struct ox_op_info {
+    uint32_t struct_size;
+    const char *name;           /* "aten::conv2d" */
+    int since_opset;
+    size_t n_params;            /* ox_context_op_param */
+    uint32_t n_outputs;         /* forward arity */
+    size_t pack;                /* ox_context_pack index of the pack providing it */
+    const char *pack_name;
+    const char *overrides;      /* path of the pack whose symbolic it replaced, or NULL */
+    int has_check;              /* a check hook reports limitations before conversion */
+    int outputs_as_recorded;    /* variable arity: n_outputs is the least count, a node has
+                                   as many as the host recorded */
+} ox_op_info;
+
+/* Implementations, sorted by name then since_opset. */
+OX_API ox_status ox_context_op_count(ox_context *ctx, size_t *n);
+OX_API ox_status ox_context_op(ox_context *ctx, size_t i, ox_op_info *out);
+/* Parameter p of implementation i, as the pack declares it. */
+OX_API ox_status ox_context_op_param(ox_context *ctx, size_t i, size_t p, ox_param_info *out);
+
+/* The opsets the descriptors cover (dir: where they were read) and the
+ * range exports may target (the config's min_opset/max_opset narrow it;
+ * source names what set it: "the opset descriptors", the config's path...).
+ * Any output may be NULL. */
+OX_API ox_status ox_context_opset_info(ox_context *ctx, int *min_opset, int *max_opset,
+                                       const char **dir);
+OX_API ox_status ox_context_opset_range(ox_context *ctx, int *lo, int *hi, const char **source);
+
+/* One operator as an opset sees it: declared by the descriptor of that
+ * opset (or an earlier one it inherits), or converted by a pack without
+ * a descriptor. */
+typedef struct ox_opset_op_info {
+    uint32_t struct_size;
+    const char *name;
+    const char *doc;          /* the descriptor's description, or NULL */
+    int declared_in;          /* opset_N.yaml that last changed it; 0: no descriptor */
+    size_t n_params;          /* ox_context_opset_param */
+    size_t n_limitations;     /* ox_context_opset_limitation */
+    int supported;            /* exported at this opset: a symbolic and not disabled */
+    int has_symbolic;         /* a pack converts it at this opset ... */
+    size_t op;                /* ... with this implementation (ox_context_op) */
+    int symbolic_from_opset;  /* no symbolic here: the lowest opset one starts at, 0 none */
+    const char *disabled_by;  /* the config that disables it, or NULL */
+} ox_opset_op_info;
+
+/* Operators at `opset`, sorted by name.  OX_EINVAL for an opset outside
+ * the descriptors' range. */
+OX_API ox_status ox_context_opset_op_count(ox_context *ctx, int opset, size_t *n);
+OX_API ox_status ox_context_opset_op(ox_context *ctx, int opset, size_t i, ox_opset_op_info *out);
+/* Parameter p as the pack converting the operator at this opset declares
+ * it; for an operator no pack converts, the names the descriptor lists. */
+OX_API ox_status ox_context_opset_param(ox_context *ctx, int opset, size_t i, size_t p,
+                                        ox_param_info *out);
+
+/* A limitation: recorded arguments an opset does not support. */
+typedef struct ox_limitation_info {
+    uint32_t struct_size;
+    const char *arg;          /* the recorded argument it is about */
+    const char *when;         /* the condition as text: "ceil_mode = true" */
+    const char *message;      /* what a user is told */
+    int lifted_at_opset;      /* the lowest later opset without it, 0 none */
+} ox_limitation_info;
+
+OX_API ox_status ox_context_opset_limitation(ox_context *ctx, int opset, size_t i, size_t l,
+                                             ox_limitation_info *out);
+
+/* Receives one message line (no newline). */
+typedef void (*ox_message_fn)(void *user, const char *line);
+
+/* Validate one pack file without keeping it: descriptor, declarations and
+ * init, each problem one call of `fn` (the lines `oxport plugins --check
+ * FILE.so` prints).  OX_OK when it would load; OX_EPLUGIN when problems were
+ * found; another status (message in ox_errmsg) when the check could not
+ * run.  *n_problems may be NULL. */
+OX_API ox_status ox_pack_check_file(ox_context *ctx, const char *path, ox_message_fn fn,
+                                    void *user, size_t *n_problems);
+
+/* Check the loaded packs against the opset descriptors (`oxport plugins
+ * --check`): kind contradictions, parameters a pack does not declare,
+ * operators no pack provides; one call of `fn` per finding.  OX_OK whether
+ * or not there were findings (*n_findings counts them); a failure to load
+ * the descriptors returns its status. */
+OX_API ox_status ox_context_check_packs(ox_context *ctx, ox_message_fn fn, void *user,
+                                        size_t *n_findings);
+
+/* Unlink the temp files of the exports in progress in this process.
+ * Async-signal-safe: call it from a SIGINT/SIGTERM handler so an
+ * interrupted export leaves no hidden partial file behind. */
+OX_API void ox_discard_temp_files(void);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,11 @@
  *
  * It returns 0 on success or the result of api->fail(...) (nonzero).
  *
+ * The plugin SDK, oxport/plugin_util.h, adds header-only helpers over this
+ * table: opset-aware builders (Unsqueeze, Slice, Split, Pad, Clip, Reduce*,
+ * Resize), constants, and PyTorch's type promotion.  The walkthrough and
+ * the SDK's opset table: docs/writing-a-plugin.md.
+ *
  * Lifetimes and checks (the engine enforces them; a breach fails the
  * conversion with the pack, the op and its scope named):
  *  - an ox_vid is valid in the conversion that handed it out (arg_tensor,
@@ -323,6 +328,10 @@ struct ox_api {
     uint32_t (*n_outputs)(ox_sym *g);
     /* Whether this call is a check hook's (nothing may be built). */
     int (*checking)(ox_sym *g);
+    /* The element type the host recorded for forward output i (OX_UNDEFINED
+     * when it recorded none, or i is past the outputs): what a symbolic that
+     * computed in a promoted type casts back to. */
+    ox_dtype (*output_dtype)(ox_sym *g, size_t i);
 };
 
 /* The one symbol a pack exports. */

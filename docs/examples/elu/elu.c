@@ -7,7 +7,7 @@
  * has no scale or input_scale, so only the plain ELU (both 1) exports.
  * Build with the Makefile next to this file; see docs/writing-a-plugin.md.
  */
-#include <oxport/plugin.h>
+#include <oxport/plugin_util.h>
 
 /* What no opset of ONNX Elu can express, reported by the pre-scan before any
  * node is built (and listed by `oxport ops`): api->limit's 0 says no opset
@@ -27,17 +27,19 @@ static int sym_elu(ox_sym *g, const ox_api *api)
     ox_vid x = api->arg_tensor(g, "self");
     ox_onode *n = api->op(g, "Elu", 1, &x, 1);
     /* an unrecorded alpha reads as the declared default below */
-    api->attr_float(n, "alpha", api->arg_float(g, "alpha", 1.0));
-    return api->set_output(g, 0, api->node_output(n, 0));
+    if (n)
+        api->attr_float(n, "alpha", api->arg_float(g, "alpha", 1.0));
+    return oxu_set_result(g, api, 0, oxu_out(g, api, n, "Elu"));
 }
 
-/* The operator's schema: names and kinds exactly as hosts record them, and
- * the defaults torch's aten::elu declares (plugin ABI 1.1). */
+/* The operator's one schema: names exactly as hosts record them
+ * (docs/recording-conventions.md), kinds, and the defaults torch's aten::elu
+ * declares (plugin ABI 1.1). */
 static const ox_param_decl elu_params[] = {
     OX_PARAM("self", OX_ARG_TENSOR),
-    OX_PARAM_INT("alpha", OX_ARG_SCALAR, 1),
-    OX_PARAM_INT("scale", OX_ARG_SCALAR, 1),
-    OX_PARAM_INT("input_scale", OX_ARG_SCALAR, 1),
+    OX_PARAM_FLOAT("alpha", OX_ARG_SCALAR, 1.0),
+    OX_PARAM_FLOAT("scale", OX_ARG_SCALAR, 1.0),
+    OX_PARAM_FLOAT("input_scale", OX_ARG_SCALAR, 1.0),
 };
 
 static const ox_op_decl ops[] = {

@@ -1,7 +1,8 @@
 """ctypes binding of liboxport's host API (include/oxport/oxport.h).
 
-Only what a host needs: context, trace, export, graph printing.  Structs mirror the
-header field for field; keep them in step with it.
+Only what a host needs: context, trace, export, graph printing, introspection (packs,
+operators per opset, pack checks).  Structs mirror the header field for field; keep them in
+step with it.
 
 Library lookup order: $OXPORT_LIB, $OXPORT_BUILDDIR/src/liboxport.so, the engine this
 package was installed with (`_installed.py`, written by `meson install` and by
@@ -15,6 +16,7 @@ import ctypes
 import ctypes.util
 import os
 import subprocess
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # hosts/pytorch/oxport -> source root (only meaningful in a source checkout).
@@ -85,6 +87,54 @@ class OxExportOptions(ctypes.Structure):
         ("check", ctypes.c_int),
         ("sync", ctypes.c_int),
     ]
+
+
+# The introspection structs (oxport.h, "introspection"): each starts with struct_size,
+# which `info()` sets; the engine fills only what fits, so these may lag the header.
+class OxPackInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("name", ctypes.c_char_p),
+                ("version", ctypes.c_char_p), ("description", ctypes.c_char_p),
+                ("path", ctypes.c_char_p), ("abi_major", ctypes.c_uint16),
+                ("abi_minor", ctypes.c_uint16), ("configured", ctypes.c_int),
+                ("n_ops", ctypes.c_size_t), ("n_overrides", ctypes.c_size_t)]
+
+
+class OxParamInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("name", ctypes.c_char_p), ("kind", ctypes.c_int),
+                ("alt_kinds", ctypes.c_uint32), ("optional", ctypes.c_int),
+                ("default_value", ctypes.c_char_p), ("kind_text", ctypes.c_char_p)]
+
+
+class OxOpInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("name", ctypes.c_char_p),
+                ("since_opset", ctypes.c_int), ("n_params", ctypes.c_size_t),
+                ("n_outputs", ctypes.c_uint32), ("pack", ctypes.c_size_t),
+                ("pack_name", ctypes.c_char_p), ("overrides", ctypes.c_char_p),
+                ("has_check", ctypes.c_int), ("outputs_as_recorded", ctypes.c_int)]
+
+
+class OxOpsetOpInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("name", ctypes.c_char_p), ("doc", ctypes.c_char_p),
+                ("declared_in", ctypes.c_int), ("n_params", ctypes.c_size_t),
+                ("n_limitations", ctypes.c_size_t), ("supported", ctypes.c_int),
+                ("has_symbolic", ctypes.c_int), ("op", ctypes.c_size_t),
+                ("symbolic_from_opset", ctypes.c_int), ("disabled_by", ctypes.c_char_p)]
+
+
+class OxLimitationInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("arg", ctypes.c_char_p), ("when", ctypes.c_char_p),
+                ("message", ctypes.c_char_p), ("lifted_at_opset", ctypes.c_int)]
+
+
+def info(struct_type):
+    """A zeroed introspection struct with its struct_size set."""
+    x = struct_type()
+    x.struct_size = ctypes.sizeof(struct_type)
+    return x
+
+
+# ox_message_fn: one line of a check
+MESSAGE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 
 
 class EngineError(Exception):
@@ -242,6 +292,24 @@ def _declare(lib):
         "ox_export_options_init": (None, [P(OxExportOptions)]),
         "ox_export": (c.c_int, [c.c_void_p, c.c_void_p, c.c_char_p, P(OxExportOptions)]),
         "ox_convert": (c.c_int, [c.c_void_p, c.c_void_p, c.c_int, P(c.c_void_p)]),
+        "ox_arg_kind_name": (c.c_char_p, [c.c_int]),
+        "ox_stream_from_fd": (c.c_void_p, [c.c_int]),
+        "ox_stream_close": (c.c_int, [c.c_void_p]),
+        "ox_context_pack_count": (c.c_int, [c.c_void_p, P(c.c_size_t)]),
+        "ox_context_pack": (c.c_int, [c.c_void_p, c.c_size_t, P(OxPackInfo)]),
+        "ox_context_op_count": (c.c_int, [c.c_void_p, P(c.c_size_t)]),
+        "ox_context_op": (c.c_int, [c.c_void_p, c.c_size_t, P(OxOpInfo)]),
+        "ox_context_op_param": (c.c_int, [c.c_void_p, c.c_size_t, c.c_size_t, P(OxParamInfo)]),
+        "ox_context_opset_info": (c.c_int, [c.c_void_p, P(c.c_int), P(c.c_int), P(c.c_char_p)]),
+        "ox_context_opset_op_count": (c.c_int, [c.c_void_p, c.c_int, P(c.c_size_t)]),
+        "ox_context_opset_op": (c.c_int, [c.c_void_p, c.c_int, c.c_size_t, P(OxOpsetOpInfo)]),
+        "ox_context_opset_param": (c.c_int, [c.c_void_p, c.c_int, c.c_size_t, c.c_size_t,
+                                             P(OxParamInfo)]),
+        "ox_context_opset_limitation": (c.c_int, [c.c_void_p, c.c_int, c.c_size_t, c.c_size_t,
+                                                  P(OxLimitationInfo)]),
+        "ox_pack_check_file": (c.c_int, [c.c_void_p, c.c_char_p, MESSAGE_FN, c.c_void_p,
+                                         P(c.c_size_t)]),
+        "ox_context_check_packs": (c.c_int, [c.c_void_p, MESSAGE_FN, c.c_void_p, P(c.c_size_t)]),
     }
     for name, (res, argt) in sigs.items():
         fn = getattr(lib, name)
@@ -256,7 +324,7 @@ def lib():
         path, build_dir = find_library()
         for k, v in (build_tree_env(build_dir) if build_dir is not None else installed_env()).items():
             os.environ.setdefault(k, v)
-        loaded = ctypes.CDLL(path)
+        loaded = ctypes.CDLL(path, use_errno=True)
         _declare(loaded)
         _lib, _lib_path = loaded, path
     return _lib
@@ -317,28 +385,27 @@ class Context:
 
 
 class CFile:
-    """A libc FILE* on an anonymous temporary file, for the engine's printers."""
+    """A FILE* for the engine's printers, on an anonymous temporary file: made by the
+    engine itself (ox_stream_from_fd), so no libc is reached through ctypes."""
 
     def __init__(self):
-        self.libc = ctypes.CDLL(None)
-        self.libc.tmpfile.restype = ctypes.c_void_p
-        self.libc.fflush.argtypes = [ctypes.c_void_p]
-        self.libc.fclose.argtypes = [ctypes.c_void_p]
-        self.libc.fileno.argtypes = [ctypes.c_void_p]
-        self.fp = self.libc.tmpfile()
+        self.L = lib()
+        self.tmp = tempfile.TemporaryFile()
+        self.fp = self.L.ox_stream_from_fd(self.tmp.fileno())
         if not self.fp:
-            raise OSError("tmpfile() failed")
+            err = ctypes.get_errno()
+            self.tmp.close()
+            raise OSError(err, f"ox_stream_from_fd: {os.strerror(err)}")
 
     def read_and_close(self):
-        self.libc.fflush(self.fp)
-        fd = os.dup(self.libc.fileno(self.fp))
-        self.libc.fclose(self.fp)
+        self.L.ox_stream_close(self.fp)
         self.fp = None
-        with os.fdopen(fd, "rb") as f:
+        with self.tmp as f:
             f.seek(0)
             return f.read().decode(errors="replace")
 
     def close(self):
         if self.fp:
-            self.libc.fclose(self.fp)
+            self.L.ox_stream_close(self.fp)
             self.fp = None
+        self.tmp.close()

@@ -24,10 +24,12 @@ from torch.onnx import OperatorExportTypes, TrainingMode
 from .. import _engine
 from . import _custom_ops, _picture, _recorder, _symbolic, _validate
 from ._custom_ops import register_custom_op_symbolic, unregister_custom_op_symbolic
+from ._introspect import IntrospectionError, check_pack, packs, supported_operators
 from ._recorder import TracerWarning
 
 __all__ = ["export", "verify", "overrides", "ExportError", "TrainingMode", "OperatorExportTypes", "TracerWarning",
-           "VerifyResult", "draw_graph", "register_custom_op_symbolic", "unregister_custom_op_symbolic"]
+           "VerifyResult", "draw_graph", "register_custom_op_symbolic", "unregister_custom_op_symbolic",
+           "supported_operators", "packs", "check_pack", "IntrospectionError"]
 
 
 class ExportError(RuntimeError):

@@ -3,8 +3,8 @@
  * docs/json-output.md): the model's metadata, typed inputs, outputs and
  * initializers, and every node with its attributes, subgraphs included.
  */
-#ifndef OXPORT_TOOLS_GRAPH_JSON_H
-#define OXPORT_TOOLS_GRAPH_JSON_H
+#ifndef OXPORT_GRAPH_JSON_H
+#define OXPORT_GRAPH_JSON_H
 
 #include "ir.h"
 #include "json_out.h"
@@ -17,4 +17,4 @@ void ox_json_type(ox_json *j, const ox_type *t);
 /* The "model" object: metadata and the main graph. */
 void ox_json_model(ox_json *j, const ox_graph *g);
 
-#endif /* OXPORT_TOOLS_GRAPH_JSON_H */
+#endif /* OXPORT_GRAPH_JSON_H */

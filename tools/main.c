@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <oxport/oxport.h>
+
 #include "build_tree.h"
 #include "commands.h"
-#include "onnx_write.h"
-#include "oxport/oxport.h"
 
 typedef struct command {
     const char *name;
@@ -31,7 +31,7 @@ static const command commands[] = {
  * of the same signal so the caller sees what happened. */
 static void on_fatal_signal(int sig)
 {
-    ox_write_discard_temps();
+    ox_discard_temp_files();
     raise(sig); /* SA_RESETHAND restored the default action */
 }
 
