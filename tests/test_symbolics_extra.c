@@ -5,8 +5,8 @@
  * limitations that name the opset lifting them.  Small graphs traced through
  * the public tracer, converted with only the build-tree packs, checked with
  * onnx.checker (full_check) and run with ONNX Runtime against references
- * computed here in C.  (split/chunk/unbind as one node: tests/test_split.c;
- * the PyTorch host's pieces as aten::slice: tests/pytorch/test_zoo_extra.py.)
+ * computed here in C.  (split/chunk/unbind, one Split node: tests/test_split.c
+ * and their rows in tests/ops/aten_ops.py.)
  */
 #include <check.h>
 #include <math.h>
