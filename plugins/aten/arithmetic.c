@@ -58,28 +58,28 @@ static int binary(ox_sym *g, const ox_api *api, const char *type, int with_alpha
     return oxu_set_result(g, api, 0, y);
 }
 
-static int at_sym_add(ox_sym *g, const ox_api *api)
+static int sym_add(ox_sym *g, const ox_api *api)
 {
     return binary(g, api, "Add", 1);
 }
 
-static int at_sym_sub(ox_sym *g, const ox_api *api)
+static int sym_sub(ox_sym *g, const ox_api *api)
 {
     return binary(g, api, "Sub", 1);
 }
 
-static int at_sym_mul(ox_sym *g, const ox_api *api)
+static int sym_mul(ox_sym *g, const ox_api *api)
 {
     return binary(g, api, "Mul", 0);
 }
 
-static int at_sym_div(ox_sym *g, const ox_api *api)
+static int sym_div(ox_sym *g, const ox_api *api)
 {
     return binary(g, api, "Div", 0);
 }
 
 /* rsub(self, other, alpha) = other - alpha * self (`1 - x`). */
-static int at_sym_rsub(ox_sym *g, const ox_api *api)
+static int sym_rsub(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     double alpha = api->arg_float(g, "alpha", 1.0);
@@ -128,14 +128,14 @@ static ox_vid floor_div(ox_sym *g, const ox_api *api, ox_vid a, ox_vid b)
     return at_op2(g, api, "Sub", q, fix);
 }
 
-static int at_sym_floor_divide(ox_sym *g, const ox_api *api)
+static int sym_floor_divide(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     return oxu_set_result(g, api, 0, floor_div(g, api, x, other_like(g, api, x)));
 }
 
 /* torch.remainder has the divisor's sign: a - floor(a / b) * b. */
-static int at_sym_remainder(ox_sym *g, const ox_api *api)
+static int sym_remainder(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ox_vid b = other_like(g, api, x);
@@ -150,12 +150,12 @@ static const ox_param_decl p_other[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                         OX_PARAM("other", OX_ARG_TENSOR_OR_SCALAR)};
 
 const ox_op_decl at_ops_arithmetic[] = {
-    OX_OP("aten::add", 9, p_add, 1, at_sym_add),
-    OX_OP("aten::sub", 9, p_add, 1, at_sym_sub),
-    OX_OP("aten::mul", 9, p_other, 1, at_sym_mul),
-    OX_OP("aten::div", 9, p_other, 1, at_sym_div),
-    OX_OP("aten::rsub", 9, p_add, 1, at_sym_rsub),
-    OX_OP("aten::floor_divide", 9, p_other, 1, at_sym_floor_divide),
-    OX_OP("aten::remainder", 9, p_other, 1, at_sym_remainder),
+    OX_OP("aten::add", 9, p_add, 1, sym_add),
+    OX_OP("aten::sub", 9, p_add, 1, sym_sub),
+    OX_OP("aten::mul", 9, p_other, 1, sym_mul),
+    OX_OP("aten::div", 9, p_other, 1, sym_div),
+    OX_OP("aten::rsub", 9, p_add, 1, sym_rsub),
+    OX_OP("aten::floor_divide", 9, p_other, 1, sym_floor_divide),
+    OX_OP("aten::remainder", 9, p_other, 1, sym_remainder),
 };
 AT_FAMILY_SIZE(at_ops_arithmetic);

@@ -42,15 +42,15 @@ static int compare(ox_sym *g, const ox_api *api, const char *kind)
     return oxu_set_result(g, api, 0, y);
 }
 
-static int at_sym_eq(ox_sym *g, const ox_api *api) { return compare(g, api, "eq"); }
-static int at_sym_ne(ox_sym *g, const ox_api *api) { return compare(g, api, "ne"); }
-static int at_sym_gt(ox_sym *g, const ox_api *api) { return compare(g, api, "gt"); }
-static int at_sym_lt(ox_sym *g, const ox_api *api) { return compare(g, api, "lt"); }
-static int at_sym_ge(ox_sym *g, const ox_api *api) { return compare(g, api, "ge"); }
-static int at_sym_le(ox_sym *g, const ox_api *api) { return compare(g, api, "le"); }
+static int sym_eq(ox_sym *g, const ox_api *api) { return compare(g, api, "eq"); }
+static int sym_ne(ox_sym *g, const ox_api *api) { return compare(g, api, "ne"); }
+static int sym_gt(ox_sym *g, const ox_api *api) { return compare(g, api, "gt"); }
+static int sym_lt(ox_sym *g, const ox_api *api) { return compare(g, api, "lt"); }
+static int sym_ge(ox_sym *g, const ox_api *api) { return compare(g, api, "ge"); }
+static int sym_le(ox_sym *g, const ox_api *api) { return compare(g, api, "le"); }
 
 /* where(condition, self, other): either branch may be a number. */
-static int at_sym_where(ox_sym *g, const ox_api *api)
+static int sym_where(ox_sym *g, const ox_api *api)
 {
     ox_vid c = api->arg_tensor(g, "condition");
     ox_vid x = api->arg_tensor(g, "self"), y = api->arg_tensor(g, "other");
@@ -66,7 +66,7 @@ static int at_sym_where(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Where", 3, in, 1), "Where"));
 }
 
-static int at_sym_masked_fill(ox_sym *g, const ox_api *api)
+static int sym_masked_fill(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ox_vid mask = api->arg_tensor(g, "mask");
@@ -93,11 +93,11 @@ static int logical(ox_sym *g, const ox_api *api, const char *type)
     return oxu_set_result(g, api, 0, at_op2(g, api, type, a, b));
 }
 
-static int at_sym_logical_or(ox_sym *g, const ox_api *api) { return logical(g, api, "Or"); }
-static int at_sym_logical_and(ox_sym *g, const ox_api *api) { return logical(g, api, "And"); }
-static int at_sym_logical_xor(ox_sym *g, const ox_api *api) { return logical(g, api, "Xor"); }
+static int sym_logical_or(ox_sym *g, const ox_api *api) { return logical(g, api, "Or"); }
+static int sym_logical_and(ox_sym *g, const ox_api *api) { return logical(g, api, "And"); }
+static int sym_logical_xor(ox_sym *g, const ox_api *api) { return logical(g, api, "Xor"); }
 
-static int at_sym_logical_not(ox_sym *g, const ox_api *api)
+static int sym_logical_not(ox_sym *g, const ox_api *api)
 {
     ox_vid a = api->arg_tensor(g, "self");
     if (api->dtype(g, a) != OX_BOOL)
@@ -118,17 +118,17 @@ static const ox_param_decl p_masked_fill[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                               OX_PARAM("value", OX_ARG_TENSOR_OR_SCALAR)};
 
 const ox_op_decl at_ops_compare[] = {
-    OX_OP("aten::eq", 9, p_other, 1, at_sym_eq),
-    OX_OP("aten::ne", 9, p_other, 1, at_sym_ne),
-    OX_OP("aten::gt", 9, p_other, 1, at_sym_gt),
-    OX_OP("aten::lt", 9, p_other, 1, at_sym_lt),
-    OX_OP("aten::ge", 9, p_other, 1, at_sym_ge),
-    OX_OP("aten::le", 9, p_other, 1, at_sym_le),
-    OX_OP("aten::logical_or", 9, p_logical, 1, at_sym_logical_or),
-    OX_OP("aten::logical_and", 9, p_logical, 1, at_sym_logical_and),
-    OX_OP("aten::logical_xor", 9, p_logical, 1, at_sym_logical_xor),
-    OX_OP("aten::logical_not", 9, p_self, 1, at_sym_logical_not),
-    OX_OP("aten::where", 9, p_where, 1, at_sym_where),
-    OX_OP("aten::masked_fill", 9, p_masked_fill, 1, at_sym_masked_fill),
+    OX_OP("aten::eq", 9, p_other, 1, sym_eq),
+    OX_OP("aten::ne", 9, p_other, 1, sym_ne),
+    OX_OP("aten::gt", 9, p_other, 1, sym_gt),
+    OX_OP("aten::lt", 9, p_other, 1, sym_lt),
+    OX_OP("aten::ge", 9, p_other, 1, sym_ge),
+    OX_OP("aten::le", 9, p_other, 1, sym_le),
+    OX_OP("aten::logical_or", 9, p_logical, 1, sym_logical_or),
+    OX_OP("aten::logical_and", 9, p_logical, 1, sym_logical_and),
+    OX_OP("aten::logical_xor", 9, p_logical, 1, sym_logical_xor),
+    OX_OP("aten::logical_not", 9, p_self, 1, sym_logical_not),
+    OX_OP("aten::where", 9, p_where, 1, sym_where),
+    OX_OP("aten::masked_fill", 9, p_masked_fill, 1, sym_masked_fill),
 };
 AT_FAMILY_SIZE(at_ops_compare);

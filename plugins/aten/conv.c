@@ -83,17 +83,17 @@ static int lower_conv(ox_sym *g, const ox_api *api, int transposed)
     return oxu_set_result(g, api, 0, at_out(g, api, n, type));
 }
 
-static int at_sym_conv(ox_sym *g, const ox_api *api)
+static int sym_conv(ox_sym *g, const ox_api *api)
 {
     return lower_conv(g, api, 0);
 }
 
-static int at_sym_convolution(ox_sym *g, const ox_api *api)
+static int sym_convolution(ox_sym *g, const ox_api *api)
 {
     return lower_conv(g, api, api->arg_int(g, "transposed", 0) != 0);
 }
 
-static int at_sym_conv_transpose2d(ox_sym *g, const ox_api *api)
+static int sym_conv_transpose2d(ox_sym *g, const ox_api *api)
 {
     return lower_conv(g, api, 1);
 }
@@ -119,10 +119,10 @@ static const ox_param_decl p_conv_transpose2d[] = {
     OX_PARAM_INT("groups", OX_ARG_INT, 1), OX_PARAM_INTS("dilation", one)};
 
 const ox_op_decl at_ops_conv[] = {
-    OX_OP("aten::conv1d", 9, p_conv, 1, at_sym_conv),
-    OX_OP("aten::conv2d", 9, p_conv, 1, at_sym_conv),
-    OX_OP("aten::conv3d", 9, p_conv, 1, at_sym_conv),
-    OX_OP("aten::convolution", 9, p_convolution, 1, at_sym_convolution),
-    OX_OP("aten::conv_transpose2d", 9, p_conv_transpose2d, 1, at_sym_conv_transpose2d),
+    OX_OP("aten::conv1d", 9, p_conv, 1, sym_conv),
+    OX_OP("aten::conv2d", 9, p_conv, 1, sym_conv),
+    OX_OP("aten::conv3d", 9, p_conv, 1, sym_conv),
+    OX_OP("aten::convolution", 9, p_convolution, 1, sym_convolution),
+    OX_OP("aten::conv_transpose2d", 9, p_conv_transpose2d, 1, sym_conv_transpose2d),
 };
 AT_FAMILY_SIZE(at_ops_conv);

@@ -4,7 +4,7 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
-static int at_sym_embedding(ox_sym *g, const ox_api *api)
+static int sym_embedding(ox_sym *g, const ox_api *api)
 {
     ox_vid y = at_op2(g, api, "Gather", api->arg_tensor(g, "weight"),
                       api->arg_tensor(g, "indices"));
@@ -13,7 +13,7 @@ static int at_sym_embedding(ox_sym *g, const ox_api *api)
 
 /* one_hot -> OneHot(indices, depth, [0, 1]) along a new last axis, in the
  * indices' int64 (torch's result type). */
-static int at_sym_one_hot(ox_sym *g, const ox_api *api)
+static int sym_one_hot(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t n = api->arg_int(g, "num_classes", -1);
@@ -40,7 +40,7 @@ static const ox_param_decl p_one_hot[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                           OX_PARAM_INT("num_classes", OX_ARG_INT, -1)};
 
 const ox_op_decl at_ops_embedding[] = {
-    OX_OP("aten::embedding", 9, p_embedding, 1, at_sym_embedding),
-    OX_OP("aten::one_hot", 9, p_one_hot, 1, at_sym_one_hot),
+    OX_OP("aten::embedding", 9, p_embedding, 1, sym_embedding),
+    OX_OP("aten::one_hot", 9, p_one_hot, 1, sym_one_hot),
 };
 AT_FAMILY_SIZE(at_ops_embedding);

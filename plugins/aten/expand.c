@@ -4,7 +4,7 @@
 #include "oxport/plugin_util.h"
 
 /* torch's -1 keeps a dim; ONNX Expand keeps it for 1 (broadcast rule). */
-static int at_sym_expand(ox_sym *g, const ox_api *api)
+static int sym_expand(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     /* Traced sizes: the host wrote 1 for a kept (-1) dim already. */
@@ -28,7 +28,7 @@ static int at_sym_expand(ox_sym *g, const ox_api *api)
 
 /* repeat may add leading dims: unsqueeze to the repeats' rank first (size-1
  * dims in front, whatever the input's sizes are at run time). */
-static int at_sym_repeat(ox_sym *g, const ox_api *api)
+static int sym_repeat(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     const int64_t *reps = NULL;
@@ -54,7 +54,7 @@ static const ox_param_decl p_repeat[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                          AT_PARAM_OR("repeats", OX_ARG_INTS, OX_ARG_TENSOR)};
 
 const ox_op_decl at_ops_expand[] = {
-    OX_OP("aten::expand", 9, p_expand, 1, at_sym_expand),
-    OX_OP("aten::repeat", 9, p_repeat, 1, at_sym_repeat),
+    OX_OP("aten::expand", 9, p_expand, 1, sym_expand),
+    OX_OP("aten::repeat", 9, p_repeat, 1, sym_repeat),
 };
 AT_FAMILY_SIZE(at_ops_expand);

@@ -97,17 +97,17 @@ static int factory(ox_sym *g, const ox_api *api, double value)
     return oxu_set_result(g, api, 0, filled(g, api, s, rank0, value, dtype_arg(g, api, OX_FLOAT)));
 }
 
-static int at_sym_zeros(ox_sym *g, const ox_api *api)
+static int sym_zeros(ox_sym *g, const ox_api *api)
 {
     return factory(g, api, 0.0);
 }
 
-static int at_sym_ones(ox_sym *g, const ox_api *api)
+static int sym_ones(ox_sym *g, const ox_api *api)
 {
     return factory(g, api, 1.0);
 }
 
-static int at_sym_full(ox_sym *g, const ox_api *api)
+static int sym_full(ox_sym *g, const ox_api *api)
 {
     if (api->arg_kind(g, "fill_value") == OX_ARG_TENSOR)
         return api->fail(g, "argument 'fill_value' is a tensor; full is exported with a number "
@@ -124,17 +124,17 @@ static int like(ox_sym *g, const ox_api *api, double value)
     return oxu_set_result(g, api, 0, filled(g, api, at_op1(g, api, "Shape", x), 0, value, dt));
 }
 
-static int at_sym_zeros_like(ox_sym *g, const ox_api *api)
+static int sym_zeros_like(ox_sym *g, const ox_api *api)
 {
     return like(g, api, 0.0);
 }
 
-static int at_sym_ones_like(ox_sym *g, const ox_api *api)
+static int sym_ones_like(ox_sym *g, const ox_api *api)
 {
     return like(g, api, 1.0);
 }
 
-static int at_sym_full_like(ox_sym *g, const ox_api *api)
+static int sym_full_like(ox_sym *g, const ox_api *api)
 {
     if (api->arg_kind(g, "fill_value") == OX_ARG_TENSOR)
         return api->fail(g, "argument 'fill_value' is a tensor; full_like is exported with a "
@@ -158,12 +158,12 @@ static int random_like(ox_sym *g, const ox_api *api, const char *op_type)
     return oxu_set_result(g, api, 0, y);
 }
 
-static int at_sym_rand_like(ox_sym *g, const ox_api *api)
+static int sym_rand_like(ox_sym *g, const ox_api *api)
 {
     return random_like(g, api, "RandomUniformLike");
 }
 
-static int at_sym_randn_like(ox_sym *g, const ox_api *api)
+static int sym_randn_like(ox_sym *g, const ox_api *api)
 {
     return random_like(g, api, "RandomNormalLike");
 }
@@ -203,7 +203,7 @@ static int check_arange(ox_sym *g, const ox_api *api)
 /* arange with traced bounds: Range from opset 11 (in the output's type, or
  * float for types Range lacks); before 11, integer ranges as the indices of
  * NonZero over a ones tensor of the element count. */
-static int at_sym_arange(ox_sym *g, const ox_api *api)
+static int sym_arange(ox_sym *g, const ox_api *api)
 {
     ox_dtype dt = dtype_arg(g, api, OX_INT64);
     int integral = at_is_integer(dt);
@@ -263,14 +263,14 @@ static const ox_param_decl p_arange[] = {
     OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 
 const ox_op_decl at_ops_factory[] = {
-    OX_OP("aten::zeros", 9, p_factory, 1, at_sym_zeros),
-    OX_OP("aten::ones", 9, p_factory, 1, at_sym_ones),
-    OX_OP("aten::full", 9, p_full, 1, at_sym_full),
-    OX_OP("aten::zeros_like", 9, p_like, 1, at_sym_zeros_like),
-    OX_OP("aten::ones_like", 9, p_like, 1, at_sym_ones_like),
-    OX_OP("aten::full_like", 9, p_full_like, 1, at_sym_full_like),
-    OX_OP("aten::rand_like", 9, p_like, 1, at_sym_rand_like),
-    OX_OP("aten::randn_like", 9, p_like, 1, at_sym_randn_like),
-    OX_OP_EX("aten::arange", 9, p_arange, 1, at_sym_arange, 0u, check_arange),
+    OX_OP("aten::zeros", 9, p_factory, 1, sym_zeros),
+    OX_OP("aten::ones", 9, p_factory, 1, sym_ones),
+    OX_OP("aten::full", 9, p_full, 1, sym_full),
+    OX_OP("aten::zeros_like", 9, p_like, 1, sym_zeros_like),
+    OX_OP("aten::ones_like", 9, p_like, 1, sym_ones_like),
+    OX_OP("aten::full_like", 9, p_full_like, 1, sym_full_like),
+    OX_OP("aten::rand_like", 9, p_like, 1, sym_rand_like),
+    OX_OP("aten::randn_like", 9, p_like, 1, sym_randn_like),
+    OX_OP_EX("aten::arange", 9, p_arange, 1, sym_arange, 0u, check_arange),
 };
 AT_FAMILY_SIZE(at_ops_factory);

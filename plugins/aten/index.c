@@ -251,7 +251,7 @@ ox_vid ax_gather_nd(ox_sym *g, const ox_api *api, ox_vid x, const ax_plan *p)
     return at_transpose(g, api, y, p->out_perm, (size_t)p->out_rank);
 }
 
-static int at_sym_index(ox_sym *g, const ox_api *api)
+static int sym_index(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ax_plan p;
@@ -284,7 +284,7 @@ ox_vid ax_slice_bound(ox_sym *g, const ox_api *api, const char *name, int64_t df
     return api->const_ints(g, &b, 1);
 }
 
-static int at_sym_select(ox_sym *g, const ox_api *api)
+static int sym_select(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t dim, index = api->arg_int(g, "index", 0);
@@ -324,7 +324,7 @@ static int at_sym_select(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "Gather"));
 }
 
-static int at_sym_slice(ox_sym *g, const ox_api *api)
+static int sym_slice(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t dim;
@@ -388,8 +388,8 @@ static const ox_param_decl p_index[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                         OX_PARAM("indices", OX_ARG_TENSOR_LIST)};
 
 const ox_op_decl at_ops_index[] = {
-    OX_OP("aten::select", 9, p_select, 1, at_sym_select),
-    OX_OP_EX("aten::slice", 9, p_slice, 1, at_sym_slice, 0u, check_slice),
-    OX_OP_EX("aten::index", 9, p_index, 1, at_sym_index, 0u, check_index),
+    OX_OP("aten::select", 9, p_select, 1, sym_select),
+    OX_OP_EX("aten::slice", 9, p_slice, 1, sym_slice, 0u, check_slice),
+    OX_OP_EX("aten::index", 9, p_index, 1, sym_index, 0u, check_index),
 };
 AT_FAMILY_SIZE(at_ops_index);

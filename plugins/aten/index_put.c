@@ -53,19 +53,19 @@ static ox_vid broadcast_to(ox_sym *g, const ox_api *api, ox_vid v, ox_vid like)
     return shape ? at_op2(g, api, "Expand", v, shape) : 0;
 }
 
-static int at_sym_copy(ox_sym *g, const ox_api *api)
+static int sym_copy(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     return oxu_set_result(g, api, 0, broadcast_to(g, api, value_arg(g, api, "src", x), x));
 }
 
-static int at_sym_fill(ox_sym *g, const ox_api *api)
+static int sym_fill(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     return oxu_set_result(g, api, 0, broadcast_to(g, api, value_arg(g, api, "value", x), x));
 }
 
-static int at_sym_zero(ox_sym *g, const ox_api *api)
+static int sym_zero(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     return oxu_set_result(g, api, 0, broadcast_to(g, api, api->scalar_like(g, 0.0, x), x));
@@ -122,7 +122,7 @@ static int check_index_put(ox_sym *g, const ox_api *api)
     return 0;
 }
 
-static int at_sym_index_put(ox_sym *g, const ox_api *api)
+static int sym_index_put(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int accumulate = (int)api->arg_int(g, "accumulate", 0);
@@ -264,7 +264,7 @@ static int check_slice_scatter(ox_sym *g, const ox_api *api)
     return 0;
 }
 
-static int at_sym_slice_scatter(ox_sym *g, const ox_api *api)
+static int sym_slice_scatter(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int rank = api->rank(g, x);
@@ -314,11 +314,11 @@ static const ox_param_decl p_fill[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        OX_PARAM("value", OX_ARG_TENSOR_OR_SCALAR)};
 
 const ox_op_decl at_ops_index_put[] = {
-    OX_OP_EX("aten::index_put", 9, p_index_put, 1, at_sym_index_put, 0u, check_index_put),
-    OX_OP_EX("aten::slice_scatter", 9, p_slice_scatter, 1, at_sym_slice_scatter, 0u,
+    OX_OP_EX("aten::index_put", 9, p_index_put, 1, sym_index_put, 0u, check_index_put),
+    OX_OP_EX("aten::slice_scatter", 9, p_slice_scatter, 1, sym_slice_scatter, 0u,
              check_slice_scatter),
-    OX_OP("aten::copy", 9, p_copy, 1, at_sym_copy),
-    OX_OP("aten::fill", 9, p_fill, 1, at_sym_fill),
-    OX_OP("aten::zero", 9, p_self, 1, at_sym_zero),
+    OX_OP("aten::copy", 9, p_copy, 1, sym_copy),
+    OX_OP("aten::fill", 9, p_fill, 1, sym_fill),
+    OX_OP("aten::zero", 9, p_self, 1, sym_zero),
 };
 AT_FAMILY_SIZE(at_ops_index_put);

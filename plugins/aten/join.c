@@ -10,7 +10,7 @@
 /* Pieces of unequal sizes a split may make (their sizes sit on the stack). */
 #define AT_SPLIT_MAX 1024
 
-static int at_sym_cat(ox_sym *g, const ox_api *api)
+static int sym_cat(ox_sym *g, const ox_api *api)
 {
     const ox_vid *xs = NULL;
     size_t n = api->arg_tensors(g, "tensors", &xs);
@@ -26,7 +26,7 @@ static int at_sym_cat(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_concat(g, api, xs, n, dim));
 }
 
-static int at_sym_stack(ox_sym *g, const ox_api *api)
+static int sym_stack(ox_sym *g, const ox_api *api)
 {
     const ox_vid *xs = NULL;
     size_t n = api->arg_tensors(g, "tensors", &xs);
@@ -133,7 +133,7 @@ static int split_sizes(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, cons
 
 /* split(self, split_size, dim): pieces of split_size, or (the int-list
  * overload) of the listed sizes. */
-static int at_sym_split(ox_sym *g, const ox_api *api)
+static int sym_split(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t dim;
@@ -145,7 +145,7 @@ static int at_sym_split(ox_sym *g, const ox_api *api)
     return len < 0 ? 1 : split_even(g, api, x, dim, len, api->arg_int(g, "split_size", 0));
 }
 
-static int at_sym_split_with_sizes(ox_sym *g, const ox_api *api)
+static int sym_split_with_sizes(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t dim;
@@ -156,7 +156,7 @@ static int at_sym_split_with_sizes(ox_sym *g, const ox_api *api)
 
 /* chunk(self, chunks, dim): pieces of ceil(len / chunks), so possibly fewer
  * than chunks of them. */
-static int at_sym_chunk(ox_sym *g, const ox_api *api)
+static int sym_chunk(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t dim, chunks = api->arg_int(g, "chunks", 1);
@@ -171,7 +171,7 @@ static int at_sym_chunk(ox_sym *g, const ox_api *api)
 }
 
 /* unbind(self, dim): one piece per position, the dim removed. */
-static int at_sym_unbind(ox_sym *g, const ox_api *api)
+static int sym_unbind(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t dim;
@@ -201,13 +201,13 @@ static const ox_param_decl p_unbind[] = {OX_PARAM("self", OX_ARG_TENSOR),
 
 #define AS_RECORDED OX_OP_OUTPUTS_AS_RECORDED
 const ox_op_decl at_ops_join[] = {
-    OX_OP("aten::cat", 9, p_cat, 1, at_sym_cat),
-    OX_OP("aten::stack", 9, p_cat, 1, at_sym_stack),
-    OX_OP_EX("aten::split", 9, p_split, 1, at_sym_split, AS_RECORDED, NULL),
-    OX_OP_EX("aten::split_with_sizes", 9, p_split_with_sizes, 1, at_sym_split_with_sizes,
+    OX_OP("aten::cat", 9, p_cat, 1, sym_cat),
+    OX_OP("aten::stack", 9, p_cat, 1, sym_stack),
+    OX_OP_EX("aten::split", 9, p_split, 1, sym_split, AS_RECORDED, NULL),
+    OX_OP_EX("aten::split_with_sizes", 9, p_split_with_sizes, 1, sym_split_with_sizes,
              AS_RECORDED, NULL),
-    OX_OP_EX("aten::chunk", 9, p_chunk, 1, at_sym_chunk, AS_RECORDED, NULL),
-    OX_OP_EX("aten::unbind", 9, p_unbind, 1, at_sym_unbind, AS_RECORDED, NULL),
+    OX_OP_EX("aten::chunk", 9, p_chunk, 1, sym_chunk, AS_RECORDED, NULL),
+    OX_OP_EX("aten::unbind", 9, p_unbind, 1, sym_unbind, AS_RECORDED, NULL),
 };
 AT_FAMILY_SIZE(at_ops_join);
 

@@ -5,7 +5,7 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
-static int at_sym_linear(ox_sym *g, const ox_api *api)
+static int sym_linear(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
     ox_vid w = api->arg_tensor(g, "weight");
@@ -27,7 +27,7 @@ static int at_sym_linear(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
-static int at_sym_addmm(ox_sym *g, const ox_api *api)
+static int sym_addmm(ox_sym *g, const ox_api *api)
 {
     ox_vid in[3] = {api->arg_tensor(g, "mat1"), api->arg_tensor(g, "mat2"),
                     api->arg_tensor(g, "self")};
@@ -39,14 +39,14 @@ static int at_sym_addmm(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "Gemm"));
 }
 
-static int at_sym_matmul(ox_sym *g, const ox_api *api)
+static int sym_matmul(ox_sym *g, const ox_api *api)
 {
     ox_vid y = at_op2(g, api, "MatMul", api->arg_tensor(g, "self"), api->arg_tensor(g, "other"));
     return oxu_set_result(g, api, 0, y);
 }
 
 /* mm and bmm name their second operand mat2. */
-static int at_sym_mm(ox_sym *g, const ox_api *api)
+static int sym_mm(ox_sym *g, const ox_api *api)
 {
     ox_vid y = at_op2(g, api, "MatMul", api->arg_tensor(g, "self"), api->arg_tensor(g, "mat2"));
     return oxu_set_result(g, api, 0, y);
@@ -64,7 +64,7 @@ static ox_vid scaled(ox_sym *g, const ox_api *api, ox_vid v, double k)
     return at_op2(g, api, "Mul", v, c);
 }
 
-static int at_sym_baddbmm(ox_sym *g, const ox_api *api)
+static int sym_baddbmm(ox_sym *g, const ox_api *api)
 {
     ox_vid self = api->arg_tensor(g, "self");
     ox_vid prod = at_op2(g, api, "MatMul", api->arg_tensor(g, "batch1"),
@@ -90,11 +90,11 @@ static const ox_param_decl p_baddbmm[] = {
     OX_PARAM_INT("alpha", OX_ARG_SCALAR, 1)};
 
 const ox_op_decl at_ops_linear[] = {
-    OX_OP("aten::linear", 9, p_linear, 1, at_sym_linear),
-    OX_OP("aten::addmm", 9, p_addmm, 1, at_sym_addmm),
-    OX_OP("aten::matmul", 9, p_matmul, 1, at_sym_matmul),
-    OX_OP("aten::mm", 9, p_mm, 1, at_sym_mm),
-    OX_OP("aten::bmm", 9, p_mm, 1, at_sym_mm),
-    OX_OP("aten::baddbmm", 9, p_baddbmm, 1, at_sym_baddbmm),
+    OX_OP("aten::linear", 9, p_linear, 1, sym_linear),
+    OX_OP("aten::addmm", 9, p_addmm, 1, sym_addmm),
+    OX_OP("aten::matmul", 9, p_matmul, 1, sym_matmul),
+    OX_OP("aten::mm", 9, p_mm, 1, sym_mm),
+    OX_OP("aten::bmm", 9, p_mm, 1, sym_mm),
+    OX_OP("aten::baddbmm", 9, p_baddbmm, 1, sym_baddbmm),
 };
 AT_FAMILY_SIZE(at_ops_linear);

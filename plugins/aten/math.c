@@ -36,21 +36,21 @@ static int unary(ox_sym *g, const ox_api *api, const char *type)
     return oxu_set_result(g, api, 0, at_op1(g, api, type, api->arg_tensor(g, "self")));
 }
 
-static int at_sym_exp(ox_sym *g, const ox_api *api) { return unary(g, api, "Exp"); }
-static int at_sym_log(ox_sym *g, const ox_api *api) { return unary(g, api, "Log"); }
-static int at_sym_sqrt(ox_sym *g, const ox_api *api) { return unary(g, api, "Sqrt"); }
-static int at_sym_neg(ox_sym *g, const ox_api *api) { return unary(g, api, "Neg"); }
-static int at_sym_abs(ox_sym *g, const ox_api *api) { return unary(g, api, "Abs"); }
+static int sym_exp(ox_sym *g, const ox_api *api) { return unary(g, api, "Exp"); }
+static int sym_log(ox_sym *g, const ox_api *api) { return unary(g, api, "Log"); }
+static int sym_sqrt(ox_sym *g, const ox_api *api) { return unary(g, api, "Sqrt"); }
+static int sym_neg(ox_sym *g, const ox_api *api) { return unary(g, api, "Neg"); }
+static int sym_abs(ox_sym *g, const ox_api *api) { return unary(g, api, "Abs"); }
 
-static int at_sym_reciprocal(ox_sym *g, const ox_api *api) { return unary(g, api, "Reciprocal"); }
-static int at_sym_erf(ox_sym *g, const ox_api *api) { return unary(g, api, "Erf"); }
-static int at_sym_floor(ox_sym *g, const ox_api *api) { return unary(g, api, "Floor"); }
-static int at_sym_ceil(ox_sym *g, const ox_api *api) { return unary(g, api, "Ceil"); }
-static int at_sym_sin(ox_sym *g, const ox_api *api) { return unary(g, api, "Sin"); }
-static int at_sym_cos(ox_sym *g, const ox_api *api) { return unary(g, api, "Cos"); }
-static int at_sym_sign(ox_sym *g, const ox_api *api) { return unary(g, api, "Sign"); }
+static int sym_reciprocal(ox_sym *g, const ox_api *api) { return unary(g, api, "Reciprocal"); }
+static int sym_erf(ox_sym *g, const ox_api *api) { return unary(g, api, "Erf"); }
+static int sym_floor(ox_sym *g, const ox_api *api) { return unary(g, api, "Floor"); }
+static int sym_ceil(ox_sym *g, const ox_api *api) { return unary(g, api, "Ceil"); }
+static int sym_sin(ox_sym *g, const ox_api *api) { return unary(g, api, "Sin"); }
+static int sym_cos(ox_sym *g, const ox_api *api) { return unary(g, api, "Cos"); }
+static int sym_sign(ox_sym *g, const ox_api *api) { return unary(g, api, "Sign"); }
 
-static int at_sym_rsqrt(ox_sym *g, const ox_api *api)
+static int sym_rsqrt(ox_sym *g, const ox_api *api)
 {
     return oxu_set_result(g, api, 0,
                 at_op1(g, api, "Reciprocal", at_op1(g, api, "Sqrt", api->arg_tensor(g, "self"))));
@@ -70,7 +70,7 @@ static ox_vid where(ox_sym *g, const ox_api *api, ox_vid cond, ox_vid a, ox_vid 
     return at_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
 }
 
-static int at_sym_pow(ox_sym *g, const ox_api *api)
+static int sym_pow(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ox_vid e = at_operand(g, api, "exponent", x);
@@ -92,12 +92,12 @@ static int min_max(ox_sym *g, const ox_api *api, const char *type, const char *p
     return oxu_set_result(g, api, 0, where(g, api, at_op2(g, api, pick, x, y), x, y));
 }
 
-static int at_sym_maximum(ox_sym *g, const ox_api *api)
+static int sym_maximum(ox_sym *g, const ox_api *api)
 {
     return min_max(g, api, "Max", "Greater");
 }
 
-static int at_sym_minimum(ox_sym *g, const ox_api *api)
+static int sym_minimum(ox_sym *g, const ox_api *api)
 {
     return min_max(g, api, "Min", "Less");
 }
@@ -119,7 +119,7 @@ static int clamp_integers(ox_sym *g, const ox_api *api, ox_vid x)
 }
 
 /* clamp before opset 11: Clip's bounds are attributes (absent = unbounded). */
-static int at_sym_clamp_9(ox_sym *g, const ox_api *api)
+static int sym_clamp_9(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     if (integers_need_lowering(g, api, x))
@@ -133,7 +133,7 @@ static int at_sym_clamp_9(ox_sym *g, const ox_api *api)
 }
 
 /* From opset 11 the bounds are optional inputs typed like x. */
-static int at_sym_clamp_11(ox_sym *g, const ox_api *api)
+static int sym_clamp_11(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     if (integers_need_lowering(g, api, x))
@@ -148,7 +148,7 @@ static int at_sym_clamp_11(ox_sym *g, const ox_api *api)
 
 /* Tensor.to(dtype), .float(), .long() ... -> Cast; dtype is required (the
  * host records x.to(other) and x.to(device) as a dtype or nothing). */
-static int at_sym_to(ox_sym *g, const ox_api *api)
+static int sym_to(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     return oxu_set_result(g, api, 0, at_cast(g, api, x, (ox_dtype)api->arg_int(g, "dtype", OX_FLOAT)));
@@ -165,24 +165,24 @@ static const ox_param_decl p_clamp[] = {OX_PARAM("self", OX_ARG_TENSOR),
 static const ox_param_decl p_to[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dtype", OX_ARG_DTYPE)};
 
 const ox_op_decl at_ops_math[] = {
-    OX_OP("aten::exp", 9, p_self, 1, at_sym_exp),
-    OX_OP("aten::log", 9, p_self, 1, at_sym_log),
-    OX_OP("aten::sqrt", 9, p_self, 1, at_sym_sqrt),
-    OX_OP("aten::rsqrt", 9, p_self, 1, at_sym_rsqrt),
-    OX_OP("aten::reciprocal", 9, p_self, 1, at_sym_reciprocal),
-    OX_OP("aten::erf", 9, p_self, 1, at_sym_erf),
-    OX_OP("aten::floor", 9, p_self, 1, at_sym_floor),
-    OX_OP("aten::ceil", 9, p_self, 1, at_sym_ceil),
-    OX_OP("aten::sin", 9, p_self, 1, at_sym_sin),
-    OX_OP("aten::cos", 9, p_self, 1, at_sym_cos),
-    OX_OP("aten::sign", 9, p_self, 1, at_sym_sign),
-    OX_OP("aten::neg", 9, p_self, 1, at_sym_neg),
-    OX_OP("aten::abs", 9, p_self, 1, at_sym_abs),
-    OX_OP("aten::pow", 9, p_pow, 1, at_sym_pow),
-    OX_OP("aten::maximum", 9, p_other, 1, at_sym_maximum),
-    OX_OP("aten::minimum", 9, p_other, 1, at_sym_minimum),
-    OX_OP("aten::clamp", 9, p_clamp, 1, at_sym_clamp_9),
-    OX_OP("aten::clamp", 11, p_clamp, 1, at_sym_clamp_11),
-    OX_OP("aten::to", 9, p_to, 1, at_sym_to),
+    OX_OP("aten::exp", 9, p_self, 1, sym_exp),
+    OX_OP("aten::log", 9, p_self, 1, sym_log),
+    OX_OP("aten::sqrt", 9, p_self, 1, sym_sqrt),
+    OX_OP("aten::rsqrt", 9, p_self, 1, sym_rsqrt),
+    OX_OP("aten::reciprocal", 9, p_self, 1, sym_reciprocal),
+    OX_OP("aten::erf", 9, p_self, 1, sym_erf),
+    OX_OP("aten::floor", 9, p_self, 1, sym_floor),
+    OX_OP("aten::ceil", 9, p_self, 1, sym_ceil),
+    OX_OP("aten::sin", 9, p_self, 1, sym_sin),
+    OX_OP("aten::cos", 9, p_self, 1, sym_cos),
+    OX_OP("aten::sign", 9, p_self, 1, sym_sign),
+    OX_OP("aten::neg", 9, p_self, 1, sym_neg),
+    OX_OP("aten::abs", 9, p_self, 1, sym_abs),
+    OX_OP("aten::pow", 9, p_pow, 1, sym_pow),
+    OX_OP("aten::maximum", 9, p_other, 1, sym_maximum),
+    OX_OP("aten::minimum", 9, p_other, 1, sym_minimum),
+    OX_OP("aten::clamp", 9, p_clamp, 1, sym_clamp_9),
+    OX_OP("aten::clamp", 11, p_clamp, 1, sym_clamp_11),
+    OX_OP("aten::to", 9, p_to, 1, sym_to),
 };
 AT_FAMILY_SIZE(at_ops_math);

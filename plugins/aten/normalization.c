@@ -36,7 +36,7 @@ static ox_vid filled(ox_sym *g, const ox_api *api, ox_dtype dt, int64_t c, doubl
     return out;
 }
 
-static int at_sym_batch_norm(ox_sym *g, const ox_api *api)
+static int sym_batch_norm(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
     ox_vid scale = api->arg_tensor(g, "weight");
@@ -131,7 +131,7 @@ static int layer_norm_axes(ox_sym *g, const ox_api *api, ox_vid x, int64_t *axes
     return 0;
 }
 
-static int at_sym_layer_norm_9(ox_sym *g, const ox_api *api)
+static int sym_layer_norm_9(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
     int64_t axes[AT_MAX_RANK];
@@ -143,7 +143,7 @@ static int at_sym_layer_norm_9(ox_sym *g, const ox_api *api)
 }
 
 /* Opset 17's LayerNormalization needs a scale; torch's weight may be None. */
-static int at_sym_layer_norm_17(ox_sym *g, const ox_api *api)
+static int sym_layer_norm_17(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
     int64_t axes[AT_MAX_RANK];
@@ -152,7 +152,7 @@ static int at_sym_layer_norm_17(ox_sym *g, const ox_api *api)
         return 1;
     ox_vid w = api->arg_tensor(g, "weight"), b = api->arg_tensor(g, "bias");
     if (!w)
-        return at_sym_layer_norm_9(g, api);
+        return sym_layer_norm_9(g, api);
     ox_vid in[3] = {x, w, b};
     ox_onode *ln = api->op(g, "LayerNormalization", b ? 3 : 2, in, 1);
     if (ln) {
@@ -176,7 +176,7 @@ static ox_vid channel_param(ox_sym *g, const ox_api *api, ox_vid p, int rank)
 
 /* group_norm: [N, C, *] -> [N, G, C/G * prod(*)], standardize the last axis,
  * back to the input's shape, then the per-channel affine. */
-static int at_sym_group_norm(ox_sym *g, const ox_api *api)
+static int sym_group_norm(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
     int rank = api->rank(g, x);
@@ -204,7 +204,7 @@ static int at_sym_group_norm(ox_sym *g, const ox_api *api)
 /* instance_norm with the input's own statistics (use_input_stats, the
  * default of InstanceNorm*d): InstanceNormalization, whose scale and bias are
  * required, so absent ones become ones/zeros of the channel count. */
-static int at_sym_instance_norm(ox_sym *g, const ox_api *api)
+static int sym_instance_norm(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
     int rank = api->rank(g, x);
@@ -268,10 +268,10 @@ static const ox_param_decl p_instance_norm[] = {
     OX_PARAM_BOOL("cudnn_enabled", 1)};
 
 const ox_op_decl at_ops_normalization[] = {
-    OX_OP("aten::batch_norm", 9, p_batch_norm, 1, at_sym_batch_norm),
-    OX_OP("aten::layer_norm", 9, p_layer_norm, 1, at_sym_layer_norm_9),
-    OX_OP("aten::layer_norm", 17, p_layer_norm, 1, at_sym_layer_norm_17),
-    OX_OP("aten::group_norm", 9, p_group_norm, 1, at_sym_group_norm),
-    OX_OP("aten::instance_norm", 9, p_instance_norm, 1, at_sym_instance_norm),
+    OX_OP("aten::batch_norm", 9, p_batch_norm, 1, sym_batch_norm),
+    OX_OP("aten::layer_norm", 9, p_layer_norm, 1, sym_layer_norm_9),
+    OX_OP("aten::layer_norm", 17, p_layer_norm, 1, sym_layer_norm_17),
+    OX_OP("aten::group_norm", 9, p_group_norm, 1, sym_group_norm),
+    OX_OP("aten::instance_norm", 9, p_instance_norm, 1, sym_instance_norm),
 };
 AT_FAMILY_SIZE(at_ops_normalization);

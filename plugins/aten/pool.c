@@ -38,7 +38,7 @@ static int read_pool(ox_sym *g, const ox_api *api, int with_dilation, pool_args 
 /* One form at every opset: what MaxPool lacks before opset 10 (ceil_mode,
  * dilations) is a limitation in opset_9.yaml, so the pre-scan refuses such a
  * node before this runs. */
-static int at_sym_max_pool2d(ox_sym *g, const ox_api *api)
+static int sym_max_pool2d(ox_sym *g, const ox_api *api)
 {
     pool_args p;
     if (read_pool(g, api, 1, &p))
@@ -59,7 +59,7 @@ static int at_sym_max_pool2d(ox_sym *g, const ox_api *api)
 }
 
 /* Likewise AveragePool's ceil_mode (opset 10) and divisor_override (no opset). */
-static int at_sym_avg_pool2d(ox_sym *g, const ox_api *api)
+static int sym_avg_pool2d(ox_sym *g, const ox_api *api)
 {
     pool_args p;
     if (read_pool(g, api, 0, &p))
@@ -77,7 +77,7 @@ static int at_sym_avg_pool2d(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "AveragePool"));
 }
 
-static int at_sym_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
+static int sym_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t out[2];
@@ -124,8 +124,8 @@ static const ox_param_decl p_adaptive_avg_pool2d[] = {OX_PARAM("self", OX_ARG_TE
                                                       OX_PARAM("output_size", OX_ARG_INTS)};
 
 const ox_op_decl at_ops_pool[] = {
-    OX_OP("aten::max_pool2d", 9, p_max_pool2d, 1, at_sym_max_pool2d),
-    OX_OP("aten::avg_pool2d", 9, p_avg_pool2d, 1, at_sym_avg_pool2d),
-    OX_OP("aten::adaptive_avg_pool2d", 9, p_adaptive_avg_pool2d, 1, at_sym_adaptive_avg_pool2d),
+    OX_OP("aten::max_pool2d", 9, p_max_pool2d, 1, sym_max_pool2d),
+    OX_OP("aten::avg_pool2d", 9, p_avg_pool2d, 1, sym_avg_pool2d),
+    OX_OP("aten::adaptive_avg_pool2d", 9, p_adaptive_avg_pool2d, 1, sym_adaptive_avg_pool2d),
 };
 AT_FAMILY_SIZE(at_ops_pool);

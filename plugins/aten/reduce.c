@@ -49,11 +49,11 @@ static int reduce(ox_sym *g, const ox_api *api, const char *type, int axes_input
     return oxu_set_result(g, api, 0, at_out(g, api, r, type));
 }
 
-static int at_sym_mean(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceMean", 0); }
-static int at_sym_sum_9(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceSum", 0); }
-static int at_sym_sum_13(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceSum", 1); }
-static int at_sym_amax(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceMax", 0); }
-static int at_sym_amin(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceMin", 0); }
+static int sym_mean(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceMean", 0); }
+static int sym_sum_9(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceSum", 0); }
+static int sym_sum_13(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceSum", 1); }
+static int sym_amax(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceMax", 0); }
+static int sym_amin(ox_sym *g, const ox_api *api) { return reduce(g, api, "ReduceMin", 0); }
 
 /* dim None: the index into the flattened tensor. */
 static int arg_reduce(ox_sym *g, const ox_api *api, const char *type)
@@ -79,11 +79,11 @@ static int arg_reduce(ox_sym *g, const ox_api *api, const char *type)
     return oxu_set_result(g, api, 0, at_out(g, api, r, type));
 }
 
-static int at_sym_argmax(ox_sym *g, const ox_api *api) { return arg_reduce(g, api, "ArgMax"); }
-static int at_sym_argmin(ox_sym *g, const ox_api *api) { return arg_reduce(g, api, "ArgMin"); }
+static int sym_argmax(ox_sym *g, const ox_api *api) { return arg_reduce(g, api, "ArgMax"); }
+static int sym_argmin(ox_sym *g, const ox_api *api) { return arg_reduce(g, api, "ArgMin"); }
 
 /* CumSum exists from opset 11; its axis is a rank-0 input. */
-static int at_sym_cumsum(ox_sym *g, const ox_api *api)
+static int sym_cumsum(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axis;
@@ -100,7 +100,7 @@ static int at_sym_cumsum(ox_sym *g, const ox_api *api)
 
 /* topk: k is an attribute at opset 9, an input from 10; largest/sorted
  * attributes exist from 11 (the YAML limits largest=False below). */
-static int at_sym_topk(ox_sym *g, const ox_api *api)
+static int sym_topk(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axis, k = api->arg_int(g, "k", 1);
@@ -145,14 +145,14 @@ static const ox_param_decl p_topk[] = {
     OX_PARAM_BOOL("largest", 1), OX_PARAM_BOOL("sorted", 1)};
 
 const ox_op_decl at_ops_reduce[] = {
-    OX_OP("aten::mean", 9, p_mean_sum, 1, at_sym_mean),
-    OX_OP("aten::sum", 9, p_mean_sum, 1, at_sym_sum_9),
-    OX_OP("aten::sum", 13, p_mean_sum, 1, at_sym_sum_13),
-    OX_OP("aten::amax", 9, p_amax, 1, at_sym_amax),
-    OX_OP("aten::amin", 9, p_amax, 1, at_sym_amin),
-    OX_OP("aten::argmax", 9, p_argmax, 1, at_sym_argmax),
-    OX_OP("aten::argmin", 9, p_argmax, 1, at_sym_argmin),
-    OX_OP("aten::cumsum", 11, p_cumsum, 1, at_sym_cumsum),
-    OX_OP("aten::topk", 9, p_topk, 2, at_sym_topk),
+    OX_OP("aten::mean", 9, p_mean_sum, 1, sym_mean),
+    OX_OP("aten::sum", 9, p_mean_sum, 1, sym_sum_9),
+    OX_OP("aten::sum", 13, p_mean_sum, 1, sym_sum_13),
+    OX_OP("aten::amax", 9, p_amax, 1, sym_amax),
+    OX_OP("aten::amin", 9, p_amax, 1, sym_amin),
+    OX_OP("aten::argmax", 9, p_argmax, 1, sym_argmax),
+    OX_OP("aten::argmin", 9, p_argmax, 1, sym_argmin),
+    OX_OP("aten::cumsum", 11, p_cumsum, 1, sym_cumsum),
+    OX_OP("aten::topk", 9, p_topk, 2, sym_topk),
 };
 AT_FAMILY_SIZE(at_ops_reduce);

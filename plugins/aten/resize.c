@@ -131,7 +131,7 @@ static int check_upsample(ox_sym *g, const ox_api *api)
     return 0;
 }
 
-static int at_sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
+static int sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t hw[2];
@@ -154,7 +154,7 @@ static int at_sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
-static int at_sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
+static int sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t hw[2];
@@ -166,7 +166,7 @@ static int at_sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
 }
 
 /* pixel_shuffle from opset 11: DepthToSpace's CRD mode is torch's order. */
-static int at_sym_pixel_shuffle_11(ox_sym *g, const ox_api *api)
+static int sym_pixel_shuffle_11(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t r = api->arg_int(g, "upscale_factor", 1);
@@ -183,7 +183,7 @@ static int at_sym_pixel_shuffle_11(ox_sym *g, const ox_api *api)
 
 /* Before opset 11 DepthToSpace only has DCR order: spell CRD out as
  * [N, C, r, r, H, W] -> permute(0, 1, 4, 2, 5, 3) -> [N, C, H*r, W*r]. */
-static int at_sym_pixel_shuffle_9(ox_sym *g, const ox_api *api)
+static int sym_pixel_shuffle_9(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t r = api->arg_int(g, "upscale_factor", 1);
@@ -218,10 +218,10 @@ static const ox_param_decl p_pixel_shuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                                 OX_PARAM("upscale_factor", OX_ARG_INT)};
 
 const ox_op_decl at_ops_resize[] = {
-    OX_OP_EX("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, at_sym_upsample_nearest2d, 0u,
+    OX_OP_EX("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, sym_upsample_nearest2d, 0u,
              check_upsample),
-    OX_OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, at_sym_upsample_bilinear2d),
-    OX_OP("aten::pixel_shuffle", 9, p_pixel_shuffle, 1, at_sym_pixel_shuffle_9),
-    OX_OP("aten::pixel_shuffle", 11, p_pixel_shuffle, 1, at_sym_pixel_shuffle_11),
+    OX_OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, sym_upsample_bilinear2d),
+    OX_OP("aten::pixel_shuffle", 9, p_pixel_shuffle, 1, sym_pixel_shuffle_9),
+    OX_OP("aten::pixel_shuffle", 11, p_pixel_shuffle, 1, sym_pixel_shuffle_11),
 };
 AT_FAMILY_SIZE(at_ops_resize);

@@ -201,22 +201,22 @@ out:
     return rc;
 }
 
-static int at_sym_lstm(ox_sym *g, const ox_api *api)
+static int sym_lstm(ox_sym *g, const ox_api *api)
 {
     return lower_rnn(g, api, RNN_LSTM);
 }
 
-static int at_sym_gru(ox_sym *g, const ox_api *api)
+static int sym_gru(ox_sym *g, const ox_api *api)
 {
     return lower_rnn(g, api, RNN_GRU);
 }
 
-static int at_sym_rnn_tanh(ox_sym *g, const ox_api *api)
+static int sym_rnn_tanh(ox_sym *g, const ox_api *api)
 {
     return lower_rnn(g, api, RNN_TANH);
 }
 
-static int at_sym_rnn_relu(ox_sym *g, const ox_api *api)
+static int sym_rnn_relu(ox_sym *g, const ox_api *api)
 {
     return lower_rnn(g, api, RNN_RELU);
 }
@@ -236,9 +236,9 @@ static const ox_param_decl p_rnn[] = {
     OX_PARAM("batch_first", OX_ARG_BOOL)};
 
 const ox_op_decl at_ops_rnn[] = {
-    OX_OP_EX("aten::lstm", 9, p_lstm, 3, at_sym_lstm, 0u, check_rnn),
-    OX_OP_EX("aten::gru", 9, p_rnn, 2, at_sym_gru, 0u, check_rnn),
-    OX_OP_EX("aten::rnn_tanh", 9, p_rnn, 2, at_sym_rnn_tanh, 0u, check_rnn),
-    OX_OP_EX("aten::rnn_relu", 9, p_rnn, 2, at_sym_rnn_relu, 0u, check_rnn),
+    OX_OP_EX("aten::lstm", 9, p_lstm, 3, sym_lstm, 0u, check_rnn),
+    OX_OP_EX("aten::gru", 9, p_rnn, 2, sym_gru, 0u, check_rnn),
+    OX_OP_EX("aten::rnn_tanh", 9, p_rnn, 2, sym_rnn_tanh, 0u, check_rnn),
+    OX_OP_EX("aten::rnn_relu", 9, p_rnn, 2, sym_rnn_relu, 0u, check_rnn),
 };
 AT_FAMILY_SIZE(at_ops_rnn);

@@ -8,7 +8,7 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
-static int at_sym_roll(ox_sym *g, const ox_api *api)
+static int sym_roll(ox_sym *g, const ox_api *api)
 {
     ox_vid self = api->arg_tensor(g, "self"), x = self;
     const int64_t *shifts = NULL, *dims = NULL;
@@ -47,6 +47,6 @@ static const ox_param_decl p_roll[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM
                                        OX_PARAM_EMPTY_INTS("dims")};
 
 const ox_op_decl at_ops_roll[] = {
-    OX_OP("aten::roll", 9, p_roll, 1, at_sym_roll),
+    OX_OP("aten::roll", 9, p_roll, 1, sym_roll),
 };
 AT_FAMILY_SIZE(at_ops_roll);

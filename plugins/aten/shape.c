@@ -6,7 +6,7 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
-static int at_sym_flatten(ox_sym *g, const ox_api *api)
+static int sym_flatten(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int rank = api->rank(g, x);
@@ -64,17 +64,17 @@ static int reshape_to(ox_sym *g, const ox_api *api, const char *arg)
     return oxu_set_result(g, api, 0, at_reshape(g, api, api->arg_tensor(g, "self"), shape, n));
 }
 
-static int at_sym_view(ox_sym *g, const ox_api *api)
+static int sym_view(ox_sym *g, const ox_api *api)
 {
     return reshape_to(g, api, "size");
 }
 
-static int at_sym_reshape(ox_sym *g, const ox_api *api)
+static int sym_reshape(ox_sym *g, const ox_api *api)
 {
     return reshape_to(g, api, "shape");
 }
 
-static int at_sym_t(ox_sym *g, const ox_api *api)
+static int sym_t(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int rank = api->rank(g, x);
@@ -84,7 +84,7 @@ static int at_sym_t(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_transpose(g, api, x, perm, 2));
 }
 
-static int at_sym_transpose(ox_sym *g, const ox_api *api)
+static int sym_transpose(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int rank = api->rank(g, x);
@@ -105,7 +105,7 @@ static int at_sym_transpose(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_transpose(g, api, x, perm, (size_t)rank));
 }
 
-static int at_sym_permute(ox_sym *g, const ox_api *api)
+static int sym_permute(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     const int64_t *dims = NULL;
@@ -122,12 +122,12 @@ static int at_sym_permute(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_transpose(g, api, x, perm, n));
 }
 
-static int at_sym_contiguous(ox_sym *g, const ox_api *api)
+static int sym_contiguous(ox_sym *g, const ox_api *api)
 {
     return oxu_set_result(g, api, 0, at_op1(g, api, "Identity", api->arg_tensor(g, "self")));
 }
 
-static int at_sym_unsqueeze(ox_sym *g, const ox_api *api)
+static int sym_unsqueeze(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int rank = api->rank(g, x);
@@ -137,7 +137,7 @@ static int at_sym_unsqueeze(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_unsqueeze(g, api, x, dim));
 }
 
-static int at_sym_squeeze(ox_sym *g, const ox_api *api)
+static int sym_squeeze(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     if (api->arg_kind(g, "dim") == OX_ARG_NONE)
@@ -169,14 +169,14 @@ static const ox_param_decl p_squeeze[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                           OX_PARAM_NULL("dim", OX_ARG_INT)};
 
 const ox_op_decl at_ops_shape[] = {
-    OX_OP("aten::flatten", 9, p_flatten, 1, at_sym_flatten),
-    OX_OP("aten::view", 9, p_view, 1, at_sym_view),
-    OX_OP("aten::reshape", 9, p_reshape, 1, at_sym_reshape),
-    OX_OP("aten::t", 9, p_self, 1, at_sym_t),
-    OX_OP("aten::transpose", 9, p_transpose, 1, at_sym_transpose),
-    OX_OP("aten::permute", 9, p_permute, 1, at_sym_permute),
-    OX_OP("aten::contiguous", 9, p_self, 1, at_sym_contiguous),
-    OX_OP("aten::unsqueeze", 9, p_unsqueeze, 1, at_sym_unsqueeze),
-    OX_OP("aten::squeeze", 9, p_squeeze, 1, at_sym_squeeze),
+    OX_OP("aten::flatten", 9, p_flatten, 1, sym_flatten),
+    OX_OP("aten::view", 9, p_view, 1, sym_view),
+    OX_OP("aten::reshape", 9, p_reshape, 1, sym_reshape),
+    OX_OP("aten::t", 9, p_self, 1, sym_t),
+    OX_OP("aten::transpose", 9, p_transpose, 1, sym_transpose),
+    OX_OP("aten::permute", 9, p_permute, 1, sym_permute),
+    OX_OP("aten::contiguous", 9, p_self, 1, sym_contiguous),
+    OX_OP("aten::unsqueeze", 9, p_unsqueeze, 1, sym_unsqueeze),
+    OX_OP("aten::squeeze", 9, p_squeeze, 1, sym_squeeze),
 };
 AT_FAMILY_SIZE(at_ops_shape);

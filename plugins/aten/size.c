@@ -4,7 +4,7 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
-static int at_sym_size(ox_sym *g, const ox_api *api)
+static int sym_size(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t dim;
@@ -23,7 +23,7 @@ static int at_sym_size(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "Gather"));
 }
 
-static int at_sym_numel(ox_sym *g, const ox_api *api)
+static int sym_numel(ox_sym *g, const ox_api *api)
 {
     return oxu_set_result(g, api, 0, at_op1(g, api, "Size", api->arg_tensor(g, "self")));
 }
@@ -32,7 +32,7 @@ static const ox_param_decl p_size[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM
 static const ox_param_decl p_self[] = {OX_PARAM("self", OX_ARG_TENSOR)};
 
 const ox_op_decl at_ops_size[] = {
-    OX_OP("aten::size", 9, p_size, 1, at_sym_size),
-    OX_OP("aten::numel", 9, p_self, 1, at_sym_numel),
+    OX_OP("aten::size", 9, p_size, 1, sym_size),
+    OX_OP("aten::numel", 9, p_self, 1, sym_numel),
 };
 AT_FAMILY_SIZE(at_ops_size);

@@ -53,12 +53,12 @@ static int triangle(ox_sym *g, const ox_api *api, int upper)
     return oxu_set_result(g, api, 0, y);
 }
 
-static int at_sym_triu(ox_sym *g, const ox_api *api)
+static int sym_triu(ox_sym *g, const ox_api *api)
 {
     return triangle(g, api, 1);
 }
 
-static int at_sym_tril(ox_sym *g, const ox_api *api)
+static int sym_tril(ox_sym *g, const ox_api *api)
 {
     return triangle(g, api, 0);
 }
@@ -68,7 +68,7 @@ static const ox_param_decl p_triangle[] = {OX_PARAM("self", OX_ARG_TENSOR),
 
 /* From opset 11: Range, which builds the mask, is new there. */
 const ox_op_decl at_ops_triangle[] = {
-    OX_OP("aten::triu", 11, p_triangle, 1, at_sym_triu),
-    OX_OP("aten::tril", 11, p_triangle, 1, at_sym_tril),
+    OX_OP("aten::triu", 11, p_triangle, 1, sym_triu),
+    OX_OP("aten::tril", 11, p_triangle, 1, sym_tril),
 };
 AT_FAMILY_SIZE(at_ops_triangle);
