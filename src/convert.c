@@ -729,32 +729,13 @@ static ox_status materialize_constants(conv *c)
         if (x->kind != OX_VAL_CONST || (!x->n_uses && !x->is_output))
             continue;
         if (x->tensor.nbytes > OX_CONVERT_CONSTANT_NODE_MAX) {
-            x->kind = OX_VAL_PARAM;
-            if (ox_graph_add_param(g, v) != 0)
+            if (ox_value_become_param(g, v) != 0)
                 return oom(c);
             continue;
         }
-        ox_node *n = ox_graph_add_node(g, "onnx::Constant", 0, NULL, 0);
-        ox_vid *outs = ox_arena_alloc(&g->arena, sizeof(*outs));
-        ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
-        ox_attr *a = n ? ox_node_add_attr(g, n, "value", OX_ATTR_TENSOR) : NULL;
-        if (!n || !outs || !t || !a)
+        ox_node *n = ox_value_become_constant_node(g, v);
+        if (!n || !(n->scope = scope_copy(c, c->traced->name)))
             return oom(c);
-        n->scope = scope_copy(c, c->traced->name);
-        if (!n->scope)
-            return oom(c);
-        t->dtype = x->type.dtype;
-        t->rank = x->type.rank > 0 ? (uint32_t)x->type.rank : 0;
-        t->dims = x->type.dims;
-        t->data = x->tensor;
-        a->u.t = t;
-        outs[0] = v;
-        n->outputs = outs;
-        n->n_outputs = 1;
-        x->kind = OX_VAL_NODE;
-        x->producer = n;
-        x->producer_index = 0;
-        memset(&x->tensor, 0, sizeof x->tensor);
     }
     return OX_OK;
 }

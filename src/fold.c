@@ -46,9 +46,7 @@ static int become_constant(ox_graph *g, ox_node *n, ox_dtype dtype, uint32_t ran
     ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
     int64_t *d = rank ? ox_arena_memdup(&g->arena, dims, rank * sizeof(int64_t)) : NULL;
     void *bytes = nbytes ? ox_arena_memdup(&g->arena, data, nbytes) : ox_arena_alloc(&g->arena, 1);
-    char *kind = ox_arena_strdup(&g->arena, "onnx::Constant");
-    ox_attr *a = ox_arena_alloc(&g->arena, sizeof(*a));
-    if (!t || (rank && !d) || !bytes || !kind || !a)
+    if (!t || (rank && !d) || !bytes)
         return -1;
     t->dtype = dtype;
     t->rank = rank;
@@ -56,22 +54,7 @@ static int become_constant(ox_graph *g, ox_node *n, ox_dtype dtype, uint32_t ran
     t->data.data = bytes;
     t->data.nbytes = nbytes;
     t->data.owned = true;
-    a->name = "value";
-    a->kind = OX_ATTR_TENSOR;
-    a->u.t = t;
-    for (uint32_t i = 0; i < n->n_inputs; i++) {
-        ox_value *in = ox_graph_value(g, n->inputs[i]);
-        if (in && in->n_uses)
-            in->n_uses--;
-    }
-    n->n_inputs = 0;
-    n->kind = kind;
-    n->domain = "";
-    n->op_type = kind + 6;
-    n->attrs = a;
-    n->n_attrs = 1;
-    ox_value *out = ox_graph_value(g, n->outputs[0]);
-    return ox_value_set_type(g, out, dtype, (int32_t)rank, dims);
+    return ox_node_become_constant(g, n, t);
 }
 
 static int64_t norm_axis(int64_t axis, int64_t rank)

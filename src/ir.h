@@ -216,6 +216,34 @@ void ox_graph_append_node(ox_graph *g, ox_node *n);
 /* Rewire every use of `from` to `to` (node inputs, traced args, graph outputs).
  * O(nodes): fine for a one-off rewrite; passes rewrite many values in one sweep. */
 void ox_graph_replace_uses(ox_graph *g, ox_vid from, ox_vid to);
+/* The named operations below are the only code that writes the IR's
+ * invariants (producer links, use counts, value and node kinds); every
+ * stage goes through them.
+ *
+ * Point input slot i of n at `to`, moving one use from the old value. */
+void ox_node_redirect_input(ox_graph *g, ox_node *n, uint32_t i, ox_vid to);
+/* Give n (created with no outputs) the existing values `outs` as its
+ * outputs (0 = an absent optional output; outs NULL = all absent, to be set
+ * one by one): each becomes OX_VAL_NODE, produced by n at its index.
+ * -1 out of memory. */
+int ox_node_set_outputs(ox_graph *g, ox_node *n, uint32_t n_outputs, const ox_vid *outs);
+/* Make existing value v output i of n (i < n->n_outputs). */
+void ox_node_set_output(ox_graph *g, ox_node *n, uint32_t i, ox_vid v);
+/* Set a node's domain and op type as given (kind becomes "domain::op",
+ * "onnx::op" for the default domain), for names that would not survive
+ * splitting a "::" kind.  -1 out of memory. */
+int ox_node_set_kind(ox_graph *g, ox_node *n, const char *domain, const char *op_type);
+/* Turn n into an onnx::Constant holding `t` (in the graph's arena): its
+ * inputs lose their uses, its attributes are replaced, output 0 takes t's
+ * type.  -1 out of memory. */
+int ox_node_become_constant(ox_graph *g, ox_node *n, ox_attr_tensor *t);
+/* A forward-created constant (OX_VAL_CONST) becomes a parameter: written as
+ * an initializer.  -1 out of memory. */
+int ox_value_become_param(ox_graph *g, ox_vid v);
+/* A forward-created constant becomes the output of a new onnx::Constant
+ * node holding its bytes (the node is returned, NULL out of memory). */
+ox_node *ox_value_become_constant_node(ox_graph *g, ox_vid v);
+
 int ox_graph_add_input(ox_graph *g, ox_vid v);
 int ox_graph_add_param(ox_graph *g, ox_vid v);
 int ox_graph_add_output(ox_graph *g, ox_vid v);

@@ -1004,23 +1004,22 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
             goto nomem;
         }
         /* set explicitly: a domain or op holding "::" would split wrongly */
-        n->domain = adup(g, domain);
-        n->op_type = adup(g, op);
+        if (ox_node_set_kind(g, n, domain, op) != 0) {
+            goto nomem;
+        }
         n->name = np->name && np->name[0] ? adup(g, np->name) : NULL;
         if (np->doc_string && np->doc_string[0]) {
             n->doc = adup(g, np->doc_string);
             n->scope = n->doc;
         }
-        if (!n->domain || !n->op_type || (np->name && np->name[0] && !n->name) ||
+        if ((np->name && np->name[0] && !n->name) ||
             (np->doc_string && np->doc_string[0] && !n->doc)) {
             goto nomem;
         }
         if (np->n_output) {
-            n->outputs = ox_arena_alloc(&g->arena, np->n_output * sizeof(ox_vid));
-            if (!n->outputs) {
+            if (ox_node_set_outputs(g, n, (uint32_t)np->n_output, NULL) != 0) {
                 goto nomem;
             }
-            n->n_outputs = (uint32_t)np->n_output;
             for (size_t i = 0; i < np->n_output; i++) {
                 const char *nm = nz(np->output[i]);
                 if (!nm[0])
@@ -1033,9 +1032,7 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
                         goto nomem;
                     }
                 }
-                v->producer = n;
-                v->producer_index = (uint32_t)i;
-                n->outputs[i] = v->id;
+                ox_node_set_output(g, n, (uint32_t)i, v->id);
             }
         }
         if (np->n_attribute) {

@@ -146,10 +146,7 @@ ox_status ox_pass_remove_identity(ox_context *ctx, ox_graph *g)
             ox_vid v = n->inputs[i];
             if (!v || !remap[v])
                 continue;
-            ox_vid to = resolve(remap, v);
-            n->inputs[i] = to;
-            g->values[v]->n_uses--;
-            g->values[to]->n_uses++;
+            ox_node_redirect_input(g, n, i, resolve(remap, v));
         }
     }
     for (size_t i = 0; i < n_dead; i++)
