@@ -1,7 +1,8 @@
 /*
- * Traced graph -> ONNX graph.  Everything the user must fix is found before
- * any symbolic runs (pre-scan), and reported at once; conversion then calls
- * one symbolic per node, and the passes tidy the result.
+ * Traced graph -> ONNX graph: the pipeline's prescan and convert stages
+ * (pipeline.c runs them, then the passes).  Everything the user must fix is
+ * found before any symbolic runs (pre-scan), and reported at once;
+ * conversion then calls one symbolic per node.
  */
 #include "convert.h"
 
@@ -12,7 +13,6 @@
 
 #include "config.h"
 #include "opset_yaml.h"
-#include "passes.h"
 #include "plugin_load.h"
 #include "report.h"
 #include "schema_check.h"
@@ -763,8 +763,6 @@ static ox_status build(conv *c, ox_graph **out)
     }
     if ((st = map_outputs(c)) != OX_OK || (st = materialize_constants(c)) != OX_OK)
         return st;
-    if ((st = ox_passes_run(c->ctx, c->out)) != OX_OK)
-        return st;
 
     ox_graph *g = c->out;
     if (ox_graph_set_opset(g, "", c->opset) != 0)
@@ -795,13 +793,9 @@ static ox_status build(conv *c, ox_graph **out)
     return OX_OK;
 }
 
-ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_graph **out)
+ox_status ox_convert_resolve_opset(ox_context *ctx, const ox_graph *traced, int *opset, int *lo,
+                                   int *hi)
 {
-    if (!ctx)
-        return OX_EINVAL;
-    if (!out)
-        return ox_fail(ctx, OX_EINVAL, "ox_convert: out is NULL");
-    *out = NULL;
     if (!traced)
         return ox_fail(ctx, OX_EINVAL, "ox_convert: graph is NULL");
     if (traced->is_onnx)
@@ -812,16 +806,19 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     ox_status st = ox_context_load(ctx);
     if (st != OX_OK)
         return st;
-    if (opset == 0)
-        opset = ox_context_target_opset(ctx);
-    int lo, hi;
+    if (*opset == 0)
+        *opset = ox_context_target_opset(ctx);
     const char *source;
-    ox_convert_opset_range(ctx, &lo, &hi, &source);
-    if (opset < lo || opset > hi)
+    ox_convert_opset_range(ctx, lo, hi, &source);
+    if (*opset < *lo || *opset > *hi)
         return ox_fail(ctx, OX_EINVAL,
                        "ox_convert: opset %d is outside the enabled range %d..%d (set by %s)",
-                       opset, lo, hi, source);
+                       *opset, *lo, *hi, source);
+    return OX_OK;
+}
 
+ox_status ox_convert_prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int hi)
+{
     ox_report_free(&ctx->problems);
     ox_report r, notes;
     ox_report_init(&r);
@@ -843,7 +840,12 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
         return ox_fail_take(ctx, OX_EUNSUPPORTED, msg);
     }
     ox_report_free(&r);
+    return OX_OK;
+}
 
+ox_status ox_convert_graph(ox_context *ctx, const ox_graph *traced, int opset, ox_graph **out)
+{
+    ox_status st;
     conv c;
     memset(&c, 0, sizeof c);
     c.ctx = ctx;
@@ -865,7 +867,5 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     if (st != OX_OK && c.problems.n)
         keep_problems(ctx, &c.problems, opset);
     ox_report_free(&c.problems);
-    if (st == OX_OK)
-        ox_clear_error(ctx);
     return st;
 }
