@@ -9,7 +9,7 @@
 
 #include "onnx_read.h"
 #include "passes.h"
-#include "strset.h"
+#include "strmap.h"
 
 static ox_status oom(ox_context *ctx)
 {

@@ -22,7 +22,7 @@
 
 #include "context.h"
 #include "onnx.pb-c.h"
-#include "strset.h"
+#include "strmap.h"
 
 /* What a read graph keeps besides its arena: subgraphs of GRAPH attributes
  * (freed with it) and which initializers the file also listed as inputs. */
@@ -154,61 +154,18 @@ static const char *wire_scan(const ProtobufCMessageDescriptor *desc, const uint8
 
 /* --------------------------------------------------------------- name map */
 
-typedef struct namemap {
-    const char **keys;
-    ox_vid *vals;
-    size_t cap, n;
-} namemap;
-
-static int namemap_init(namemap *m, size_t expect)
-{
-    size_t cap = 64;
-    while (cap < expect * 2 + 16)
-        cap *= 2;
-    m->keys = calloc(cap, sizeof(*m->keys));
-    m->vals = calloc(cap, sizeof(*m->vals));
-    m->cap = cap;
-    m->n = 0;
-    return m->keys && m->vals ? 0 : -1;
-}
-
-static void namemap_free(namemap *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
+/* Value names -> ids while a graph is read (the first definition wins). */
+typedef ox_strmap namemap;
 
 static ox_vid namemap_get(const namemap *m, const char *k)
 {
-    size_t mask = m->cap - 1;
-    for (size_t i = (size_t)ox_str_hash(k) & mask; m->keys[i]; i = (i + 1) & mask)
-        if (strcmp(m->keys[i], k) == 0)
-            return m->vals[i];
-    return 0;
+    const uint64_t *v = ox_strmap_find(m, k);
+    return v ? (ox_vid)*v : 0;
 }
 
-/* Insert when absent (the first definition of a name wins). */
 static int namemap_put(namemap *m, const char *k, ox_vid v)
 {
-    if ((m->n + 1) * 2 > m->cap) {
-        namemap big;
-        if (namemap_init(&big, m->n + 1) != 0)
-            return -1;
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i])
-                namemap_put(&big, m->keys[i], m->vals[i]);
-        namemap_free(m);
-        *m = big;
-    }
-    size_t mask = m->cap - 1;
-    size_t i = (size_t)ox_str_hash(k) & mask;
-    for (; m->keys[i]; i = (i + 1) & mask)
-        if (strcmp(m->keys[i], k) == 0)
-            return 0;
-    m->keys[i] = k;
-    m->vals[i] = v;
-    m->n++;
-    return 0;
+    return ox_strmap_put(m, k, v) < 0 ? -1 : 0;
 }
 
 /* ------------------------------------------------------------- conversion */
@@ -904,7 +861,7 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
         rfail(r, OX_EFORMAT, "subgraphs nested deeper than %d levels", OX_READ_MAX_DEPTH);
         return NULL;
     }
-    namemap m = {NULL, NULL, 0, 0};
+    namemap m = {NULL, 0, 0};
     bool *param_input = NULL;
     ox_vid *ins = NULL;
     size_t cap_ins = 0;
@@ -921,7 +878,7 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
     g->is_onnx = true;
     if (gp->doc_string && gp->doc_string[0] && !(g->doc = adup(g, gp->doc_string)))
         goto nomem;
-    if (namemap_init(&m, gp->n_initializer + gp->n_input + gp->n_node * 2) != 0)
+    if (ox_strmap_init(&m, gp->n_initializer + gp->n_input + gp->n_node * 2) != 0)
         goto nomem;
 
     for (size_t i = 0; i < gp->n_initializer; i++) {
@@ -1070,14 +1027,14 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
         if (v && v->kind == OX_VAL_NODE && apply_type(r, g, v, vi->type) != OX_OK)
             goto fail;
     }
-    namemap_free(&m);
+    ox_strmap_free(&m);
     return g;
 
 nomem:
     room(r);
 fail:
     free(ins);
-    namemap_free(&m);
+    ox_strmap_free(&m);
     if (main_graph)
         ox_graph_free(g);
     return NULL; /* subgraphs are freed with the keep list */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strset.h"
+#include "strmap.h"
 
 static ox_status pass_oom(ox_context *ctx, const char *pass)
 {

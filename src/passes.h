@@ -12,7 +12,7 @@
 
 #include "context.h"
 #include "ir.h"
-#include "strset.h"
+#include "strmap.h"
 
 /* Rewire uses of Identity and eval-mode Dropout outputs to their input (a
  * node whose output is a graph output stays, so output names survive). */
