@@ -162,26 +162,6 @@ static bool cast_supported(ox_dtype t)
     return t == OX_INT64 || t == OX_INT32 || t == OX_FLOAT || t == OX_DOUBLE;
 }
 
-static double load(ox_dtype t, const void *p, uint64_t i)
-{
-    switch (t) {
-    case OX_INT64: return (double)((const int64_t *)p)[i];
-    case OX_INT32: return ((const int32_t *)p)[i];
-    case OX_FLOAT: return ((const float *)p)[i];
-    default: return ((const double *)p)[i];
-    }
-}
-
-static void store(ox_dtype t, void *p, uint64_t i, double v)
-{
-    switch (t) {
-    case OX_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-    case OX_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case OX_FLOAT: ((float *)p)[i] = (float)v; break;
-    default: ((double *)p)[i] = v; break;
-    }
-}
-
 /* Try to fold one node; 1 folded, 0 left alone, -1 out of memory. */
 static int fold_node(ox_graph *g, ox_node *n)
 {
@@ -214,8 +194,11 @@ static int fold_node(ox_graph *g, ox_node *n)
         void *buf = malloc(cnt * ox_dtype_size(t) + 1);
         if (!buf)
             return -1;
+        size_t in_size = ox_dtype_size(x->dtype), out_size = ox_dtype_size(t);
+        const unsigned char *src = x->data.data;
         for (uint64_t i = 0; i < cnt; i++)
-            store(t, buf, i, load(x->dtype, x->data.data, i));
+            ox_elem_store(t, ox_elem_load(x->dtype, src + i * in_size, NULL),
+                          (unsigned char *)buf + i * out_size);
         int rc = become_constant(g, n, t, x->rank, x->dims, buf, cnt * ox_dtype_size(t));
         free(buf);
         return rc ? -1 : 1;

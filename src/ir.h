@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The intermediate representation shared by every stage: traced graphs
  * (aten::/fn:: nodes with named arguments) and ONNX graphs (onnx:: nodes with
  * attributes) use the same structures.
@@ -15,15 +17,9 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "dtype.h"
 #include "oxport/oxport.h"
 
-/* Element size in bytes, 0 for OX_STRING / unknown. */
-size_t ox_dtype_size(ox_dtype t);
-/* "Float", "Long", ... as torch prints them (the seed's format). */
-const char *ox_dtype_torch_name(ox_dtype t);
-/* "float", "int64", ... (ONNX names, for messages). */
-const char *ox_dtype_name(ox_dtype t);
-bool ox_dtype_valid(int t);
 /* An argument kind as the opset YAML spells it ("tensor", "ints", ...);
  * "None" for OX_ARG_NONE (an absent optional), "unknown" out of range. */
 const char *ox_arg_kind_name(ox_arg_kind k);
@@ -256,7 +252,8 @@ const ox_attr *ox_node_attr(const ox_node *n, const char *name);
 /* Recorded argument of a traced node by name (NULL when not recorded). */
 const ox_targ *ox_node_arg(const ox_node *n, const char *name);
 
-/* IR version for a default-domain opset (DESIGN.md table). */
+/* IR version for a default-domain opset: the table in docs/onnx-writer.md
+ * ("ir_version"), after ONNX's own versioning table. */
 int64_t ox_ir_version_for_opset(int64_t opset);
 
 #endif /* OXPORT_IR_H */
