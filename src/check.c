@@ -217,8 +217,8 @@ static bool uses_default_domain(const ox_graph *g)
     return false;
 }
 
-/* IR 3 (opset_import) to IR 10 (opset 21), the ones the DESIGN.md table
- * maps opsets to. */
+/* IR 3 (opset_import) to IR 10 (opset 21), the ones ox_ir_version_for_opset
+ * maps opsets to (docs/onnx-writer.md). */
 #define OX_CHECK_IR_MIN 3
 #define OX_CHECK_IR_MAX 10
 

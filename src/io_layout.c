@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "onnx_read.h"
 #include "passes.h"
 #include "strmap.h"
 
@@ -201,7 +200,7 @@ static ox_status plan_graph(ox_context *ctx, ox_io_layout *l, ox_io_plan *p, con
         bool listed = keep_all;
         /* a file read keeps the layout it had */
         if (!listed && main_graph && o->keep_initializers_as_inputs < 0)
-            listed = ox_read_param_is_input(g, id);
+            listed = g->values[id]->listed_as_input;
         if (!listed && !main_graph) {
             for (uint32_t k = 0; k < g->n_inputs; k++)
                 if (g->inputs[k] == id)

@@ -64,6 +64,9 @@ typedef struct ox_value {
     uint32_t n_uses;      /* number of node input slots referring to it */
     ox_tensor_data tensor; /* PARAM / CONST */
     bool is_output;
+    /* A parameter the file it was read from also listed as a graph input
+     * (the IR <= 3 layout): io_layout.c keeps that layout when writing it. */
+    bool listed_as_input;
     const char *doc;
 } ox_value;
 

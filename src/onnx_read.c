@@ -29,8 +29,6 @@
 typedef struct read_keep {
     ox_graph **subs;
     size_t n_subs, cap_subs;
-    bool *param_input; /* per vid of the main graph */
-    size_t n_param_input;
 } read_keep;
 
 static void keep_free(void *mapping, size_t len)
@@ -42,16 +40,13 @@ static void keep_free(void *mapping, size_t len)
     for (size_t i = 0; i < k->n_subs; i++)
         ox_graph_free(k->subs[i]);
     free(k->subs);
-    free(k->param_input);
     free(k);
 }
 
 bool ox_read_param_is_input(const ox_graph *g, ox_vid v)
 {
-    if (!g || g->mapping_free != keep_free || !g->mapping)
-        return false;
-    const read_keep *k = g->mapping;
-    return v < k->n_param_input && k->param_input[v];
+    const ox_value *x = ox_graph_value(g, v);
+    return x && x->listed_as_input;
 }
 
 /* ------------------------------------------------------------- allocator */
@@ -862,7 +857,6 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
         return NULL;
     }
     namemap m = {NULL, 0, 0};
-    bool *param_input = NULL;
     ox_vid *ins = NULL;
     size_t cap_ins = 0;
     ox_graph *g = ox_graph_new(nz(gp->name));
@@ -899,21 +893,14 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
             namemap_put(&m, v->name, v->id) != 0)
             goto nomem;
     }
-    if (main_graph) {
-        param_input = calloc(g->n_values + 1, sizeof(bool));
-        if (!param_input)
-            goto nomem;
-        r->keep->param_input = param_input;
-        r->keep->n_param_input = g->n_values;
-    }
     for (size_t i = 0; i < gp->n_input; i++) {
         Onnx__ValueInfoProto *vi = gp->input[i];
         ox_vid id = namemap_get(&m, nz(vi->name));
         ox_value *pv = ox_graph_value(g, id);
         if (pv && pv->kind == OX_VAL_PARAM) {
             /* an initializer also listed as input (IR <= 3 layout) */
-            if (param_input)
-                param_input[id] = true;
+            if (main_graph)
+                pv->listed_as_input = true; /* the main graph's inputs stay the real ones */
             else if (ox_graph_add_input(g, id) != 0)
                 goto nomem;
             continue;
