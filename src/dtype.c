@@ -209,7 +209,11 @@ bool ox_elem_store(ox_dtype t, double v, void *p)
     case OX_INT64: { int64_t x = (int64_t)v; memcpy(p, &x, sizeof x); return true; }
     case OX_UINT64: { uint64_t x = (uint64_t)v; memcpy(p, &x, sizeof x); return true; }
     case OX_FLOAT16: { uint16_t x = float_to_half((float)v); memcpy(p, &x, sizeof x); return true; }
-    case OX_BFLOAT16: { uint16_t x = float_to_bf16((float)v); memcpy(p, &x, sizeof x); return true; }
+    case OX_BFLOAT16: {
+        uint16_t x = float_to_bf16((float)v);
+        memcpy(p, &x, sizeof x);
+        return true;
+    }
     case OX_STRING: case OX_UNDEFINED: break;
     }
     return false;

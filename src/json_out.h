@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * A small streaming JSON writer for the CLI's `--format json` output and
  * the JSON export report
  * (docs/json-output.md).  Commas and nesting are tracked for the caller;

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The ONNX reader (ox_read in oxport.h): a ModelProto file becomes an IR
  * graph.  It is a fuzz target: any byte string yields a graph or OX_EFORMAT,
  * never a crash.

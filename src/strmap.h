@@ -50,6 +50,9 @@ static inline bool ox_strset_has(const ox_strset *s, const char *name)
     return ox_strmap_find(s, name) != NULL;
 }
 /* 1 added, 0 already there, -1 out of memory. */
-static inline int ox_strset_add(ox_strset *s, const char *name) { return ox_strmap_put(s, name, 0); }
+static inline int ox_strset_add(ox_strset *s, const char *name)
+{
+    return ox_strmap_put(s, name, 0);
+}
 
 #endif /* OXPORT_STRMAP_H */
