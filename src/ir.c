@@ -168,26 +168,15 @@ ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, con
         }
     }
     n->n_inputs = n_inputs;
-    if (n_outputs) {
-        n->outputs = ox_arena_alloc(&g->arena, (size_t)n_outputs * sizeof(ox_vid));
-        if (!n->outputs)
+    if (ox_node_set_outputs(g, n, n_outputs, NULL) != 0)
+        return NULL;
+    for (uint32_t i = 0; i < n_outputs; i++) {
+        ox_value *v = ox_graph_add_value(g, OX_VAL_NODE, OX_UNDEFINED, -1, NULL);
+        if (!v)
             return NULL;
-        for (uint32_t i = 0; i < n_outputs; i++) {
-            ox_value *v = ox_graph_add_value(g, OX_VAL_NODE, OX_UNDEFINED, -1, NULL);
-            if (!v)
-                return NULL;
-            v->producer = n;
-            v->producer_index = i;
-            n->outputs[i] = v->id;
-        }
+        ox_node_set_output(g, n, i, v->id);
     }
-    n->n_outputs = n_outputs;
-    n->prev = g->last;
-    if (g->last)
-        g->last->next = n;
-    else
-        g->first = n;
-    g->last = n;
+    ox_graph_append_node(g, n);
     g->n_nodes++;
     return n;
 }
