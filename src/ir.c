@@ -221,6 +221,16 @@ void ox_graph_append_node(ox_graph *g, ox_node *n)
     g->last = n;
 }
 
+void ox_graph_set_order(ox_graph *g, ox_node *const *order, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        order[i]->prev = i ? order[i - 1] : NULL;
+        order[i]->next = i + 1 < n ? order[i + 1] : NULL;
+    }
+    g->first = n ? order[0] : NULL;
+    g->last = n ? order[n - 1] : NULL;
+}
+
 void ox_graph_replace_uses(ox_graph *g, ox_vid from, ox_vid to)
 {
     ox_value *vf = ox_graph_value(g, from);

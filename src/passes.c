@@ -252,12 +252,7 @@ ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g)
             top--;
         }
     }
-    for (size_t i = 0; i < placed; i++) {
-        order[i]->prev = i ? order[i - 1] : NULL;
-        order[i]->next = i + 1 < placed ? order[i + 1] : NULL;
-    }
-    g->first = placed ? order[0] : NULL;
-    g->last = placed ? order[placed - 1] : NULL;
+    ox_graph_set_order(g, order, placed);
 done:
     free(nodes);
     free(by_id);
