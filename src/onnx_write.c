@@ -1,5 +1,8 @@
 /*
- * ONNX writer.
+ * The ONNX serializer.  It writes a graph whose layout io_layout.c decided
+ * (which values are graph inputs and which initializers, the name of every
+ * value and node) and decides none of it; the one choice left here is which
+ * initializers' bytes go to the external-data file.
  *
  * The model is never serialized in memory as a whole.  ModelProto and
  * GraphProto framing is encoded here; each graph item (node, initializer,
