@@ -366,6 +366,17 @@ int ox_graph_add_param(ox_graph *g, ox_vid v)
     return vid_push(&g->params, &g->n_params, &g->cap_params, v);
 }
 
+void ox_graph_drop_unused_params(ox_graph *g)
+{
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < g->n_params; i++) {
+        const ox_value *v = ox_graph_value(g, g->params[i]);
+        if (v && (v->n_uses || v->is_output))
+            g->params[w++] = g->params[i];
+    }
+    g->n_params = w;
+}
+
 int ox_graph_add_output(ox_graph *g, ox_vid v)
 {
     ox_value *val = ox_graph_value(g, v);

@@ -247,6 +247,8 @@ ox_node *ox_value_become_constant_node(ox_graph *g, ox_vid v);
 
 int ox_graph_add_input(ox_graph *g, ox_vid v);
 int ox_graph_add_param(ox_graph *g, ox_vid v);
+/* Take the parameters nothing uses (no use, not a graph output) off the list. */
+void ox_graph_drop_unused_params(ox_graph *g);
 int ox_graph_add_output(ox_graph *g, ox_vid v);
 int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version); /* adds or raises */
 int64_t ox_graph_opset(const ox_graph *g, const char *domain); /* 0 when absent */

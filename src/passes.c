@@ -186,12 +186,7 @@ ox_status ox_pass_dce(ox_context *ctx, ox_graph *g)
     free(nodes);
     free(removed);
     free(stack);
-    /* unused parameters are not written */
-    uint32_t w = 0;
-    for (uint32_t i = 0; i < g->n_params; i++)
-        if (!value_dead(g, g->params[i]))
-            g->params[w++] = g->params[i];
-    g->n_params = w;
+    ox_graph_drop_unused_params(g); /* unused parameters are not written */
     return OX_OK;
 }
 
