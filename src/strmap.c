@@ -51,14 +51,16 @@ void ox_strmap_free(ox_strmap *m)
     m->cap = m->n = 0;
 }
 
-/* The slot holding the key s[0..n), or the empty slot where it would go. */
+/* The slot holding the key s[0..n) (n == SIZE_MAX: all of the NUL-terminated
+ * s, compared without measuring it first), or the empty slot where it would
+ * go. */
 static size_t probe(const ox_strmap *m, const char *s, size_t n)
 {
     size_t mask = m->cap - 1;
-    size_t i = (size_t)ox_strn_hash(s, n) & mask;
-    while (m->slots[i].key &&
-           !(strncmp(m->slots[i].key, s, n) == 0 && m->slots[i].key[n] == '\0'))
-        i = (i + 1) & mask;
+    size_t i = (size_t)(n == SIZE_MAX ? ox_str_hash(s) : ox_strn_hash(s, n)) & mask;
+    for (const char *k; (k = m->slots[i].key); i = (i + 1) & mask)
+        if (n == SIZE_MAX ? strcmp(k, s) == 0 : strncmp(k, s, n) == 0 && k[n] == '\0')
+            break;
     return i;
 }
 
@@ -72,7 +74,7 @@ uint64_t *ox_strmap_findn(const ox_strmap *m, const char *s, size_t n)
 
 uint64_t *ox_strmap_find(const ox_strmap *m, const char *key)
 {
-    return ox_strmap_findn(m, key, strlen(key));
+    return ox_strmap_findn(m, key, SIZE_MAX);
 }
 
 static int grow(ox_strmap *m)
@@ -83,7 +85,7 @@ static int grow(ox_strmap *m)
     for (size_t i = 0; i < m->cap; i++) {
         const char *k = m->slots[i].key;
         if (k)
-            bigger.slots[probe(&bigger, k, strlen(k))] = m->slots[i];
+            bigger.slots[probe(&bigger, k, SIZE_MAX)] = m->slots[i];
     }
     bigger.n = m->n;
     free(m->slots);
@@ -95,7 +97,7 @@ int ox_strmap_put(ox_strmap *m, const char *key, uint64_t val)
 {
     if ((m->n + 1) * 2 > m->cap && grow(m) != 0)
         return -1;
-    size_t i = probe(m, key, strlen(key));
+    size_t i = probe(m, key, SIZE_MAX);
     if (m->slots[i].key)
         return 0;
     m->slots[i].key = key;

@@ -33,7 +33,7 @@ uint64_t ox_strn_hash(const char *s, size_t n);
 int ox_strmap_init(ox_strmap *m, size_t expect);
 void ox_strmap_free(ox_strmap *m);
 /* The value of the key equal to the first n bytes of s (or to key), NULL
- * when absent. */
+ * when absent.  n must be less than SIZE_MAX. */
 uint64_t *ox_strmap_findn(const ox_strmap *m, const char *s, size_t n);
 uint64_t *ox_strmap_find(const ox_strmap *m, const char *key);
 /* Insert key -> val when key is absent (the first value stays).  1 added,
