@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * Bump allocator: a graph allocates everything it owns here and frees it in
  * one call.  Chunks grow geometrically; large requests get a chunk of their own.
  */

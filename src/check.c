@@ -12,7 +12,7 @@
 #include "context.h"
 #include "ir.h"
 #include "schema_check.h"
-#include "strset.h"
+#include "strmap.h"
 
 typedef struct checker {
     FILE *out;
@@ -50,43 +50,38 @@ typedef struct definer {
     const char *node; /* node name (or op_type) when what == "node" */
 } definer;
 
+/* Names to the value that defined them first, and that definer. */
 typedef struct defmap {
-    definer *slots;
-    size_t cap, n;
+    ox_strmap names; /* name -> value id */
+    definer *by_vid;
 } defmap;
 
-static int defmap_init(defmap *m, size_t expect)
+static int defmap_init(defmap *m, size_t n_values)
 {
-    size_t cap = 64;
-    while (cap < expect * 2 + 16)
-        cap *= 2;
-    m->slots = calloc(cap, sizeof(*m->slots));
-    m->cap = cap;
-    m->n = 0;
-    return m->slots ? 0 : -1;
+    m->by_vid = calloc(n_values, sizeof(*m->by_vid));
+    if (!m->by_vid || ox_strmap_init(&m->names, n_values) != 0) {
+        free(m->by_vid);
+        return -1;
+    }
+    return 0;
 }
 
-/* Returns the existing definer, or NULL after inserting `d`.  On allocation
- * failure the map stops growing and reports nothing more (never a crash). */
-static const definer *defmap_define(defmap *m, definer d)
+static void defmap_free(defmap *m)
 {
-    if ((m->n + 1) * 2 > m->cap) {
-        defmap big;
-        if (defmap_init(&big, m->n + 1) != 0)
-            return NULL;
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->slots[i].name)
-                defmap_define(&big, m->slots[i]);
-        free(m->slots);
-        *m = big;
-    }
-    size_t mask = m->cap - 1;
-    size_t i = (size_t)ox_str_hash(d.name) & mask;
-    for (; m->slots[i].name; i = (i + 1) & mask)
-        if (strcmp(m->slots[i].name, d.name) == 0)
-            return &m->slots[i];
-    m->slots[i] = d;
-    m->n++;
+    ox_strmap_free(&m->names);
+    free(m->by_vid);
+}
+
+/* Returns the existing definer, or NULL after recording `d` for value id.
+ * On allocation failure the map stops growing and reports nothing more
+ * (never a crash). */
+static const definer *defmap_define(defmap *m, ox_vid id, definer d)
+{
+    const uint64_t *first = ox_strmap_find(&m->names, d.name);
+    if (first)
+        return &m->by_vid[*first];
+    if (ox_strmap_put(&m->names, d.name, id) > 0)
+        m->by_vid[id] = d;
     return NULL;
 }
 
@@ -222,8 +217,8 @@ static bool uses_default_domain(const ox_graph *g)
     return false;
 }
 
-/* IR 3 (opset_import) to IR 10 (opset 21), the ones the DESIGN.md table
- * maps opsets to. */
+/* IR 3 (opset_import) to IR 10 (opset 21), the ones ox_ir_version_for_opset
+ * maps opsets to (docs/onnx-writer.md). */
 #define OX_CHECK_IR_MIN 3
 #define OX_CHECK_IR_MAX 10
 
@@ -324,7 +319,8 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
         }
         defined[v->id] = 1;
         if (v->name && v->name[0]) {
-            const definer *d = defmap_define(&names, (definer){v->name, "graph input", NULL});
+            const definer *d =
+                defmap_define(&names, v->id, (definer){v->name, "graph input", NULL});
             if (d) {
                 describe(d, b2, sizeof b2);
                 violation(&c, "graph input '%s': the name is already defined by %s", v->name, b2);
@@ -346,7 +342,7 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
         if (defined[v->id] && v->kind == OX_VAL_PARAM)
             continue; /* listed as an input as well: one definition */
         defined[v->id] = 1;
-        const definer *d = defmap_define(&names, (definer){v->name, "initializer", NULL});
+        const definer *d = defmap_define(&names, v->id, (definer){v->name, "initializer", NULL});
         if (d) {
             if (strcmp(d->what, "initializer") == 0) {
                 violation(&c, "initializer '%s' is defined more than once", v->name);
@@ -413,7 +409,7 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
             defined[id] = 1;
             if (v->name && v->name[0]) {
                 const definer *d = defmap_define(
-                    &names, (definer){v->name, "node", n->name && n->name[0] ? n->name : op});
+                    &names, id, (definer){v->name, "node", n->name && n->name[0] ? n->name : op});
                 if (d) {
                     describe(d, b2, sizeof b2);
                     violation(&c, "node %s: output '%s' is already defined by %s", label,
@@ -441,7 +437,7 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
 
     free(defined);
     free(types);
-    free(names.slots);
+    defmap_free(&names);
     if (n_violations)
         *n_violations = c.n;
     if (c.n)

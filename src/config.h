@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * User config (oxport.yaml): target opset, enabled opset range, plugin
  * directories, disabled operators, custom domains.
  */

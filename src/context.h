@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The engine context: error message, plugin search paths and loaded packs,
  * opset descriptors, user config.
  */

@@ -1,7 +1,8 @@
 /*
- * Traced graph -> ONNX graph.  Everything the user must fix is found before
- * any symbolic runs (pre-scan), and reported at once; conversion then calls
- * one symbolic per node, and the passes tidy the result.
+ * Traced graph -> ONNX graph: the pipeline's prescan and convert stages
+ * (pipeline.c runs them, then the passes).  Everything the user must fix is
+ * found before any symbolic runs (pre-scan), and reported at once;
+ * conversion then calls one symbolic per node.
  */
 #include "convert.h"
 
@@ -13,7 +14,6 @@
 #include "config.h"
 #include "crash_note.h"
 #include "opset_yaml.h"
-#include "passes.h"
 #include "plugin_load.h"
 #include "prescan.h"
 #include "route.h"
@@ -528,32 +528,13 @@ static ox_status materialize_constants(conv *c)
         if (x->kind != OX_VAL_CONST || (!x->n_uses && !x->is_output))
             continue;
         if (x->tensor.nbytes > OX_CONVERT_CONSTANT_NODE_MAX) {
-            x->kind = OX_VAL_PARAM;
-            if (ox_graph_add_param(g, v) != 0)
+            if (ox_value_become_param(g, v) != 0)
                 return oom(c);
             continue;
         }
-        ox_node *n = ox_graph_add_node(g, "onnx::Constant", 0, NULL, 0);
-        ox_vid *outs = ox_arena_alloc(&g->arena, sizeof(*outs));
-        ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
-        ox_attr *a = n ? ox_node_add_attr(g, n, "value", OX_ATTR_TENSOR) : NULL;
-        if (!n || !outs || !t || !a)
+        ox_node *n = ox_value_become_constant_node(g, v);
+        if (!n || !(n->scope = scope_copy(c, c->traced->name)))
             return oom(c);
-        n->scope = scope_copy(c, c->traced->name);
-        if (!n->scope)
-            return oom(c);
-        t->dtype = x->type.dtype;
-        t->rank = x->type.rank > 0 ? (uint32_t)x->type.rank : 0;
-        t->dims = x->type.dims;
-        t->data = x->tensor;
-        a->u.t = t;
-        outs[0] = v;
-        n->outputs = outs;
-        n->n_outputs = 1;
-        x->kind = OX_VAL_NODE;
-        x->producer = n;
-        x->producer_index = 0;
-        memset(&x->tensor, 0, sizeof x->tensor);
     }
     return OX_OK;
 }
@@ -580,8 +561,6 @@ static ox_status build(conv *c, ox_graph **out)
         return ox_fail_take(c->ctx, c->contract_broken ? OX_EPLUGIN : OX_EUNSUPPORTED, msg);
     }
     if ((st = map_outputs(c)) != OX_OK || (st = materialize_constants(c)) != OX_OK)
-        return st;
-    if ((st = ox_passes_run(c->ctx, c->out)) != OX_OK)
         return st;
 
     ox_graph *g = c->out;
@@ -613,13 +592,9 @@ static ox_status build(conv *c, ox_graph **out)
     return OX_OK;
 }
 
-ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_graph **out)
+ox_status ox_convert_resolve_opset(ox_context *ctx, const ox_graph *traced, int *opset, int *lo,
+                                   int *hi)
 {
-    if (!ctx)
-        return OX_EINVAL;
-    if (!out)
-        return ox_fail(ctx, OX_EINVAL, "ox_convert: out is NULL");
-    *out = NULL;
     if (!traced)
         return ox_fail(ctx, OX_EINVAL, "ox_convert: graph is NULL");
     if (traced->is_onnx)
@@ -630,16 +605,19 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     ox_status st = ox_context_load(ctx);
     if (st != OX_OK)
         return st;
-    if (opset == 0)
-        opset = ox_context_target_opset(ctx);
-    int lo, hi;
+    if (*opset == 0)
+        *opset = ox_context_target_opset(ctx);
     const char *source;
-    ox_convert_opset_range(ctx, &lo, &hi, &source);
-    if (opset < lo || opset > hi)
+    ox_convert_opset_range(ctx, lo, hi, &source);
+    if (*opset < *lo || *opset > *hi)
         return ox_fail(ctx, OX_EINVAL,
                        "ox_convert: opset %d is outside the enabled range %d..%d (set by %s)",
-                       opset, lo, hi, source);
+                       *opset, *lo, *hi, source);
+    return OX_OK;
+}
 
+ox_status ox_convert_prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int hi)
+{
     ox_report_free(&ctx->problems);
     ox_report r, notes;
     ox_report_init(&r);
@@ -661,7 +639,12 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
         return ox_fail_take(ctx, OX_EUNSUPPORTED, msg);
     }
     ox_report_free(&r);
+    return OX_OK;
+}
 
+ox_status ox_convert_graph(ox_context *ctx, const ox_graph *traced, int opset, ox_graph **out)
+{
+    ox_status st;
     conv c;
     memset(&c, 0, sizeof c);
     c.ctx = ctx;
@@ -683,7 +666,5 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     if (st != OX_OK && c.problems.n)
         keep_problems(ctx, &c.problems, opset);
     ox_report_free(&c.problems);
-    if (st == OX_OK)
-        ox_clear_error(ctx);
     return st;
 }

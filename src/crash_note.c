@@ -44,11 +44,13 @@ static const char *signal_name(int sig)
     }
 }
 
-/* Async-signal-safe: write(2) only, then the previous action.  Returning
- * re-runs a faulting instruction (or, for abort, lets abort go on), which
- * now meets the previous handler. */
-static void on_crash(int sig)
+/* Async-signal-safe: write(2) only, then the previous action.  For a fault,
+ * returning re-runs the faulting instruction, which now meets the previous
+ * handler with the true context; a signal that was sent (abort, raise,
+ * kill) is sent again. */
+static void on_crash(int sig, siginfo_t *info, void *uctx)
 {
+    (void)uctx;
     size_t k = 0;
     while (k < N_SIGNALS && signals[k] != sig)
         k++;
@@ -74,7 +76,7 @@ static void on_crash(int sig)
         sigaction(sig, &previous[k], NULL);
     else
         signal(sig, SIG_DFL);
-    if (sig == SIGABRT)
+    if (sig == SIGABRT || !info || info->si_code <= 0) /* SI_USER, SI_TKILL, ...: sent */
         raise(sig);
 }
 
@@ -86,9 +88,9 @@ static void install(void)
     for (size_t k = 0; k < N_SIGNALS; k++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_crash;
+        sa.sa_sigaction = on_crash;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_NODEFER | SA_ONSTACK;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
         if (sigaction(signals[k], NULL, &previous[k]) != 0)
             continue;
         /* a host that ignores the signal keeps doing so */

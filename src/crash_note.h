@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * A note on stderr naming the pack, operator and scope when pack code
  * crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) inside a call the
  * engine made into it — symbolic, check hook or init — instead of a bare

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The export report (`oxport export --report FILE`, ox_export_report): what an export did, for scripts (FILE.json,
  * schema in docs/json-output.md) and for people (FILE.html, one page that
  * reads offline).  Both hold the model, target and opset, whether the file

@@ -46,9 +46,7 @@ static int become_constant(ox_graph *g, ox_node *n, ox_dtype dtype, uint32_t ran
     ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
     int64_t *d = rank ? ox_arena_memdup(&g->arena, dims, rank * sizeof(int64_t)) : NULL;
     void *bytes = nbytes ? ox_arena_memdup(&g->arena, data, nbytes) : ox_arena_alloc(&g->arena, 1);
-    char *kind = ox_arena_strdup(&g->arena, "onnx::Constant");
-    ox_attr *a = ox_arena_alloc(&g->arena, sizeof(*a));
-    if (!t || (rank && !d) || !bytes || !kind || !a)
+    if (!t || (rank && !d) || !bytes)
         return -1;
     t->dtype = dtype;
     t->rank = rank;
@@ -56,22 +54,7 @@ static int become_constant(ox_graph *g, ox_node *n, ox_dtype dtype, uint32_t ran
     t->data.data = bytes;
     t->data.nbytes = nbytes;
     t->data.owned = true;
-    a->name = "value";
-    a->kind = OX_ATTR_TENSOR;
-    a->u.t = t;
-    for (uint32_t i = 0; i < n->n_inputs; i++) {
-        ox_value *in = ox_graph_value(g, n->inputs[i]);
-        if (in && in->n_uses)
-            in->n_uses--;
-    }
-    n->n_inputs = 0;
-    n->kind = kind;
-    n->domain = "";
-    n->op_type = kind + 6;
-    n->attrs = a;
-    n->n_attrs = 1;
-    ox_value *out = ox_graph_value(g, n->outputs[0]);
-    return ox_value_set_type(g, out, dtype, (int32_t)rank, dims);
+    return ox_node_become_constant(g, n, t);
 }
 
 static int64_t norm_axis(int64_t axis, int64_t rank)
@@ -179,26 +162,6 @@ static bool cast_supported(ox_dtype t)
     return t == OX_INT64 || t == OX_INT32 || t == OX_FLOAT || t == OX_DOUBLE;
 }
 
-static double load(ox_dtype t, const void *p, uint64_t i)
-{
-    switch (t) {
-    case OX_INT64: return (double)((const int64_t *)p)[i];
-    case OX_INT32: return ((const int32_t *)p)[i];
-    case OX_FLOAT: return ((const float *)p)[i];
-    default: return ((const double *)p)[i];
-    }
-}
-
-static void store(ox_dtype t, void *p, uint64_t i, double v)
-{
-    switch (t) {
-    case OX_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-    case OX_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case OX_FLOAT: ((float *)p)[i] = (float)v; break;
-    default: ((double *)p)[i] = v; break;
-    }
-}
-
 /* Try to fold one node; 1 folded, 0 left alone, -1 out of memory. */
 static int fold_node(ox_graph *g, ox_node *n)
 {
@@ -231,8 +194,11 @@ static int fold_node(ox_graph *g, ox_node *n)
         void *buf = malloc(cnt * ox_dtype_size(t) + 1);
         if (!buf)
             return -1;
+        size_t in_size = ox_dtype_size(x->dtype), out_size = ox_dtype_size(t);
+        const unsigned char *src = x->data.data;
         for (uint64_t i = 0; i < cnt; i++)
-            store(t, buf, i, load(x->dtype, x->data.data, i));
+            ox_elem_store(t, ox_elem_load(x->dtype, src + i * in_size, NULL),
+                          (unsigned char *)buf + i * out_size);
         int rc = become_constant(g, n, t, x->rank, x->dims, buf, cnt * ox_dtype_size(t));
         free(buf);
         return rc ? -1 : 1;

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * Constant folding, run by ox_export when do_constant_folding is set.
  */
 #ifndef OXPORT_FOLD_H

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * An IR graph as JSON (`oxport dump --format json`; schema in
  * docs/json-output.md): the model's metadata, typed inputs, outputs and
  * initializers, and every node with its attributes, subgraphs included.

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * A fast non-cryptographic 64-bit hash, used to name external-data files by
  * their content (docs/onnx-writer.md, "Atomic writes"): four independent
  * multiply-rotate lanes so it runs well above disk speed.

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The public introspection calls (oxport.h, "introspection") keep, per
  * context, the listing of the opset last asked about: rows joining the
  * descriptors with the registry, and the limitation texts they hand out.

@@ -168,26 +168,15 @@ ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, con
         }
     }
     n->n_inputs = n_inputs;
-    if (n_outputs) {
-        n->outputs = ox_arena_alloc(&g->arena, (size_t)n_outputs * sizeof(ox_vid));
-        if (!n->outputs)
+    if (ox_node_set_outputs(g, n, n_outputs, NULL) != 0)
+        return NULL;
+    for (uint32_t i = 0; i < n_outputs; i++) {
+        ox_value *v = ox_graph_add_value(g, OX_VAL_NODE, OX_UNDEFINED, -1, NULL);
+        if (!v)
             return NULL;
-        for (uint32_t i = 0; i < n_outputs; i++) {
-            ox_value *v = ox_graph_add_value(g, OX_VAL_NODE, OX_UNDEFINED, -1, NULL);
-            if (!v)
-                return NULL;
-            v->producer = n;
-            v->producer_index = i;
-            n->outputs[i] = v->id;
-        }
+        ox_node_set_output(g, n, i, v->id);
     }
-    n->n_outputs = n_outputs;
-    n->prev = g->last;
-    if (g->last)
-        g->last->next = n;
-    else
-        g->first = n;
-    g->last = n;
+    ox_graph_append_node(g, n);
     g->n_nodes++;
     return n;
 }
@@ -232,6 +221,16 @@ void ox_graph_append_node(ox_graph *g, ox_node *n)
     g->last = n;
 }
 
+void ox_graph_set_order(ox_graph *g, ox_node *const *order, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        order[i]->prev = i ? order[i - 1] : NULL;
+        order[i]->next = i + 1 < n ? order[i + 1] : NULL;
+    }
+    g->first = n ? order[0] : NULL;
+    g->last = n ? order[n - 1] : NULL;
+}
+
 void ox_graph_replace_uses(ox_graph *g, ox_vid from, ox_vid to)
 {
     ox_value *vf = ox_graph_value(g, from);
@@ -261,6 +260,102 @@ void ox_graph_replace_uses(ox_graph *g, ox_vid from, ox_vid to)
             g->outputs[i] = to;
 }
 
+void ox_node_redirect_input(ox_graph *g, ox_node *n, uint32_t i, ox_vid to)
+{
+    ox_value *from = ox_graph_value(g, n->inputs[i]);
+    ox_value *dest = ox_graph_value(g, to);
+    if (from && from->n_uses)
+        from->n_uses--;
+    if (dest)
+        dest->n_uses++;
+    n->inputs[i] = to;
+}
+
+int ox_node_set_outputs(ox_graph *g, ox_node *n, uint32_t n_outputs, const ox_vid *outs)
+{
+    ox_vid *o = NULL;
+    if (n_outputs && !(o = ox_arena_alloc(&g->arena, (size_t)n_outputs * sizeof(*o))))
+        return -1;
+    n->outputs = o;
+    n->n_outputs = n_outputs;
+    for (uint32_t i = 0; i < n_outputs; i++) {
+        o[i] = 0;
+        if (outs)
+            ox_node_set_output(g, n, i, outs[i]);
+    }
+    return 0;
+}
+
+void ox_node_set_output(ox_graph *g, ox_node *n, uint32_t i, ox_vid v)
+{
+    ox_value *x = ox_graph_value(g, v);
+    n->outputs[i] = v;
+    if (!x)
+        return;
+    x->kind = OX_VAL_NODE;
+    x->producer = n;
+    x->producer_index = i;
+}
+
+int ox_node_set_kind(ox_graph *g, ox_node *n, const char *domain, const char *op_type)
+{
+    const char *d = ox_arena_strdup(&g->arena, domain);
+    const char *op = ox_arena_strdup(&g->arena, op_type);
+    const char *kind = ox_arena_printf(&g->arena, "%s::%s", domain[0] ? domain : "onnx", op_type);
+    if (!d || !op || !kind)
+        return -1;
+    n->domain = d;
+    n->op_type = op;
+    n->kind = kind;
+    return 0;
+}
+
+int ox_node_become_constant(ox_graph *g, ox_node *n, ox_attr_tensor *t)
+{
+    ox_attr *a = ox_arena_alloc(&g->arena, sizeof(*a));
+    if (!a || ox_node_set_kind(g, n, "", "Constant") != 0)
+        return -1;
+    a->name = "value";
+    a->kind = OX_ATTR_TENSOR;
+    a->u.t = t;
+    for (uint32_t i = 0; i < n->n_inputs; i++) {
+        ox_value *in = ox_graph_value(g, n->inputs[i]);
+        if (in && in->n_uses)
+            in->n_uses--;
+    }
+    n->n_inputs = 0;
+    n->attrs = a;
+    n->n_attrs = 1;
+    ox_value *out = ox_graph_value(g, n->outputs[0]);
+    return ox_value_set_type(g, out, t->dtype, (int32_t)t->rank, t->dims);
+}
+
+int ox_value_become_param(ox_graph *g, ox_vid v)
+{
+    ox_value *x = ox_graph_value(g, v);
+    if (!x || ox_graph_add_param(g, v) != 0)
+        return -1;
+    x->kind = OX_VAL_PARAM;
+    return 0;
+}
+
+ox_node *ox_value_become_constant_node(ox_graph *g, ox_vid v)
+{
+    ox_value *x = ox_graph_value(g, v);
+    ox_node *n = x ? ox_graph_add_node(g, "onnx::Constant", 0, NULL, 0) : NULL;
+    ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
+    ox_attr *a = n ? ox_node_add_attr(g, n, "value", OX_ATTR_TENSOR) : NULL;
+    if (!n || !t || !a || ox_node_set_outputs(g, n, 1, &v) != 0)
+        return NULL;
+    t->dtype = x->type.dtype;
+    t->rank = x->type.rank > 0 ? (uint32_t)x->type.rank : 0;
+    t->dims = x->type.dims;
+    t->data = x->tensor;
+    a->u.t = t;
+    memset(&x->tensor, 0, sizeof x->tensor);
+    return n;
+}
+
 int ox_graph_add_input(ox_graph *g, ox_vid v)
 {
     return vid_push(&g->inputs, &g->n_inputs, &g->cap_inputs, v);
@@ -269,6 +364,17 @@ int ox_graph_add_input(ox_graph *g, ox_vid v)
 int ox_graph_add_param(ox_graph *g, ox_vid v)
 {
     return vid_push(&g->params, &g->n_params, &g->cap_params, v);
+}
+
+void ox_graph_drop_unused_params(ox_graph *g)
+{
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < g->n_params; i++) {
+        const ox_value *v = ox_graph_value(g, g->params[i]);
+        if (v && (v->n_uses || v->is_output))
+            g->params[w++] = g->params[i];
+    }
+    g->n_params = w;
 }
 
 int ox_graph_add_output(ox_graph *g, ox_vid v)

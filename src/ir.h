@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The intermediate representation shared by every stage: traced graphs
  * (aten::/fn:: nodes with named arguments) and ONNX graphs (onnx:: nodes with
  * attributes) use the same structures.
@@ -15,15 +17,9 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "dtype.h"
 #include "oxport/oxport.h"
 
-/* Element size in bytes, 0 for OX_STRING / unknown. */
-size_t ox_dtype_size(ox_dtype t);
-/* "Float", "Long", ... as torch prints them (the seed's format). */
-const char *ox_dtype_torch_name(ox_dtype t);
-/* "float", "int64", ... (ONNX names, for messages). */
-const char *ox_dtype_name(ox_dtype t);
-bool ox_dtype_valid(int t);
 /* An argument kind as the opset YAML spells it ("tensor", "ints", ...);
  * "None" for OX_ARG_NONE (an absent optional), "unknown" out of range. */
 const char *ox_arg_kind_name(ox_arg_kind k);
@@ -68,6 +64,9 @@ typedef struct ox_value {
     uint32_t n_uses;      /* number of node input slots referring to it */
     ox_tensor_data tensor; /* PARAM / CONST */
     bool is_output;
+    /* A parameter the file it was read from also listed as a graph input
+     * (the IR <= 3 layout): io_layout.c keeps that layout when writing it. */
+    bool listed_as_input;
     const char *doc;
 } ox_value;
 
@@ -213,11 +212,43 @@ void ox_graph_remove_node(ox_graph *g, ox_node *n); /* unlinks, updates use coun
 /* Move a node without touching use counts (for reordering passes). */
 void ox_graph_unlink_node(ox_graph *g, ox_node *n);
 void ox_graph_append_node(ox_graph *g, ox_node *n);
+/* Relink the graph's nodes as order[0..n) (every node of the graph, once). */
+void ox_graph_set_order(ox_graph *g, ox_node *const *order, size_t n);
 /* Rewire every use of `from` to `to` (node inputs, traced args, graph outputs).
  * O(nodes): fine for a one-off rewrite; passes rewrite many values in one sweep. */
 void ox_graph_replace_uses(ox_graph *g, ox_vid from, ox_vid to);
+/* The named operations below are the only code that writes the IR's
+ * invariants (producer links, use counts, value and node kinds); every
+ * stage goes through them.
+ *
+ * Point input slot i of n at `to`, moving one use from the old value. */
+void ox_node_redirect_input(ox_graph *g, ox_node *n, uint32_t i, ox_vid to);
+/* Give n (created with no outputs) the existing values `outs` as its
+ * outputs (0 = an absent optional output; outs NULL = all absent, to be set
+ * one by one): each becomes OX_VAL_NODE, produced by n at its index.
+ * -1 out of memory. */
+int ox_node_set_outputs(ox_graph *g, ox_node *n, uint32_t n_outputs, const ox_vid *outs);
+/* Make existing value v output i of n (i < n->n_outputs). */
+void ox_node_set_output(ox_graph *g, ox_node *n, uint32_t i, ox_vid v);
+/* Set a node's domain and op type as given (kind becomes "domain::op",
+ * "onnx::op" for the default domain), for names that would not survive
+ * splitting a "::" kind.  -1 out of memory. */
+int ox_node_set_kind(ox_graph *g, ox_node *n, const char *domain, const char *op_type);
+/* Turn n into an onnx::Constant holding `t` (in the graph's arena): its
+ * inputs lose their uses, its attributes are replaced, output 0 takes t's
+ * type.  -1 out of memory. */
+int ox_node_become_constant(ox_graph *g, ox_node *n, ox_attr_tensor *t);
+/* A forward-created constant (OX_VAL_CONST) becomes a parameter: written as
+ * an initializer.  -1 out of memory. */
+int ox_value_become_param(ox_graph *g, ox_vid v);
+/* A forward-created constant becomes the output of a new onnx::Constant
+ * node holding its bytes (the node is returned, NULL out of memory). */
+ox_node *ox_value_become_constant_node(ox_graph *g, ox_vid v);
+
 int ox_graph_add_input(ox_graph *g, ox_vid v);
 int ox_graph_add_param(ox_graph *g, ox_vid v);
+/* Take the parameters nothing uses (no use, not a graph output) off the list. */
+void ox_graph_drop_unused_params(ox_graph *g);
 int ox_graph_add_output(ox_graph *g, ox_vid v);
 int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version); /* adds or raises */
 int64_t ox_graph_opset(const ox_graph *g, const char *domain); /* 0 when absent */
@@ -228,7 +259,8 @@ const ox_attr *ox_node_attr(const ox_node *n, const char *name);
 /* Recorded argument of a traced node by name (NULL when not recorded). */
 const ox_targ *ox_node_arg(const ox_node *n, const char *name);
 
-/* IR version for a default-domain opset (DESIGN.md table). */
+/* IR version for a default-domain opset: the table in docs/onnx-writer.md
+ * ("ir_version"), after ONNX's own versioning table. */
 int64_t ox_ir_version_for_opset(int64_t opset);
 
 #endif /* OXPORT_IR_H */

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The JSON writer's state (the functions are public: oxport/json.h).  The
  * engine keeps writers on the stack; hosts get one from ox_json_new.
  */

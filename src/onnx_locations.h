@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The external-data file names an ONNX model refers to, read from the wire
  * format without decoding the model (weights embedded in it are skipped, not
  * read).  The writer uses it to remove the data file of the model it replaced

@@ -22,15 +22,13 @@
 
 #include "context.h"
 #include "onnx.pb-c.h"
-#include "strset.h"
+#include "strmap.h"
 
 /* What a read graph keeps besides its arena: subgraphs of GRAPH attributes
  * (freed with it) and which initializers the file also listed as inputs. */
 typedef struct read_keep {
     ox_graph **subs;
     size_t n_subs, cap_subs;
-    bool *param_input; /* per vid of the main graph */
-    size_t n_param_input;
 } read_keep;
 
 static void keep_free(void *mapping, size_t len)
@@ -42,16 +40,13 @@ static void keep_free(void *mapping, size_t len)
     for (size_t i = 0; i < k->n_subs; i++)
         ox_graph_free(k->subs[i]);
     free(k->subs);
-    free(k->param_input);
     free(k);
 }
 
 bool ox_read_param_is_input(const ox_graph *g, ox_vid v)
 {
-    if (!g || g->mapping_free != keep_free || !g->mapping)
-        return false;
-    const read_keep *k = g->mapping;
-    return v < k->n_param_input && k->param_input[v];
+    const ox_value *x = ox_graph_value(g, v);
+    return x && x->listed_as_input;
 }
 
 /* ------------------------------------------------------------- allocator */
@@ -154,61 +149,18 @@ static const char *wire_scan(const ProtobufCMessageDescriptor *desc, const uint8
 
 /* --------------------------------------------------------------- name map */
 
-typedef struct namemap {
-    const char **keys;
-    ox_vid *vals;
-    size_t cap, n;
-} namemap;
-
-static int namemap_init(namemap *m, size_t expect)
-{
-    size_t cap = 64;
-    while (cap < expect * 2 + 16)
-        cap *= 2;
-    m->keys = calloc(cap, sizeof(*m->keys));
-    m->vals = calloc(cap, sizeof(*m->vals));
-    m->cap = cap;
-    m->n = 0;
-    return m->keys && m->vals ? 0 : -1;
-}
-
-static void namemap_free(namemap *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
+/* Value names -> ids while a graph is read (the first definition wins). */
+typedef ox_strmap namemap;
 
 static ox_vid namemap_get(const namemap *m, const char *k)
 {
-    size_t mask = m->cap - 1;
-    for (size_t i = (size_t)ox_str_hash(k) & mask; m->keys[i]; i = (i + 1) & mask)
-        if (strcmp(m->keys[i], k) == 0)
-            return m->vals[i];
-    return 0;
+    const uint64_t *v = ox_strmap_find(m, k);
+    return v ? (ox_vid)*v : 0;
 }
 
-/* Insert when absent (the first definition of a name wins). */
 static int namemap_put(namemap *m, const char *k, ox_vid v)
 {
-    if ((m->n + 1) * 2 > m->cap) {
-        namemap big;
-        if (namemap_init(&big, m->n + 1) != 0)
-            return -1;
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i])
-                namemap_put(&big, m->keys[i], m->vals[i]);
-        namemap_free(m);
-        *m = big;
-    }
-    size_t mask = m->cap - 1;
-    size_t i = (size_t)ox_str_hash(k) & mask;
-    for (; m->keys[i]; i = (i + 1) & mask)
-        if (strcmp(m->keys[i], k) == 0)
-            return 0;
-    m->keys[i] = k;
-    m->vals[i] = v;
-    m->n++;
-    return 0;
+    return ox_strmap_put(m, k, v) < 0 ? -1 : 0;
 }
 
 /* ------------------------------------------------------------- conversion */
@@ -904,8 +856,7 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
         rfail(r, OX_EFORMAT, "subgraphs nested deeper than %d levels", OX_READ_MAX_DEPTH);
         return NULL;
     }
-    namemap m = {NULL, NULL, 0, 0};
-    bool *param_input = NULL;
+    namemap m = {NULL, 0, 0};
     ox_vid *ins = NULL;
     size_t cap_ins = 0;
     ox_graph *g = ox_graph_new(nz(gp->name));
@@ -921,7 +872,7 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
     g->is_onnx = true;
     if (gp->doc_string && gp->doc_string[0] && !(g->doc = adup(g, gp->doc_string)))
         goto nomem;
-    if (namemap_init(&m, gp->n_initializer + gp->n_input + gp->n_node * 2) != 0)
+    if (ox_strmap_init(&m, gp->n_initializer + gp->n_input + gp->n_node * 2) != 0)
         goto nomem;
 
     for (size_t i = 0; i < gp->n_initializer; i++) {
@@ -942,21 +893,14 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
             namemap_put(&m, v->name, v->id) != 0)
             goto nomem;
     }
-    if (main_graph) {
-        param_input = calloc(g->n_values + 1, sizeof(bool));
-        if (!param_input)
-            goto nomem;
-        r->keep->param_input = param_input;
-        r->keep->n_param_input = g->n_values;
-    }
     for (size_t i = 0; i < gp->n_input; i++) {
         Onnx__ValueInfoProto *vi = gp->input[i];
         ox_vid id = namemap_get(&m, nz(vi->name));
         ox_value *pv = ox_graph_value(g, id);
         if (pv && pv->kind == OX_VAL_PARAM) {
             /* an initializer also listed as input (IR <= 3 layout) */
-            if (param_input)
-                param_input[id] = true;
+            if (main_graph)
+                pv->listed_as_input = true; /* the main graph's inputs stay the real ones */
             else if (ox_graph_add_input(g, id) != 0)
                 goto nomem;
             continue;
@@ -1004,23 +948,22 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
             goto nomem;
         }
         /* set explicitly: a domain or op holding "::" would split wrongly */
-        n->domain = adup(g, domain);
-        n->op_type = adup(g, op);
+        if (ox_node_set_kind(g, n, domain, op) != 0) {
+            goto nomem;
+        }
         n->name = np->name && np->name[0] ? adup(g, np->name) : NULL;
         if (np->doc_string && np->doc_string[0]) {
             n->doc = adup(g, np->doc_string);
             n->scope = n->doc;
         }
-        if (!n->domain || !n->op_type || (np->name && np->name[0] && !n->name) ||
+        if ((np->name && np->name[0] && !n->name) ||
             (np->doc_string && np->doc_string[0] && !n->doc)) {
             goto nomem;
         }
         if (np->n_output) {
-            n->outputs = ox_arena_alloc(&g->arena, np->n_output * sizeof(ox_vid));
-            if (!n->outputs) {
+            if (ox_node_set_outputs(g, n, (uint32_t)np->n_output, NULL) != 0) {
                 goto nomem;
             }
-            n->n_outputs = (uint32_t)np->n_output;
             for (size_t i = 0; i < np->n_output; i++) {
                 const char *nm = nz(np->output[i]);
                 if (!nm[0])
@@ -1033,9 +976,7 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
                         goto nomem;
                     }
                 }
-                v->producer = n;
-                v->producer_index = (uint32_t)i;
-                n->outputs[i] = v->id;
+                ox_node_set_output(g, n, (uint32_t)i, v->id);
             }
         }
         if (np->n_attribute) {
@@ -1073,14 +1014,14 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
         if (v && v->kind == OX_VAL_NODE && apply_type(r, g, v, vi->type) != OX_OK)
             goto fail;
     }
-    namemap_free(&m);
+    ox_strmap_free(&m);
     return g;
 
 nomem:
     room(r);
 fail:
     free(ins);
-    namemap_free(&m);
+    ox_strmap_free(&m);
     if (main_graph)
         ox_graph_free(g);
     return NULL; /* subgraphs are freed with the keep list */

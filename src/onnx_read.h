@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The ONNX reader (ox_read in oxport.h): a ModelProto file becomes an IR
  * graph.  It is a fuzz target: any byte string yields a graph or OX_EFORMAT,
  * never a crash.
@@ -22,8 +24,8 @@ ox_status ox_read_memory(ox_context *ctx, const void *data, size_t len, const ch
                          const char *base_dir, ox_graph **out);
 
 /* True when `v` is an initializer that the file read also listed as a graph
- * input (so writing the graph back keeps that layout).  False for graphs that
- * were not read from a file. */
+ * input (ox_value.listed_as_input; writing the graph back keeps that
+ * layout).  False for graphs that were not read from a file. */
 bool ox_read_param_is_input(const ox_graph *g, ox_vid v);
 
 #endif /* OXPORT_ONNX_READ_H */

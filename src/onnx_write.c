@@ -1,5 +1,8 @@
 /*
- * ONNX writer.
+ * The ONNX serializer.  It writes a graph whose layout io_layout.c decided
+ * (which values are graph inputs and which initializers, the name of every
+ * value and node) and decides none of it; the one choice left here is which
+ * initializers' bytes go to the external-data file.
  *
  * The model is never serialized in memory as a whole.  ModelProto and
  * GraphProto framing is encoded here; each graph item (node, initializer,
@@ -28,21 +31,10 @@
 #include "hash64.h"
 #include "onnx.pb-c.h"
 #include "onnx_locations.h"
-#include "onnx_read.h"
-#include "strset.h"
+#include "io_layout.h"
 #include "write_files.h"
 
-#define MAX_SUBGRAPH_DEPTH 64
 #define WBUF_CAP ((size_t)1 << 20)
-
-void ox_write_options_default(ox_export_options *o)
-{
-    memset(o, 0, sizeof(*o));
-    o->struct_size = (uint32_t)sizeof(*o);
-    o->export_params = 1;
-    o->keep_initializers_as_inputs = -1;
-    o->external_data = 0;
-}
 
 /* ------------------------------------------------------------ file output */
 
@@ -128,32 +120,19 @@ static size_t varint_put(uint8_t *out, uint64_t v)
     return n;
 }
 
-/* ------------------------------------------------------------ name table */
-
-/* --------------------------------------------------------------- planning */
+/* ------------------------------------------------------------ write state */
 
 typedef struct ext_entry {
     uint64_t offset, length;
 } ext_entry;
 
-/* Everything one write needs about one graph (the main graph or a subgraph). */
-typedef struct gplan {
-    const ox_graph *g;
-    const char **names;  /* per vid; NULL = value not written */
-    ox_vid *inits;       /* initializers in file order */
-    size_t n_inits;
-    ox_vid *ins;         /* graph inputs in file order */
-    size_t n_ins;
-    bool *is_init;       /* per vid */
-    bool *is_input;      /* per vid */
-} gplan;
-
 typedef struct wctx {
     ox_context *ctx;
     ox_export_options o;
-    ox_arena keep;      /* lives for the whole write: names, plans */
+    ox_arena keep;      /* lives for the whole write */
     ox_arena scratch;   /* one graph item at a time */
-    gplan main;
+    const ox_io_layout *layout; /* decided before the write (io_layout.c) */
+    const ox_io_plan *main;
     int64_t ir_version;
     bool measuring;
     uint64_t size;      /* measured bytes of the current framing level */
@@ -191,232 +170,6 @@ static ox_status werr(wctx *w, ox_status st, const char *fmt, ...)
 static ox_status oom(wctx *w)
 {
     return werr(w, OX_ENOMEM, "ox_write: out of memory");
-}
-
-static const char *value_label(const ox_value *v)
-{
-    return v->name && v->name[0] ? v->name : "(unnamed)";
-}
-
-/* Mark a value as written and give it a name (unique among written names). */
-static int assign_name(wctx *w, gplan *p, ox_strset *taken, ox_vid id)
-{
-    if (p->names[id])
-        return 0;
-    const ox_value *v = p->g->values[id];
-    const char *base = v->name && v->name[0] ? v->name : NULL;
-    char *gen = NULL;
-    if (!base) {
-        gen = ox_arena_printf(&w->keep, "%u", (unsigned)id);
-        if (!gen)
-            return -1;
-        base = gen;
-    }
-    const char *name = base;
-    for (unsigned k = 1; ox_strset_has(taken, name); k++) {
-        /* the same name twice would break SSA: later values get a suffix */
-        name = ox_arena_printf(&w->keep, "%s_%u", base, k);
-        if (!name)
-            return -1;
-    }
-    p->names[id] = name;
-    return ox_strset_add(taken, name) < 0 ? -1 : 0;
-}
-
-static bool vid_ok(const ox_graph *g, ox_vid id)
-{
-    return id > 0 && id < g->n_values && g->values[id] != NULL;
-}
-
-/* Decide initializers, inputs and names for a graph. `renames` applies only
- * to the main graph. */
-static ox_status plan_graph(wctx *w, gplan *p, const ox_graph *g, bool main_graph)
-{
-    const ox_export_options *o = &w->o;
-    p->g = g;
-    size_t nv = g->n_values ? g->n_values : 1;
-    p->names = ox_arena_alloc(&w->keep, nv * sizeof(*p->names));
-    p->is_init = ox_arena_alloc(&w->keep, nv * sizeof(*p->is_init));
-    p->is_input = ox_arena_alloc(&w->keep, nv * sizeof(*p->is_input));
-    p->inits = ox_arena_alloc(&w->keep, nv * sizeof(*p->inits));
-    p->ins = ox_arena_alloc(&w->keep, nv * sizeof(*p->ins));
-    bool *used = ox_arena_alloc(&w->keep, nv * sizeof(*used));
-    if (!p->names || !p->is_init || !p->is_input || !p->inits || !p->ins || !used)
-        return oom(w);
-
-    const char *gname = g->name && g->name[0] ? g->name : "graph";
-    uint32_t idx = 0;
-    for (const ox_node *n = g->first; n; n = n->next, idx++) {
-        for (uint32_t i = 0; i < n->n_inputs; i++) {
-            if (n->inputs[i] == 0)
-                continue;
-            if (!vid_ok(g, n->inputs[i]))
-                return werr(w, OX_EINVAL,
-                            "ox_write: graph '%s': node %u (%s) input %u refers to value id %u, "
-                            "which does not exist; the graph is corrupt (a pass removed a value "
-                            "still in use)",
-                            gname, idx, n->kind ? n->kind : "?", i, (unsigned)n->inputs[i]);
-            used[n->inputs[i]] = true;
-        }
-        for (uint32_t i = 0; i < n->n_outputs; i++) {
-            if (n->outputs[i] != 0 && !vid_ok(g, n->outputs[i]))
-                return werr(w, OX_EINVAL,
-                            "ox_write: graph '%s': node %u (%s) output %u refers to value id %u, "
-                            "which does not exist; the graph is corrupt",
-                            gname, idx, n->kind ? n->kind : "?", i, (unsigned)n->outputs[i]);
-        }
-    }
-    for (uint32_t i = 0; i < g->n_outputs; i++) {
-        if (!vid_ok(g, g->outputs[i]))
-            return werr(w, OX_EINVAL, "ox_write: graph '%s': output %u refers to value id %u, which "
-                        "does not exist", gname, i, (unsigned)g->outputs[i]);
-        used[g->outputs[i]] = true;
-    }
-    for (uint32_t i = 0; i < g->n_inputs; i++)
-        if (!vid_ok(g, g->inputs[i]))
-            return werr(w, OX_EINVAL, "ox_write: graph '%s': input %u refers to value id %u, which "
-                        "does not exist", gname, i, (unsigned)g->inputs[i]);
-    for (uint32_t i = 0; i < g->n_params; i++)
-        if (!vid_ok(g, g->params[i]))
-            return werr(w, OX_EINVAL, "ox_write: graph '%s': parameter %u refers to value id %u, "
-                        "which does not exist", gname, i, (unsigned)g->params[i]);
-
-    bool export_params = !main_graph || o->export_params;
-    bool keep_all = main_graph && (o->keep_initializers_as_inputs == 1 ||
-                                   (o->keep_initializers_as_inputs < 0 && w->ir_version <= 3));
-
-    /* Initializers: parameters (in order), then forward-created constants a
-     * node reads that no node produces (by id: deterministic). */
-    ox_vid *params_as_inputs = ox_arena_alloc(&w->keep, nv * sizeof(ox_vid));
-    size_t n_pai = 0;
-    if (!params_as_inputs)
-        return oom(w);
-    for (uint32_t i = 0; i < g->n_params; i++) {
-        ox_vid id = g->params[i];
-        if (p->is_init[id] || p->is_input[id])
-            continue;
-        if (export_params) {
-            p->is_init[id] = true;
-            p->inits[p->n_inits++] = id;
-        } else {
-            p->is_input[id] = true;
-            params_as_inputs[n_pai++] = id;
-        }
-    }
-    for (ox_vid id = 1; id < g->n_values; id++) {
-        const ox_value *v = g->values[id];
-        if (v && v->kind == OX_VAL_CONST && used[id] && !p->is_init[id] && !p->is_input[id] &&
-            !(v->producer)) {
-            p->is_init[id] = true;
-            p->inits[p->n_inits++] = id;
-        }
-    }
-
-    /* Graph inputs: the real ones, then parameters listed as inputs. */
-    for (uint32_t i = 0; i < g->n_inputs; i++) {
-        ox_vid id = g->inputs[i];
-        if (p->is_input[id] && !p->is_init[id])
-            continue;
-        if (p->is_init[id])
-            continue; /* listed with the initializers below */
-        p->is_input[id] = true;
-        p->ins[p->n_ins++] = id;
-    }
-    for (size_t i = 0; i < n_pai; i++)
-        p->ins[p->n_ins++] = params_as_inputs[i];
-    for (size_t i = 0; i < p->n_inits; i++) {
-        ox_vid id = p->inits[i];
-        bool listed = keep_all;
-        if (!listed && main_graph && o->keep_initializers_as_inputs < 0)
-            listed = ox_read_param_is_input(g, id);
-        if (!listed && !main_graph) {
-            for (uint32_t k = 0; k < g->n_inputs; k++)
-                if (g->inputs[k] == id)
-                    listed = true;
-        }
-        if (listed && !p->is_input[id]) {
-            p->is_input[id] = true;
-            p->ins[p->n_ins++] = id;
-        }
-    }
-
-    /* Names: renamed values first so they win any collision. */
-    ox_strset taken;
-    if (ox_strset_init(&taken, g->n_values) != 0)
-        return oom(w);
-    ox_status st = OX_OK;
-    if (main_graph) {
-        if (o->n_input_names > p->n_ins) {
-            st = werr(w, OX_EINVAL,
-                      "ox_write: %zu input names given but the model has only %zu graph inputs "
-                      "(inputs, then parameters when they are kept as inputs); pass at most %zu",
-                      o->n_input_names, p->n_ins, p->n_ins);
-            goto out;
-        }
-        if (o->n_output_names > g->n_outputs) {
-            st = werr(w, OX_EINVAL,
-                      "ox_write: %zu output names given but the model has only %u outputs",
-                      o->n_output_names, (unsigned)g->n_outputs);
-            goto out;
-        }
-        for (size_t pass = 0; pass < 2; pass++) {
-            size_t n = pass == 0 ? o->n_input_names : o->n_output_names;
-            const char *const *list = pass == 0 ? o->input_names : o->output_names;
-            for (size_t i = 0; i < n; i++) {
-                ox_vid id = pass == 0 ? p->ins[i] : g->outputs[i];
-                const char *nm = list ? list[i] : NULL;
-                if (!nm || !nm[0]) {
-                    st = werr(w, OX_EINVAL, "ox_write: %s_names[%zu] is %s; give every renamed "
-                              "%s a non-empty name", pass == 0 ? "input" : "output", i,
-                              nm ? "empty" : "NULL", pass == 0 ? "input" : "output");
-                    goto out;
-                }
-                if (p->names[id]) {
-                    if (strcmp(p->names[id], nm) == 0)
-                        continue; /* an input that is also an output, same name */
-                    st = werr(w, OX_EINVAL, "ox_write: value '%s' is named both '%s' and '%s' by "
-                              "input_names/output_names; give it one name",
-                              value_label(g->values[id]), p->names[id], nm);
-                    goto out;
-                }
-                if (ox_strset_has(&taken, nm)) {
-                    st = werr(w, OX_EINVAL, "ox_write: %s_names[%zu] = '%s' is given to two "
-                              "different values; names must be unique",
-                              pass == 0 ? "input" : "output", i, nm);
-                    goto out;
-                }
-                const char *copy = ox_arena_strdup(&w->keep, nm);
-                if (!copy || ox_strset_add(&taken, copy) < 0) {
-                    st = oom(w);
-                    goto out;
-                }
-                p->names[id] = copy;
-            }
-        }
-    }
-    for (size_t i = 0; i < p->n_ins; i++)
-        if (assign_name(w, p, &taken, p->ins[i]) != 0)
-            goto nomem;
-    for (size_t i = 0; i < p->n_inits; i++)
-        if (assign_name(w, p, &taken, p->inits[i]) != 0)
-            goto nomem;
-    for (const ox_node *n = g->first; n; n = n->next) {
-        for (uint32_t i = 0; i < n->n_inputs; i++)
-            if (n->inputs[i] && assign_name(w, p, &taken, n->inputs[i]) != 0)
-                goto nomem;
-        for (uint32_t i = 0; i < n->n_outputs; i++)
-            if (n->outputs[i] && assign_name(w, p, &taken, n->outputs[i]) != 0)
-                goto nomem;
-    }
-    for (uint32_t i = 0; i < g->n_outputs; i++)
-        if (assign_name(w, p, &taken, g->outputs[i]) != 0)
-            goto nomem;
-    goto out;
-nomem:
-    st = oom(w);
-out:
-    ox_strset_free(&taken);
-    return st;
 }
 
 /* ------------------------------------------------------- message builders */
@@ -577,7 +330,7 @@ static Onnx__TypeProto *build_type(wctx *w, const ox_type *ty)
     return tp;
 }
 
-static Onnx__ValueInfoProto *build_vi(wctx *w, const gplan *p, ox_vid id)
+static Onnx__ValueInfoProto *build_vi(wctx *w, const ox_io_plan *p, ox_vid id)
 {
     const ox_value *v = p->g->values[id];
     Onnx__ValueInfoProto *vi = NEW(w, Onnx__ValueInfoProto, init_vi);
@@ -597,7 +350,7 @@ static Onnx__ValueInfoProto *build_vi(wctx *w, const gplan *p, ox_vid id)
     return vi;
 }
 
-static Onnx__GraphProto *build_subgraph(wctx *w, const ox_graph *g, int depth);
+static Onnx__GraphProto *build_subgraph(wctx *w, const ox_graph *g);
 
 static Onnx__TensorProto *build_attr_tensor(wctx *w, const ox_attr_tensor *at, const char *node,
                                             const char *attr)
@@ -614,7 +367,7 @@ static Onnx__TensorProto *build_attr_tensor(wctx *w, const ox_attr_tensor *at, c
     return build_tensor(w, at->name, at->dtype, at->rank, at->dims, &at->data, NULL);
 }
 
-static Onnx__AttributeProto *build_attr(wctx *w, const ox_attr *a, const char *node, int depth)
+static Onnx__AttributeProto *build_attr(wctx *w, const ox_attr *a, const char *node)
 {
     Onnx__AttributeProto *ap = NEW(w, Onnx__AttributeProto, init_attr);
     if (!ap) {
@@ -649,7 +402,7 @@ static Onnx__AttributeProto *build_attr(wctx *w, const ox_attr *a, const char *n
                  node, aname);
             return NULL;
         }
-        if (!(ap->g = build_subgraph(w, a->u.g, depth + 1)))
+        if (!(ap->g = build_subgraph(w, a->u.g)))
             return NULL;
         break;
     case OX_ATTR_FLOATS:
@@ -722,21 +475,14 @@ nomem:
     return NULL;
 }
 
-static Onnx__NodeProto *build_node(wctx *w, const gplan *p, const ox_node *n, uint32_t index,
-                                   int depth)
+static Onnx__NodeProto *build_node(wctx *w, const ox_io_plan *p, const ox_node *n)
 {
     Onnx__NodeProto *np = NEW(w, Onnx__NodeProto, init_node);
     if (!np) {
         oom(w);
         return NULL;
     }
-    const char *name = n->name && n->name[0]
-        ? n->name
-        : ox_arena_printf(&w->scratch, "%s_%u", n->op_type ? n->op_type : "node", (unsigned)index);
-    if (!name) {
-        oom(w);
-        return NULL;
-    }
+    const char *name = p->node_names[n->id];
     np->name = cs(name);
     np->op_type = cs(n->op_type ? n->op_type : "");
     np->domain = cs(n->domain ? n->domain : "");
@@ -765,7 +511,7 @@ static Onnx__NodeProto *build_node(wctx *w, const gplan *p, const ox_node *n, ui
         if (!np->attribute)
             goto nomem;
         for (uint32_t i = 0; i < n->n_attrs; i++)
-            if (!(np->attribute[i] = build_attr(w, &n->attrs[i], name, depth)))
+            if (!(np->attribute[i] = build_attr(w, &n->attrs[i], name)))
                 return NULL;
         np->n_attribute = n->n_attrs;
     }
@@ -775,7 +521,7 @@ nomem:
     return NULL;
 }
 
-static ox_status check_init(wctx *w, const gplan *p, ox_vid id)
+static ox_status check_init(wctx *w, const ox_io_plan *p, ox_vid id)
 {
     const ox_value *v = p->g->values[id];
     return tensor_shape_ok(w, "initializer", p->names[id], v->type.dtype, v->type.rank,
@@ -783,16 +529,16 @@ static ox_status check_init(wctx *w, const gplan *p, ox_vid id)
 }
 
 /* A subgraph (GRAPH attribute) is small: built whole, weights inline. */
-static Onnx__GraphProto *build_subgraph(wctx *w, const ox_graph *g, int depth)
+/* Nesting is bounded by the layout (OX_IO_MAX_SUBGRAPH_DEPTH). */
+static Onnx__GraphProto *build_subgraph(wctx *w, const ox_graph *g)
 {
-    if (depth > MAX_SUBGRAPH_DEPTH) {
-        werr(w, OX_EINVAL, "ox_write: subgraphs nested deeper than %d levels", MAX_SUBGRAPH_DEPTH);
+    const ox_io_plan *pp = ox_io_layout_sub(w->layout, g);
+    if (!pp) {
+        werr(w, OX_EINVAL, "ox_write: internal error: subgraph '%s' was not laid out",
+             g->name ? g->name : "");
         return NULL;
     }
-    gplan p;
-    memset(&p, 0, sizeof p);
-    if (plan_graph(w, &p, g, false) != OX_OK)
-        return NULL;
+    const ox_io_plan p = *pp;
     Onnx__GraphProto *gp = NEW(w, Onnx__GraphProto, init_graph);
     if (!gp)
         goto nomem;
@@ -809,7 +555,7 @@ static Onnx__GraphProto *build_subgraph(wctx *w, const ox_graph *g, int depth)
     for (const ox_node *n = g->first; n; n = n->next, idx++) {
         if (idx >= g->n_nodes + 1)
             break;
-        if (!(gp->node[idx] = build_node(w, &p, n, idx, depth)))
+        if (!(gp->node[idx] = build_node(w, &p, n)))
             return NULL;
         gp->n_node = idx + 1;
     }
@@ -867,7 +613,7 @@ static void scratch_reset(wctx *w)
 /* Every field of the main GraphProto, in file order. */
 static ox_status graph_items(wctx *w)
 {
-    const gplan *p = &w->main;
+    const ox_io_plan *p = w->main;
     const ox_graph *g = p->g;
     w->size = 0;
 
@@ -884,9 +630,8 @@ static ox_status graph_items(wctx *w)
             protobuf_c_message_pack_to_buffer(&head.base, &w->out->base);
         }
     }
-    uint32_t idx = 0;
-    for (const ox_node *n = g->first; n && w->st == OX_OK; n = n->next, idx++) {
-        Onnx__NodeProto *np = build_node(w, p, n, idx, 0);
+    for (const ox_node *n = g->first; n && w->st == OX_OK; n = n->next) {
+        Onnx__NodeProto *np = build_node(w, p, n);
         if (np)
             emit_msg(w, 1, &np->base);
         scratch_reset(w);
@@ -986,7 +731,7 @@ static ox_status model_head(wctx *w, const ox_graph *g, uint64_t *size_out, bool
 static ox_status measure(wctx *w, uint64_t *total)
 {
     uint64_t head;
-    if (model_head(w, w->main.g, &head, false) != OX_OK)
+    if (model_head(w, w->main->g, &head, false) != OX_OK)
         return w->st;
     w->measuring = true;
     if (graph_items(w) != OX_OK)
@@ -998,7 +743,7 @@ static ox_status measure(wctx *w, uint64_t *total)
 /* Assign side-file offsets; returns true when at least one tensor goes there. */
 static bool plan_external(wctx *w)
 {
-    const gplan *p = &w->main;
+    const ox_io_plan *p = w->main;
     uint64_t off = 0;
     bool any = false;
     for (size_t i = 0; i < p->n_inits; i++) {
@@ -1148,7 +893,7 @@ static bool earlier_side_file(const wctx *w, const char *old, const char *reques
 static ox_status write_side(wctx *w, ox_temp *t, const char *side_path, uint64_t *tag)
 {
     static const unsigned char zeros[OX_EXTERNAL_ALIGN];
-    const gplan *p = &w->main;
+    const ox_io_plan *p = w->main;
     uint64_t pos = 0, h = 0;
     int e = 0;
     for (size_t i = 0; i < p->n_inits && !e; i++) {
@@ -1187,7 +932,7 @@ static ox_status write_model(wctx *w, ox_temp *t, const char *path)
         return oom(w);
     w->out = &out;
     uint64_t head;
-    ox_status st = model_head(w, w->main.g, &head, true);
+    ox_status st = model_head(w, w->main->g, &head, true);
     if (st == OX_OK) {
         uint8_t hdr[20];
         size_t h = varint_put(hdr, (7u << 3) | 2u);
@@ -1206,9 +951,9 @@ static ox_status write_model(wctx *w, ox_temp *t, const char *path)
     return OX_OK;
 }
 
-static ox_status resolve_options(wctx *w, const ox_export_options *opts)
+static void resolve_options(wctx *w, const ox_export_options *opts)
 {
-    ox_write_options_default(&w->o);
+    ox_export_options_init(&w->o);
     if (opts) {
         size_t n = opts->struct_size;
         if (n == 0 || n > sizeof(*opts))
@@ -1216,17 +961,10 @@ static ox_status resolve_options(wctx *w, const ox_export_options *opts)
         memcpy(&w->o, opts, n);
         w->o.struct_size = (uint32_t)sizeof(w->o);
     }
-    if (w->o.n_input_names && !w->o.input_names)
-        return werr(w, OX_EINVAL, "ox_write: n_input_names is %zu but input_names is NULL",
-                    w->o.n_input_names);
-    if (w->o.n_output_names && !w->o.output_names)
-        return werr(w, OX_EINVAL, "ox_write: n_output_names is %zu but output_names is NULL",
-                    w->o.n_output_names);
     if (w->o.sync == 0)
         w->o.sync = w->ctx && w->ctx->config ? w->ctx->config->sync : 0;
     w->threshold = w->o.external_data_threshold ? w->o.external_data_threshold
                                                 : OX_EXTERNAL_DEFAULT_THRESHOLD;
-    return OX_OK;
 }
 
 /* The commit, in the order that keeps every pair a reader can open
@@ -1302,12 +1040,9 @@ static void remove_earlier_side_files(wctx *w, commit *c, char *old[], size_t n_
     }
 }
 
-ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
-                   const ox_export_options *opts)
+ox_status ox_onnx_write(ox_context *ctx, const ox_io_layout *layout, const char *path,
+                        const ox_export_options *opts)
 {
-    if (!g || !path || !path[0])
-        return ox_fail(ctx, OX_EINVAL, "ox_write: %s is %s", !g ? "graph" : "path",
-                       !g ? "NULL" : path ? "empty" : "NULL");
     wctx w;
     memset(&w, 0, sizeof w);
     w.ctx = ctx;
@@ -1323,16 +1058,14 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
     const char *requested = NULL;
     size_t tag_at = 0;
 
-    if (resolve_options(&w, opts) != OX_OK)
-        goto done;
-    int64_t opset = ox_graph_opset(g, "");
-    w.ir_version = g->ir_version > 0 ? g->ir_version : ox_ir_version_for_opset(opset);
-    if (plan_graph(&w, &w.main, g, true) != OX_OK)
-        goto done;
-    for (size_t i = 0; i < w.main.n_inits; i++)
-        if (check_init(&w, &w.main, w.main.inits[i]) != OX_OK)
+    resolve_options(&w, opts);
+    w.layout = layout;
+    w.main = &layout->main;
+    w.ir_version = layout->ir_version;
+    for (size_t i = 0; i < w.main->n_inits; i++)
+        if (check_init(&w, w.main, w.main->inits[i]) != OX_OK)
             goto done;
-    w.ext = ox_arena_alloc(&w.keep, (w.main.n_inits + 1) * sizeof(*w.ext));
+    w.ext = ox_arena_alloc(&w.keep, (w.main->n_inits + 1) * sizeof(*w.ext));
     if (!w.ext) {
         oom(&w);
         goto done;

@@ -1,14 +1,17 @@
 /*
- * The ONNX writer (ox_write in oxport.h): an ONNX-domain graph becomes a
- * ModelProto file, streamed (weights go from the host's memory straight to
- * the file), atomic (temp file + rename), deterministic, with optional
- * external data.  See docs/onnx-writer.md.
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
+ * The ONNX serializer behind ox_write (oxport.h): a laid-out ONNX-domain
+ * graph becomes a ModelProto file, streamed (weights go from the host's
+ * memory straight to the file), atomic (temp file + rename), deterministic,
+ * with optional external data.  See docs/onnx-writer.md.
  */
 #ifndef OXPORT_ONNX_WRITE_H
 #define OXPORT_ONNX_WRITE_H
 
 #include <stdint.h>
 
+#include "io_layout.h"
 #include "oxport/oxport.h"
 
 /* External tensors start at multiples of this (a page, so readers can mmap). */
@@ -18,10 +21,11 @@
 /* Protobuf refuses messages past 2 GiB. */
 #define OX_PROTOBUF_LIMIT ((uint64_t)INT32_MAX)
 
-/* The writer's defaults: export_params 1, keep_initializers_as_inputs -1,
- * external_data 0 (automatic), threshold 0 (= 1024), everything else 0/NULL.
- * ox_export_options_init may delegate here. */
-void ox_write_options_default(ox_export_options *o);
+/* Serialize the graph `layout` was made for (io_layout.h decides inputs,
+ * initializers and names; this only writes them) to `path`.  From opts it
+ * reads the producer, external-data and sync fields. */
+ox_status ox_onnx_write(ox_context *ctx, const ox_io_layout *layout, const char *path,
+                        const ox_export_options *opts);
 
 /* Unlink the temp files of the writes in progress.  Async-signal-safe: a
  * program's SIGINT/SIGTERM handler calls it so an interrupted export leaves

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "strset.h"
+#include "strmap.h"
 #include "yaml_read.h"
 
 /* ------------------------------------------------------------ data model */

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * YAML opset descriptors: per ONNX opset version, which operators are
  * supported, their parameters (name + kind), and limitations with a human
  * message.  opset_N.yaml inherits from the highest lower opset file and

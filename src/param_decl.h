@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * A pack's parameter declarations in the engine's one form.  Packs built
  * for ABI 1.0 declare {name, kind}; 1.1 packs add alternative kinds, an
  * optional flag and a default.  The loader reads either layout into full

@@ -1,5 +1,6 @@
 /*
- * Identity removal, dead-code elimination, topological sort and naming.
+ * Identity removal, dead-code elimination, topological sort and naming
+ * (pipeline.c decides when each runs).
  * Each pass touches every node and edge a constant number of times: graphs
  * reach millions of nodes, so nothing here rescans the graph per node.
  */
@@ -9,30 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strset.h"
-
-static const ox_pass pipeline[] = {
-    {"remove-identity", ox_pass_remove_identity},
-    {"dce", ox_pass_dce},
-    {"toposort", ox_pass_toposort},
-    {"name", ox_pass_name},
-};
-
-size_t ox_passes(const ox_pass **out)
-{
-    *out = pipeline;
-    return sizeof pipeline / sizeof pipeline[0];
-}
-
-ox_status ox_passes_run(ox_context *ctx, ox_graph *g)
-{
-    for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
-        ox_status st = pipeline[i].run(ctx, g);
-        if (st != OX_OK)
-            return st;
-    }
-    return OX_OK;
-}
+#include "strmap.h"
 
 static ox_status pass_oom(ox_context *ctx, const char *pass)
 {
@@ -146,10 +124,7 @@ ox_status ox_pass_remove_identity(ox_context *ctx, ox_graph *g)
             ox_vid v = n->inputs[i];
             if (!v || !remap[v])
                 continue;
-            ox_vid to = resolve(remap, v);
-            n->inputs[i] = to;
-            g->values[v]->n_uses--;
-            g->values[to]->n_uses++;
+            ox_node_redirect_input(g, n, i, resolve(remap, v));
         }
     }
     for (size_t i = 0; i < n_dead; i++)
@@ -211,12 +186,7 @@ ox_status ox_pass_dce(ox_context *ctx, ox_graph *g)
     free(nodes);
     free(removed);
     free(stack);
-    /* unused parameters are not written */
-    uint32_t w = 0;
-    for (uint32_t i = 0; i < g->n_params; i++)
-        if (!value_dead(g, g->params[i]))
-            g->params[w++] = g->params[i];
-    g->n_params = w;
+    ox_graph_drop_unused_params(g); /* unused parameters are not written */
     return OX_OK;
 }
 
@@ -277,12 +247,7 @@ ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g)
             top--;
         }
     }
-    for (size_t i = 0; i < placed; i++) {
-        order[i]->prev = i ? order[i - 1] : NULL;
-        order[i]->next = i + 1 < placed ? order[i + 1] : NULL;
-    }
-    g->first = placed ? order[0] : NULL;
-    g->last = placed ? order[placed - 1] : NULL;
+    ox_graph_set_order(g, order, placed);
 done:
     free(nodes);
     free(by_id);
@@ -300,14 +265,13 @@ done:
  * construction (a counter), so only they are checked against this set: it
  * stays small and cache-resident even when the graph has millions of values. */
 
-/* Claim `base`, or the first free "base_1", "base_2" ...  NULL on OOM. */
-static const char *claim(ox_graph *g, ox_strset *s, const char *base)
+const char *ox_name_claim(ox_arena *a, ox_strset *s, const char *base)
 {
     int r = ox_strset_add(s, base);
     if (r)
         return r > 0 ? base : NULL;
     for (unsigned long k = 1;; k++) {
-        char *nm = ox_arena_printf(&g->arena, "%s_%lu", base, k);
+        char *nm = ox_arena_printf(a, "%s_%lu", base, k);
         if (!nm || (r = ox_strset_add(s, nm)) < 0)
             return NULL;
         if (r)
@@ -349,7 +313,7 @@ static const char *node_name(ox_graph *g, ox_strset *given, const char *op_type,
     memcpy(nm, op_type, lo);
     nm[lo] = '_';
     memcpy(nm + lo + 1, digits, ld);
-    return ox_strset_has(given, nm) ? claim(g, given, nm) : nm;
+    return ox_strset_has(given, nm) ? ox_name_claim(&g->arena, given, nm) : nm;
 }
 
 ox_status ox_pass_name(ox_context *ctx, ox_graph *g)
@@ -363,17 +327,17 @@ ox_status ox_pass_name(ox_context *ctx, ox_graph *g)
         const ox_vid *ids = pass ? g->params : g->inputs;
         for (uint32_t i = 0; i < n; i++) {
             ox_value *v = ox_graph_value(g, ids[i]);
-            if (v && v->name && !(v->name = claim(g, &values, v->name)))
+            if (v && v->name && !(v->name = ox_name_claim(&g->arena, &values, v->name)))
                 goto oom;
         }
     }
     for (ox_node *n = g->first; n; n = n->next) {
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_value *v = ox_graph_value(g, n->outputs[i]);
-            if (v && v->name && !(v->name = claim(g, &values, v->name)))
+            if (v && v->name && !(v->name = ox_name_claim(&g->arena, &values, v->name)))
                 goto oom;
         }
-        if (n->name && !(n->name = claim(g, &nodes, n->name)))
+        if (n->name && !(n->name = ox_name_claim(&g->arena, &nodes, n->name)))
             goto oom;
     }
     /* Unnamed inputs and parameters take their position's number. */

@@ -1,7 +1,9 @@
 /*
- * Graph passes run on every converted graph.  Each is O(nodes + edges) and
- * takes the graph as its only state, so new passes (constant folding) slot
- * into the table without touching conversion.
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
+ * Graph passes run on every converted graph, in the order pipeline.c's
+ * stage table gives.  Each is O(nodes + edges) and takes the graph as its
+ * only state, so a new pass is one more row in that table.
  */
 #ifndef OXPORT_PASSES_H
 #define OXPORT_PASSES_H
@@ -10,17 +12,7 @@
 
 #include "context.h"
 #include "ir.h"
-
-typedef ox_status (*ox_pass_fn)(ox_context *ctx, ox_graph *g);
-
-typedef struct ox_pass {
-    const char *name;
-    ox_pass_fn run;
-} ox_pass;
-
-/* The pipeline ox_passes_run applies, in order. */
-size_t ox_passes(const ox_pass **out);
-ox_status ox_passes_run(ox_context *ctx, ox_graph *g);
+#include "strmap.h"
 
 /* Rewire uses of Identity and eval-mode Dropout outputs to their input (a
  * node whose output is a graph output stays, so output names survive). */
@@ -36,5 +28,11 @@ ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g);
  * other values are numbered in node order from n_inputs + n_params (torch's
  * "%17"); nodes are "<OpType>_<n>".  Collisions get "_1", "_2" ... */
 ox_status ox_pass_name(ox_context *ctx, ox_graph *g);
+
+/* The one rule that keeps names unique (the naming pass's and the file's,
+ * io_layout.c): `base` when `taken` does not hold it, else the first free
+ * "base_1", "base_2" ...; the name returned is added to `taken` (suffixed
+ * names live in `a`).  NULL out of memory. */
+const char *ox_name_claim(ox_arena *a, ox_strset *taken, const char *base);
 
 #endif /* OXPORT_PASSES_H */

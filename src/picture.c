@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "hash64.h"
 
 extern char **environ;
 
@@ -367,19 +368,12 @@ typedef struct edge_set {
     size_t cap, n;
 } edge_set;
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x ? x : 1;
-}
-
 /* 1 new, 0 seen, -1 out of memory.  Keys are hashed triples: a collision
  * would hide one arrow of two, which 64 bits make vanishingly rare. */
 static int edge_add(edge_set *e, uint64_t from, uint64_t to, uint64_t value)
 {
-    uint64_t key = mix(mix(mix(from) ^ to) ^ value);
+    uint64_t key = ox_hash64_mix(ox_hash64_mix(ox_hash64_mix(0, from), to), value);
+    key += !key; /* 0 marks an empty slot */
     if (2 * (e->n + 1) > e->cap) {
         size_t cap = e->cap ? 2 * e->cap : 64;
         uint64_t *keys = calloc(cap, sizeof *keys);

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * Graph pictures: a graph as Graphviz DOT (modules as nested clusters,
  * initializers folded into the nodes that read them, tensor types on the
  * edges), and SVG/PNG rendered from it by Graphviz's `dot` program.

@@ -20,6 +20,7 @@
 #include "introspect.h"
 #include "opset_yaml.h"
 #include "param_decl.h"
+#include "strmap.h"
 
 /* The 1.0 layouts: a pack may declare larger structs (a newer minor), never smaller. */
 #define DESC_MIN_1_0 (offsetof(ox_plugin_desc, fini) + sizeof(((ox_plugin_desc *)0)->fini))
@@ -49,62 +50,22 @@ struct ox_registry {
     const ox_plugin_info **infos;
     op_entry *entries;
     size_t n_entries, cap_entries;
-    uint32_t *slots; /* open addressing: entry index + 1, 0 = empty */
-    size_t n_slots;
+    ox_strmap index; /* operator name -> entries[] index */
     const ox_op_impl **all; /* sorted by name, then since_opset */
     size_t n_all;
 };
 
 /* ------------------------------------------------------------ name index */
 
-static uint64_t hash_name(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static op_entry *index_find(const ox_registry *r, const char *name, size_t len)
 {
-    if (!r || !r->n_slots)
-        return NULL;
-    size_t mask = r->n_slots - 1;
-    for (size_t i = (size_t)hash_name(name, len) & mask;; i = (i + 1) & mask) {
-        uint32_t s = r->slots[i];
-        if (!s)
-            return NULL;
-        op_entry *e = &r->entries[s - 1];
-        if (strncmp(e->name, name, len) == 0 && e->name[len] == '\0')
-            return e;
-    }
+    const uint64_t *k = r ? ox_strmap_findn(&r->index, name, len) : NULL;
+    return k ? &r->entries[*k] : NULL;
 }
 
-static int index_rehash(ox_registry *r, size_t n_slots)
-{
-    uint32_t *slots = calloc(n_slots, sizeof(*slots));
-    if (!slots)
-        return -1;
-    for (size_t k = 0; k < r->n_entries; k++) {
-        const char *nm = r->entries[k].name;
-        size_t i = (size_t)hash_name(nm, strlen(nm)) & (n_slots - 1);
-        while (slots[i])
-            i = (i + 1) & (n_slots - 1);
-        slots[i] = (uint32_t)(k + 1);
-    }
-    free(r->slots);
-    r->slots = slots;
-    r->n_slots = n_slots;
-    return 0;
-}
-
+/* A new entry for a name index_find did not find. */
 static op_entry *index_add(ox_registry *r, const char *name)
 {
-    if ((r->n_entries + 1) * 2 > r->n_slots &&
-        index_rehash(r, r->n_slots ? r->n_slots * 2 : 64) != 0)
-        return NULL;
     if (r->n_entries == r->cap_entries) {
         size_t ncap = r->cap_entries ? r->cap_entries * 2 : 64;
         op_entry *ne = realloc(r->entries, ncap * sizeof(*ne));
@@ -113,13 +74,11 @@ static op_entry *index_add(ox_registry *r, const char *name)
         r->entries = ne;
         r->cap_entries = ncap;
     }
-    op_entry *e = &r->entries[r->n_entries];
+    if (ox_strmap_put(&r->index, name, r->n_entries) < 0)
+        return NULL;
+    op_entry *e = &r->entries[r->n_entries++];
     memset(e, 0, sizeof(*e));
     e->name = name;
-    size_t i = (size_t)hash_name(name, strlen(name)) & (r->n_slots - 1);
-    while (r->slots[i])
-        i = (i + 1) & (r->n_slots - 1);
-    r->slots[i] = (uint32_t)(++r->n_entries);
     return e;
 }
 
@@ -206,7 +165,7 @@ void ox_registry_free(ox_registry *r)
     free(r->packs);
     free(r->infos);
     free(r->entries);
-    free(r->slots);
+    ox_strmap_free(&r->index);
     free(r->all);
     free(r);
 }

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * Symbolic-pack loader and operator registry.
  *
  * Search order: in-process packs (ox_context_add_pack), paths given through

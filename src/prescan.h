@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * Pipeline stage 1, the pre-scan: every traced node against the config
  * (disabled operators), the loaded packs (a symbolic at the target opset,
  * arguments against its declaration, its check hook) and the opset

@@ -231,51 +231,18 @@ static void pw_value_decl(pw *w, const ox_graph *g, ox_vid id)
 
 /* --- tensor attribute values --- */
 
-static double half_to_double(uint16_t h)
-{
-    int e = (h >> 10) & 0x1f;
-    int m = h & 0x3ff;
-    double v;
-    if (e == 0)
-        v = ldexp(m, -24);
-    else if (e == 31)
-        v = m ? NAN : INFINITY;
-    else
-        v = ldexp(m + 1024, e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
-static double bf16_to_double(uint16_t b)
-{
-    uint32_t bits = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 /* Element i of raw little-endian tensor bytes, as the printer shows it. */
 static void pw_element(pw *w, ox_dtype dt, const unsigned char *p)
 {
-    union {
-        float f; double d; int8_t i8; uint8_t u8; int16_t i16; uint16_t u16;
-        int32_t i32; uint32_t u32; int64_t i64; uint64_t u64;
-    } x;
-    memcpy(&x, p, ox_dtype_size(dt));
-    switch (dt) {
-    case OX_FLOAT: pw_float(w, x.f); break;
-    case OX_DOUBLE: pw_float(w, x.d); break;
-    case OX_FLOAT16: pw_float(w, half_to_double(x.u16)); break;
-    case OX_BFLOAT16: pw_float(w, bf16_to_double(x.u16)); break;
-    case OX_INT8: pw_i64(w, x.i8); break;
-    case OX_UINT8: pw_u64(w, x.u8); break;
-    case OX_BOOL: pw_u64(w, x.u8 ? 1 : 0); break;
-    case OX_INT16: pw_i64(w, x.i16); break;
-    case OX_UINT16: pw_u64(w, x.u16); break;
-    case OX_INT32: pw_i64(w, x.i32); break;
-    case OX_UINT32: pw_u64(w, x.u32); break;
-    case OX_INT64: pw_i64(w, x.i64); break;
-    case OX_UINT64: pw_u64(w, x.u64); break;
-    default: pw_putc(w, '?'); break;
+    ox_elem x;
+    if (!ox_elem_decode(dt, p, &x)) {
+        pw_putc(w, '?');
+        return;
+    }
+    switch (x.kind) {
+    case OX_ELEM_FLOAT: pw_float(w, x.v.f); break;
+    case OX_ELEM_INT: pw_i64(w, x.v.i); break;
+    case OX_ELEM_UINT: pw_u64(w, x.v.u); break;
     }
 }
 

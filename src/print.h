@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The verbose printer (torch.onnx's format) and the one-line model summary
  * `oxport dump` shows above it.
  */

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * A list of problems collected across a whole graph, so the user sees every
  * unsupported operator and limitation hit in one run instead of the first.
  *

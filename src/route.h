@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * What happens to one traced node: copied as it is (already ONNX, or a
  * configured custom domain), converted by a symbolic, or — per the export
  * type — written as an ATen node or as recorded.  The pre-scan and the

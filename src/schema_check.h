@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * One ONNX node against its operator schema (onnx_schemas.h): the rules
  * onnx.checker's schema verification and strict type inference enforce that
  * the IR can decide — the operator exists (and is not deprecated) at the

@@ -221,7 +221,6 @@ static size_t api_arg_tensors(ox_sym *g, const char *name, const ox_vid **out)
     return n;
 }
 
-static double load_elem(ox_dtype t, const void *p, int *ok);
 
 /* A recorded tensor argument that is a one-element constant reads as a number
  * (the seed's _scalar / parse_args). */
@@ -234,8 +233,8 @@ static int tensor_arg_scalar(ox_sym *g, const ox_targ *a, double *out)
     const ox_tensor_data *t = ox_sym_const_tensor(g->out, map_local(g, a->u.tensor), &dt, &n);
     if (!t || n != 1)
         return 0;
-    int ok = 1;
-    *out = load_elem(dt, t->data, &ok);
+    bool ok = true;
+    *out = ox_elem_load(dt, t->data, &ok);
     return ok;
 }
 
@@ -420,104 +419,6 @@ static const void *api_const_data(ox_sym *g, ox_vid v, ox_dtype *dtype, size_t *
     return t ? t->data : NULL;
 }
 
-/* IEEE half and bfloat16 <-> float, for constants only. */
-static float half_to_float(uint16_t h)
-{
-    int sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    float v;
-    if (exp == 0)
-        v = ldexpf((float)man, -24);
-    else if (exp == 31)
-        v = man ? NAN : INFINITY;
-    else
-        v = ldexpf((float)(man | 0x400), exp - 25);
-    return sign ? -v : v;
-}
-
-static uint16_t float_to_half(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    int exp = (int)((x >> 23) & 0xff) - 127 + 15;
-    uint32_t man = x & 0x7fffffu;
-    if (((x >> 23) & 0xff) == 0xff)
-        return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0));
-    if (exp >= 31)
-        return (uint16_t)(sign | 0x7c00u);
-    if (exp <= 0) {
-        if (exp < -10)
-            return (uint16_t)sign;
-        man |= 0x800000u;
-        uint32_t shift = (uint32_t)(14 - exp);
-        uint32_t h = man >> shift;
-        if ((man >> (shift - 1)) & 1u)
-            h++;
-        return (uint16_t)(sign | h);
-    }
-    uint32_t h = sign | ((uint32_t)exp << 10) | (man >> 13);
-    if (man & 0x1000u)
-        h++; /* round half up; carries into the exponent correctly */
-    return (uint16_t)h;
-}
-
-static double load_elem(ox_dtype t, const void *p, int *ok)
-{
-    switch (t) {
-    case OX_FLOAT: { float v; memcpy(&v, p, sizeof v); return v; }
-    case OX_DOUBLE: { double v; memcpy(&v, p, sizeof v); return v; }
-    case OX_INT8: { int8_t v; memcpy(&v, p, sizeof v); return v; }
-    case OX_UINT8: case OX_BOOL: { uint8_t v; memcpy(&v, p, sizeof v); return v; }
-    case OX_INT16: { int16_t v; memcpy(&v, p, sizeof v); return v; }
-    case OX_UINT16: { uint16_t v; memcpy(&v, p, sizeof v); return v; }
-    case OX_INT32: { int32_t v; memcpy(&v, p, sizeof v); return v; }
-    case OX_UINT32: { uint32_t v; memcpy(&v, p, sizeof v); return v; }
-    case OX_INT64: { int64_t v; memcpy(&v, p, sizeof v); return (double)v; }
-    case OX_UINT64: { uint64_t v; memcpy(&v, p, sizeof v); return (double)v; }
-    case OX_FLOAT16: { uint16_t v; memcpy(&v, p, sizeof v); return half_to_float(v); }
-    case OX_BFLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, sizeof v);
-        uint32_t x = (uint32_t)v << 16;
-        float f;
-        memcpy(&f, &x, sizeof f);
-        return f;
-    }
-    case OX_STRING: case OX_UNDEFINED: break;
-    }
-    *ok = 0;
-    return 0;
-}
-
-/* Store v as one element of type t; 0 when t has no numeric encoding. */
-static int store_elem(ox_dtype t, double v, void *p)
-{
-    switch (t) {
-    case OX_FLOAT: { float x = (float)v; memcpy(p, &x, sizeof x); return 1; }
-    case OX_DOUBLE: memcpy(p, &v, sizeof v); return 1;
-    case OX_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, sizeof x); return 1; }
-    case OX_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, sizeof x); return 1; }
-    case OX_BOOL: { uint8_t x = v != 0; memcpy(p, &x, sizeof x); return 1; }
-    case OX_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, sizeof x); return 1; }
-    case OX_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, sizeof x); return 1; }
-    case OX_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, sizeof x); return 1; }
-    case OX_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, sizeof x); return 1; }
-    case OX_INT64: { int64_t x = (int64_t)v; memcpy(p, &x, sizeof x); return 1; }
-    case OX_UINT64: { uint64_t x = (uint64_t)v; memcpy(p, &x, sizeof x); return 1; }
-    case OX_FLOAT16: { uint16_t x = float_to_half((float)v); memcpy(p, &x, sizeof x); return 1; }
-    case OX_BFLOAT16: {
-        float f = (float)v;
-        uint32_t x;
-        memcpy(&x, &f, sizeof x);
-        uint16_t b = (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-        memcpy(p, &b, sizeof b);
-        return 1;
-    }
-    case OX_STRING: case OX_UNDEFINED: break;
-    }
-    return 0;
-}
-
 static int api_const_scalar(ox_sym *g, ox_vid v, double *out)
 {
     ox_value *x = out ? val(g, v, "const_scalar") : NULL;
@@ -528,8 +429,8 @@ static int api_const_scalar(ox_sym *g, ox_vid v, double *out)
     const ox_tensor_data *t = ox_sym_const_tensor(g->out, x->id, &dt, &n);
     if (!t || n != 1)
         return 0;
-    int ok = 1;
-    double d = load_elem(dt, t->data, &ok);
+    bool ok = true;
+    double d = ox_elem_load(dt, t->data, &ok);
     if (ok)
         *out = d;
     return ok;
@@ -899,7 +800,7 @@ static ox_vid api_const_scalar_of(ox_sym *g, ox_dtype dtype, double v)
     unsigned char buf[8];
     if (!g)
         return 0;
-    if (!store_elem(dtype, v, buf)) {
+    if (!ox_elem_store(dtype, v, buf)) {
         ox_sym_error(g, "const_scalar_of: dtype %d is not a numeric ONNX element type",
                      (int)dtype);
         return 0;

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The state of one symbolic call (struct ox_sym) and the ox_api table packs
  * receive.  Conversion fills an ox_sym per traced node, calls the pack's
  * symbolic, then reads back the outputs it set and the error it raised.

@@ -9,6 +9,7 @@
 
 #include "context.h"
 #include "ir.h"
+#include "strmap.h"
 
 #define OX_MAX_RANK 64
 
@@ -17,54 +18,14 @@ struct ox_trace {
     ox_graph *g;
     const char **scopes; /* stack of full scope strings; [0] = model name */
     size_t n_scopes, cap_scopes;
-    /* names of inputs/params, for duplicate detection (open addressing) */
-    const char **names;
-    size_t n_names, cap_names;
+    /* names of inputs/params, for duplicate detection */
+    ox_strset names;
 };
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-    return h;
-}
-
-/* Returns 1 if inserted, 0 if already present, -1 on OOM. */
-static int name_insert(ox_trace *t, const char *name)
-{
-    if ((t->n_names + 1) * 2 > t->cap_names) {
-        size_t ncap = t->cap_names ? t->cap_names * 2 : 64;
-        const char **nn = calloc(ncap, sizeof(*nn));
-        if (!nn)
-            return -1;
-        for (size_t i = 0; i < t->cap_names; i++) {
-            if (!t->names[i])
-                continue;
-            size_t j = hash_str(t->names[i]) & (ncap - 1);
-            while (nn[j])
-                j = (j + 1) & (ncap - 1);
-            nn[j] = t->names[i];
-        }
-        free(t->names);
-        t->names = nn;
-        t->cap_names = ncap;
-    }
-    size_t j = hash_str(name) & (t->cap_names - 1);
-    while (t->names[j]) {
-        if (strcmp(t->names[j], name) == 0)
-            return 0;
-        j = (j + 1) & (t->cap_names - 1);
-    }
-    t->names[j] = name;
-    t->n_names++;
-    return 1;
-}
 
 static void trace_release(ox_trace *t)
 {
     free(t->scopes);
-    free(t->names);
+    ox_strset_free(&t->names);
     free(t);
 }
 
@@ -141,7 +102,7 @@ static uint64_t elem_count(uint32_t rank, const int64_t *sizes)
 
 static ox_status claim_name(ox_trace *t, const char *what, const char *name)
 {
-    int r = name_insert(t, name);
+    int r = ox_strset_add(&t->names, name);
     if (r < 0)
         return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
     if (r == 0)
@@ -498,7 +459,7 @@ ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name)
         char *nm = ox_arena_strdup(&t->g->arena, name);
         if (!nm)
             return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
-        int r = name_insert(t, nm);
+        int r = ox_strset_add(&t->names, nm);
         if (r < 0)
             return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
         if (r == 0)

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * The writer's file-system side: temp files next to their target (named so a
  * later export can tell a dead writer's leftovers from a live one's), the
  * registry that lets a signal handler unlink them, symlink resolution, and

@@ -6,73 +6,42 @@
 
 #include <yaml.h>
 
-#include "strset.h"
+#include "strmap.h"
 
 #define LINE(m) ((unsigned long)(m).line + 1)
 #define COL(m) ((unsigned long)(m).column + 1)
 
-/* Expanded sizes of anchored nodes by anchor name (open addressing).  An
- * anchor in progress (its node not closed yet) has size UINT64_MAX: an alias
- * to it is recursive. */
-typedef struct anchor {
-    char *name; /* malloc'd */
-    uint64_t size;
-} anchor;
-
-typedef struct anchors {
-    anchor *slots;
-    size_t cap, n;
-} anchors;
-
-static anchor *anchor_slot(anchors *a, const char *name)
-{
-    size_t i = (size_t)ox_str_hash(name) & (a->cap - 1);
-    while (a->slots[i].name && strcmp(a->slots[i].name, name) != 0)
-        i = (i + 1) & (a->cap - 1);
-    return &a->slots[i];
-}
+/* Expanded sizes of anchored nodes by anchor name (the names are malloc'd
+ * copies the map owns).  An anchor in progress (its node not closed yet) has
+ * size UINT64_MAX: an alias to it is recursive. */
+typedef ox_strmap anchors;
 
 static bool anchor_set(anchors *a, const char *name, uint64_t size)
 {
-    if ((a->n + 1) * 2 > a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 64;
-        anchor *old = a->slots;
-        size_t old_cap = a->cap;
-        a->slots = calloc(cap, sizeof(*a->slots));
-        if (!a->slots) {
-            a->slots = old;
-            return false;
-        }
-        a->cap = cap;
-        for (size_t i = 0; i < old_cap; i++)
-            if (old[i].name)
-                *anchor_slot(a, old[i].name) = old[i];
-        free(old);
+    uint64_t *known = ox_strmap_find(a, name);
+    if (known) {
+        *known = size; /* a later anchor of the same name replaces the earlier one */
+        return true;
     }
-    anchor *s = anchor_slot(a, name);
-    if (!s->name) {
-        s->name = strdup(name);
-        if (!s->name)
-            return false;
-        a->n++;
+    char *copy = strdup(name);
+    if (!copy || ox_strmap_put(a, copy, size) < 0) {
+        free(copy);
+        return false;
     }
-    s->size = size; /* a later anchor of the same name replaces the earlier one */
     return true;
 }
 
-static const anchor *anchor_get(anchors *a, const char *name)
+/* The anchor's size, NULL when no such anchor was seen. */
+static const uint64_t *anchor_get(const anchors *a, const char *name)
 {
-    if (!a->cap)
-        return NULL;
-    const anchor *s = anchor_slot(a, name);
-    return s->name ? s : NULL;
+    return ox_strmap_find(a, name);
 }
 
 static void anchors_free(anchors *a)
 {
     for (size_t i = 0; i < a->cap; i++)
-        free(a->slots[i].name);
-    free(a->slots);
+        free((char *)a->slots[i].key);
+    ox_strmap_free(a);
 }
 
 /* One open sequence or mapping. */
@@ -151,16 +120,16 @@ ox_status ox_yaml_check_limits(ox_context *ctx, const char *path, FILE *f)
             free(stack[depth].anchor);
             break;
         case YAML_ALIAS_EVENT: {
-            const anchor *a = anchor_get(&an, (const char *)e.data.alias.anchor);
-            if (!a)
+            const uint64_t *size = anchor_get(&an, (const char *)e.data.alias.anchor);
+            if (!size)
                 break; /* undefined: the loader reports it */
-            if (a->size == UINT64_MAX) {
+            if (*size == UINT64_MAX) {
                 st = ox_fail(ctx, OX_ECONFIG, "%s:%lu:%lu: expected an alias to a finished node, "
                              "got *%s inside the node it names (a recursive structure)", path,
                              LINE(e.start_mark), COL(e.start_mark), e.data.alias.anchor);
                 break;
             }
-            add = a->size;
+            add = *size;
             break;
         }
         default:

@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * Bounds on a YAML file, checked on libyaml's event stream before the
  * document is composed, so that loading and walking it costs time linear in
  * the file: nesting depth, the node count with every alias expanded (a small

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strset.h"
+#include "strmap.h"
 #include "yaml_limits.h"
 
 /* libyaml marks are 0-based; people count from 1. */

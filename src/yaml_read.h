@@ -1,4 +1,6 @@
 /*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
  * Strict reading of small YAML files (opset descriptors, user config) on top
  * of libyaml's document API.  Every failure becomes the context's message in
  * the form "FILE:LINE:COL: expected <what>, got <what>" with 1-based marks.

@@ -643,6 +643,50 @@ START_TEST(export_checks_before_writing)
 }
 END_TEST
 
+/* The io-layout stage decides the file's names once; ox_export's verbose
+ * listing shows those same names, including the suffix a caller's input name
+ * forces on a value that already had it. */
+START_TEST(export_listing_shows_the_file_names)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid in = input(&x, "x");
+    ox_arg a = ox_arg_tensor("X", in);
+    ox_vid h = op(&x, NULL, "onnx::Relu", 1, &a);
+    ox_arg b = ox_arg_tensor("X", h);
+    ox_graph *g = finish(&x, op(&x, NULL, "onnx::Neg", 1, &b));
+    char dir[] = "/tmp/oxport-names-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[1100];
+    snprintf(path, sizeof path, "%s/m.onnx", dir);
+    char *listing = NULL;
+    size_t len = 0;
+    FILE *verbose = open_memstream(&listing, &len);
+    const char *names[] = {"1"}; /* the name the naming pass gave Relu's output */
+    ox_export_options o;
+    ox_export_options_init(&o);
+    o.opset = 9;
+    o.verbose = verbose;
+    o.input_names = names;
+    o.n_input_names = 1;
+    ck_assert_msg(ox_export(ctx, g, path, &o) == OX_OK, "%s", ox_errmsg(ctx));
+    fclose(verbose);
+    ck_assert_msg(strstr(listing, "graph(%1 : Float(2, 3))") != NULL, "%s", listing);
+    ck_assert_msg(strstr(listing, "%1_1 : Float(2, 3) = onnx::Relu(%1)") != NULL, "%s", listing);
+    ox_graph *r;
+    ck_assert_msg(ox_read(ctx, path, &r) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_str_eq(ox_graph_value(r, r->inputs[0])->name, "1");
+    ck_assert_str_eq(ox_graph_value(r, r->first->outputs[0])->name, "1_1");
+    ox_graph_free(r);
+    free(listing);
+    remove(path);
+    rmdir(dir);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
 static Suite *convert_suite(void)
 {
     Suite *s = suite_create("convert");
@@ -650,6 +694,7 @@ static Suite *convert_suite(void)
     tcase_add_test(tc, prescan_reports_all_problems_at_once);
     tcase_add_test(tc, repeated_problems_are_grouped);
     tcase_add_test(tc, export_checks_before_writing);
+    tcase_add_test(tc, export_listing_shows_the_file_names);
     tcase_add_test(tc, host_type_contradicting_the_schema_fails);
     tcase_add_test(tc, disabled_operator_is_reported_with_config);
     tcase_add_test(tc, dispatch_follows_target_opset);

@@ -9,6 +9,7 @@
 #include "context.h"
 #include "ir.h"
 #include "passes.h"
+#include "pipeline.h"
 #include "test_util.h"
 
 static ox_context *ctx;
@@ -246,13 +247,15 @@ END_TEST
 
 START_TEST(pipeline_runs_every_pass)
 {
-    const ox_pass *p;
-    size_t n = ox_passes(&p);
-    ck_assert_uint_eq(n, 4);
-    ck_assert_str_eq(p[0].name, "remove-identity");
-    ck_assert_str_eq(p[1].name, "dce");
-    ck_assert_str_eq(p[2].name, "toposort");
-    ck_assert_str_eq(p[3].name, "name");
+    const ox_stage *st;
+    size_t n = ox_pipeline_stages(&st);
+    const char *want[] = {"prescan", "convert", "remove-identity", "dce", "toposort", "name",
+                          "fold-constants", "dce", "io-layout"};
+    ck_assert_uint_eq(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_str_eq(st[i].name, want[i]);
+    ck_assert_int_eq(st[6].when, OX_STAGE_FOLDING);
+    ck_assert_int_eq(st[8].when, OX_STAGE_EXPORTING);
 
     ox_graph *g = ox_graph_new("g");
     ox_vid x = in_value(g, "x");
@@ -265,13 +268,26 @@ START_TEST(pipeline_runs_every_pass)
     ox_graph_unlink_node(g, dead);
     ox_graph_append_node(g, dead);
     ox_graph_append_node(g, r);
-    ck_assert_int_eq(ox_passes_run(ctx, g), OX_OK);
+    ox_pipeline p;
+    ox_pipeline_init(&p, ctx, NULL, 0, NULL); /* ox_convert's stages: no folding, no layout */
+    p.g = g;
+    ck_assert_int_eq(ox_pipeline_run_from(&p, "remove-identity"), OX_OK);
+    ck_assert(!p.laid_out);
     ck_assert_uint_eq(count_nodes(g), 1);
     ck_assert_str_eq(g->first->op_type, "Relu");
     ck_assert_uint_eq(g->first->inputs[0], x);
     ck_assert_str_eq(g->first->name, "Relu_0");
     ck_assert_str_eq(ox_graph_value(g, out0(r))->name, "1");
-    ox_graph_free(g);
+    ox_pipeline_free(&p);
+}
+END_TEST
+
+START_TEST(pipeline_names_an_unknown_stage)
+{
+    ox_pipeline p;
+    ox_pipeline_init(&p, ctx, NULL, 0, NULL);
+    ck_assert_int_eq(ox_pipeline_run_from(&p, "optimize"), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "the pipeline has no stage 'optimize'");
 }
 END_TEST
 
@@ -286,6 +302,7 @@ static Suite *passes_suite(void)
     tcase_add_test(tc, toposort_reports_a_cycle);
     tcase_add_test(tc, naming_is_deterministic_and_collision_free);
     tcase_add_test(tc, pipeline_runs_every_pass);
+    tcase_add_test(tc, pipeline_names_an_unknown_stage);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -23,6 +23,7 @@
 #include "ir.h"
 #include "onnx.pb-c.h"
 #include "onnx_read.h"
+#include "io_layout.h"
 #include "onnx_write.h"
 #include "test_util.h"
 #include "write_files.h"
@@ -249,6 +250,91 @@ END_TEST
 
 /* A sequence (or other non-tensor) type read from a file is not written
  * back as a tensor: the writer says so and leaves no file. */
+/* A body graph "<name>": y = Identity(x) over float[1]; below it, `depth`
+ * more levels, each the Identity's "body" attribute.  Freed with
+ * free_nested (a graph does not own its attribute graphs). */
+static ox_graph *nested(const char *name, int depth)
+{
+    ox_graph *b = ox_graph_new(name);
+    int64_t d[] = {1};
+    ox_value *x = ox_graph_add_value(b, OX_VAL_INPUT, OX_FLOAT, 1, d);
+    x->name = "bx";
+    ox_graph_add_input(b, x->id);
+    ox_node *n = ox_graph_add_node(b, "onnx::Identity", 1, &x->id, 1);
+    ox_value *y = ox_graph_value(b, n->outputs[0]);
+    y->name = "by";
+    ox_value_set_type(b, y, OX_FLOAT, 1, d);
+    ox_graph_add_output(b, y->id);
+    if (depth > 0)
+        ox_node_add_attr(b, n, "body", OX_ATTR_GRAPH)->u.g = nested(name, depth - 1);
+    return b;
+}
+
+static void free_nested(ox_graph *g)
+{
+    for (ox_node *n = g->first; n; n = n->next)
+        for (uint32_t i = 0; i < n->n_attrs; i++)
+            if (n->attrs[i].kind == OX_ATTR_GRAPH && n->attrs[i].u.g)
+                free_nested(n->attrs[i].u.g);
+    ox_graph_free(g);
+}
+
+START_TEST(subgraphs_are_laid_out_with_their_graph)
+{
+    ox_graph *g = gemm_relu(13, true);
+    ox_node *relu = g->last;
+    ox_node_add_attr(g, relu, "body", OX_ATTR_GRAPH)->u.g = nested("then", 1);
+    const char *p = path_in("sub.onnx");
+    ck_assert_int_eq(ox_write(ctx, g, p, NULL), OX_OK);
+    Onnx__ModelProto *m = decode(p);
+    Onnx__NodeProto *np = m->graph->node[1];
+    ck_assert_uint_eq(np->n_attribute, 1);
+    Onnx__GraphProto *sub = np->attribute[0]->g;
+    ck_assert_str_eq(sub->name, "then");
+    ck_assert_uint_eq(sub->n_input, 1);
+    ck_assert_str_eq(sub->input[0]->name, "bx");
+    ck_assert_str_eq(sub->node[0]->input[0], "bx");
+    ck_assert_str_eq(sub->node[0]->output[0], "by");
+    ck_assert_str_eq(sub->node[0]->name, "Identity_0"); /* unnamed: op type and index */
+    ck_assert_str_eq(sub->node[0]->attribute[0]->g->node[0]->input[0], "bx");
+    onnx__model_proto__free_unpacked(m, NULL);
+    free_nested(g);
+}
+END_TEST
+
+START_TEST(subgraphs_nested_too_deep_are_refused)
+{
+    /* 64 levels below the main graph are written; 65 are not, and no file is left */
+    ox_graph *g = gemm_relu(13, true);
+    ox_node_add_attr(g, g->last, "body", OX_ATTR_GRAPH)->u.g = nested("b", 63);
+    ck_assert_int_eq(ox_write(ctx, g, path_in("deep64.onnx"), NULL), OX_OK);
+    free_nested(g);
+    g = gemm_relu(13, true);
+    ox_node_add_attr(g, g->last, "body", OX_ATTR_GRAPH)->u.g = nested("b", 64);
+    ck_assert_int_eq(ox_write(ctx, g, path_in("deep65.onnx"), NULL), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: subgraphs nested deeper than 64 levels");
+    ck_assert_int_ne(access(path_in("deep65.onnx"), F_OK), 0);
+    ck_assert_uint_eq(count_temps(), 0);
+    free_nested(g);
+}
+END_TEST
+
+START_TEST(serializer_refuses_a_subgraph_the_layout_missed)
+{
+    /* the layout is decided before serializing: a body attached afterwards
+     * is an internal error, not a silently unnamed subgraph */
+    ox_graph *g = gemm_relu(13, true);
+    ox_io_layout l;
+    ck_assert_int_eq(ox_io_layout_plan(ctx, g, NULL, &l), OX_OK);
+    ox_node_add_attr(g, g->last, "body", OX_ATTR_GRAPH)->u.g = nested("late", 0);
+    ck_assert_int_eq(ox_onnx_write(ctx, &l, path_in("late.onnx"), NULL), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: internal error: subgraph 'late' was not laid out");
+    ck_assert_int_ne(access(path_in("late.onnx"), F_OK), 0);
+    ox_io_layout_free(&l);
+    free_nested(g);
+}
+END_TEST
+
 START_TEST(non_tensor_types_are_refused)
 {
     ox_graph *g = gemm_relu(13, false);
@@ -1219,6 +1305,9 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, roundtrip_structure_and_bytes);
     tcase_add_test(tc, unnamed_values_get_deterministic_names);
+    tcase_add_test(tc, subgraphs_are_laid_out_with_their_graph);
+    tcase_add_test(tc, subgraphs_nested_too_deep_are_refused);
+    tcase_add_test(tc, serializer_refuses_a_subgraph_the_layout_missed);
     tcase_add_test(tc, non_tensor_types_are_refused);
     tcase_add_test(tc, read_only_attribute_kinds_are_refused);
     tcase_add_test(tc, initializer_input_layouts);

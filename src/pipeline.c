@@ -1,0 +1,144 @@
+/*
+ * The stage order (pipeline.h): which stage runs when, and nothing else;
+ * each stage's work lives in the file the table names.
+ */
+#include "pipeline.h"
+
+#include <string.h>
+
+#include "convert.h"
+#include "fold.h"
+#include "passes.h"
+
+static ox_status stage_prescan(ox_pipeline *p)
+{
+    ox_status st = ox_convert_resolve_opset(p->ctx, p->traced, &p->opset, &p->lo, &p->hi);
+    return st != OX_OK ? st : ox_convert_prescan(p->ctx, p->traced, p->opset, p->lo, p->hi);
+}
+
+static ox_status stage_convert(ox_pipeline *p)
+{
+    return ox_convert_graph(p->ctx, p->traced, p->opset, &p->g);
+}
+
+static ox_status stage_remove_identity(ox_pipeline *p)
+{
+    return ox_pass_remove_identity(p->ctx, p->g);
+}
+
+static ox_status stage_dce(ox_pipeline *p)
+{
+    return ox_pass_dce(p->ctx, p->g);
+}
+
+static ox_status stage_toposort(ox_pipeline *p)
+{
+    return ox_pass_toposort(p->ctx, p->g);
+}
+
+static ox_status stage_name(ox_pipeline *p)
+{
+    return ox_pass_name(p->ctx, p->g);
+}
+
+static ox_status stage_fold(ox_pipeline *p)
+{
+    return ox_pass_fold_constants(p->ctx, p->g, NULL);
+}
+
+static ox_status stage_io_layout(ox_pipeline *p)
+{
+    const ox_export_options *o = p->export;
+    if ((o->n_input_names && !o->input_names) || (o->n_output_names && !o->output_names))
+        return ox_fail(p->ctx, OX_EINVAL, "ox_export: a names count is set but its list is NULL");
+    ox_status st = ox_io_layout_plan(p->ctx, p->g, o, &p->layout);
+    p->laid_out = true;
+    if (st != OX_OK)
+        return st;
+    /* the verbose listing and the check then see the names the file gets */
+    if (ox_io_layout_name_graph(&p->layout, p->g) != 0)
+        return ox_fail(p->ctx, OX_ENOMEM, "out of memory naming the graph's inputs and outputs");
+    return OX_OK;
+}
+
+static const ox_stage stages[] = {
+    {"prescan", stage_prescan, OX_STAGE_ALWAYS},
+    {"convert", stage_convert, OX_STAGE_ALWAYS},
+    {"remove-identity", stage_remove_identity, OX_STAGE_ALWAYS},
+    {"dce", stage_dce, OX_STAGE_ALWAYS},
+    {"toposort", stage_toposort, OX_STAGE_ALWAYS},
+    {"name", stage_name, OX_STAGE_ALWAYS},
+    {"fold-constants", stage_fold, OX_STAGE_FOLDING},
+    {"dce", stage_dce, OX_STAGE_FOLDING},
+    {"io-layout", stage_io_layout, OX_STAGE_EXPORTING},
+};
+
+#define N_STAGES (sizeof stages / sizeof stages[0])
+
+size_t ox_pipeline_stages(const ox_stage **out)
+{
+    *out = stages;
+    return N_STAGES;
+}
+
+void ox_pipeline_init(ox_pipeline *p, ox_context *ctx, const ox_graph *traced, int opset,
+                      const ox_export_options *export)
+{
+    memset(p, 0, sizeof *p);
+    p->ctx = ctx;
+    p->traced = traced;
+    p->opset = opset;
+    p->export = export;
+}
+
+static bool applies(const ox_pipeline *p, ox_stage_when when)
+{
+    switch (when) {
+    case OX_STAGE_ALWAYS: return true;
+    case OX_STAGE_FOLDING: return p->export && p->export->do_constant_folding;
+    case OX_STAGE_EXPORTING: return p->export != NULL;
+    }
+    return false;
+}
+
+static ox_status run_stages(ox_pipeline *p, size_t first)
+{
+    for (size_t i = first; i < N_STAGES; i++) {
+        if (!applies(p, stages[i].when))
+            continue;
+        ox_status st = stages[i].run(p);
+        if (st != OX_OK)
+            return st;
+    }
+    ox_clear_error(p->ctx);
+    return OX_OK;
+}
+
+ox_status ox_pipeline_run(ox_pipeline *p)
+{
+    return run_stages(p, 0);
+}
+
+ox_status ox_pipeline_run_from(ox_pipeline *p, const char *first)
+{
+    for (size_t i = 0; i < N_STAGES; i++)
+        if (strcmp(stages[i].name, first) == 0)
+            return run_stages(p, i);
+    return ox_fail(p->ctx, OX_EINVAL, "the pipeline has no stage '%s'", first);
+}
+
+ox_graph *ox_pipeline_take_graph(ox_pipeline *p)
+{
+    ox_graph *g = p->g;
+    p->g = NULL;
+    return g;
+}
+
+void ox_pipeline_free(ox_pipeline *p)
+{
+    if (p->laid_out)
+        ox_io_layout_free(&p->layout);
+    p->laid_out = false;
+    ox_graph_free(p->g);
+    p->g = NULL;
+}
