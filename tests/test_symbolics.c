@@ -1150,13 +1150,18 @@ START_TEST(yaml_and_packs_agree)
                 ck_assert_str_eq(d->params[p].name, ops[i]->params[p].name);
         }
     }
-    /* An operator whose ONNX lowering starts at a later opset (aten::cumsum at 11) is
-     * declared from its since_opset on. */
+    /* An operator the descriptors describe (a doc line, limitations) is
+     * described from its symbolic's since_opset on (aten::cumsum from 11); one
+     * with neither needs no entry: its pack's declaration is its schema. */
     for (size_t i = 0; i < n_impls; i++) {
         int since = impls[i]->decl->since_opset;
-        ck_assert_msg(ox_opset_db_lookup(db, since, impls[i]->decl->name) != NULL,
-                      "%s has a symbolic from opset %d but no YAML entry there",
-                      impls[i]->decl->name, since);
+        bool described = false;
+        for (int o = 9; o <= 17 && !described; o++)
+            described = ox_opset_db_lookup(db, o, impls[i]->decl->name) != NULL;
+        if (described)
+            ck_assert_msg(ox_opset_db_lookup(db, since, impls[i]->decl->name) != NULL,
+                          "%s has a symbolic from opset %d but no YAML entry there",
+                          impls[i]->decl->name, since);
     }
     ox_context_free(ctx);
 }
