@@ -49,6 +49,7 @@ static int sym_ceil(ox_sym *g, const ox_api *api) { return unary(g, api, "Ceil")
 static int sym_sin(ox_sym *g, const ox_api *api) { return unary(g, api, "Sin"); }
 static int sym_cos(ox_sym *g, const ox_api *api) { return unary(g, api, "Cos"); }
 static int sym_sign(ox_sym *g, const ox_api *api) { return unary(g, api, "Sign"); }
+static int sym_atan(ox_sym *g, const ox_api *api) { return unary(g, api, "Atan"); }
 static int sym_acos(ox_sym *g, const ox_api *api) { return unary(g, api, "Acos"); }
 static int sym_asin(ox_sym *g, const ox_api *api) { return unary(g, api, "Asin"); }
 static int sym_tan(ox_sym *g, const ox_api *api) { return unary(g, api, "Tan"); }
@@ -179,6 +180,7 @@ const ox_op_decl at_ops_math[] = {
     OX_OP("aten::sin", 9, p_self, 1, sym_sin),
     OX_OP("aten::cos", 9, p_self, 1, sym_cos),
     OX_OP("aten::sign", 9, p_self, 1, sym_sign),
+    OX_OP("aten::atan", 9, p_self, 1, sym_atan),
     OX_OP("aten::acos", 9, p_self, 1, sym_acos),
     OX_OP("aten::asin", 9, p_self, 1, sym_asin),
     OX_OP("aten::tan", 9, p_self, 1, sym_tan),

@@ -63,6 +63,7 @@ ROWS = [
     Row("reciprocal", "aten::reciprocal", lambda x: torch.reciprocal(x), [T(3, 4, **AWAY)]),
     Row("sin", "aten::sin", lambda x: torch.sin(x), [T(3, 4)]),
     Row("cos", "aten::cos", lambda x: torch.cos(x), [T(3, 4)]),
+    Row("atan", "aten::atan", lambda x: torch.atan(x), [T(3, 4, lo=-4.0, hi=4.0)]),
     Row("acos", "aten::acos", lambda x: torch.acos(x), [T(3, 4, lo=-0.95, hi=0.95)]),
     Row("asin", "aten::asin", lambda x: torch.asin(x), [T(3, 4, lo=-0.95, hi=0.95)]),
     Row("tan", "aten::tan", lambda x: torch.tan(x), [T(3, 4, lo=-1.2, hi=1.2)]),
