@@ -1,5 +1,5 @@
 /* Pointwise non-linear activations: relu, tanh, sigmoid, leaky_relu,
- * hardtanh, gelu, silu, hardsigmoid, hardswish.  ONNX has no Gelu before
+ * hardtanh, threshold, gelu, silu, hardsigmoid, hardswish.  ONNX has no Gelu before
  * opset 20 and no HardSwish before 14, so they are spelled out with the
  * primitives every opset from 9 has. */
 #include <math.h>
@@ -27,6 +27,19 @@ static int sym_relu(ox_sym *g, const ox_api *api)
         return api->fail(g, "could not create the zero constant");
     ox_vid in[3] = {at_op2(g, api, "Less", x, zero), zero, x};
     if (!in[0])
+        return 1;
+    return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Where", 3, in, 1), "Where"));
+}
+
+/* y = x > threshold ? x : value: Greater and Where, each operand in x's type
+ * (integers included: Greater takes them from opset 9). */
+static int sym_threshold(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    ox_vid th = api->scalar_like(g, api->arg_float(g, "threshold", 0.0), x);
+    ox_vid value = api->scalar_like(g, api->arg_float(g, "value", 0.0), x);
+    ox_vid in[3] = {at_op2(g, api, "Greater", x, th), x, value};
+    if (!in[0] || !in[2])
         return 1;
     return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Where", 3, in, 1), "Where"));
 }
@@ -139,6 +152,10 @@ static int sym_gelu(ox_sym *g, const ox_api *api)
 static const ox_param_decl p_self[] = {OX_PARAM("self", OX_ARG_TENSOR)};
 static const ox_param_decl p_leaky_relu[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM_FLOAT("negative_slope", OX_ARG_SCALAR, 0.01)};
+/* torch's schema: threshold(Tensor self, Scalar threshold, Scalar value) */
+static const ox_param_decl p_threshold[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                            OX_PARAM("threshold", OX_ARG_SCALAR),
+                                            OX_PARAM("value", OX_ARG_SCALAR)};
 static const ox_param_decl p_hardtanh[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                            OX_PARAM_INT("min_val", OX_ARG_SCALAR, -1),
                                            OX_PARAM_INT("max_val", OX_ARG_SCALAR, 1)};
@@ -147,6 +164,7 @@ static const ox_param_decl p_gelu[] = {OX_PARAM("self", OX_ARG_TENSOR),
 
 const ox_op_decl at_ops_activation[] = {
     OX_OP("aten::relu", 9, p_self, 1, sym_relu),
+    OX_OP("aten::threshold", 9, p_threshold, 1, sym_threshold),
     OX_OP("aten::tanh", 9, p_self, 1, sym_tanh),
     OX_OP("aten::sigmoid", 9, p_self, 1, sym_sigmoid),
     OX_OP("aten::leaky_relu", 9, p_leaky_relu, 1, sym_leaky_relu),

@@ -75,6 +75,8 @@ ROWS = [
     Row("relu.float64", "aten::relu", lambda x: torch.relu(x), [T(3, 4, dtype=F64)]),
     Row("relu.int32", "aten::relu", lambda x: torch.relu(x), [T(3, 4, dtype=I32)], opsets=INT_OPSETS),
     Row("leaky_relu", "aten::leaky_relu", lambda x: F.leaky_relu(x, 0.2), [T(3, 4)]),
+    Row("threshold", "aten::threshold", lambda x: F.threshold(x, 0.3, -1.5), [T(3, 4)]),
+    Row("threshold.int64", "aten::threshold", lambda x: F.threshold(x, 1, 7), [T(3, 4, dtype=I64)]),
     Row("gelu", "aten::gelu", lambda x: F.gelu(x), [T(3, 4)]),
     Row("gelu.tanh", "aten::gelu", lambda x: F.gelu(x, approximate="tanh"), [T(3, 4)]),
     Row("silu", "aten::silu", lambda x: F.silu(x), [T(3, 4)]),
