@@ -223,6 +223,39 @@ static inline ox_vid oxu_cast_to(ox_sym *g, const ox_api *api, ox_vid x, ox_dtyp
     return oxu_cast(g, api, x, to);
 }
 
+/* A value as the element type ConstantOfShape and Constant can hold
+ * exactly for dt: float32, float64, int64 or bool (a later Cast makes dt). */
+typedef struct oxu_fill {
+    ox_dtype base;
+    union {
+        float f;
+        double d;
+        int64_t i;
+        uint8_t b;
+    } u;
+} oxu_fill;
+
+static inline oxu_fill oxu_fill_of(double value, ox_dtype dt)
+{
+    oxu_fill f;
+    memset(&f, 0, sizeof f);
+    f.base = dt == OX_BOOL ? OX_BOOL
+             : (dt != OX_UNDEFINED && dt != OX_FLOAT && dt != OX_DOUBLE &&
+                dt != OX_FLOAT16 && dt != OX_BFLOAT16)
+                 ? OX_INT64
+             : dt == OX_DOUBLE ? OX_DOUBLE
+                               : OX_FLOAT;
+    if (f.base == OX_FLOAT)
+        f.u.f = (float)value;
+    else if (f.base == OX_DOUBLE)
+        f.u.d = value;
+    else if (f.base == OX_INT64)
+        f.u.i = (int64_t)value;
+    else
+        f.u.b = value != 0.0;
+    return f;
+}
+
 /* A tensor of run-time shape `shape` (a 1-D int64 value) filled with value,
  * of element type dt: ConstantOfShape holding a float32, float64, int64 or
  * bool (the value as C can spell it exactly), then a Cast when dt is
@@ -232,33 +265,26 @@ static inline ox_vid oxu_full(ox_sym *g, const ox_api *api, ox_vid shape, double
 {
     if (!shape)
         return 0;
-    ox_dtype base = dt == OX_BOOL ? OX_BOOL
-                    : (dt != OX_UNDEFINED && dt != OX_FLOAT && dt != OX_DOUBLE &&
-                       dt != OX_FLOAT16 && dt != OX_BFLOAT16)
-                        ? OX_INT64
-                    : dt == OX_DOUBLE ? OX_DOUBLE
-                                      : OX_FLOAT;
-    union {
-        float f;
-        double d;
-        int64_t i;
-        uint8_t b;
-    } u;
-    memset(&u, 0, sizeof u);
-    if (base == OX_FLOAT)
-        u.f = (float)value;
-    else if (base == OX_DOUBLE)
-        u.d = value;
-    else if (base == OX_INT64)
-        u.i = (int64_t)value;
-    else
-        u.b = value != 0.0;
+    oxu_fill f = oxu_fill_of(value, dt);
     ox_onode *n = api->op(g, "ConstantOfShape", 1, &shape, 1);
     int64_t one = 1;
     if (n)
-        api->attr_tensor(n, "value", base, 1, &one, &u);
+        api->attr_tensor(n, "value", f.base, 1, &one, &f.u);
     ox_vid y = oxu_out(g, api, n, "ConstantOfShape");
-    return y && base != dt && dt != OX_UNDEFINED ? oxu_cast(g, api, y, dt) : y;
+    return y && f.base != dt && dt != OX_UNDEFINED ? oxu_cast(g, api, y, dt) : y;
+}
+
+/* A rank-0 tensor holding value, of element type dt (Constant, then a Cast
+ * when dt is not one Constant holds exactly). */
+static inline ox_vid oxu_full_scalar(ox_sym *g, const ox_api *api, double value, ox_dtype dt)
+{
+    oxu_fill f = oxu_fill_of(value, dt);
+    ox_vid y = api->constant(g, f.base, 0, NULL, &f.u);
+    if (!y) {
+        api->fail(g, "could not create the constant");
+        return 0;
+    }
+    return f.base != dt && dt != OX_UNDEFINED ? oxu_cast(g, api, y, dt) : y;
 }
 
 /* Output i is v cast to `dtype` (the type the host recorded for it, e.g.

@@ -39,46 +39,12 @@ static ox_vid shape_arg(ox_sym *g, const ox_api *api, const char *name, int *ran
     return s;
 }
 
-/* A tensor of `shape` filled with `value`, of element type `dt`: ConstantOfShape
- * in float, int64 or bool, cast when the dtype is another. */
+/* A tensor of `shape` (rank 0 when rank0) filled with `value`, of element
+ * type `dt`: the SDK's ConstantOfShape or Constant, cast when needed. */
 static ox_vid filled(ox_sym *g, const ox_api *api, ox_vid shape, int rank0, double value,
                      ox_dtype dt)
 {
-    ox_dtype base = dt == OX_BOOL ? OX_BOOL : at_is_integer(dt) ? OX_INT64
-                                         : dt == OX_DOUBLE   ? OX_DOUBLE
-                                                             : OX_FLOAT;
-    union {
-        float f;
-        double d;
-        int64_t i;
-        uint8_t b;
-    } u;
-    memset(&u, 0, sizeof u);
-    if (base == OX_FLOAT)
-        u.f = (float)value;
-    else if (base == OX_DOUBLE)
-        u.d = value;
-    else if (base == OX_INT64)
-        u.i = (int64_t)value;
-    else
-        u.b = value != 0.0;
-    ox_vid y;
-    if (rank0) {
-        y = api->constant(g, base, 0, NULL, &u);
-        if (!y)
-            api->fail(g, "could not create the constant");
-    } else {
-        if (!shape)
-            return 0;
-        ox_onode *n = api->op(g, "ConstantOfShape", 1, &shape, 1);
-        int64_t one = 1;
-        if (n)
-            api->attr_tensor(n, "value", base, 1, &one, &u);
-        y = at_out(g, api, n, "ConstantOfShape");
-    }
-    if (y && base != dt && dt != OX_UNDEFINED)
-        y = at_cast(g, api, y, dt);
-    return y;
+    return rank0 ? oxu_full_scalar(g, api, value, dt) : oxu_full(g, api, shape, value, dt);
 }
 
 static ox_dtype dtype_arg(ox_sym *g, const ox_api *api, ox_dtype dflt)
