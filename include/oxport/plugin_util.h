@@ -482,6 +482,23 @@ static inline int oxu_promote_args(ox_sym *g, const ox_api *api, size_t n,
     return 0;
 }
 
+/* The type to compute Add/Sub/Mul/Div in for operands of type t at the
+ * target opset: t itself where ONNX defines the op for it, else a wider type
+ * that holds every value (before opset 14 these ops take only float16,
+ * float, double, int32 and int64: int8/int16/uint8/uint16 compute in int32,
+ * uint32/uint64 in int64).  The caller casts the result back to t, which
+ * wraps as torch's fixed-width integers do. */
+static inline ox_dtype oxu_arith_type(ox_sym *g, const ox_api *api, ox_dtype t)
+{
+    if (api->opset(g) >= 14)
+        return t;
+    switch (t) {
+    case OX_INT8: case OX_INT16: case OX_UINT8: case OX_UINT16: return OX_INT32;
+    case OX_UINT32: case OX_UINT64: return OX_INT64;
+    default: return t;
+    }
+}
+
 /* ================================================================ layout */
 
 static inline ox_vid oxu_transpose(ox_sym *g, const ox_api *api, ox_vid x, const int64_t *perm,

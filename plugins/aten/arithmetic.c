@@ -29,33 +29,38 @@ static int true_div(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
+/* self <op> alpha * other, by torch's type promotion: both operands in their
+ * common type (a Python number does not widen a tensor of its category),
+ * computed in a type ONNX defines the op for at this opset, and the result
+ * cast to the type the host recorded. */
 static int binary(ox_sym *g, const ox_api *api, const char *type, int with_alpha)
 {
     ox_vid x = api->arg_tensor(g, "self");
-    if (strcmp(type, "Div") == 0 && at_is_integer(api->dtype(g, x)))
+    /* integer / integer (tensor or number) is true division; with a floating
+     * operand the promoted type is floating and Div is already exact */
+    ox_vid other_t = api->arg_kind(g, "other") == OX_ARG_TENSOR ? api->arg_tensor(g, "other") : 0;
+    ox_arg_kind ok = api->arg_kind(g, "other");
+    int other_floating = other_t ? api->dtype(g, other_t) != OX_UNDEFINED &&
+                                       oxu_is_floating(api->dtype(g, other_t))
+                                 : ok == OX_ARG_FLOAT;
+    if (strcmp(type, "Div") == 0 && at_is_integer(api->dtype(g, x)) && !other_floating)
         return true_div(g, api);
+    static const char *const names[] = {"self", "other"};
+    ox_vid v[2];
+    ox_dtype common;
+    if (oxu_promote_args(g, api, 2, names, v, &common))
+        return 1;
+    ox_dtype wide = oxu_arith_type(g, api, common);
+    v[0] = oxu_cast_to(g, api, v[0], wide);
+    v[1] = oxu_cast_to(g, api, v[1], wide);
     double alpha = with_alpha ? api->arg_float(g, "alpha", 1.0) : 1.0;
-    ox_vid other;
-    if (at_is_number(api->arg_kind(g, "other"))) {
-        /* Fold alpha into the number. */
-        other = api->scalar_like(g, api->arg_float(g, "other", 0.0) * alpha, x);
-        if (!other)
-            return api->fail(g, "could not create the constant for 'other'");
-    } else {
-        other = api->arg_tensor(g, "other");
-        if (!other)
-            return api->fail(g, "argument 'other' is missing or None");
-        if (at_promote2(g, api, &x, &other))
-            return 1;
-        if (alpha != 1.0) {
-            ox_vid a = api->scalar_like(g, alpha, other);
-            if (!a)
-                return api->fail(g, "could not create the constant for 'alpha'");
-            other = at_op2(g, api, "Mul", other, a);
-        }
+    if (v[1] && alpha != 1.0) {
+        ox_vid a = api->scalar_like(g, alpha, v[1]);
+        if (!a)
+            return api->fail(g, "could not create the constant for 'alpha'");
+        v[1] = at_op2(g, api, "Mul", v[1], a);
     }
-    ox_vid y = at_op2(g, api, type, x, other);
-    return oxu_set_result(g, api, 0, y);
+    return oxu_set_result_recorded(g, api, 0, at_op2(g, api, type, v[0], v[1]));
 }
 
 static int sym_add(ox_sym *g, const ox_api *api)

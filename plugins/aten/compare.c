@@ -20,12 +20,14 @@ static ox_vid equal(ox_sym *g, const ox_api *api, ox_vid a, ox_vid b)
     return at_op1(g, api, "Not", neq);
 }
 
+/* Both operands in their promoted type (float32 > int32 compares floats). */
 static int compare(ox_sym *g, const ox_api *api, const char *kind)
 {
-    ox_vid a = api->arg_tensor(g, "self");
-    ox_vid b = at_operand(g, api, "other", a);
-    if (!a || !b)
+    static const char *const names[] = {"self", "other"};
+    ox_vid v[2];
+    if (oxu_promote_args(g, api, 2, names, v, NULL))
         return 1;
+    ox_vid a = v[0], b = v[1];
     ox_vid y;
     if (strcmp(kind, "eq") == 0)
         y = equal(g, api, a, b);
@@ -49,20 +51,20 @@ static int sym_lt(ox_sym *g, const ox_api *api) { return compare(g, api, "lt"); 
 static int sym_ge(ox_sym *g, const ox_api *api) { return compare(g, api, "ge"); }
 static int sym_le(ox_sym *g, const ox_api *api) { return compare(g, api, "le"); }
 
-/* where(condition, self, other): either branch may be a number. */
+/* where(condition, self, other): either branch may be a number; both in
+ * their promoted type. */
 static int sym_where(ox_sym *g, const ox_api *api)
 {
     ox_vid c = api->arg_tensor(g, "condition");
-    ox_vid x = api->arg_tensor(g, "self"), y = api->arg_tensor(g, "other");
-    if (!x && !y)
-        return api->fail(g, "arguments 'self' and 'other' are both numbers; one must be a tensor");
-    if (!x && !(x = at_operand(g, api, "self", y)))
-        return 1;
-    if (!y && !(y = at_operand(g, api, "other", x)))
-        return 1;
-    ox_vid in[3] = {c, x, y};
     if (!c)
         return api->fail(g, "argument 'condition' is missing or None");
+    if (api->dtype(g, c) != OX_BOOL)
+        c = at_cast(g, api, c, OX_BOOL);
+    static const char *const names[] = {"self", "other"};
+    ox_vid v[2];
+    if (oxu_promote_args(g, api, 2, names, v, NULL))
+        return 1;
+    ox_vid in[3] = {c, v[0], v[1]};
     return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Where", 3, in, 1), "Where"));
 }
 

@@ -2,6 +2,7 @@
  * Concat; split, split_with_sizes, chunk, unbind -> one Split node with as
  * many outputs as the host recorded (unbind squeezes each). */
 #include <stdint.h>
+#include <string.h>
 
 #include "aten_family.h"
 #include "aten_util.h"
@@ -19,11 +20,19 @@ static int sym_cat(ox_sym *g, const ox_api *api)
     for (size_t i = 0; i < n; i++)
         if (!xs[i])
             return api->fail(g, "argument 'tensors' has None at position %zu", i);
+    /* torch.cat promotes its tensors to their common type */
+    if (n > 16)
+        return api->fail(g, "argument 'tensors' has %zu tensors of mixed types; at most 16 "
+                            "are supported", n);
+    ox_vid parts[16];
+    memcpy(parts, xs, n * sizeof parts[0]);
+    if (oxu_promote(g, api, n, parts, NULL))
+        return 1;
     int64_t dim;
     /* Concat accepts negative axes only from opset 11: normalise. */
-    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, xs[0]), &dim))
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, parts[0]), &dim))
         return 1;
-    return oxu_set_result(g, api, 0, at_concat(g, api, xs, n, dim));
+    return oxu_set_result(g, api, 0, at_concat(g, api, parts, n, dim));
 }
 
 static int sym_stack(ox_sym *g, const ox_api *api)

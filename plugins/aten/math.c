@@ -42,7 +42,17 @@ static int sym_sqrt(ox_sym *g, const ox_api *api) { return unary(g, api, "Sqrt")
 static int sym_neg(ox_sym *g, const ox_api *api) { return unary(g, api, "Neg"); }
 static int sym_abs(ox_sym *g, const ox_api *api) { return unary(g, api, "Abs"); }
 
-static int sym_reciprocal(ox_sym *g, const ox_api *api) { return unary(g, api, "Reciprocal"); }
+/* 1 / x of an integer tensor is floating in torch: x in the recorded type
+ * first (float32 unless the host says otherwise). */
+static int sym_reciprocal(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    if (x && at_is_integer(api->dtype(g, x))) {
+        ox_dtype to = OXU_API_HAS(api, output_dtype) ? api->output_dtype(g, 0) : OX_UNDEFINED;
+        x = oxu_cast(g, api, x, at_is_floating(to) ? to : OX_FLOAT);
+    }
+    return oxu_set_result(g, api, 0, at_op1(g, api, "Reciprocal", x));
+}
 static int sym_erf(ox_sym *g, const ox_api *api) { return unary(g, api, "Erf"); }
 static int sym_floor(ox_sym *g, const ox_api *api) { return unary(g, api, "Floor"); }
 static int sym_ceil(ox_sym *g, const ox_api *api) { return unary(g, api, "Ceil"); }
