@@ -1122,6 +1122,32 @@ START_TEST(dropout_in_training_is_reported)
 }
 END_TEST
 
+/* A C host may record one_hot's num_classes=-1 (torch infers it from the
+ * data); the check hook states it before conversion, at every opset. */
+START_TEST(one_hot_without_class_count_is_a_stated_limitation)
+{
+    int64_t xd[1] = {3};
+    tb b = tb_begin("Net");
+    ox_vid vx = tb_input(&b, "i", OX_INT64, 1, xd);
+    ox_arg a[] = {ox_arg_tensor("self", vx), ox_arg_int("num_classes", -1)};
+    ox_vid vy = tb_op(&b, "aten::one_hot", 2, a, 1, xd);
+    ck_assert_int_eq(ox_trace_output(b.t, vy, "y"), OX_OK);
+    ox_graph *g = tb_finish(&b), *onnx = NULL;
+    for (int i = 0; i < N_OPSETS; i++) {
+        ck_assert_int_eq(ox_convert(b.ctx, g, opsets[i], &onnx), OX_EUNSUPPORTED);
+        char expected[256];
+        snprintf(expected, sizeof expected,
+                 "Couldn't export operator(s): 1 problem(s) at opset %d:\n  - aten::one_hot at "
+                 "Net: argument 'num_classes' is -1; one_hot is exported with an explicit class "
+                 "count",
+                 opsets[i]);
+        ck_assert_str_eq(ox_errmsg(b.ctx), expected);
+    }
+    ox_graph_free(g);
+    ox_context_free(b.ctx);
+}
+END_TEST
+
 /* Every operator the YAML declares has a symbolic, and every symbolic's
  * parameters are the ones the YAML lists (same names, same order) at every
  * opset both cover; kinds are the pack's alone. */
@@ -1198,6 +1224,7 @@ static Suite *symbolics_suite(void)
     tcase_add_test(tc, div_of_integers_is_true_division);
     tcase_add_test(tc, rnn_training_with_dropout_between_layers_fails);
     tcase_add_test(tc, dropout_in_training_is_reported);
+    tcase_add_test(tc, one_hot_without_class_count_is_a_stated_limitation);
     suite_add_tcase(s, tc);
     return s;
 }

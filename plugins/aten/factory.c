@@ -75,9 +75,6 @@ static int sym_ones(ox_sym *g, const ox_api *api)
 
 static int sym_full(ox_sym *g, const ox_api *api)
 {
-    if (api->arg_kind(g, "fill_value") == OX_ARG_TENSOR)
-        return api->fail(g, "argument 'fill_value' is a tensor; full is exported with a number "
-                            "(use torch.ones(...) * value to fill with a computed value)");
     return factory(g, api, api->arg_float(g, "fill_value", 0.0));
 }
 
@@ -102,9 +99,6 @@ static int sym_ones_like(ox_sym *g, const ox_api *api)
 
 static int sym_full_like(ox_sym *g, const ox_api *api)
 {
-    if (api->arg_kind(g, "fill_value") == OX_ARG_TENSOR)
-        return api->fail(g, "argument 'fill_value' is a tensor; full_like is exported with a "
-                            "number");
     return like(g, api, api->arg_float(g, "fill_value", 0.0));
 }
 

@@ -2,6 +2,7 @@
  * Concat; split, split_with_sizes, chunk, unbind -> one Split node with as
  * many outputs as the host recorded (unbind squeezes each). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "aten_family.h"
@@ -20,19 +21,28 @@ static int sym_cat(ox_sym *g, const ox_api *api)
     for (size_t i = 0; i < n; i++)
         if (!xs[i])
             return api->fail(g, "argument 'tensors' has None at position %zu", i);
-    /* torch.cat promotes its tensors to their common type */
-    if (n > 16)
-        return api->fail(g, "argument 'tensors' has %zu tensors of mixed types; at most 16 "
-                            "are supported", n);
-    ox_vid parts[16];
-    memcpy(parts, xs, n * sizeof parts[0]);
-    if (oxu_promote(g, api, n, parts, NULL))
-        return 1;
+    /* torch.cat promotes its tensors to their common type (however many:
+     * DenseNet concatenates dozens) */
+    ox_dtype to = OX_UNDEFINED;
+    for (size_t i = 0; i < n; i++)
+        to = oxu_promote_skip_undefined(to, api->dtype(g, xs[i]));
+    ox_vid *parts = malloc(n * sizeof *parts);
+    if (!parts)
+        return api->fail(g, "out of memory for %zu tensors", n);
+    for (size_t i = 0; i < n; i++)
+        if (!(parts[i] = oxu_cast_to(g, api, xs[i], to))) {
+            free(parts);
+            return 1;
+        }
     int64_t dim;
     /* Concat accepts negative axes only from opset 11: normalise. */
+    int rc;
     if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, parts[0]), &dim))
-        return 1;
-    return oxu_set_result(g, api, 0, at_concat(g, api, parts, n, dim));
+        rc = 1;
+    else
+        rc = oxu_set_result(g, api, 0, at_concat(g, api, parts, n, dim));
+    free(parts);
+    return rc;
 }
 
 static int sym_stack(ox_sym *g, const ox_api *api)

@@ -36,6 +36,18 @@ static ox_vid filled(ox_sym *g, const ox_api *api, ox_dtype dt, int64_t c, doubl
     return out;
 }
 
+/* Without running statistics (track_running_stats=False) torch normalises
+ * with the batch's own, which BatchNormalization in inference mode does not
+ * do at any opset. */
+static int check_batch_norm(ox_sym *g, const ox_api *api)
+{
+    if (!api->arg_tensor(g, "running_mean") || !api->arg_tensor(g, "running_var"))
+        return api->limit(g, 0, "batch_norm without running_mean/running_var (track_running_stats="
+                                "False) normalises with batch statistics, which "
+                                "BatchNormalization in inference mode does not do");
+    return 0;
+}
+
 static int sym_batch_norm(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
@@ -43,11 +55,8 @@ static int sym_batch_norm(ox_sym *g, const ox_api *api)
     ox_vid bias = api->arg_tensor(g, "bias");
     ox_vid mean = api->arg_tensor(g, "running_mean");
     ox_vid var = api->arg_tensor(g, "running_var");
-    /* training=True is a limitation in opset_9.yaml, refused by the pre-scan. */
-    if (!mean || !var)
-        return api->fail(g, "batch_norm without running_mean/running_var (track_running_stats="
-                            "False) normalises with batch statistics, which BatchNormalization "
-                            "in inference mode does not do");
+    /* training=True is a limitation in opset_9.yaml, and missing running
+     * statistics the check hook's: both refused by the pre-scan. */
     if (!scale || !bias) {
         int64_t c = api->size(g, x, 1);
         if (c < 0)
@@ -268,7 +277,7 @@ static const ox_param_decl p_instance_norm[] = {
     OX_PARAM_BOOL("cudnn_enabled", 1)};
 
 const ox_op_decl at_ops_normalization[] = {
-    OX_OP("aten::batch_norm", 9, p_batch_norm, 1, sym_batch_norm),
+    OX_OP_EX("aten::batch_norm", 9, p_batch_norm, 1, sym_batch_norm, 0, check_batch_norm),
     OX_OP("aten::layer_norm", 9, p_layer_norm, 1, sym_layer_norm_9),
     OX_OP("aten::layer_norm", 17, p_layer_norm, 1, sym_layer_norm_17),
     OX_OP("aten::group_norm", 9, p_group_norm, 1, sym_group_norm),

@@ -8,6 +8,16 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
+/* torch.roll without dims rolls the flattened tensor: not exported. */
+static int check_roll(ox_sym *g, const ox_api *api)
+{
+    const int64_t *dims = NULL;
+    if (api->arg_ints(g, "dims", &dims) == 0)
+        return api->limit(g, 0, "argument 'dims' is empty; rolling the flattened tensor is not "
+                                "exported, give the dims to roll");
+    return 0;
+}
+
 static int sym_roll(ox_sym *g, const ox_api *api)
 {
     ox_vid self = api->arg_tensor(g, "self"), x = self;
@@ -15,9 +25,6 @@ static int sym_roll(ox_sym *g, const ox_api *api)
     size_t ns = api->arg_ints(g, "shifts", &shifts);
     size_t nd = api->arg_ints(g, "dims", &dims);
     int rank = api->rank(g, x);
-    if (nd == 0)
-        return api->fail(g, "argument 'dims' is empty; rolling the flattened tensor is not "
-                            "exported, give the dims to roll");
     if (ns != nd)
         return api->fail(g, "argument 'shifts' has %zu values but 'dims' has %zu", ns, nd);
     for (size_t i = 0; i < nd && x; i++) {
@@ -47,6 +54,6 @@ static const ox_param_decl p_roll[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM
                                        OX_PARAM_EMPTY_INTS("dims")};
 
 const ox_op_decl at_ops_roll[] = {
-    OX_OP("aten::roll", 9, p_roll, 1, sym_roll),
+    OX_OP_EX("aten::roll", 9, p_roll, 1, sym_roll, 0, check_roll),
 };
 AT_FAMILY_SIZE(at_ops_roll);

@@ -310,6 +310,8 @@ ROWS = [
     Row("slice_scatter", "aten::slice_scatter", lambda x, y: torch.slice_scatter(x, y, 1, 1, 3, 1), [T(3, 4), T(3, 2)]),
     Row("roll", "aten::roll", lambda x: torch.roll(x, 1, 0), [T(3, 4)]),
     Row("roll.two_dims", "aten::roll", lambda x: torch.roll(x, (-1, 2), (0, 1)), [T(3, 4)]),
+    Row("roll.flattened", "aten::roll", lambda x: torch.roll(x, 1), [T(3, 4)],
+        refuse=Refuse("rolling the flattened tensor is not exported")),
     Row("tril", "aten::tril", lambda x: torch.tril(x), [T(4, 4)], since=11),
     Row("triu", "aten::triu", lambda x: torch.triu(x, 1), [T(3, 4)], since=11),
     Row("copy", "aten::copy", lambda x, y: (x * 1).copy_(y), [T(3, 4), T(4)]),
@@ -332,6 +334,8 @@ ROWS = [
     Row("cat.three_negative_dim", "aten::cat", lambda x, y, z: torch.cat([x, y, z], -1), [T(2, 3), T(2, 1), T(2, 2)]),
     Row("cat.int64", "aten::cat", lambda x, y: torch.cat([x, y]), [T(2, 3, dtype=I64), T(1, 3, dtype=I64)]),
     Row("cat.float_int", "aten::cat", lambda x, y: torch.cat([x, y]), [T(2, 3), T(1, 3, dtype=I64)]),
+    Row("cat.many_mixed", "aten::cat", lambda x, i: torch.cat([x] * 20 + [i], 1),
+        [T(2, 3), T(2, 3, dtype=I64)]),
     Row("stack.first", "aten::stack", lambda x, y: torch.stack([x, y]), [T(2, 3), T(2, 3)]),
     Row("select.int64", "aten::select", lambda x: x[:, 2], [T(3, 4, dtype=I64)]),
     Row("slice.negative_bounds", "aten::slice", lambda x: x[:, -3:-1], [T(3, 4)]),
@@ -359,6 +363,9 @@ ROWS = [
     Row("zeros", "aten::zeros", lambda x: torch.zeros(x.shape) + x, [T(3, 4)]),
     Row("ones", "aten::ones", lambda x: torch.ones(x.size(0), 2) * x[:, :1], [T(3, 4)]),
     Row("full", "aten::full", lambda x: torch.full(x.shape, 2.0) * x, [T(3, 4)]),
+    Row("full.tensor_fill", "aten::full", lambda x: torch.full(x.shape, x.sum()) * x, [T(3, 4)],
+        # a traced fill value: the declaration's kind (scalar) refuses it (issue 10 lifts it)
+        refuse=Refuse("argument 'fill_value' is recorded as tensor")),
     Row("zeros_like", "aten::zeros_like", lambda x: torch.zeros_like(x) + x, [T(3, 4)]),
     Row("ones_like", "aten::ones_like", lambda x: torch.ones_like(x) - x, [T(3, 4)]),
     Row("full_like", "aten::full_like", lambda x: torch.full_like(x, 3.0) * x, [T(3, 4)]),
@@ -459,6 +466,9 @@ ROWS = [
 
     # ---------------------------------------------------------------- normalization
     Row("batch_norm", "aten::batch_norm", module=lambda: nn.BatchNorm2d(3), inputs=[T(2, 3, 4, 4)]),
+    Row("batch_norm.no_running_stats", "aten::batch_norm",
+        module=lambda: nn.BatchNorm2d(3, track_running_stats=False).eval(), inputs=[T(2, 3, 4, 4)],
+        refuse=Refuse("normalises with batch statistics")),
     Row("batch_norm.training", "aten::batch_norm",
         lambda x: F.batch_norm(x, torch.zeros(3), torch.ones(3), training=True), [T(2, 3, 4)],
         refuse=Refuse("batch_norm in training mode is not exported")),
