@@ -210,6 +210,19 @@ static int sym_group_norm(ox_sym *g, const ox_api *api)
                                channel_param(g, api, b, rank)));
 }
 
+/* Without weight and bias the scale and bias InstanceNormalization needs are
+ * built as float32 constants: another input type is stated before
+ * conversion. */
+static int check_instance_norm(ox_sym *g, const ox_api *api)
+{
+    ox_dtype dt = api->dtype(g, api->arg_tensor(g, "input"));
+    if ((!api->arg_tensor(g, "weight") || !api->arg_tensor(g, "bias")) && dt != OX_UNDEFINED &&
+        dt != OX_FLOAT)
+        return api->limit(g, 0, "instance_norm without weight/bias is exported for float32 "
+                                "inputs only");
+    return 0;
+}
+
 /* instance_norm with the input's own statistics (use_input_stats, the
  * default of InstanceNorm*d): InstanceNormalization, whose scale and bias are
  * required, so absent ones become ones/zeros of the channel count. */
@@ -224,11 +237,8 @@ static int sym_instance_norm(ox_sym *g, const ox_api *api)
     if ((!w || !b) && c < 0)
         return api->fail(g, "instance_norm without weight/bias needs the channel count, which is "
                             "unknown; record the input's sizes");
-    ox_dtype dt = api->dtype(g, x);
     if (!w || !b) {
-        if (dt != OX_FLOAT)
-            return api->fail(g, "instance_norm without weight/bias is exported for float32 "
-                                "inputs only");
+        /* another known type is the check hook's; an unknown one is built as float32 */
         float *buf = calloc((size_t)c, sizeof *buf);
         if (!buf)
             return api->fail(g, "out of memory");
@@ -281,6 +291,7 @@ const ox_op_decl at_ops_normalization[] = {
     OX_OP("aten::layer_norm", 9, p_layer_norm, 1, sym_layer_norm_9),
     OX_OP("aten::layer_norm", 17, p_layer_norm, 1, sym_layer_norm_17),
     OX_OP("aten::group_norm", 9, p_group_norm, 1, sym_group_norm),
-    OX_OP("aten::instance_norm", 9, p_instance_norm, 1, sym_instance_norm),
+    OX_OP_EX("aten::instance_norm", 9, p_instance_norm, 1, sym_instance_norm, 0,
+             check_instance_norm),
 };
 AT_FAMILY_SIZE(at_ops_normalization);

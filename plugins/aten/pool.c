@@ -77,6 +77,28 @@ static int sym_avg_pool2d(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "AveragePool"));
 }
 
+/* ONNX has no adaptive pooling: a non-global output size exports only as an
+ * AveragePool whose kernel tiles the input exactly, which the recorded sizes
+ * decide before conversion. */
+static int check_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    const int64_t *out = NULL;
+    size_t n = api->arg_ints(g, "output_size", &out);
+    if (n != 2 || (out[0] == 1 && out[1] == 1))
+        return 0; /* a bad size, or global pooling: the symbolic's to say */
+    int64_t h = api->size(g, x, -2), w = api->size(g, x, -1);
+    if (h < 0 || w < 0)
+        return 0; /* unknown until run time: the symbolic says so */
+    if (out[0] <= 0 || out[1] <= 0 || h % out[0] != 0 || w % out[1] != 0)
+        return api->limit(g, 0,
+                          "adaptive_avg_pool2d from %lldx%lld to %lldx%lld: ONNX has no "
+                          "adaptive pooling, and the input size is not a multiple of the "
+                          "output size",
+                          (long long)h, (long long)w, (long long)out[0], (long long)out[1]);
+    return 0;
+}
+
 static int sym_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -92,11 +114,6 @@ static int sym_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
             return api->fail(g, "adaptive_avg_pool2d to %lldx%lld needs the input's spatial "
                                 "sizes, which are unknown; record them",
                              (long long)out[0], (long long)out[1]);
-        if (out[0] <= 0 || out[1] <= 0 || h % out[0] != 0 || w % out[1] != 0)
-            return api->fail(g, "adaptive_avg_pool2d from %lldx%lld to %lldx%lld: ONNX has no "
-                                "adaptive pooling, and the input size is not a multiple of the "
-                                "output size",
-                             (long long)h, (long long)w, (long long)out[0], (long long)out[1]);
         int64_t k[2] = {h / out[0], w / out[1]}, pads[4] = {0, 0, 0, 0};
         ox_onode *n = api->op(g, "AveragePool", 1, &x, 1);
         if (n) {
@@ -126,6 +143,7 @@ static const ox_param_decl p_adaptive_avg_pool2d[] = {OX_PARAM("self", OX_ARG_TE
 const ox_op_decl at_ops_pool[] = {
     OX_OP("aten::max_pool2d", 9, p_max_pool2d, 1, sym_max_pool2d),
     OX_OP("aten::avg_pool2d", 9, p_avg_pool2d, 1, sym_avg_pool2d),
-    OX_OP("aten::adaptive_avg_pool2d", 9, p_adaptive_avg_pool2d, 1, sym_adaptive_avg_pool2d),
+    OX_OP_EX("aten::adaptive_avg_pool2d", 9, p_adaptive_avg_pool2d, 1, sym_adaptive_avg_pool2d, 0,
+             check_adaptive_avg_pool2d),
 };
 AT_FAMILY_SIZE(at_ops_pool);

@@ -165,14 +165,24 @@ static int sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
+/* DepthToSpace (and the opset-9 spelling) take rank-4 inputs: another
+ * recorded rank is stated before conversion. */
+static int check_pixel_shuffle(ox_sym *g, const ox_api *api)
+{
+    int rank = api->rank(g, api->arg_tensor(g, "self"));
+    if (rank >= 0 && rank != 4)
+        return api->limit(g, 0, "pixel_shuffle is exported for rank-4 inputs only (got rank %d)",
+                          rank);
+    return 0;
+}
+
 /* pixel_shuffle from opset 11: DepthToSpace's CRD mode is torch's order. */
 static int sym_pixel_shuffle_11(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t r = api->arg_int(g, "upscale_factor", 1);
-    if (api->rank(g, x) != 4)
-        return api->fail(g, "pixel_shuffle is exported for rank-4 inputs only (got rank %d)",
-                         api->rank(g, x));
+    if (api->rank(g, x) != 4) /* the check hook states a known other rank */
+        return api->fail(g, "pixel_shuffle needs the input's rank, which is unknown; record it");
     ox_onode *n = api->op(g, "DepthToSpace", 1, &x, 1);
     if (n) {
         api->attr_int(n, "blocksize", r);
@@ -187,9 +197,8 @@ static int sym_pixel_shuffle_9(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t r = api->arg_int(g, "upscale_factor", 1);
-    if (api->rank(g, x) != 4)
-        return api->fail(g, "pixel_shuffle is exported for rank-4 inputs only (got rank %d)",
-                         api->rank(g, x));
+    if (api->rank(g, x) != 4) /* the check hook states a known other rank */
+        return api->fail(g, "pixel_shuffle needs the input's rank, which is unknown; record it");
     int64_t c = api->size(g, x, 1), h = api->size(g, x, 2), w = api->size(g, x, 3);
     if (c < 0 || h < 0 || w < 0)
         return api->fail(g, "pixel_shuffle before opset 11 needs the input's channel and "
@@ -221,7 +230,9 @@ const ox_op_decl at_ops_resize[] = {
     OX_OP_EX("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, sym_upsample_nearest2d, 0u,
              check_upsample),
     OX_OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, sym_upsample_bilinear2d),
-    OX_OP("aten::pixel_shuffle", 9, p_pixel_shuffle, 1, sym_pixel_shuffle_9),
-    OX_OP("aten::pixel_shuffle", 11, p_pixel_shuffle, 1, sym_pixel_shuffle_11),
+    OX_OP_EX("aten::pixel_shuffle", 9, p_pixel_shuffle, 1, sym_pixel_shuffle_9, 0,
+             check_pixel_shuffle),
+    OX_OP_EX("aten::pixel_shuffle", 11, p_pixel_shuffle, 1, sym_pixel_shuffle_11, 0,
+             check_pixel_shuffle),
 };
 AT_FAMILY_SIZE(at_ops_resize);

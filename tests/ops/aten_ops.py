@@ -322,6 +322,8 @@ ROWS = [
     Row("one_hot", "aten::one_hot", lambda i: F.one_hot(i, 5), [T(2, 3, dtype=I64, lo=0, hi=4)]),
     Row("embedding", "aten::embedding", module=lambda: nn.Embedding(10, 4), inputs=[T(2, 3, dtype=I64, lo=0, hi=9)]),
     Row("pixel_shuffle", "aten::pixel_shuffle", lambda x: F.pixel_shuffle(x, 2), [T(1, 8, 3, 3)]),
+    Row("pixel_shuffle.rank5", "aten::pixel_shuffle", lambda x: F.pixel_shuffle(x, 2), [T(2, 1, 8, 3, 3)],
+        refuse=Refuse("pixel_shuffle is exported for rank-4 inputs only (got rank 5)")),
     Row("reshape.int64", "aten::reshape", lambda x: x.reshape(-1), [T(3, 4, dtype=I64)]),
     Row("view.minus_one", "aten::view", lambda x: x.view(-1, 4), [T(2, 3, 4)]),
     Row("flatten.negative", "aten::flatten", lambda x: torch.flatten(x, -2), [T(2, 3, 4)]),
@@ -486,6 +488,8 @@ ROWS = [
         inputs=[T(2, 4, 5)]),
     Row("batch_norm.3d", "aten::batch_norm", module=lambda: nn.BatchNorm3d(2), inputs=[T(1, 2, 3, 3, 3)]),
     Row("instance_norm.no_affine", "aten::instance_norm", module=lambda: nn.InstanceNorm1d(3), inputs=[T(2, 3, 6)]),
+    Row("instance_norm.no_affine_float64", "aten::instance_norm", module=lambda: nn.InstanceNorm1d(3).double(),
+        inputs=[T(2, 3, 6, dtype=F64)], refuse=Refuse("instance_norm without weight/bias is exported for float32")),
     Row("group_norm.no_affine", "aten::group_norm", module=lambda: nn.GroupNorm(3, 6, affine=False),
         inputs=[T(2, 6, 4)]),
 
