@@ -78,8 +78,55 @@ static int sym_mul(ox_sym *g, const ox_api *api)
     return binary(g, api, "Mul", 0);
 }
 
+static ox_vid floor_div(ox_sym *g, const ox_api *api, ox_vid a, ox_vid b);
+
+/* div with rounding_mode 'floor' or 'trunc' (torch.div(a, b, rounding_mode=)):
+ * the quotient of the promoted operands rounded; integer Div already
+ * truncates toward zero, and floor_div floors. */
+static int rounded_div(ox_sym *g, const ox_api *api, const char *mode)
+{
+    static const char *const names[] = {"self", "other"};
+    ox_vid v[2];
+    ox_dtype common;
+    if (oxu_promote_args(g, api, 2, names, v, &common))
+        return 1;
+    ox_dtype wide = oxu_arith_type(g, api, common);
+    ox_vid a = oxu_cast_to(g, api, v[0], wide), b = oxu_cast_to(g, api, v[1], wide);
+    ox_vid y;
+    if (strcmp(mode, "floor") == 0) {
+        y = floor_div(g, api, a, b);
+    } else if (at_is_integer(wide)) {
+        y = at_op2(g, api, "Div", a, b);
+    } else {
+        /* trunc(q) = q < 0 ? ceil(q) : floor(q), exact */
+        ox_vid q = at_op2(g, api, "Div", a, b);
+        ox_vid zero = q ? api->scalar_like(g, 0.0, q) : 0;
+        ox_vid in[3] = {at_op2(g, api, "Less", q, zero), at_op1(g, api, "Ceil", q),
+                        at_op1(g, api, "Floor", q)};
+        if (!in[0] || !in[1] || !in[2])
+            return 1;
+        y = at_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
+    }
+    return oxu_set_result_recorded(g, api, 0, y);
+}
+
+/* torch allows only these two (and None): anything else is the host's bug,
+ * said before conversion. */
+static int check_div(ox_sym *g, const ox_api *api)
+{
+    const char *mode = api->arg_string(g, "rounding_mode", NULL);
+    if (mode && strcmp(mode, "floor") != 0 && strcmp(mode, "trunc") != 0)
+        return api->limit(g, 0, "argument 'rounding_mode' is '%s'; torch.div takes 'floor', "
+                                "'trunc' or None",
+                          mode);
+    return 0;
+}
+
 static int sym_div(ox_sym *g, const ox_api *api)
 {
+    const char *mode = api->arg_string(g, "rounding_mode", NULL);
+    if (mode)
+        return rounded_div(g, api, mode);
     return binary(g, api, "Div", 0);
 }
 
@@ -153,12 +200,16 @@ static const ox_param_decl p_add[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                       OX_PARAM_INT("alpha", OX_ARG_SCALAR, 1)};
 static const ox_param_decl p_other[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                         OX_PARAM("other", OX_ARG_TENSOR_OR_SCALAR)};
+/* torch's div.Tensor_mode: rounding_mode None, 'floor' or 'trunc' */
+static const ox_param_decl p_div[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                      OX_PARAM("other", OX_ARG_TENSOR_OR_SCALAR),
+                                      OX_PARAM_NULL("rounding_mode", OX_ARG_STRING)};
 
 const ox_op_decl at_ops_arithmetic[] = {
     OX_OP("aten::add", 9, p_add, 1, sym_add),
     OX_OP("aten::sub", 9, p_add, 1, sym_sub),
     OX_OP("aten::mul", 9, p_other, 1, sym_mul),
-    OX_OP("aten::div", 9, p_other, 1, sym_div),
+    OX_OP_EX("aten::div", 9, p_div, 1, sym_div, 0, check_div),
     OX_OP("aten::rsub", 9, p_add, 1, sym_rsub),
     OX_OP("aten::floor_divide", 9, p_other, 1, sym_floor_divide),
     OX_OP("aten::remainder", 9, p_other, 1, sym_remainder),

@@ -61,9 +61,14 @@ static int arg_reduce(ox_sym *g, const ox_api *api, const char *type)
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axis = 0;
     int keep = api->arg_int(g, "keepdim", 0) != 0;
+    int64_t ones[OXU_MAX_RANK];
+    int rank = api->rank(g, x);
     if (api->arg_kind(g, "dim") == OX_ARG_NONE) {
-        if (keep)
-            return api->fail(g, "argument 'keepdim' is true without 'dim'; give the dim");
+        /* over the flattened tensor; with keepdim the result has every dim
+         * of size 1 (torch's shape), a Reshape of ArgMax's [1] */
+        if (keep && (rank < 0 || rank > OXU_MAX_RANK))
+            return api->fail(g, "argument 'keepdim' is true without 'dim': the result's rank is "
+                                "the input's, which is unknown; record it");
         int64_t flat = -1;
         x = at_reshape(g, api, x, &flat, 1);
     } else if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &axis)) {
@@ -76,7 +81,13 @@ static int arg_reduce(ox_sym *g, const ox_api *api, const char *type)
         api->attr_int(r, "axis", axis);
         api->attr_int(r, "keepdims", keep);
     }
-    return oxu_set_result(g, api, 0, at_out(g, api, r, type));
+    ox_vid y = at_out(g, api, r, type);
+    if (keep && api->arg_kind(g, "dim") == OX_ARG_NONE) {
+        for (int i = 0; i < rank; i++)
+            ones[i] = 1;
+        y = at_reshape(g, api, y, ones, (size_t)rank);
+    }
+    return oxu_set_result(g, api, 0, y);
 }
 
 static int sym_argmax(ox_sym *g, const ox_api *api) { return arg_reduce(g, api, "ArgMax"); }
