@@ -40,6 +40,14 @@ static bool kind_accepts(ox_arg_kind declared, ox_arg_kind got)
     }
 }
 
+const ox_param_decl *ox_param_find(const ox_op_decl *d, const char *name)
+{
+    for (uint32_t i = 0; d && name && i < d->n_params; i++)
+        if (strcmp(d->params[i].name, name) == 0)
+            return &d->params[i];
+    return NULL;
+}
+
 bool ox_param_required(const ox_param_decl *p)
 {
     return !(p->flags & (OX_PARAM_OPTIONAL | OX_PARAM_CODE_DEFAULT)) &&

@@ -39,6 +39,9 @@ typedef struct ox_param_decl_1_0 {
 size_t ox_params_read(const char *path, const char *op, unsigned abi_minor, const void *rows,
                       uint32_t n, uint32_t stride, ox_param_decl *out, ox_report *r);
 
+/* The declared parameter called name, or NULL: the one lookup by name. */
+const ox_param_decl *ox_param_find(const ox_op_decl *d, const char *name);
+
 /* Whether a recorded argument of kind `got` fits the parameter: its kind or
  * an alternative kind accepts it, or it is None and the parameter is
  * optional.  The one kind-compatibility rule of the engine. */

@@ -802,14 +802,6 @@ ox_status ox_plugin_check_file(ox_context *ctx, const char *path, ox_report *r)
 
 /* -------------------------------------------------- YAML cross-checking */
 
-static bool pack_declares(const ox_op_decl *d, const char *name)
-{
-    for (uint32_t i = 0; i < d->n_params; i++)
-        if (strcmp(d->params[i].name, name) == 0)
-            return true;
-    return false;
-}
-
 /* One declaration against the descriptors of the opsets it serves
  * (since_opset..until).
  * loading fail. */
@@ -826,7 +818,7 @@ static void check_decl(ox_context *ctx, const char *path, const ox_op_decl *d, i
             continue;
         last_declared = y->declared_in;
         for (size_t k = 0; k < y->n_params; k++)
-            if (!pack_declares(d, y->params[k].name))
+            if (!ox_param_find(d, y->params[k].name))
                 ox_report_add(r,
                               "plugin %s: operator %s does not declare parameter '%s', which "
                               "%s/opset_%d.yaml lists",

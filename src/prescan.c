@@ -11,14 +11,6 @@
 #include "route.h"
 #include "symbolic_api.h"
 
-static const ox_param_decl *decl_param(const ox_op_decl *d, const char *name)
-{
-    for (uint32_t i = 0; i < d->n_params; i++)
-        if (strcmp(d->params[i].name, name) == 0)
-            return &d->params[i];
-    return NULL;
-}
-
 static void param_list(const ox_op_decl *d, char *buf, size_t cap)
 {
     size_t len = 0;
@@ -39,7 +31,7 @@ static size_t check_args(const ox_node *n, const ox_op_impl *im, ox_report *r)
     size_t before = r->n;
     for (uint32_t i = 0; i < n->n_args; i++) {
         const ox_targ *a = &n->args[i];
-        const ox_param_decl *p = decl_param(d, a->name);
+        const ox_param_decl *p = ox_param_find(d, a->name);
         if (!p) {
             char list[512];
             param_list(d, list, sizeof list);
@@ -90,7 +82,7 @@ static void check_accepted(const ox_context *ctx, int opset, const ox_node *n,
         return;
     for (uint32_t i = 0; i < n->n_args; i++) {
         const ox_targ *a = &n->args[i];
-        if (!decl_param(d, a->name))
+        if (!ox_param_find(d, a->name))
             continue; /* reported as unknown already */
         bool listed = false;
         for (size_t k = 0; k < yop->n_params && !listed; k++)

@@ -151,10 +151,8 @@ static const ox_targ *arg(ox_sym *g, const char *name)
     const ox_targ *a = ox_node_arg(g->node, name);
     if (a || !g->decl)
         return a;
-    for (uint32_t i = 0; i < g->decl->n_params; i++)
-        if (strcmp(g->decl->params[i].name, name) == 0)
-            return ox_param_default_arg(&g->decl->params[i], &g->dflt) ? &g->dflt : NULL;
-    return NULL;
+    const ox_param_decl *p = ox_param_find(g->decl, name);
+    return p && ox_param_default_arg(p, &g->dflt) ? &g->dflt : NULL;
 }
 
 /* A traced id to the output graph's own id (internal use). */
