@@ -29,6 +29,23 @@ static int true_div(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
+/* self and other by torch's type promotion, in a type ONNX's Add/Sub/Mul/Div
+ * take at this opset (oxu_arith_type); the caller casts the result back to
+ * the recorded type. */
+static int arith_operands(ox_sym *g, const ox_api *api, ox_vid v[2], ox_dtype *type)
+{
+    static const char *const names[] = {"self", "other"};
+    ox_dtype common;
+    if (oxu_promote_args(g, api, 2, names, v, &common))
+        return 1;
+    ox_dtype wide = oxu_arith_type(g, api, common);
+    if (type)
+        *type = wide;
+    v[0] = oxu_cast_to(g, api, v[0], wide);
+    v[1] = oxu_cast_to(g, api, v[1], wide);
+    return !v[0] || !v[1];
+}
+
 /* self <op> alpha * other, by torch's type promotion: both operands in their
  * common type (a Python number does not widen a tensor of its category),
  * computed in a type ONNX defines the op for at this opset, and the result
@@ -38,21 +55,15 @@ static int binary(ox_sym *g, const ox_api *api, const char *type, int with_alpha
     ox_vid x = api->arg_tensor(g, "self");
     /* integer / integer (tensor or number) is true division; with a floating
      * operand the promoted type is floating and Div is already exact */
-    ox_vid other_t = api->arg_kind(g, "other") == OX_ARG_TENSOR ? api->arg_tensor(g, "other") : 0;
-    ox_arg_kind ok = api->arg_kind(g, "other");
-    int other_floating = other_t ? api->dtype(g, other_t) != OX_UNDEFINED &&
-                                       oxu_is_floating(api->dtype(g, other_t))
-                                 : ok == OX_ARG_FLOAT;
+    ox_vid other_t = api->arg_tensor(g, "other"); /* 0 for a number */
+    ox_dtype other_dt = other_t ? api->dtype(g, other_t) : OX_UNDEFINED;
+    int other_floating = other_t ? other_dt != OX_UNDEFINED && oxu_is_floating(other_dt)
+                                 : api->arg_kind(g, "other") == OX_ARG_FLOAT;
     if (strcmp(type, "Div") == 0 && at_is_integer(api->dtype(g, x)) && !other_floating)
         return true_div(g, api);
-    static const char *const names[] = {"self", "other"};
     ox_vid v[2];
-    ox_dtype common;
-    if (oxu_promote_args(g, api, 2, names, v, &common))
+    if (arith_operands(g, api, v, NULL))
         return 1;
-    ox_dtype wide = oxu_arith_type(g, api, common);
-    v[0] = oxu_cast_to(g, api, v[0], wide);
-    v[1] = oxu_cast_to(g, api, v[1], wide);
     double alpha = with_alpha ? api->arg_float(g, "alpha", 1.0) : 1.0;
     if (v[1] && alpha != 1.0) {
         ox_vid a = api->scalar_like(g, alpha, v[1]);
@@ -85,13 +96,11 @@ static ox_vid floor_div(ox_sym *g, const ox_api *api, ox_vid a, ox_vid b);
  * truncates toward zero, and floor_div floors. */
 static int rounded_div(ox_sym *g, const ox_api *api, const char *mode)
 {
-    static const char *const names[] = {"self", "other"};
     ox_vid v[2];
-    ox_dtype common;
-    if (oxu_promote_args(g, api, 2, names, v, &common))
+    ox_dtype wide;
+    if (arith_operands(g, api, v, &wide))
         return 1;
-    ox_dtype wide = oxu_arith_type(g, api, common);
-    ox_vid a = oxu_cast_to(g, api, v[0], wide), b = oxu_cast_to(g, api, v[1], wide);
+    ox_vid a = v[0], b = v[1];
     ox_vid y;
     if (strcmp(mode, "floor") == 0) {
         y = floor_div(g, api, a, b);
