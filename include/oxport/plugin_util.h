@@ -704,6 +704,21 @@ static inline int oxu_pads_from_torch(ox_sym *g, const ox_api *api, const char *
     return 0;
 }
 
+/* Pad from opset 11, where the amounts are an input: pads_v (1-D int64, in
+ * ONNX's order) and, for mode "constant", value as a scalar of x's type. */
+static inline ox_vid oxu_pad_node(ox_sym *g, const ox_api *api, ox_vid x, ox_vid pads_v,
+                                  const char *mode, double value)
+{
+    int constant = strcmp(mode, "constant") == 0;
+    ox_vid in[3] = {x, pads_v, constant ? oxu_scalar_like(g, api, value, x) : 0};
+    if (!in[0] || !in[1] || (constant && !in[2]))
+        return 0;
+    ox_onode *p = api->op(g, "Pad", constant ? 3 : 2, in, 1);
+    if (p)
+        api->attr_string(p, "mode", mode);
+    return oxu_out(g, api, p, "Pad");
+}
+
 /* Pad x by pads (ONNX order, 2 * rank(x) entries) in mode "constant"
  * (with value), "reflect" or "edge".  Before opset 11 pads and value are
  * attributes and Pad takes floats only, so an integer x is padded as
@@ -729,14 +744,7 @@ static inline ox_vid oxu_pad(ox_sym *g, const ox_api *api, ox_vid x, const char 
         ox_vid y = in ? oxu_out(g, api, p, "Pad") : 0;
         return integral ? oxu_cast(g, api, y, t) : y;
     }
-    ox_vid in[3] = {x, oxu_const_ints(g, api, pads, n_pads),
-                    constant ? oxu_scalar_like(g, api, value, x) : 0};
-    if (!in[1] || (constant && !in[2]))
-        return 0;
-    ox_onode *p = api->op(g, "Pad", constant ? 3 : 2, in, 1);
-    if (p)
-        api->attr_string(p, "mode", mode);
-    return oxu_out(g, api, p, "Pad");
+    return oxu_pad_node(g, api, x, oxu_const_ints(g, api, pads, n_pads), mode, value);
 }
 
 /* Pad x by traced amounts: torch_pad is a 1-D int64 tensor in torch's
@@ -785,15 +793,7 @@ static inline ox_vid oxu_pad_traced(ox_sym *g, const ox_api *api, ox_vid x, cons
     ox_onode *gn = api->op(g, "Gather", 2, gin, 1);
     if (gn)
         api->attr_int(gn, "axis", 0);
-    int constant = strcmp(mode, "constant") == 0;
-    ox_vid in[3] = {x, oxu_out(g, api, gn, "Gather"),
-                    constant ? oxu_scalar_like(g, api, value, x) : 0};
-    if (!in[1] || (constant && !in[2]))
-        return 0;
-    ox_onode *p = api->op(g, "Pad", constant ? 3 : 2, in, 1);
-    if (p)
-        api->attr_string(p, "mode", mode);
-    return oxu_out(g, api, p, "Pad");
+    return oxu_pad_node(g, api, x, oxu_out(g, api, gn, "Gather"), mode, value);
 }
 
 /* torch-style padding of x by the argument pad_arg: an int list, or a 1-D
