@@ -15,16 +15,7 @@
 #include "ir.h"
 #include "param_decl.h"
 #include "plugin_load.h"
-
-static const char *fx(const char *name)
-{
-    static char bufs[4][1024];
-    static int k;
-    char *p = bufs[k++ % 4];
-    const char *b = getenv("OXPORT_TEST_BUILDDIR");
-    snprintf(p, 1024, "%s/tests/fixtures/plugins/libfx_%s.so", b ? b : ".", name);
-    return p;
-}
+#include "test_util.h"
 
 static ox_context *ctx_with(const char *pack)
 {

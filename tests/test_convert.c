@@ -16,17 +16,6 @@
 #include "plugin_load.h"
 #include "test_util.h"
 
-static char fx_bufs[4][1024];
-static int fx_k;
-
-static const char *fx(const char *name)
-{
-    const char *b = getenv("OXPORT_TEST_BUILDDIR");
-    char *p = fx_bufs[fx_k++ % 4];
-    snprintf(p, 1024, "%s/tests/fixtures/plugins/libfx_%s.so", b ? b : ".", name);
-    return p;
-}
-
 static ox_context *ctx_with(const char *const *packs, size_t n)
 {
     ox_context *ctx;

@@ -15,14 +15,7 @@
 
 #include "context.h"
 #include "ir.h"
-
-static const char *fx(const char *name)
-{
-    static char buf[1024];
-    const char *b = getenv("OXPORT_TEST_BUILDDIR");
-    snprintf(buf, sizeof buf, "%s/tests/fixtures/plugins/libfx_%s.so", b ? b : ".", name);
-    return buf;
-}
+#include "test_util.h"
 
 /* In a child: trace Net/Crash[c] running `kind` and convert it. */
 static void child_converts(const char *kind)

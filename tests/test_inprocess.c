@@ -13,16 +13,7 @@
 #include "context.h"
 #include "ir.h"
 #include "plugin_load.h"
-
-static const char *fx(const char *name)
-{
-    static char bufs[4][1024];
-    static int k;
-    const char *b = getenv("OXPORT_TEST_BUILDDIR");
-    char *p = bufs[k++ % 4];
-    snprintf(p, 1024, "%s/tests/fixtures/plugins/libfx_%s.so", b ? b : ".", name);
-    return p;
-}
+#include "test_util.h"
 
 /* fx_base as the built-in pack, fx_override as a configured one. */
 static ox_context *ctx_base(bool with_override)

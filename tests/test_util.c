@@ -17,6 +17,15 @@ const char *builddir(void)
     return s ? s : ".";
 }
 
+const char *fx(const char *name)
+{
+    static char bufs[4][1024];
+    static int k;
+    char *p = bufs[k++ % 4];
+    snprintf(p, sizeof bufs[0], "%s/tests/fixtures/plugins/libfx_%s.so", builddir(), name);
+    return p;
+}
+
 char *slurp_text(const char *path)
 {
     FILE *f = fopen(path, "rb");

@@ -13,6 +13,10 @@
 const char *srcdir(void);
 const char *builddir(void);
 
+/* Path of the build tree's fixture pack libfx_<name>.so (tests/fixtures/
+ * plugins/), in one of four rotating buffers, so up to four stay valid. */
+const char *fx(const char *name);
+
 /* The whole file as a malloc'd NUL-terminated string, NULL if it cannot be
  * opened. */
 char *slurp_text(const char *path);
