@@ -14,40 +14,155 @@
 #include <string.h>
 
 #include "ir.h"
+#include "oxport/json.h"
 
-/* Differences listed per section before "... and N more". */
+/* Differences listed per section before "... and N more" (text only: the
+ * JSON form lists them all). */
 #define SHOWN 20
 /* Node-alignment table cells (one byte each) before falling back to
  * comparing by position alone. */
 #define MAX_ALIGN_CELLS ((size_t)64 << 20)
 
+/* One difference, as the JSON form lists it; the text form prints only the
+ * message.  Absent fields (NULL strings, numbers not in `has`) are written
+ * as null. */
+enum { HAS_INDEX_A = 1, HAS_INDEX_B = 2, HAS_COUNTS = 4 };
+typedef struct diff_item {
+    const char *what;             /* e.g. "type differs", "only in A", "op count" */
+    const char *name;             /* the value's, initializer's or op type's name in A
+                                   * (in B when only B has it) */
+    const char *name_b;           /* its name in B, when that differs */
+    unsigned has;                 /* which numbers below are present */
+    long long index_a, index_b;   /* position in A and B */
+    const char *a, *b;            /* the two sides' type or value, as text */
+    long long count_a, count_b;   /* counts (inputs, op histogram) */
+} diff_item;
+
+#define ITEM(...) (&(diff_item){__VA_ARGS__})
+
+/* The comparison writes to one of two sinks: text lines to `out`, or one
+ * JSON object per section to `j` ({"name", "differences": [...], "summary",
+ * "alignment"}). */
 typedef struct differ {
     FILE *out;
-    size_t n;      /* differences found */
-    size_t shown;  /* in the current section */
+    ox_json *j;
+    size_t n;             /* differences found */
+    size_t shown;         /* in the current section */
+    bool in_section;      /* JSON: a section object is open */
+    bool in_list;         /* JSON: its differences array is open */
+    bool summarized;      /* JSON: its "summary" is written */
+    const char *alignment;/* JSON: how the nodes were aligned */
 } differ;
 
-static void section(differ *d, const char *title)
+static void close_list(differ *d)
 {
-    fprintf(d->out, "%s:\n", title);
-    d->shown = 0;
+    if (d->j && d->in_list) {
+        ox_json_array_end(d->j);
+        d->in_list = false;
+    }
 }
 
-static void report(differ *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void end_section(differ *d)
+{
+    if (!d->j || !d->in_section)
+        return;
+    close_list(d);
+    if (!d->summarized) {
+        ox_json_key(d->j, "summary");
+        ox_json_null(d->j);
+    }
+    ox_json_key(d->j, "alignment");
+    ox_json_string(d->j, d->alignment); /* null but for the nodes */
+    d->alignment = NULL;
+    ox_json_object_end(d->j);
+    d->in_section = false;
+}
 
-static void report(differ *d, const char *fmt, ...)
+/* A section: `title` heads it in text, `key` names it in JSON. */
+static void section(differ *d, const char *title, const char *key)
+{
+    d->shown = 0;
+    if (!d->j) {
+        fprintf(d->out, "%s:\n", title);
+        return;
+    }
+    end_section(d);
+    ox_json_object(d->j);
+    ox_json_key(d->j, "name");
+    ox_json_string(d->j, key);
+    ox_json_key(d->j, "differences");
+    ox_json_array(d->j);
+    d->in_section = d->in_list = true;
+    d->summarized = false;
+}
+
+/* The section's closing line: "  = 3, same names and types" in text, its
+ * "summary" (without the "= ") in JSON. */
+static void summary_line(differ *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void summary_line(differ *d, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (!d->j) {
+        fprintf(d->out, "  %s\n", buf);
+        return;
+    }
+    close_list(d);
+    d->summarized = true;
+    ox_json_key(d->j, "summary");
+    ox_json_string(d->j, buf[0] == '=' && buf[1] == ' ' ? buf + 2 : buf);
+}
+
+static void json_opt_int(ox_json *j, const char *key, bool present, long long v)
+{
+    ox_json_key(j, key);
+    if (!present)
+        ox_json_null(j);
+    else
+        ox_json_int(j, v);
+}
+
+static void report(differ *d, const diff_item *it, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void report(differ *d, const diff_item *it, const char *fmt, ...)
 {
     d->n++;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (d->j) {
+        ox_json *j = d->j;
+        ox_json_object(j);
+        ox_json_key(j, "what");
+        ox_json_string(j, it->what);
+        ox_json_key(j, "name");
+        ox_json_string(j, it->name);
+        ox_json_key(j, "name_b");
+        ox_json_string(j, it->name_b);
+        json_opt_int(j, "index_a", it->has & HAS_INDEX_A, it->index_a);
+        json_opt_int(j, "index_b", it->has & HAS_INDEX_B, it->index_b);
+        ox_json_key(j, "a");
+        ox_json_string(j, it->a);
+        ox_json_key(j, "b");
+        ox_json_string(j, it->b);
+        json_opt_int(j, "count_a", it->has & HAS_COUNTS, it->count_a);
+        json_opt_int(j, "count_b", it->has & HAS_COUNTS, it->count_b);
+        ox_json_key(j, "message");
+        ox_json_string(j, msg);
+        ox_json_object_end(j);
+        return;
+    }
     if (d->shown++ == SHOWN)
         fprintf(d->out, "  ... (more differences in this section not shown)\n");
     if (d->shown > SHOWN)
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("  ! ", d->out);
-    vfprintf(d->out, fmt, ap);
-    va_end(ap);
-    fputc('\n', d->out);
+    fprintf(d->out, "  ! %s\n", msg);
 }
 
 static void type_text(const ox_type *t, char *buf, size_t cap)
@@ -89,9 +204,10 @@ static void diff_values(differ *d, const char *what, const ox_graph *a, const ox
                         uint32_t na, const ox_graph *b, const ox_vid *vb, uint32_t nb)
 {
     size_t before = d->n;
-    section(d, what);
+    section(d, what, what);
     if (na != nb)
-        report(d, "%u in A, %u in B", na, nb);
+        report(d, ITEM(.what = "count", .count_a = na, .count_b = nb, .has = HAS_COUNTS),
+               "%u in A, %u in B", na, nb);
     for (uint32_t i = 0; i < na && i < nb; i++) {
         const ox_value *x = ox_graph_value(a, va[i]), *y = ox_graph_value(b, vb[i]);
         if (!x || !y)
@@ -100,18 +216,24 @@ static void diff_values(differ *d, const char *what, const ox_graph *a, const ox
         type_text(&x->type, tx, sizeof tx);
         type_text(&y->type, ty, sizeof ty);
         bool same_name = strcmp(vname(a, va[i]), vname(b, vb[i])) == 0;
+        const char *why = !same_name && strcmp(tx, ty) ? "name and type differ"
+                           : !same_name                 ? "name differs"
+                                                        : "type differs";
         if (!same_name || strcmp(tx, ty) != 0)
-            report(d, "#%u: A %s : %s, B %s : %s (%s)", i, vname(a, va[i]), tx, vname(b, vb[i]), ty,
-                   !same_name && strcmp(tx, ty) ? "name and type differ"
-                   : !same_name                 ? "name differs"
-                                                : "type differs");
+            report(d, ITEM(.what = why, .name = vname(a, va[i]), .name_b = same_name ? NULL : vname(b, vb[i]),
+                           .index_a = i, .index_b = i, .a = tx, .b = ty, .has = HAS_INDEX_A | HAS_INDEX_B),
+                   "#%u: A %s : %s, B %s : %s (%s)", i, vname(a, va[i]), tx, vname(b, vb[i]), ty, why);
     }
     for (uint32_t i = nb; i < na; i++)
-        report(d, "#%u only in A: %s", i, vname(a, va[i]));
+        report(d, ITEM(.what = "only in A", .name = vname(a, va[i]), .index_a = i, .has = HAS_INDEX_A),
+               "#%u only in A: %s", i,
+               vname(a, va[i]));
     for (uint32_t i = na; i < nb; i++)
-        report(d, "#%u only in B: %s", i, vname(b, vb[i]));
+        report(d, ITEM(.what = "only in B", .name = vname(b, vb[i]), .index_b = i, .has = HAS_INDEX_B),
+               "#%u only in B: %s", i,
+               vname(b, vb[i]));
     if (d->n == before)
-        fprintf(d->out, "  = %u, same names and types\n", na);
+        summary_line(d, "= %u, same names and types", na);
 }
 
 static const ox_value *find_param(const ox_graph *g, const char *name)
@@ -128,7 +250,7 @@ static const ox_value *find_param(const ox_graph *g, const char *name)
 static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
 {
     size_t before = d->n;
-    section(d, "initializers");
+    section(d, "initializers", "initializers");
     size_t common = 0;
     for (uint32_t i = 0; i < a->n_params; i++) {
         const ox_value *x = ox_graph_value(a, a->params[i]);
@@ -138,13 +260,15 @@ static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
         char tx[512], ty[512];
         type_text(&x->type, tx, sizeof tx);
         if (!y) {
-            report(d, "only in A: %s : %s", x->name, tx);
+            report(d, ITEM(.what = "only in A", .name = x->name, .a = tx), "only in A: %s : %s", x->name,
+                   tx);
             continue;
         }
         common++;
         type_text(&y->type, ty, sizeof ty);
         if (strcmp(tx, ty) != 0)
-            report(d, "%s: A %s, B %s", x->name, tx, ty);
+            report(d, ITEM(.what = "type differs", .name = x->name, .a = tx, .b = ty), "%s: A %s, B %s",
+                   x->name, tx, ty);
     }
     for (uint32_t i = 0; i < b->n_params; i++) {
         const ox_value *y = ox_graph_value(b, b->params[i]);
@@ -152,12 +276,12 @@ static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
             continue;
         char ty[512];
         type_text(&y->type, ty, sizeof ty);
-        report(d, "only in B: %s : %s", y->name, ty);
+        report(d, ITEM(.what = "only in B", .name = y->name, .b = ty), "only in B: %s : %s", y->name, ty);
     }
     if (d->n == before)
-        fprintf(d->out, "  = %zu, same names and types\n", common);
+        summary_line(d, "= %zu, same names and types", common);
     else
-        fprintf(d->out, "  (%zu in both, %u in A, %u in B)\n", common, a->n_params, b->n_params);
+        summary_line(d, "(%zu in both, %u in A, %u in B)", common, a->n_params, b->n_params);
 }
 
 static size_t count_kind(const ox_graph *g, const char *kind)
@@ -184,7 +308,7 @@ static const char *kind_text(const ox_node *n)
 static void diff_histogram(differ *d, const ox_graph *a, const ox_graph *b)
 {
     size_t before = d->n;
-    section(d, "ops");
+    section(d, "ops", "ops");
     for (int pass = 0; pass < 2; pass++) {
         const ox_graph *g = pass ? b : a, *other = pass ? a : b;
         for (const ox_node *n = g->first; n; n = n->next) {
@@ -194,12 +318,15 @@ static void diff_histogram(differ *d, const ox_graph *a, const ox_graph *b)
                 continue; /* compared in the first pass */
             size_t in_g = count_kind(g, n->kind), in_other = count_kind(other, n->kind);
             if (in_g != in_other)
-                report(d, "%-24s A %zu, B %zu", kind_text(n), pass ? in_other : in_g,
+                report(d, ITEM(.what = "op count", .name = kind_text(n),
+                               .count_a = (long long)(pass ? in_other : in_g),
+                               .count_b = (long long)(pass ? in_g : in_other), .has = HAS_COUNTS),
+                       "%-24s A %zu, B %zu", kind_text(n), pass ? in_other : in_g,
                        pass ? in_g : in_other);
         }
     }
     if (d->n == before)
-        fprintf(d->out, "  = %u nodes, same count of each op type\n", a->n_nodes);
+        summary_line(d, "= %u nodes, same count of each op type", a->n_nodes);
 }
 
 static bool tensor_equal(const ox_attr_tensor *x, const ox_attr_tensor *y)
@@ -344,13 +471,20 @@ static void node_line(differ *d, size_t ia, size_t ib, const ox_node *x, const o
                       const char *why)
 {
     if (x && y)
-        report(d, "A #%zu %s (%s), B #%zu %s (%s): %s", ia, kind_text(x), x->name ? x->name : "",
+        report(d, ITEM(.what = strncmp(why, "attribute", 9) == 0 ? "attribute differs" : why,
+                       .name = kind_text(x),
+                       .name_b = strcmp(kind_text(x), kind_text(y)) ? kind_text(y) : NULL,
+                       .index_a = (long long)ia, .index_b = (long long)ib,
+                       .a = x->name, .b = y->name, .has = HAS_INDEX_A | HAS_INDEX_B),
+               "A #%zu %s (%s), B #%zu %s (%s): %s", ia, kind_text(x), x->name ? x->name : "",
                ib, kind_text(y), y->name ? y->name : "", why);
     else if (x)
-        report(d, "only in A: #%zu %s (%s)%s%s", ia, kind_text(x), x->name ? x->name : "",
+        report(d, ITEM(.what = "only in A", .name = kind_text(x), .index_a = (long long)ia, .a = x->name, .has = HAS_INDEX_A),
+               "only in A: #%zu %s (%s)%s%s", ia, kind_text(x), x->name ? x->name : "",
                x->scope && x->scope[0] ? " at " : "", x->scope ? x->scope : "");
     else
-        report(d, "only in B: #%zu %s (%s)%s%s", ib, kind_text(y), y->name ? y->name : "",
+        report(d, ITEM(.what = "only in B", .name = kind_text(y), .index_b = (long long)ib, .b = y->name, .has = HAS_INDEX_B),
+               "only in B: #%zu %s (%s)%s%s", ib, kind_text(y), y->name ? y->name : "",
                y->scope && y->scope[0] ? " at " : "", y->scope ? y->scope : "");
 }
 
@@ -364,7 +498,7 @@ static int diff_nodes(differ *d, const ox_graph *a, const ox_graph *b)
         return -1;
     }
     size_t before = d->n;
-    section(d, "nodes (aligned by position and op type)");
+    section(d, "nodes (aligned by position and op type)", "nodes");
     size_t aligned = 0, only_a = 0, only_b = 0, attrs = 0;
     unsigned char *dir = NULL;
     uint32_t *row = NULL, *prev = NULL;
@@ -376,6 +510,7 @@ static int diff_nodes(differ *d, const ox_graph *a, const ox_graph *b)
         lcs = dir && row && prev;
     }
     if (lcs) {
+        d->alignment = "op type";
         /* LCS table from the end, so the walk below goes forwards. */
         for (size_t i = na; i-- > 0;) {
             uint32_t *t = prev;
@@ -417,7 +552,8 @@ static int diff_nodes(differ *d, const ox_graph *a, const ox_graph *b)
             }
         }
     } else {
-        if (na && nb)
+        d->alignment = "position";
+        if (na && nb && !d->j)
             fprintf(d->out, "  (%zu x %zu nodes: too many to align; compared by position)\n", na, nb);
         size_t i = 0;
         for (; i < na && i < nb; i++) {
@@ -436,11 +572,11 @@ static int diff_nodes(differ *d, const ox_graph *a, const ox_graph *b)
             node_line(d, 0, k, NULL, xb[k], NULL);
     }
     if (d->n == before)
-        fprintf(d->out, "  = %zu nodes, same op types in the same order, same attributes\n", aligned);
+        summary_line(d, "= %zu nodes, same op types in the same order, same attributes", aligned);
     else
-        fprintf(d->out, "  (%zu aligned, %zu of them with different attributes; %zu only in A, %zu only "
-               "in B)\n",
-               aligned, attrs, only_a, only_b);
+        summary_line(d, "(%zu aligned, %zu of them with different attributes; %zu only in A, %zu only "
+               "in B)",
+                     aligned, attrs, only_a, only_b);
     free(dir);
     free(row);
     free(prev);
@@ -461,6 +597,45 @@ static void summary(FILE *out, const char *tag, const char *path, const ox_graph
     fprintf(out, "] nodes=%u initializers=%u\n", g->n_nodes, g->n_params);
 }
 
+static void summary_json(ox_json *j, const char *key, const char *path, const ox_graph *g)
+{
+    ox_json_key(j, key);
+    ox_json_object(j);
+    ox_json_key(j, "file");
+    ox_json_string(j, path);
+    ox_json_key(j, "producer_name");
+    ox_json_string(j, g->producer_name);
+    ox_json_key(j, "producer_version");
+    ox_json_string(j, g->producer_version);
+    ox_json_key(j, "opset_imports");
+    ox_json_array(j);
+    for (uint32_t i = 0; i < g->n_opsets; i++) {
+        ox_json_object(j);
+        ox_json_key(j, "domain");
+        ox_json_string(j, g->opsets[i].domain ? g->opsets[i].domain : "");
+        ox_json_key(j, "version");
+        ox_json_int(j, g->opsets[i].version);
+        ox_json_object_end(j);
+    }
+    ox_json_array_end(j);
+    ox_json_key(j, "nodes");
+    ox_json_uint(j, g->n_nodes);
+    ox_json_key(j, "initializers");
+    ox_json_uint(j, g->n_params);
+    ox_json_object_end(j);
+}
+
+/* The sections, in the order both forms print them.  -1 when the nodes
+ * could not be aligned (out of memory). */
+static int compare(differ *d, const ox_graph *a, const ox_graph *b)
+{
+    diff_values(d, "inputs", a, a->inputs, a->n_inputs, b, b->inputs, b->n_inputs);
+    diff_values(d, "outputs", a, a->outputs, a->n_outputs, b, b->outputs, b->n_outputs);
+    diff_initializers(d, a, b);
+    diff_histogram(d, a, b);
+    return diff_nodes(d, a, b);
+}
+
 OX_API ox_status ox_graph_diff(const ox_graph *a, const char *name_a, const ox_graph *b,
                                const char *name_b, FILE *out, size_t *n_differences)
 {
@@ -468,15 +643,31 @@ OX_API ox_status ox_graph_diff(const ox_graph *a, const char *name_a, const ox_g
         return OX_EINVAL;
     summary(out, "A", name_a ? name_a : "", a);
     summary(out, "B", name_b ? name_b : "", b);
-    differ d = {out, 0, 0};
-    diff_values(&d, "inputs", a, a->inputs, a->n_inputs, b, b->inputs, b->n_inputs);
-    diff_values(&d, "outputs", a, a->outputs, a->n_outputs, b, b->outputs, b->n_outputs);
-    diff_initializers(&d, a, b);
-    diff_histogram(&d, a, b);
-    int aligned = diff_nodes(&d, a, b);
+    differ d = {.out = out};
+    int aligned = compare(&d, a, b);
     if (n_differences)
         *n_differences = d.n;
     if (aligned != 0)
         return OX_ENOMEM;
     return ferror(out) ? OX_EIO : OX_OK;
+}
+
+OX_API ox_status ox_graph_diff_json(const ox_graph *a, const char *name_a, const ox_graph *b,
+                                    const char *name_b, ox_json *j, size_t *n_differences)
+{
+    if (!a || !b || !j)
+        return OX_EINVAL;
+    summary_json(j, "a", name_a ? name_a : "", a);
+    summary_json(j, "b", name_b ? name_b : "", b);
+    ox_json_key(j, "sections");
+    ox_json_array(j);
+    differ d = {.j = j};
+    int aligned = compare(&d, a, b);
+    end_section(&d);
+    ox_json_array_end(j);
+    ox_json_key(j, "differences");
+    ox_json_uint(j, d.n);
+    if (n_differences)
+        *n_differences = d.n;
+    return aligned != 0 ? OX_ENOMEM : OX_OK;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <oxport/json.h>
 #include <oxport/oxport.h>
 
 #include "commands.h"
@@ -24,7 +25,7 @@
 static void diff_usage(FILE *out)
 {
     fprintf(out,
-            "usage: oxport diff A.onnx B.onnx [--run] [--seed N] [--rtol R]\n\n"
+            "usage: oxport diff A.onnx B.onnx [--run] [--seed N] [--rtol R] [--format text|json]\n\n"
             "Compare two ONNX files: graph inputs and outputs (names, element types,\n"
             "shapes), initializers (names, types), the op histogram, and the nodes\n"
             "aligned by topological position and op type (attributes of aligned nodes\n"
@@ -38,6 +39,8 @@ static void diff_usage(FILE *out)
             "              [-1, 1), integers in [0, 10), an unknown dimension is 1\n"
             "  --rtol R    outputs agree when max |A - B| <= R * max |A| (default 1e-4);\n"
             "              integer and bool outputs must be equal\n"
+            "  --format F  text (default) or json: one document with every difference\n"
+            "              and each output's figures (docs/json-output.md)\n"
             "  -h, --help  show this help\n\n"
             "exit status: 0 the same (with --run: the outputs agree), 1 they differ,\n"
             "2 usage error or unreadable file, 3 ONNX Runtime could not run a file\n");
@@ -68,56 +71,130 @@ static bool is_float(ox_dtype t)
     return t == OX_FLOAT || t == OX_DOUBLE;
 }
 
-/* Compare one output pair; prints one line.  True when they agree. */
-static bool compare_output(size_t k, const ox_ort_tensor *x, const ox_ort_tensor *y, double rtol)
+/* How one output pair compares. */
+typedef struct output_cmp {
+    char shape_a[256], shape_b[256];
+    bool same_layout;     /* dtype, shape and byte count agree */
+    bool floating;        /* compared by max |A - B| against the bound */
+    size_t differ_at;     /* integers: first differing flat index, or count */
+    double max_diff, scale, bound;
+    size_t nan_mismatch;
+    bool agree;
+} output_cmp;
+
+static void shape_text(const ox_ort_tensor *t, char *buf, size_t cap)
 {
-    char shape_a[256] = "", shape_b[256] = "";
-    for (int i = 0, n = 0; i < x->rank; i++)
-        n += snprintf(shape_a + n, sizeof shape_a - (size_t)n, "%s%lld", i ? ", " : "", (long long)x->dims[i]);
-    for (int i = 0, n = 0; i < y->rank; i++)
-        n += snprintf(shape_b + n, sizeof shape_b - (size_t)n, "%s%lld", i ? ", " : "", (long long)y->dims[i]);
-    if (x->dtype != y->dtype || strcmp(shape_a, shape_b) != 0 || x->nbytes != y->nbytes) {
-        printf("  ! output #%zu: A %s %s[%s], B %s %s[%s]\n", k, x->name, ox_dtype_name(x->dtype),
-               shape_a, y->name, ox_dtype_name(y->dtype), shape_b);
-        return false;
-    }
+    buf[0] = '\0';
+    for (int i = 0, n = 0; i < t->rank && (size_t)n < cap; i++)
+        n += snprintf(buf + n, cap - (size_t)n, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+}
+
+static void compare_output(const ox_ort_tensor *x, const ox_ort_tensor *y, double rtol, output_cmp *c)
+{
+    memset(c, 0, sizeof *c);
+    shape_text(x, c->shape_a, sizeof c->shape_a);
+    shape_text(y, c->shape_b, sizeof c->shape_b);
+    c->same_layout = x->dtype == y->dtype && strcmp(c->shape_a, c->shape_b) == 0 && x->nbytes == y->nbytes;
+    if (!c->same_layout)
+        return;
     size_t es = ox_dtype_size(x->dtype);
     size_t count = es ? x->nbytes / es : 0;
     if (!is_float(x->dtype)) {
-        size_t differ_at = count;
-        for (size_t i = 0; i < count && differ_at == count; i++)
+        c->differ_at = count;
+        for (size_t i = 0; i < count && c->differ_at == count; i++)
             if (memcmp(x->data + i * es, y->data + i * es, es) != 0)
-                differ_at = i;
-        if (differ_at < count) {
-            printf("  ! output #%zu %s: %s[%s], elements differ (first at flat index %zu)\n", k,
-                   x->name, ox_dtype_name(x->dtype), shape_a, differ_at);
-            return false;
-        }
-        printf("  = output #%zu %s: %s[%s], equal\n", k, x->name, ox_dtype_name(x->dtype), shape_a);
-        return true;
+                c->differ_at = i;
+        c->agree = c->differ_at == count;
+        return;
     }
-    double max_diff = 0, scale = 0;
-    size_t nan_mismatch = 0;
+    c->floating = true;
     for (size_t i = 0; i < count; i++) {
         double u = element(x, i), v = element(y, i);
         if (isnan(u) || isnan(v)) {
-            nan_mismatch += isnan(u) != isnan(v);
+            c->nan_mismatch += isnan(u) != isnan(v);
             continue;
         }
-        if (fabs(u) > scale && !isinf(u))
-            scale = fabs(u);
+        if (fabs(u) > c->scale && !isinf(u))
+            c->scale = fabs(u);
         double dd = fabs(u - v);
         if (isinf(u) || isinf(v))
             dd = u == v ? 0 : INFINITY;
-        if (dd > max_diff)
-            max_diff = dd;
+        if (dd > c->max_diff)
+            c->max_diff = dd;
     }
-    double bound = rtol * scale;
-    bool ok = !nan_mismatch && max_diff <= bound;
-    printf("  %c output #%zu %s: %s[%s], max |A - B| = %.3g, max |A| = %.3g, bound %.3g%s\n",
-           ok ? '=' : '!', k, x->name, ox_dtype_name(x->dtype), shape_a, max_diff, scale, bound,
-           nan_mismatch ? " (NaN in one file only)" : "");
-    return ok;
+    c->bound = rtol * c->scale;
+    c->agree = !c->nan_mismatch && c->max_diff <= c->bound;
+}
+
+/* The text form: one line per output pair. */
+static void print_output(size_t k, const ox_ort_tensor *x, const ox_ort_tensor *y, const output_cmp *c)
+{
+    if (!c->same_layout)
+        printf("  ! output #%zu: A %s %s[%s], B %s %s[%s]\n", k, x->name, ox_dtype_name(x->dtype),
+               c->shape_a, y->name, ox_dtype_name(y->dtype), c->shape_b);
+    else if (!c->floating && !c->agree)
+        printf("  ! output #%zu %s: %s[%s], elements differ (first at flat index %zu)\n", k, x->name,
+               ox_dtype_name(x->dtype), c->shape_a, c->differ_at);
+    else if (!c->floating)
+        printf("  = output #%zu %s: %s[%s], equal\n", k, x->name, ox_dtype_name(x->dtype), c->shape_a);
+    else
+        printf("  %c output #%zu %s: %s[%s], max |A - B| = %.3g, max |A| = %.3g, bound %.3g%s\n",
+               c->agree ? '=' : '!', k, x->name, ox_dtype_name(x->dtype), c->shape_a, c->max_diff,
+               c->scale, c->bound, c->nan_mismatch ? " (NaN in one file only)" : "");
+}
+
+static void json_side(ox_json *j, const char *key, const ox_ort_tensor *t)
+{
+    ox_json_key(j, key);
+    ox_json_object(j);
+    ox_json_key(j, "name");
+    ox_json_string(j, t->name);
+    ox_json_key(j, "dtype");
+    ox_json_string(j, ox_dtype_name(t->dtype));
+    ox_json_key(j, "shape");
+    ox_json_array(j);
+    for (int i = 0; i < t->rank; i++)
+        ox_json_int(j, t->dims[i]);
+    ox_json_array_end(j);
+    ox_json_object_end(j);
+}
+
+/* The JSON form: one object per output pair. */
+static void json_output(ox_json *j, size_t k, const ox_ort_tensor *x, const ox_ort_tensor *y,
+                        const output_cmp *c)
+{
+    ox_json_object(j);
+    ox_json_key(j, "index");
+    ox_json_uint(j, k);
+    json_side(j, "a", x);
+    json_side(j, "b", y);
+    ox_json_key(j, "agree");
+    ox_json_bool(j, c->agree);
+    ox_json_key(j, "comparison");
+    ox_json_string(j, !c->same_layout ? "layout" : c->floating ? "scaled" : "exact");
+    ox_json_key(j, "max_abs_diff");
+    if (c->floating)
+        ox_json_double(j, c->max_diff);
+    else
+        ox_json_null(j);
+    ox_json_key(j, "max_abs_a");
+    if (c->floating)
+        ox_json_double(j, c->scale);
+    else
+        ox_json_null(j);
+    ox_json_key(j, "bound");
+    if (c->floating)
+        ox_json_double(j, c->bound);
+    else
+        ox_json_null(j);
+    ox_json_key(j, "nan_mismatches");
+    ox_json_uint(j, c->nan_mismatch);
+    ox_json_key(j, "first_difference");
+    if (c->same_layout && !c->floating && !c->agree)
+        ox_json_uint(j, c->differ_at);
+    else
+        ox_json_null(j);
+    ox_json_object_end(j);
 }
 
 /* Graph input i's name ("?" when it has none). */
@@ -128,7 +205,7 @@ static const char *input_name(const ox_graph *g, size_t i)
 }
 
 static int run_both(const char *pa, const ox_graph *a, const char *pb, const ox_graph *b,
-                    uint64_t seed, double rtol, bool *agree)
+                    uint64_t seed, double rtol, ox_json *j, bool *agree)
 {
     const char *runner = ox_ort_runner();
     if (!runner) {
@@ -184,12 +261,40 @@ static int run_both(const char *pa, const ox_graph *a, const char *pb, const ox_
         fprintf(stderr, "oxport diff: --run: %s: %s\n", pb, err);
         goto out;
     }
-    printf("outputs in ONNX Runtime (seed %llu, rtol %g):\n", (unsigned long long)seed, rtol);
     *agree = out_a.n == out_b.n;
-    if (out_a.n != out_b.n)
-        printf("  ! %zu outputs in A, %zu in B\n", out_a.n, out_b.n);
-    for (size_t k = 0; k < out_a.n && k < out_b.n; k++)
-        *agree = compare_output(k, &out_a.t[k], &out_b.t[k], rtol) && *agree;
+    if (j) {
+        ox_json_key(j, "run");
+        ox_json_object(j);
+        ox_json_key(j, "seed");
+        ox_json_uint(j, seed);
+        ox_json_key(j, "rtol");
+        ox_json_double(j, rtol);
+        ox_json_key(j, "outputs_a");
+        ox_json_uint(j, out_a.n);
+        ox_json_key(j, "outputs_b");
+        ox_json_uint(j, out_b.n);
+        ox_json_key(j, "outputs");
+        ox_json_array(j);
+    } else {
+        printf("outputs in ONNX Runtime (seed %llu, rtol %g):\n", (unsigned long long)seed, rtol);
+        if (out_a.n != out_b.n)
+            printf("  ! %zu outputs in A, %zu in B\n", out_a.n, out_b.n);
+    }
+    for (size_t k = 0; k < out_a.n && k < out_b.n; k++) {
+        output_cmp c;
+        compare_output(&out_a.t[k], &out_b.t[k], rtol, &c);
+        if (j)
+            json_output(j, k, &out_a.t[k], &out_b.t[k], &c);
+        else
+            print_output(k, &out_a.t[k], &out_b.t[k], &c);
+        *agree = c.agree && *agree;
+    }
+    if (j) {
+        ox_json_array_end(j);
+        ox_json_key(j, "agree");
+        ox_json_bool(j, *agree);
+        ox_json_object_end(j);
+    }
     rc = OX_EXIT_OK;
 out:
     if (dir)
@@ -209,6 +314,7 @@ int cmd_diff(int argc, char **argv)
     bool run = false;
     unsigned long long seed = 0;
     double rtol = 1e-4;
+    bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -216,6 +322,16 @@ int cmd_diff(int argc, char **argv)
             return OX_EXIT_OK;
         } else if (!strcmp(a, "--run")) {
             run = true;
+        } else if (!strcmp(a, "--format")) {
+            const char *f = i + 1 < argc ? argv[++i] : NULL;
+            if (!f || (strcmp(f, "json") && strcmp(f, "text"))) {
+                if (f)
+                    fprintf(stderr, "oxport diff: --format expects text or json, got '%s'\n", f);
+                else
+                    fprintf(stderr, "oxport diff: --format needs a value\n");
+                return OX_EXIT_USAGE;
+            }
+            json = strcmp(f, "json") == 0;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--rtol")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "oxport diff: %s needs a value\n", a);
@@ -272,27 +388,62 @@ int cmd_diff(int argc, char **argv)
     const ox_graph *a = g[0], *b = g[1];
     size_t n_diff = 0;
     int rc = OX_EXIT_OK;
-    ox_status st = ox_graph_diff(a, paths[0], b, paths[1], stdout, &n_diff);
+    ox_json *j = NULL;
+    if (json && !(j = ox_json_new(stdout))) {
+        fprintf(stderr, "oxport diff: out of memory\n");
+        rc = OX_EXIT_FAILURE;
+    }
+    ox_status st = OX_OK;
+    if (rc == OX_EXIT_OK && j) {
+        ox_json_document(j, "diff");
+        ox_json_key(j, "structure");
+        ox_json_object(j);
+        st = ox_graph_diff_json(a, paths[0], b, paths[1], j, &n_diff);
+        ox_json_object_end(j);
+    } else if (rc == OX_EXIT_OK) {
+        st = ox_graph_diff(a, paths[0], b, paths[1], stdout, &n_diff);
+    }
     if (st == OX_ENOMEM) {
         fprintf(stderr, "oxport diff: out of memory aligning the nodes\n");
         rc = OX_EXIT_FAILURE;
     }
     if (rc == OX_EXIT_OK) {
-        printf("structure: %s", n_diff ? "" : "same\n");
-        if (n_diff)
-            printf("%zu difference%s\n", n_diff, n_diff == 1 ? "" : "s");
+        if (!j) {
+            printf("structure: %s", n_diff ? "" : "same\n");
+            if (n_diff)
+                printf("%zu difference%s\n", n_diff, n_diff == 1 ? "" : "s");
+        }
         rc = n_diff ? OX_EXIT_FINDINGS : OX_EXIT_OK;
     }
+    bool ran = false, agree = false;
     if (rc != OX_EXIT_FAILURE && run) {
         fflush(stdout);
-        bool agree = false;
-        int r = run_both(paths[0], a, paths[1], b, seed, rtol, &agree);
+        int r = run_both(paths[0], a, paths[1], b, seed, rtol, j, &agree);
         if (r != OX_EXIT_OK)
             rc = r;
         else {
-            printf("outputs: %s\n", agree ? "agree" : "differ");
+            ran = true;
+            if (!j)
+                printf("outputs: %s\n", agree ? "agree" : "differ");
             rc = agree ? OX_EXIT_OK : OX_EXIT_FINDINGS;
         }
+    }
+    if (j) {
+        /* The document is whole whatever happened after it began: a --run
+         * that could not run has "run": null and "same": null (its message
+         * is on stderr, the exit status says which). */
+        if (!ran) {
+            ox_json_key(j, "run");
+            ox_json_null(j);
+        }
+        ox_json_key(j, "same");
+        if (rc == OX_EXIT_OK || rc == OX_EXIT_FINDINGS)
+            ox_json_bool(j, rc == OX_EXIT_OK);
+        else
+            ox_json_null(j);
+        if (!ox_json_finish(j) && rc != OX_EXIT_FAILURE)
+            rc = OX_EXIT_FAILURE;
+        ox_json_free(j);
     }
     if (fflush(stdout) != 0 && rc != OX_EXIT_FAILURE)
         rc = OX_EXIT_FAILURE;

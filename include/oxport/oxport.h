@@ -399,6 +399,16 @@ OX_API const char *ox_picture_format_of(const char *path);
  * could not be aligned, OX_EIO on a write error. */
 OX_API ox_status ox_graph_diff(const ox_graph *a, const char *name_a, const ox_graph *b,
                                const char *name_b, FILE *out, size_t *n_differences);
+/* The same comparison as members of the JSON object open on `j` (see
+ * oxport/json.h; docs/json-output.md, `oxport diff --format json`):
+ * "a" and "b" (file, producer, opset imports, counts), "sections" (one
+ * object per section: its "name", every difference with its fields, its
+ * "summary") and "differences" (their count).  OX_ENOMEM as above.  The
+ * writer is oxport/json.h's; its typedef is repeated here (valid C11) so
+ * that this header does not need that one. */
+typedef struct ox_json ox_json;
+OX_API ox_status ox_graph_diff_json(const ox_graph *a, const char *name_a, const ox_graph *b,
+                                    const char *name_b, ox_json *j, size_t *n_differences);
 
 /* --------------------------------------------------------- introspection
  *

@@ -2,6 +2,7 @@
 """`oxport diff A B [--run]`: the structure of two files and their outputs
 in ONNX Runtime, on oxport's and torch.onnx's export of one model."""
 import collections
+import json
 import os
 import re
 import unittest
@@ -140,6 +141,95 @@ class Diff(ToolCase):
         self.assertEqual(r.returncode, 3)
         self.assertTrue(r.stderr.startswith(f"oxport diff: --run: {broken}: ONNX Runtime could not run it: "
                                             f"{broken}: ONNX Runtime rejected the model: "), r.stderr)
+
+    # ---------------------------------------------------------------- --format json
+
+    def diff_json(self, *args, rc):
+        r = oxport("diff", *args, "--format", "json")
+        self.assertEqual(r.returncode, rc, r.stdout + r.stderr)
+        d = json.loads(r.stdout)
+        self.assertEqual((d["schema_version"], d["command"]), (1, "diff"))
+        return d, r
+
+    def test_json_lists_what_text_lists(self):
+        sr9 = self.path("sr9j.onnx")
+        oxport("export", "superresolution", "-o", sr9, "--opset", "9", check_rc=0)
+        d, _ = self.diff_json(self.small, sr9, rc=1)
+        text = oxport("diff", self.small, sr9).stdout
+        s = d["structure"]
+        self.assertEqual([x["name"] for x in s["sections"]], ["inputs", "outputs", "initializers", "ops", "nodes"])
+        self.assertEqual(s["differences"], int(re.search(r"structure: (\d+) differences", text).group(1)))
+        self.assertEqual(s["differences"], sum(len(x["differences"]) for x in s["sections"]))
+        self.assertIs(d["same"], False)
+        self.assertIsNone(d["run"])
+        # every message is a line of the text form (fewer than 20 per section here)
+        for sec in s["sections"]:
+            for x in sec["differences"]:
+                self.assertIn(f"  ! {x['message']}\n", text)
+        a, b = onnx.load(self.small), onnx.load(sr9)
+        self.assertEqual(s["a"]["nodes"], len(a.graph.node))
+        self.assertEqual(s["b"]["opset_imports"], [{"domain": "", "version": 9}])
+        ha, hb = histogram(a), histogram(b)
+        ops = {x["name"]: (x["count_a"], x["count_b"]) for x in s["sections"][3]["differences"]}
+        self.assertEqual(ops, {op: (ha[op], hb[op]) for op in set(ha) | set(hb) if ha[op] != hb[op]})
+        self.assertTrue(all(x["what"] == "op count" for x in s["sections"][3]["differences"]))
+        nodes = s["sections"][4]
+        self.assertEqual(nodes["alignment"], "op type")
+        only_a = [x["index_a"] for x in nodes["differences"] if x["what"] == "only in A"]
+        self.assertTrue(only_a and all(a.graph.node[i].op_type == x["name"] for i, x in
+                                       zip(only_a, [x for x in nodes["differences"] if x["what"] == "only in A"])))
+
+    def test_json_same_file_with_run(self):
+        d, _ = self.diff_json(self.small, self.small, "--run", "--seed", "3", rc=0)
+        self.assertIs(d["same"], True)
+        self.assertEqual(d["structure"]["differences"], 0)
+        self.assertTrue(all(sec["differences"] == [] and sec["summary"] for sec in d["structure"]["sections"]))
+        run = d["run"]
+        self.assertEqual((run["seed"], run["agree"], run["outputs_a"], run["outputs_b"]), (3, True, 1, 1))
+        out = run["outputs"][0]
+        self.assertEqual((out["comparison"], out["max_abs_diff"], out["a"]["shape"]), ("scaled", 0.0, [1, 1, 672, 672]))
+        self.assertGreater(out["max_abs_a"], 0)
+
+    def test_json_changed_weight(self):
+        m = onnx.load(self.small)
+        init = m.graph.initializer[0]
+        w = numpy_helper.to_array(init).copy()
+        w.flat[0] += 1.0
+        init.CopyFrom(numpy_helper.from_array(w, init.name))
+        changed = self.path("changedj.onnx")
+        onnx.save(m, changed)
+        d, _ = self.diff_json(self.small, changed, "--run", rc=1)
+        out = d["run"]["outputs"][0]
+        self.assertIs(out["agree"], False)
+        self.assertGreater(out["max_abs_diff"], out["bound"])
+        self.assertIs(d["same"], False)
+
+    def test_json_renamed_input(self):
+        m = onnx.load(self.small)
+        old = m.graph.input[0].name
+        for n in m.graph.node:
+            n.input[:] = ["renamed" if i == old else i for i in n.input]
+        m.graph.input[0].name = "renamed"
+        renamed = self.path("renamed.onnx")
+        onnx.save(m, renamed)
+        d, _ = self.diff_json(self.small, renamed, rc=1)
+        x = d["structure"]["sections"][0]["differences"]
+        self.assertEqual([(e["what"], e["name"], e["name_b"], e["index_a"], e["index_b"]) for e in x],
+                         [("name differs", old, "renamed", 0, 0)])
+
+    def test_json_run_that_cannot_run_still_closes(self):
+        env = dict(os.environ, OXPORT_ORT_RUNNER="")
+        r = oxport("diff", self.small, self.small, "--run", "--format", "json", env=env)
+        self.assertEqual(r.returncode, 3)
+        d = json.loads(r.stdout)
+        self.assertEqual((d["run"], d["same"]), (None, None))
+        self.assertTrue(r.stderr.startswith("oxport diff: --run needs the ONNX Runtime runner"))
+
+    def test_json_format_errors(self):
+        r = oxport("diff", self.small, self.small, "--format", "xml")
+        self.assertEqual((r.returncode, r.stderr), (2, "oxport diff: --format expects text or json, got 'xml'\n"))
+        r = oxport("diff", self.small, self.small, "--format")
+        self.assertEqual((r.returncode, r.stderr), (2, "oxport diff: --format needs a value\n"))
 
 
 if __name__ == "__main__":
