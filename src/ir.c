@@ -356,6 +356,25 @@ ox_node *ox_value_become_constant_node(ox_graph *g, ox_vid v)
     return n;
 }
 
+int ox_constant_node_become_param(ox_graph *g, ox_node *n)
+{
+    const ox_attr *a = ox_node_attr(n, "value");
+    if (n->domain[0] || strcmp(n->op_type, "Constant") != 0 || n->n_outputs != 1 || !a ||
+        a->kind != OX_ATTR_TENSOR || !a->u.t)
+        return -1;
+    const ox_attr_tensor *t = a->u.t;
+    ox_vid v = n->outputs[0];
+    ox_value *x = ox_graph_value(g, v);
+    if (!x || ox_value_set_type(g, x, t->dtype, (int32_t)t->rank, t->dims) != 0)
+        return -1;
+    /* a copy the value owns: attribute bytes live in the arena whatever
+     * their size, a value's large owned bytes are malloc'd (ox_tensor_own) */
+    if (ox_tensor_own(g, &x->tensor, t->data.data, t->data.nbytes) != 0)
+        return -1;
+    ox_graph_remove_node(g, n); /* clears x's producer */
+    return ox_value_become_param(g, v);
+}
+
 int ox_graph_add_input(ox_graph *g, ox_vid v)
 {
     return vid_push(&g->inputs, &g->n_inputs, &g->cap_inputs, v);

@@ -244,6 +244,10 @@ int ox_value_become_param(ox_graph *g, ox_vid v);
 /* A forward-created constant becomes the output of a new onnx::Constant
  * node holding its bytes (the node is returned, NULL out of memory). */
 ox_node *ox_value_become_constant_node(ox_graph *g, ox_vid v);
+/* The inverse: Constant node n's output becomes an initializer holding the
+ * node's value tensor (same id, name and uses) and n leaves the graph.
+ * -1 out of memory or when n is not a one-output Constant with a tensor. */
+int ox_constant_node_become_param(ox_graph *g, ox_node *n);
 
 int ox_graph_add_input(ox_graph *g, ox_vid v);
 int ox_graph_add_param(ox_graph *g, ox_vid v);

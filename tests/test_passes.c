@@ -8,6 +8,7 @@
 
 #include "context.h"
 #include "ir.h"
+#include "lift_constants.h"
 #include "passes.h"
 #include "pipeline.h"
 #include "test_util.h"
@@ -245,17 +246,76 @@ START_TEST(naming_is_deterministic_and_collision_free)
 }
 END_TEST
 
+/* A Constant node holding `t`. */
+static ox_node *constant(ox_graph *g, ox_attr_tensor *t)
+{
+    ox_node *n = node(g, "onnx::Constant", 0, NULL);
+    ox_attr *a = ox_node_add_attr(g, n, "value", OX_ATTR_TENSOR);
+    ck_assert_ptr_nonnull(a);
+    a->u.t = t;
+    ck_assert_int_eq(ox_value_set_type(g, ox_graph_value(g, out0(n)), t->dtype, (int32_t)t->rank, t->dims), 0);
+    return n;
+}
+
+START_TEST(constants_opset_8_cannot_hold_become_initializers)
+{
+    static int64_t shape_dims[1] = {2}, shape[2] = {-1, 4};
+    static const float scale_data[1] = {0.5f};
+    ox_attr_tensor shape_t = {.dtype = OX_INT64, .rank = 1, .dims = shape_dims,
+                              .data = {.data = shape, .nbytes = sizeof shape}};
+    ox_attr_tensor scale_t = {.dtype = OX_FLOAT, .rank = 0,
+                              .data = {.data = scale_data, .nbytes = sizeof scale_data}};
+    for (int opset = 8; opset <= 9; opset++) {
+        ox_graph *g = ox_graph_new("g");
+        ox_vid x = in_value(g, "x");
+        ox_node *s = constant(g, &shape_t), *f = constant(g, &scale_t);
+        ox_value *sv = ox_graph_value(g, out0(s));
+        sv->name = "shape";
+        ox_vid rin[] = {x, out0(s)};
+        ox_node *r = node(g, "onnx::Reshape", 2, rin);
+        ox_vid min[] = {out0(r), out0(f)};
+        ox_node *m = node(g, "onnx::Mul", 2, min);
+        ck_assert_int_eq(ox_graph_add_output(g, out0(m)), 0);
+        ck_assert(ox_constant_needs_lifting(s, opset) == (opset < 9));
+        ck_assert(!ox_constant_needs_lifting(f, opset)); /* Constant-1 holds floats */
+
+        size_t lifted = 99;
+        ck_assert_int_eq(ox_pass_lift_constants(ctx, g, opset, &lifted), OX_OK);
+        ck_assert_uint_eq(lifted, opset < 9 ? 1 : 0);
+        ck_assert_uint_eq(count_nodes(g), opset < 9 ? 3 : 4);
+        ck_assert_uint_eq(g->n_params, opset < 9 ? 1 : 0);
+        if (opset < 9) {
+            /* same value: its id, name, uses and bytes; now an initializer */
+            const ox_value *p = ox_graph_value(g, g->params[0]);
+            ck_assert_uint_eq(p->id, rin[1]);
+            ck_assert_int_eq(p->kind, OX_VAL_PARAM);
+            ck_assert_ptr_null(p->producer);
+            ck_assert_str_eq(p->name, "shape");
+            ck_assert_uint_eq(p->n_uses, 1);
+            ck_assert_int_eq(p->type.dtype, OX_INT64);
+            ck_assert_uint_eq(p->tensor.nbytes, sizeof shape);
+            ck_assert_int_eq(memcmp(p->tensor.data, shape, sizeof shape), 0);
+            ck_assert_ptr_ne(p->tensor.data, shape); /* a copy the graph owns */
+            ck_assert_str_eq(g->first->op_type, "Constant"); /* the float one stays */
+        }
+        assert_topological(g);
+        ox_graph_free(g);
+    }
+}
+END_TEST
+
 START_TEST(pipeline_runs_every_pass)
 {
     const ox_stage *st;
     size_t n = ox_pipeline_stages(&st);
     const char *want[] = {"prescan", "convert", "remove-identity", "dce", "toposort", "name",
-                          "fold-constants", "dce", "io-layout"};
+                          "fold-constants", "dce", "lift-constants", "io-layout"};
     ck_assert_uint_eq(n, sizeof want / sizeof want[0]);
     for (size_t i = 0; i < n; i++)
         ck_assert_str_eq(st[i].name, want[i]);
     ck_assert_int_eq(st[6].when, OX_STAGE_FOLDING);
-    ck_assert_int_eq(st[8].when, OX_STAGE_EXPORTING);
+    ck_assert_int_eq(st[8].when, OX_STAGE_ALWAYS);
+    ck_assert_int_eq(st[9].when, OX_STAGE_EXPORTING);
 
     ox_graph *g = ox_graph_new("g");
     ox_vid x = in_value(g, "x");
@@ -301,6 +361,7 @@ static Suite *passes_suite(void)
     tcase_add_test(tc, toposort_orders_shuffled_graph_and_keeps_sorted_one);
     tcase_add_test(tc, toposort_reports_a_cycle);
     tcase_add_test(tc, naming_is_deterministic_and_collision_free);
+    tcase_add_test(tc, constants_opset_8_cannot_hold_become_initializers);
     tcase_add_test(tc, pipeline_runs_every_pass);
     tcase_add_test(tc, pipeline_names_an_unknown_stage);
     suite_add_tcase(s, tc);
