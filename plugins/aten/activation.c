@@ -31,6 +31,15 @@ static int sym_relu(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Where", 3, in, 1), "Where"));
 }
 
+/* Where and Less on integers come with opset 9. */
+static int check_relu(ox_sym *g, const ox_api *api)
+{
+    if (api->opset(g) < 9 && !at_is_floating(api->dtype(g, api->arg_tensor(g, "self"))))
+        return api->limit(g, 9, "relu of an integer tensor is exported as Where(x < 0, 0, x), "
+                                "which needs opset 9");
+    return 0;
+}
+
 /* y = x > threshold ? x : value: Greater and Where, each operand in x's type
  * (integers included: Greater takes them from opset 9). */
 static int sym_threshold(ox_sym *g, const ox_api *api)
@@ -163,17 +172,17 @@ static const ox_param_decl p_gelu[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        OX_PARAM_STRING("approximate", "none")};
 
 const ox_op_decl at_ops_activation[] = {
-    OX_OP("aten::relu", 9, p_self, 1, sym_relu),
+    OX_OP_EX("aten::relu", 7, p_self, 1, sym_relu, 0, check_relu),
     OX_OP("aten::threshold", 9, p_threshold, 1, sym_threshold),
-    OX_OP("aten::tanh", 9, p_self, 1, sym_tanh),
-    OX_OP("aten::sigmoid", 9, p_self, 1, sym_sigmoid),
-    OX_OP("aten::leaky_relu", 9, p_leaky_relu, 1, sym_leaky_relu),
-    OX_OP("aten::hardtanh", 9, p_hardtanh, 1, sym_hardtanh_9),
+    OX_OP("aten::tanh", 7, p_self, 1, sym_tanh),
+    OX_OP("aten::sigmoid", 7, p_self, 1, sym_sigmoid),
+    OX_OP("aten::leaky_relu", 7, p_leaky_relu, 1, sym_leaky_relu),
+    OX_OP("aten::hardtanh", 7, p_hardtanh, 1, sym_hardtanh_9),
     OX_OP("aten::hardtanh", 11, p_hardtanh, 1, sym_hardtanh_11),
     OX_OP("aten::gelu", 9, p_gelu, 1, sym_gelu),
-    OX_OP("aten::silu", 9, p_self, 1, sym_silu),
-    OX_OP("aten::hardsigmoid", 9, p_self, 1, sym_hardsigmoid),
-    OX_OP("aten::hardswish", 9, p_self, 1, sym_hardswish_9),
+    OX_OP("aten::silu", 7, p_self, 1, sym_silu),
+    OX_OP("aten::hardsigmoid", 7, p_self, 1, sym_hardsigmoid),
+    OX_OP("aten::hardswish", 7, p_self, 1, sym_hardswish_9),
     OX_OP("aten::hardswish", 14, p_self, 1, sym_hardswish_14),
 };
 AT_FAMILY_SIZE(at_ops_activation);

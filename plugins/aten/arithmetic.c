@@ -215,11 +215,11 @@ static const ox_param_decl p_div[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                       OX_PARAM_NULL("rounding_mode", OX_ARG_STRING)};
 
 const ox_op_decl at_ops_arithmetic[] = {
-    OX_OP("aten::add", 9, p_add, 1, sym_add),
-    OX_OP("aten::sub", 9, p_add, 1, sym_sub),
-    OX_OP("aten::mul", 9, p_other, 1, sym_mul),
+    OX_OP("aten::add", 7, p_add, 1, sym_add),
+    OX_OP("aten::sub", 7, p_add, 1, sym_sub),
+    OX_OP("aten::mul", 7, p_other, 1, sym_mul),
     OX_OP_EX("aten::div", 9, p_div, 1, sym_div, 0, check_div),
-    OX_OP("aten::rsub", 9, p_add, 1, sym_rsub),
+    OX_OP("aten::rsub", 7, p_add, 1, sym_rsub),
     OX_OP("aten::floor_divide", 9, p_other, 1, sym_floor_divide),
     OX_OP("aten::remainder", 9, p_other, 1, sym_remainder),
 };

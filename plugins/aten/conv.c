@@ -119,10 +119,10 @@ static const ox_param_decl p_conv_transpose2d[] = {
     OX_PARAM_INT("groups", OX_ARG_INT, 1), OX_PARAM_INTS("dilation", one)};
 
 const ox_op_decl at_ops_conv[] = {
-    OX_OP("aten::conv1d", 9, p_conv, 1, sym_conv),
-    OX_OP("aten::conv2d", 9, p_conv, 1, sym_conv),
-    OX_OP("aten::conv3d", 9, p_conv, 1, sym_conv),
-    OX_OP("aten::convolution", 9, p_convolution, 1, sym_convolution),
-    OX_OP("aten::conv_transpose2d", 9, p_conv_transpose2d, 1, sym_conv_transpose2d),
+    OX_OP("aten::conv1d", 7, p_conv, 1, sym_conv),
+    OX_OP("aten::conv2d", 7, p_conv, 1, sym_conv),
+    OX_OP("aten::conv3d", 7, p_conv, 1, sym_conv),
+    OX_OP("aten::convolution", 7, p_convolution, 1, sym_convolution),
+    OX_OP("aten::conv_transpose2d", 7, p_conv_transpose2d, 1, sym_conv_transpose2d),
 };
 AT_FAMILY_SIZE(at_ops_conv);

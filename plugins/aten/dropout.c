@@ -15,7 +15,7 @@ static const ox_param_decl p_dropout[] = {OX_PARAM("input", OX_ARG_TENSOR),
                                           OX_PARAM("train", OX_ARG_BOOL)};
 
 const ox_op_decl at_ops_dropout[] = {
-    OX_OP("aten::dropout", 9, p_dropout, 1, sym_dropout),
-    OX_OP("aten::feature_dropout", 9, p_dropout, 1, sym_dropout),
+    OX_OP("aten::dropout", 7, p_dropout, 1, sym_dropout),
+    OX_OP("aten::feature_dropout", 7, p_dropout, 1, sym_dropout),
 };
 AT_FAMILY_SIZE(at_ops_dropout);

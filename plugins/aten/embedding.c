@@ -49,7 +49,7 @@ static const ox_param_decl p_one_hot[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                           OX_PARAM_INT("num_classes", OX_ARG_INT, -1)};
 
 const ox_op_decl at_ops_embedding[] = {
-    OX_OP("aten::embedding", 9, p_embedding, 1, sym_embedding),
+    OX_OP("aten::embedding", 7, p_embedding, 1, sym_embedding),
     OX_OP_EX("aten::one_hot", 9, p_one_hot, 1, sym_one_hot, 0, check_one_hot),
 };
 AT_FAMILY_SIZE(at_ops_embedding);

@@ -54,7 +54,7 @@ static const ox_param_decl p_repeat[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                          AT_PARAM_OR("repeats", OX_ARG_INTS, OX_ARG_TENSOR)};
 
 const ox_op_decl at_ops_expand[] = {
-    OX_OP("aten::expand", 9, p_expand, 1, sym_expand),
-    OX_OP("aten::repeat", 9, p_repeat, 1, sym_repeat),
+    OX_OP("aten::expand", 8, p_expand, 1, sym_expand),
+    OX_OP("aten::repeat", 7, p_repeat, 1, sym_repeat),
 };
 AT_FAMILY_SIZE(at_ops_expand);

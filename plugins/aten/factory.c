@@ -229,8 +229,8 @@ const ox_op_decl at_ops_factory[] = {
     OX_OP("aten::zeros_like", 9, p_like, 1, sym_zeros_like),
     OX_OP("aten::ones_like", 9, p_like, 1, sym_ones_like),
     OX_OP("aten::full_like", 9, p_full_like, 1, sym_full_like),
-    OX_OP("aten::rand_like", 9, p_like, 1, sym_rand_like),
-    OX_OP("aten::randn_like", 9, p_like, 1, sym_randn_like),
+    OX_OP("aten::rand_like", 7, p_like, 1, sym_rand_like),
+    OX_OP("aten::randn_like", 7, p_like, 1, sym_randn_like),
     OX_OP_EX("aten::arange", 9, p_arange, 1, sym_arange, 0u, check_arange),
 };
 AT_FAMILY_SIZE(at_ops_factory);

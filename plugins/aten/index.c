@@ -388,8 +388,8 @@ static const ox_param_decl p_index[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                         OX_PARAM("indices", OX_ARG_TENSOR_LIST)};
 
 const ox_op_decl at_ops_index[] = {
-    OX_OP("aten::select", 9, p_select, 1, sym_select),
-    OX_OP_EX("aten::slice", 9, p_slice, 1, sym_slice, 0u, check_slice),
+    OX_OP("aten::select", 7, p_select, 1, sym_select),
+    OX_OP_EX("aten::slice", 7, p_slice, 1, sym_slice, 0u, check_slice),
     OX_OP_EX("aten::index", 9, p_index, 1, sym_index, 0u, check_index),
 };
 AT_FAMILY_SIZE(at_ops_index);

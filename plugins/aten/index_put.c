@@ -314,11 +314,11 @@ static const ox_param_decl p_fill[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        OX_PARAM("value", OX_ARG_TENSOR_OR_SCALAR)};
 
 const ox_op_decl at_ops_index_put[] = {
-    OX_OP_EX("aten::index_put", 9, p_index_put, 1, sym_index_put, 0u, check_index_put),
+    OX_OP_EX("aten::index_put", 7, p_index_put, 1, sym_index_put, 0u, check_index_put),
     OX_OP_EX("aten::slice_scatter", 9, p_slice_scatter, 1, sym_slice_scatter, 0u,
              check_slice_scatter),
-    OX_OP("aten::copy", 9, p_copy, 1, sym_copy),
-    OX_OP("aten::fill", 9, p_fill, 1, sym_fill),
-    OX_OP("aten::zero", 9, p_self, 1, sym_zero),
+    OX_OP("aten::copy", 8, p_copy, 1, sym_copy),
+    OX_OP("aten::fill", 8, p_fill, 1, sym_fill),
+    OX_OP("aten::zero", 8, p_self, 1, sym_zero),
 };
 AT_FAMILY_SIZE(at_ops_index_put);

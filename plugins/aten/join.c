@@ -220,13 +220,13 @@ static const ox_param_decl p_unbind[] = {OX_PARAM("self", OX_ARG_TENSOR),
 
 #define AS_RECORDED OX_OP_OUTPUTS_AS_RECORDED
 const ox_op_decl at_ops_join[] = {
-    OX_OP("aten::cat", 9, p_cat, 1, sym_cat),
-    OX_OP("aten::stack", 9, p_cat, 1, sym_stack),
-    OX_OP_EX("aten::split", 9, p_split, 1, sym_split, AS_RECORDED, NULL),
-    OX_OP_EX("aten::split_with_sizes", 9, p_split_with_sizes, 1, sym_split_with_sizes,
+    OX_OP("aten::cat", 7, p_cat, 1, sym_cat),
+    OX_OP("aten::stack", 7, p_cat, 1, sym_stack),
+    OX_OP_EX("aten::split", 7, p_split, 1, sym_split, AS_RECORDED, NULL),
+    OX_OP_EX("aten::split_with_sizes", 7, p_split_with_sizes, 1, sym_split_with_sizes,
              AS_RECORDED, NULL),
-    OX_OP_EX("aten::chunk", 9, p_chunk, 1, sym_chunk, AS_RECORDED, NULL),
-    OX_OP_EX("aten::unbind", 9, p_unbind, 1, sym_unbind, AS_RECORDED, NULL),
+    OX_OP_EX("aten::chunk", 7, p_chunk, 1, sym_chunk, AS_RECORDED, NULL),
+    OX_OP_EX("aten::unbind", 7, p_unbind, 1, sym_unbind, AS_RECORDED, NULL),
 };
 AT_FAMILY_SIZE(at_ops_join);
 

@@ -90,11 +90,11 @@ static const ox_param_decl p_baddbmm[] = {
     OX_PARAM_INT("alpha", OX_ARG_SCALAR, 1)};
 
 const ox_op_decl at_ops_linear[] = {
-    OX_OP("aten::linear", 9, p_linear, 1, sym_linear),
-    OX_OP("aten::addmm", 9, p_addmm, 1, sym_addmm),
-    OX_OP("aten::matmul", 9, p_matmul, 1, sym_matmul),
+    OX_OP("aten::linear", 7, p_linear, 1, sym_linear),
+    OX_OP("aten::addmm", 7, p_addmm, 1, sym_addmm),
+    OX_OP("aten::matmul", 7, p_matmul, 1, sym_matmul),
     OX_OP("aten::mm", 9, p_mm, 1, sym_mm),
-    OX_OP("aten::bmm", 9, p_mm, 1, sym_mm),
-    OX_OP("aten::baddbmm", 9, p_baddbmm, 1, sym_baddbmm),
+    OX_OP("aten::bmm", 7, p_mm, 1, sym_mm),
+    OX_OP("aten::baddbmm", 7, p_baddbmm, 1, sym_baddbmm),
 };
 AT_FAMILY_SIZE(at_ops_linear);

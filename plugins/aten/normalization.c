@@ -287,11 +287,11 @@ static const ox_param_decl p_instance_norm[] = {
     OX_PARAM_BOOL("cudnn_enabled", 1)};
 
 const ox_op_decl at_ops_normalization[] = {
-    OX_OP_EX("aten::batch_norm", 9, p_batch_norm, 1, sym_batch_norm, 0, check_batch_norm),
-    OX_OP("aten::layer_norm", 9, p_layer_norm, 1, sym_layer_norm_9),
+    OX_OP_EX("aten::batch_norm", 7, p_batch_norm, 1, sym_batch_norm, 0, check_batch_norm),
+    OX_OP("aten::layer_norm", 7, p_layer_norm, 1, sym_layer_norm_9),
     OX_OP("aten::layer_norm", 17, p_layer_norm, 1, sym_layer_norm_17),
-    OX_OP("aten::group_norm", 9, p_group_norm, 1, sym_group_norm),
-    OX_OP_EX("aten::instance_norm", 9, p_instance_norm, 1, sym_instance_norm, 0,
+    OX_OP("aten::group_norm", 7, p_group_norm, 1, sym_group_norm),
+    OX_OP_EX("aten::instance_norm", 7, p_instance_norm, 1, sym_instance_norm, 0,
              check_instance_norm),
 };
 AT_FAMILY_SIZE(at_ops_normalization);

@@ -75,12 +75,12 @@ static const ox_param_decl p_pad_mode[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                            OX_PARAM("padding", OX_ARG_INTS)};
 
 const ox_op_decl at_ops_pad[] = {
-    OX_OP_EX("aten::constant_pad_nd", 9, p_constant_pad_nd, 1, sym_constant_pad_nd, 0u,
+    OX_OP_EX("aten::constant_pad_nd", 7, p_constant_pad_nd, 1, sym_constant_pad_nd, 0u,
              check_constant_pad_nd),
-    OX_OP("aten::reflection_pad1d", 9, p_pad_mode, 1, sym_reflection_pad),
-    OX_OP("aten::reflection_pad2d", 9, p_pad_mode, 1, sym_reflection_pad),
-    OX_OP("aten::replication_pad1d", 9, p_pad_mode, 1, sym_replication_pad),
-    OX_OP("aten::replication_pad2d", 9, p_pad_mode, 1, sym_replication_pad),
-    OX_OP("aten::replication_pad3d", 9, p_pad_mode, 1, sym_replication_pad),
+    OX_OP("aten::reflection_pad1d", 7, p_pad_mode, 1, sym_reflection_pad),
+    OX_OP("aten::reflection_pad2d", 7, p_pad_mode, 1, sym_reflection_pad),
+    OX_OP("aten::replication_pad1d", 7, p_pad_mode, 1, sym_replication_pad),
+    OX_OP("aten::replication_pad2d", 7, p_pad_mode, 1, sym_replication_pad),
+    OX_OP("aten::replication_pad3d", 7, p_pad_mode, 1, sym_replication_pad),
 };
 AT_FAMILY_SIZE(at_ops_pad);

@@ -141,9 +141,9 @@ static const ox_param_decl p_adaptive_avg_pool2d[] = {OX_PARAM("self", OX_ARG_TE
                                                       OX_PARAM("output_size", OX_ARG_INTS)};
 
 const ox_op_decl at_ops_pool[] = {
-    OX_OP("aten::max_pool2d", 9, p_max_pool2d, 1, sym_max_pool2d),
-    OX_OP("aten::avg_pool2d", 9, p_avg_pool2d, 1, sym_avg_pool2d),
-    OX_OP_EX("aten::adaptive_avg_pool2d", 9, p_adaptive_avg_pool2d, 1, sym_adaptive_avg_pool2d, 0,
+    OX_OP("aten::max_pool2d", 7, p_max_pool2d, 1, sym_max_pool2d),
+    OX_OP("aten::avg_pool2d", 7, p_avg_pool2d, 1, sym_avg_pool2d),
+    OX_OP_EX("aten::adaptive_avg_pool2d", 7, p_adaptive_avg_pool2d, 1, sym_adaptive_avg_pool2d, 0,
              check_adaptive_avg_pool2d),
 };
 AT_FAMILY_SIZE(at_ops_pool);

@@ -156,14 +156,14 @@ static const ox_param_decl p_topk[] = {
     OX_PARAM_BOOL("largest", 1), OX_PARAM_BOOL("sorted", 1)};
 
 const ox_op_decl at_ops_reduce[] = {
-    OX_OP("aten::mean", 9, p_mean_sum, 1, sym_mean),
+    OX_OP("aten::mean", 7, p_mean_sum, 1, sym_mean),
     OX_OP("aten::sum", 9, p_mean_sum, 1, sym_sum_9),
     OX_OP("aten::sum", 13, p_mean_sum, 1, sym_sum_13),
-    OX_OP("aten::amax", 9, p_amax, 1, sym_amax),
-    OX_OP("aten::amin", 9, p_amax, 1, sym_amin),
-    OX_OP("aten::argmax", 9, p_argmax, 1, sym_argmax),
-    OX_OP("aten::argmin", 9, p_argmax, 1, sym_argmin),
+    OX_OP("aten::amax", 7, p_amax, 1, sym_amax),
+    OX_OP("aten::amin", 7, p_amax, 1, sym_amin),
+    OX_OP("aten::argmax", 7, p_argmax, 1, sym_argmax),
+    OX_OP("aten::argmin", 7, p_argmax, 1, sym_argmin),
     OX_OP("aten::cumsum", 11, p_cumsum, 1, sym_cumsum),
-    OX_OP("aten::topk", 9, p_topk, 2, sym_topk),
+    OX_OP("aten::topk", 7, p_topk, 2, sym_topk),
 };
 AT_FAMILY_SIZE(at_ops_reduce);

@@ -230,7 +230,7 @@ const ox_op_decl at_ops_resize[] = {
     OX_OP_EX("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, sym_upsample_nearest2d, 0u,
              check_upsample),
     OX_OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, sym_upsample_bilinear2d),
-    OX_OP_EX("aten::pixel_shuffle", 9, p_pixel_shuffle, 1, sym_pixel_shuffle_9, 0,
+    OX_OP_EX("aten::pixel_shuffle", 7, p_pixel_shuffle, 1, sym_pixel_shuffle_9, 0,
              check_pixel_shuffle),
     OX_OP_EX("aten::pixel_shuffle", 11, p_pixel_shuffle, 1, sym_pixel_shuffle_11, 0,
              check_pixel_shuffle),

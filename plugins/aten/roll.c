@@ -54,6 +54,6 @@ static const ox_param_decl p_roll[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM
                                        OX_PARAM_EMPTY_INTS("dims")};
 
 const ox_op_decl at_ops_roll[] = {
-    OX_OP_EX("aten::roll", 9, p_roll, 1, sym_roll, 0, check_roll),
+    OX_OP_EX("aten::roll", 7, p_roll, 1, sym_roll, 0, check_roll),
 };
 AT_FAMILY_SIZE(at_ops_roll);

@@ -169,14 +169,14 @@ static const ox_param_decl p_squeeze[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                           OX_PARAM_NULL("dim", OX_ARG_INT)};
 
 const ox_op_decl at_ops_shape[] = {
-    OX_OP("aten::flatten", 9, p_flatten, 1, sym_flatten),
-    OX_OP("aten::view", 9, p_view, 1, sym_view),
-    OX_OP("aten::reshape", 9, p_reshape, 1, sym_reshape),
-    OX_OP("aten::t", 9, p_self, 1, sym_t),
-    OX_OP("aten::transpose", 9, p_transpose, 1, sym_transpose),
-    OX_OP("aten::permute", 9, p_permute, 1, sym_permute),
-    OX_OP("aten::contiguous", 9, p_self, 1, sym_contiguous),
-    OX_OP("aten::unsqueeze", 9, p_unsqueeze, 1, sym_unsqueeze),
-    OX_OP("aten::squeeze", 9, p_squeeze, 1, sym_squeeze),
+    OX_OP("aten::flatten", 7, p_flatten, 1, sym_flatten),
+    OX_OP("aten::view", 7, p_view, 1, sym_view),
+    OX_OP("aten::reshape", 7, p_reshape, 1, sym_reshape),
+    OX_OP("aten::t", 7, p_self, 1, sym_t),
+    OX_OP("aten::transpose", 7, p_transpose, 1, sym_transpose),
+    OX_OP("aten::permute", 7, p_permute, 1, sym_permute),
+    OX_OP("aten::contiguous", 7, p_self, 1, sym_contiguous),
+    OX_OP("aten::unsqueeze", 7, p_unsqueeze, 1, sym_unsqueeze),
+    OX_OP("aten::squeeze", 7, p_squeeze, 1, sym_squeeze),
 };
 AT_FAMILY_SIZE(at_ops_shape);

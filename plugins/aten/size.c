@@ -32,7 +32,7 @@ static const ox_param_decl p_size[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM
 static const ox_param_decl p_self[] = {OX_PARAM("self", OX_ARG_TENSOR)};
 
 const ox_op_decl at_ops_size[] = {
-    OX_OP("aten::size", 9, p_size, 1, sym_size),
-    OX_OP("aten::numel", 9, p_self, 1, sym_numel),
+    OX_OP("aten::size", 7, p_size, 1, sym_size),
+    OX_OP("aten::numel", 7, p_self, 1, sym_numel),
 };
 AT_FAMILY_SIZE(at_ops_size);

@@ -77,9 +77,9 @@ static const ox_param_decl p_softmax[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                           OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 
 const ox_op_decl at_ops_softmax[] = {
-    OX_OP("aten::softmax", 9, p_softmax, 1, sym_softmax_9),
+    OX_OP("aten::softmax", 7, p_softmax, 1, sym_softmax_9),
     OX_OP("aten::softmax", 13, p_softmax, 1, sym_softmax_13),
-    OX_OP("aten::log_softmax", 9, p_softmax, 1, sym_log_softmax_9),
+    OX_OP("aten::log_softmax", 7, p_softmax, 1, sym_log_softmax_9),
     OX_OP("aten::log_softmax", 13, p_softmax, 1, sym_log_softmax_13),
 };
 AT_FAMILY_SIZE(at_ops_softmax);

@@ -20,7 +20,7 @@ static const ox_param_decl p_constant_pad_nd[] = {
 };
 
 static const ox_op_decl ops[] = {
-    OX_OP("fn::ConstantPadNd", 9, p_constant_pad_nd, 1, sym_constant_pad_nd),
+    OX_OP("fn::ConstantPadNd", 7, p_constant_pad_nd, 1, sym_constant_pad_nd),
 };
 
 static const ox_plugin_desc desc = {

@@ -14,6 +14,9 @@ import torch.nn.functional as F
 from optable import Refuse, Row, T
 
 COVERAGE_OPSETS = (9, 13, 17)
+# Below opset 9 (IR version 3) the runner adds these opsets to every row that starts at 9,
+# where the row's operator is declared (run_table.extend_to_low_opsets).
+LOW_OPSETS = (7, 8)
 COVERED_PACKS = ("aten", "nn_functions")
 
 I64, I32, BOOL, F64, F16 = torch.int64, torch.int32, torch.bool, torch.float64, torch.float16
@@ -71,9 +74,11 @@ ROWS = [
     Row("sigmoid", "aten::sigmoid", lambda x: torch.sigmoid(x), [T(3, 4)]),
     Row("erf", "aten::erf", lambda x: torch.erf(x), [T(3, 4)]),
     Row("relu", "aten::relu", lambda x: torch.relu(x), [T(2, 3, 4)]),
-    Row("relu.int64", "aten::relu", lambda x: torch.relu(x), [T(3, 4, dtype=I64)], opsets=INT_OPSETS),
+    Row("relu.int64", "aten::relu", lambda x: torch.relu(x), [T(3, 4, dtype=I64)], opsets=INT_OPSETS,
+        refuse=Refuse("relu of an integer tensor is exported as Where(x < 0, 0, x), which needs opset 9", below=9)),
     Row("relu.float64", "aten::relu", lambda x: torch.relu(x), [T(3, 4, dtype=F64)]),
-    Row("relu.int32", "aten::relu", lambda x: torch.relu(x), [T(3, 4, dtype=I32)], opsets=INT_OPSETS),
+    Row("relu.int32", "aten::relu", lambda x: torch.relu(x), [T(3, 4, dtype=I32)], opsets=INT_OPSETS,
+        refuse=Refuse("relu of an integer tensor is exported as Where(x < 0, 0, x), which needs opset 9", below=9)),
     Row("leaky_relu", "aten::leaky_relu", lambda x: F.leaky_relu(x, 0.2), [T(3, 4)]),
     Row("threshold", "aten::threshold", lambda x: F.threshold(x, 0.3, -1.5), [T(3, 4)]),
     Row("threshold.int64", "aten::threshold", lambda x: F.threshold(x, 1, 7), [T(3, 4, dtype=I64)]),

@@ -113,6 +113,7 @@ class Row:
         self.tol = tol
         self.constant = tuple(constant)
         self.refuse = refuse
+        self.xfail_everywhere = xfail if isinstance(xfail, str) else None
         if isinstance(xfail, str) or xfail is None:
             self.xfail = {o: xfail for o in self.opsets} if xfail else {}
         else:
@@ -120,6 +121,13 @@ class Row:
             if unknown:
                 raise ValueError(f"row {id}: xfail names opsets {sorted(unknown)} the row does not run")
             self.xfail = dict(xfail)
+
+    def run_also_at(self, opsets):
+        """Add opsets in front (the runner's low opsets); an xfail given for every opset
+        holds there too."""
+        self.opsets = tuple(opsets) + tuple(o for o in self.opsets if o not in opsets)
+        if self.xfail_everywhere:
+            self.xfail.update({o: self.xfail_everywhere for o in opsets})
 
     def seed(self):
         """A seed fixed by the row's id: the same values on every run and machine."""
