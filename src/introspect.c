@@ -559,6 +559,49 @@ OX_API ox_status ox_context_opset_limitation(ox_context *ctx, int opset, size_t 
     return fill(ctx, "ox_context_opset_limitation", out, &info, sizeof info);
 }
 
+/* --------------------------------------------------------- exclusions */
+
+static ox_status opset_in_range(ox_context *ctx, const char *fn, int opset)
+{
+    ox_status st = load_opsets(ctx);
+    if (st != OX_OK)
+        return st;
+    int lo = ox_opset_db_min(ctx->opsets), hi = ox_opset_db_max(ctx->opsets);
+    if (opset < lo || opset > hi)
+        return ox_fail(ctx, OX_EINVAL, "%s: opset %d is outside the descriptors' range %d..%d",
+                       fn, opset, lo, hi);
+    return OX_OK;
+}
+
+OX_API ox_status ox_context_exclusion_count(ox_context *ctx, int opset, size_t *n)
+{
+    ox_status st = opset_in_range(ctx, "ox_context_exclusion_count", opset);
+    if (st != OX_OK)
+        return st;
+    if (!n)
+        return ox_fail(ctx, OX_EINVAL, "ox_context_exclusion_count: n is NULL");
+    *n = ox_opset_db_exclusions(ctx->opsets, opset, NULL);
+    return OX_OK;
+}
+
+OX_API ox_status ox_context_exclusion(ox_context *ctx, int opset, size_t i, ox_exclusion_info *out)
+{
+    ox_status st = opset_in_range(ctx, "ox_context_exclusion", opset);
+    if (st != OX_OK)
+        return st;
+    const ox_opset_exclusion *const *ex;
+    size_t n = ox_opset_db_exclusions(ctx->opsets, opset, &ex);
+    if (i >= n)
+        return ox_fail(ctx, OX_EINVAL, "ox_context_exclusion: opset %d has %zu exclusions, not %zu",
+                       opset, n, i + 1);
+    ox_exclusion_info info;
+    memset(&info, 0, sizeof info);
+    info.name = ex[i]->name;
+    info.reason = ex[i]->reason;
+    info.declared_in = ex[i]->declared_in;
+    return fill(ctx, "ox_context_exclusion", out, &info, sizeof info);
+}
+
 /* ------------------------------------------------------------- checks */
 
 static void deliver(const ox_report *r, size_t from, ox_message_fn fn, void *user)

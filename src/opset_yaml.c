@@ -47,6 +47,8 @@ typedef struct res_op {
 typedef struct snapshot {
     const ox_opset_op **ops; /* sorted by name */
     size_t n;
+    const ox_opset_exclusion **excl; /* sorted by name */
+    size_t n_excl;
 } snapshot;
 
 struct ox_opset_db {
@@ -469,7 +471,96 @@ static ox_status merge_with(parse *P, const snapshot *prev, entry *entries, size
     return OX_OK;
 }
 
-static const char *const top_keys[] = {"opset", "operators", "removed", NULL};
+static int cmp_excl_ptr(const void *a, const void *b)
+{
+    return strcmp((*(const ox_opset_exclusion *const *)a)->name,
+                  (*(const ox_opset_exclusion *const *)b)->name);
+}
+
+static const ox_opset_exclusion *excl_find(const snapshot *s, const char *name)
+{
+    size_t lo = 0, hi = s->n_excl;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(s->excl[mid]->name, name);
+        if (c == 0)
+            return s->excl[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* This file's `excluded:` map (operator name -> reason) on top of the lower
+ * files' exclusions; `out` holds this opset's operators already.  An
+ * operator cannot be excluded where it is declared; declaring an operator a
+ * lower file excluded lifts the exclusion from this opset on. */
+static ox_status merge_exclusions(parse *P, const snapshot *prev, yaml_node_t *map, snapshot *out)
+{
+    size_t n_new = map ? (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start) : 0;
+    const ox_opset_exclusion **ex =
+        ox_arena_alloc(&P->db->arena, (prev->n_excl + n_new + 1) * sizeof(*ex));
+    if (!ex)
+        return OOM(P);
+    size_t n = 0;
+    ox_strset mine = {NULL, 0, 0};
+    ox_status st = OX_OK;
+    for (size_t i = 0; i < n_new && st == OX_OK; i++) {
+        const yaml_node_pair_t *pr = &map->data.mapping.pairs.start[i];
+        yaml_node_t *k = ox_yaml_node(&P->y, pr->key), *v = ox_yaml_node(&P->y, pr->value);
+        const char *name, *reason;
+        if ((st = ox_yaml_string(P->ctx, &P->y, k, "an operator name", &name)) != OX_OK ||
+            (st = ox_yaml_string(P->ctx, &P->y, v, "the reason it is not exported (a string)",
+                                 &reason)) != OX_OK)
+            break;
+        if (!reason[0]) {
+            st = ox_yaml_expected(P->ctx, &P->y, v, "the reason it is not exported, not an empty "
+                                                    "string");
+            break;
+        }
+        if (snap_find(out, name)) {
+            st = ox_yaml_fail_at(P->ctx, &P->y, k,
+                                 "expected an operator this opset does not declare, got '%s' "
+                                 "(declared under operators at opset %d and excluded)",
+                                 name, P->opset);
+            break;
+        }
+        int added = ox_strset_add(&mine, name);
+        if (added < 0) {
+            st = OOM(P);
+            break;
+        }
+        ox_opset_exclusion *e = ox_arena_alloc(&P->db->arena, sizeof(*e));
+        if (!e) {
+            st = OOM(P);
+            break;
+        }
+        /* the YAML document is freed after loading: keep copies */
+        e->name = ox_arena_strdup(&P->db->arena, name);
+        e->reason = ox_arena_strdup(&P->db->arena, reason);
+        if (!e->name || !e->reason) {
+            st = OOM(P);
+            break;
+        }
+        e->declared_in = P->opset;
+        ex[n++] = e;
+    }
+    if (st == OX_OK)
+        for (size_t i = 0; i < prev->n_excl; i++)
+            if (!ox_strset_has(&mine, prev->excl[i]->name) && !snap_find(out, prev->excl[i]->name))
+                ex[n++] = prev->excl[i];
+    ox_strset_free(&mine);
+    if (st != OX_OK)
+        return st;
+    qsort(ex, n, sizeof(*ex), cmp_excl_ptr);
+    out->excl = ex;
+    out->n_excl = n;
+    return OX_OK;
+}
+
+static const char *const top_keys[] = {"opset", "operators", "removed", "excluded", NULL};
 
 static ox_status load_file(ox_context *ctx, ox_opset_db *db, const file_ref *f,
                            const snapshot *prev, snapshot *out)
@@ -488,7 +579,7 @@ static ox_status load_file(ox_context *ctx, ox_opset_db *db, const file_ref *f,
     entry *entries = NULL;
     yaml_node_t *root = ox_yaml_root(&P.y);
     st = ox_yaml_check_mapping(ctx, &P.y, root, "an opset descriptor (a mapping with opset, "
-                               "operators, removed)", top_keys);
+                               "operators, removed, excluded)", top_keys);
     if (st != OX_OK)
         goto done;
     yaml_node_t *opset = ox_yaml_get(&P.y, root, "opset");
@@ -532,6 +623,19 @@ static ox_status load_file(ox_context *ctx, ox_opset_db *db, const file_ref *f,
         goto done;
     }
     st = merge(&P, prev, entries, n_entries, removed, out);
+    if (st != OX_OK)
+        goto done;
+    yaml_node_t *excluded = ox_yaml_get(&P.y, root, "excluded");
+    if (excluded && ox_yaml_scalar(excluded).kind != OX_YS_NULL) {
+        st = ox_yaml_check_mapping(ctx, &P.y, excluded,
+                                   "a mapping of operator names to the reason each is not exported",
+                                   NULL);
+        if (st != OX_OK)
+            goto done;
+    } else {
+        excluded = NULL;
+    }
+    st = merge_exclusions(&P, prev, excluded, out);
 done:
     free(entries);
     ox_yaml_free(&P.y);
@@ -665,7 +769,7 @@ ox_status ox_opset_db_load(ox_context *ctx, const char *dir, ox_opset_db **out)
     db->snaps = ox_arena_alloc(&db->arena, (size_t)(db->max - db->min + 1) * sizeof(*db->snaps));
     if (!db->snaps)
         st = ox_fail(ctx, OX_ENOMEM, "%s: out of memory", dir);
-    snapshot prev = {NULL, 0};
+    snapshot prev = {NULL, 0, NULL, 0};
     for (size_t i = 0; i < n_files && st == OX_OK; i++) {
         snapshot cur;
         st = load_file(ctx, db, &files[i], &prev, &cur);
@@ -733,6 +837,20 @@ const ox_opset_op *ox_opset_db_lookup(const ox_opset_db *db, int opset, const ch
         return snap_find(s, base);
     }
     return NULL;
+}
+
+size_t ox_opset_db_exclusions(const ox_opset_db *db, int opset, const ox_opset_exclusion *const **out)
+{
+    const snapshot *s = snap_at(db, opset);
+    if (out)
+        *out = s ? (const ox_opset_exclusion *const *)s->excl : NULL;
+    return s ? s->n_excl : 0;
+}
+
+const ox_opset_exclusion *ox_opset_db_excluded(const ox_opset_db *db, int opset, const char *name)
+{
+    const snapshot *s = snap_at(db, opset);
+    return s && name ? excl_find(s, name) : NULL;
 }
 
 size_t ox_opset_db_ops(const ox_opset_db *db, int opset, const ox_opset_op *const **out)

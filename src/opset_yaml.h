@@ -40,6 +40,16 @@ typedef struct ox_opset_op {
     const char *doc;          /* optional one-line description */
 } ox_opset_op;
 
+/* An operator the project does not export, and why (the `excluded:` map
+ * of an opset file, inherited like operators): TorchScript-only names a
+ * trace never records, operators ONNX cannot express.  The pre-scan gives
+ * the reason; `oxport ops --excluded` and docs/operators.md list them. */
+typedef struct ox_opset_exclusion {
+    const char *name;
+    const char *reason;
+    int declared_in; /* the opset file that excluded it */
+} ox_opset_exclusion;
+
 /* Load all opset_*.yaml in dir.  Errors: "file:line:col: expected ..., got ...". */
 ox_status ox_opset_db_load(ox_context *ctx, const char *dir, ox_opset_db **out);
 void ox_opset_db_free(ox_opset_db *db);
@@ -49,6 +59,9 @@ int ox_opset_db_max(const ox_opset_db *db);
 const ox_opset_op *ox_opset_db_lookup(const ox_opset_db *db, int opset, const char *name);
 /* Operators declared at opset, sorted by name. */
 size_t ox_opset_db_ops(const ox_opset_db *db, int opset, const ox_opset_op *const **out);
+/* Exclusions at opset, sorted by name; the one for `name`, or NULL. */
+size_t ox_opset_db_exclusions(const ox_opset_db *db, int opset, const ox_opset_exclusion *const **out);
+const ox_opset_exclusion *ox_opset_db_excluded(const ox_opset_db *db, int opset, const char *name);
 /* Check a traced node's recorded arguments against op's descriptor at opset.
  * Appends one line per problem, e.g.
  *   "aten::max_pool2d(ceil_mode=True) at AlexNet/Sequential[features]/MaxPool2d[2]:

@@ -852,6 +852,25 @@ static size_t crosscheck(ox_context *ctx, ox_report *r)
         check_decl(ctx, im->plugin->path, d, until, r);
     }
     {
+        /* an exclusion is for what no pack converts: one that a pack now
+         * converts is stale data (report it once, at its first opset) */
+        for (int o = lo; o <= hi; o++) {
+            const ox_opset_exclusion *const *ex;
+            size_t n = ox_opset_db_exclusions(db, o, &ex);
+            for (size_t k = 0; k < n; k++) {
+                const ox_op_impl *im = ox_registry_find(reg, ex[k]->name, o);
+                if (!im || (o > lo && ox_opset_db_excluded(db, o - 1, ex[k]->name) &&
+                            ox_registry_find(reg, ex[k]->name, o - 1)))
+                    continue;
+                ox_report_add(r,
+                              "%s/opset_%d.yaml: operator %s is excluded (\"%s\"), but plugin %s "
+                              "converts it from opset %d; remove the exclusion",
+                              dir, ex[k]->declared_in, ex[k]->name, ex[k]->reason,
+                              im->plugin->path, im->decl->since_opset);
+            }
+        }
+    }
+    {
         /* every operator the YAML promises needs a symbolic */
         for (int o = lo; o <= hi; o++) {
             const ox_opset_op *const *ops;

@@ -125,6 +125,12 @@ static void missing_hint(const ox_context *ctx, const char *kind, int lo, int hi
                          size_t cap)
 {
     buf[0] = '\0';
+    const ox_opset_exclusion *ex = ctx->opsets ? ox_opset_db_excluded(ctx->opsets, hi, kind) : NULL;
+    if (ex && !ox_registry_lowest_since(ctx->registry, kind)) {
+        snprintf(buf, cap, "; oxport does not export it: %s (opset_%d.yaml)", ex->reason,
+                 ex->declared_in);
+        return;
+    }
     int since = ox_registry_lowest_since(ctx->registry, kind);
     if (since) {
         snprintf(buf, cap, "; supported from opset %d", since);

@@ -99,6 +99,7 @@ START_TEST(prescan_reports_all_problems_at_once)
     v = op(&x, "ReLU[r]", "test::relu", 2, relu);
     v = unary(&x, NULL, "test::later", v);
     v = unary(&x, NULL, "test::yamlonly", v);
+    v = unary(&x, NULL, "test::gone", v);
     ox_arg mul[] = {ox_arg_tensor("self", v), ox_arg_string("other", "two")};
     v = op(&x, NULL, "test::mul", 2, mul);
     ox_arg noself = ox_arg_none("self");
@@ -113,7 +114,7 @@ START_TEST(prescan_reports_all_problems_at_once)
     ck_assert_ptr_null(out);
     const char *base = fx("base");
     snprintf(msg, sizeof msg,
-             "Couldn't export operator(s): 8 problem(s) at opset 9:\n"
+             "Couldn't export operator(s): 9 problem(s) at opset 9:\n"
              "  - ONNX export failed on missing because no symbolic for test::missing is "
              "registered (scope: Net/Missing[m])\n"
              "  - test::pool(ceil_mode=True) at Net/MaxPool2d[pool]: MaxPool has no ceil_mode "
@@ -125,6 +126,9 @@ START_TEST(prescan_reports_all_problems_at_once)
              "  - ONNX export failed on yamlonly because no symbolic for test::yamlonly is "
              "registered (scope: Net); the opset descriptors declare it, but no loaded pack "
              "provides its symbolic (is the pack on the plugin path?)\n"
+             "  - ONNX export failed on gone because no symbolic for test::gone is registered "
+             "(scope: Net); oxport does not export it: a TorchScript-only name a trace never "
+             "records (opset_9.yaml)\n"
              "  - test::mul at Net: argument 'other' is recorded as string, but the symbolic in "
              "%s declares tensor_or_scalar\n"
              "  - test::act at Net: required tensor argument 'self' is None\n"

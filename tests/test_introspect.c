@@ -60,7 +60,10 @@ static void make_tree(void)
                                "      - dim\n"
                                "  test::off:\n"
                                "    params:\n"
-                               "      - self\n");
+                               "      - self\n"
+                               "excluded:\n"
+                               "  test::gone: \"ONNX has no such operator\"\n"
+                               "  test::packonly: \"stale: the pack converts it\"\n");
     write_file("opset_10.yaml", "opset: 10\n"
                                 "operators:\n"
                                 "  test::pool:\n"
@@ -445,6 +448,45 @@ START_TEST(checks_a_pack_file_without_keeping_it)
 }
 END_TEST
 
+START_TEST(exclusions_are_listed_and_checked)
+{
+    ox_context *ctx = context();
+    for (int opset = 9; opset <= 10; opset++) { /* inherited by opset 10 */
+        size_t n = 0;
+        ck_assert_msg(ox_context_exclusion_count(ctx, opset, &n) == OX_OK, "%s", ox_errmsg(ctx));
+        ck_assert_uint_eq(n, 2);
+        ox_exclusion_info e = OX_INFO_INIT(ox_exclusion_info);
+        ck_assert_int_eq(ox_context_exclusion(ctx, opset, 0, &e), OX_OK);
+        ck_assert_str_eq(e.name, "test::gone");
+        ck_assert_str_eq(e.reason, "ONNX has no such operator");
+        ck_assert_int_eq(e.declared_in, 9);
+        ck_assert_int_eq(ox_context_exclusion(ctx, opset, 1, &e), OX_OK);
+        ck_assert_str_eq(e.name, "test::packonly");
+    }
+    ox_exclusion_info e = OX_INFO_INIT(ox_exclusion_info);
+    ck_assert_int_eq(ox_context_exclusion(ctx, 9, 2, &e), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_context_exclusion: opset 9 has 2 exclusions, not 3");
+    size_t n;
+    ck_assert_int_eq(ox_context_exclusion_count(ctx, 99, &n), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_context_exclusion_count: opset 99 is outside the "
+                                     "descriptors' range 9..10");
+    ck_assert_int_eq(ox_context_exclusion_count(ctx, 9, NULL), OX_EINVAL);
+    /* an exclusion of an operator a pack converts is stale data */
+    collected c = {"", 0};
+    ck_assert_int_eq(ox_context_check_packs(ctx, collect, &c, NULL), OX_OK);
+    char expected[1024];
+    snprintf(expected, sizeof expected,
+             "%s/opset_9.yaml: operator test::packonly is excluded (\"stale: the pack converts "
+             "it\"), but plugin ",
+             tmp);
+    ck_assert_msg(strstr(c.text, expected) != NULL, "%s", c.text);
+    ck_assert_msg(strstr(c.text, " converts it from opset 9; remove the exclusion\n") != NULL, "%s",
+                  c.text);
+    ck_assert_msg(strstr(c.text, "test::gone") == NULL, "%s", c.text);
+    done(ctx);
+}
+END_TEST
+
 START_TEST(checks_the_loaded_packs_against_the_descriptors)
 {
     ox_context *ctx = context();
@@ -555,6 +597,7 @@ static Suite *suite(void)
     tcase_add_test(tc, a_smaller_struct_is_filled_only_as_far_as_it_goes);
     tcase_add_test(tc, checks_a_pack_file_without_keeping_it);
     tcase_add_test(tc, checks_the_loaded_packs_against_the_descriptors);
+    tcase_add_test(tc, exclusions_are_listed_and_checked);
     tcase_add_test(tc, graph_interface);
     tcase_add_test(tc, a_stream_from_a_file_descriptor);
     suite_add_tcase(s, tc);

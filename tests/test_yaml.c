@@ -64,7 +64,7 @@ START_TEST(error_unknown_keys)
                  "opset_9.yaml:6:5: expected one of the keys doc, params, limitations, got "
                  "'limitation'");
     expect_error("unknown_top_key", OX_ECONFIG,
-                 "opset_9.yaml:2:1: expected one of the keys opset, operators, removed, got "
+                 "opset_9.yaml:2:1: expected one of the keys opset, operators, removed, excluded, got "
                  "'operator'");
 }
 END_TEST
@@ -104,6 +104,39 @@ START_TEST(error_limitation_shape)
     expect_error("unknown_arg", OX_ECONFIG,
                  "opset_9.yaml:8:14: expected a parameter of aten::max_pool2d (self, ceil_mode), "
                  "got 'ceil_mod'");
+}
+END_TEST
+
+START_TEST(exclusions)
+{
+    expect_error("excluded_declared", OX_ECONFIG,
+                 "opset_9.yaml:7:3: expected an operator this opset does not declare, got "
+                 "'aten::relu' (declared under operators at opset 9 and excluded)");
+    expect_error("excluded_empty", OX_ECONFIG,
+                 "opset_9.yaml:3:15: expected the reason it is not exported, not an empty string, "
+                 "got ''");
+    expect_error("excluded_list", OX_ECONFIG,
+                 "opset_9.yaml:3:3: expected a mapping of operator names to the reason each is "
+                 "not exported, got a sequence");
+    /* inherited upward; declaring the operator later lifts its exclusion there */
+    ox_context *ctx = new_ctx();
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s/excluded_lifted", fixtures);
+    ox_opset_db *db = NULL;
+    ck_assert_msg(ox_opset_db_load(ctx, dir, &db) == OX_OK, "%s", ox_errmsg(ctx));
+    const ox_opset_exclusion *const *ex;
+    ck_assert_uint_eq(ox_opset_db_exclusions(db, 9, &ex), 2);
+    ck_assert_str_eq(ex[0]->name, "aten::bar"); /* sorted */
+    ck_assert_str_eq(ex[1]->reason, "ONNX lacks it before 10");
+    ck_assert_int_eq(ex[1]->declared_in, 9);
+    ck_assert_uint_eq(ox_opset_db_exclusions(db, 10, &ex), 1);
+    ck_assert_str_eq(ex[0]->name, "aten::bar");
+    ck_assert_ptr_null(ox_opset_db_excluded(db, 10, "aten::foo"));
+    ck_assert_ptr_nonnull(ox_opset_db_excluded(db, 9, "aten::foo"));
+    ck_assert_ptr_nonnull(ox_opset_db_lookup(db, 10, "aten::foo"));
+    ck_assert_uint_eq(ox_opset_db_exclusions(db, 8, &ex), 0); /* below the files */
+    ox_opset_db_free(db);
+    ox_context_free(ctx);
 }
 END_TEST
 
@@ -551,6 +584,7 @@ int main(void)
     tcase_add_test(bad, error_opset_mismatch);
     tcase_add_test(bad, error_limitation_shape);
     tcase_add_test(bad, error_structure);
+    tcase_add_test(bad, exclusions);
     tcase_add_test(bad, error_directory);
     suite_add_tcase(s, bad);
 

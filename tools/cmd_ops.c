@@ -18,8 +18,8 @@
 static void ops_usage(FILE *out)
 {
     fprintf(out,
-            "usage: oxport ops [--opset N] [--format text|markdown|json] [--config FILE]\n"
-            "                  [--plugin-path DIR]...\n\n"
+            "usage: oxport ops [--opset N] [--format text|markdown|json] [--excluded]\n"
+            "                  [--config FILE] [--plugin-path DIR]...\n\n"
             "List the operators supported at an opset: their parameters, the pack and\n"
             "since-opset of the symbolic used, each limitation with its message and the\n"
             "opset that lifts it, and operators a pack converts without a descriptor.\n\n"
@@ -27,6 +27,8 @@ static void ops_usage(FILE *out)
             "  --opset N          target opset (default: the config's target_opset, else %d)\n"
             "  --format FORMAT    text (default), markdown (the operators document) or\n"
             "                     json (docs/json-output.md)\n"
+            "  --excluded         list only the operators the descriptors exclude (not\n"
+            "                     exported on purpose), each with the reason\n"
             "  --config FILE      user config (oxport.yaml): target, plugin dirs, disabled ops\n"
             "  --plugin-path DIR  also load the packs in DIR (or one .so); repeatable\n"
             "  -h, --help         show this help\n\n"
@@ -232,6 +234,8 @@ static void json_params(ox_json *j, const listing *l, size_t i)
     ox_json_array_end(j);
 }
 
+static void json_exclusions(ox_json *j, const listing *l);
+
 static bool print_json(FILE *out, const listing *l)
 {
     ox_json *j = ox_json_new(out);
@@ -332,9 +336,75 @@ static bool print_json(FILE *out, const listing *l)
         ox_json_object_end(j);
     }
     ox_json_array_end(j);
+    json_exclusions(j, l);
     bool ok = ox_json_finish(j);
     ox_json_free(j);
     return ok;
+}
+
+/* ------------------------------------------------------------ exclusions */
+
+static bool exclusion(const listing *l, size_t i, ox_exclusion_info *out)
+{
+    out->struct_size = sizeof *out;
+    return ox_context_exclusion(l->ctx, l->opset, i, out) == OX_OK;
+}
+
+static size_t n_exclusions(const listing *l)
+{
+    size_t n = 0;
+    return ox_context_exclusion_count(l->ctx, l->opset, &n) == OX_OK ? n : 0;
+}
+
+static void print_exclusions_text(FILE *out, const listing *l)
+{
+    size_t n = n_exclusions(l);
+    fprintf(out, "%zu operators are not exported at opset %d, on purpose:\n", n, l->opset);
+    for (size_t i = 0; i < n; i++) {
+        ox_exclusion_info e;
+        if (!exclusion(l, i, &e))
+            break;
+        fprintf(out, "\n%s\n  reason:     %s\n  descriptor: opset_%d.yaml\n", e.name, e.reason,
+                e.declared_in);
+    }
+}
+
+static void print_exclusions_markdown(FILE *out, const listing *l)
+{
+    size_t n = n_exclusions(l);
+    fprintf(out, "## Not exported, on purpose\n\n");
+    fprintf(out, "The %zu operators below are excluded by the opset descriptors (their "
+                 "`excluded:` maps); an export that meets one is refused with the reason.\n\n", n);
+    for (size_t i = 0; i < n; i++) {
+        ox_exclusion_info e;
+        if (!exclusion(l, i, &e))
+            break;
+        fprintf(out, "- `%s`: ", e.name);
+        md_text(out, e.reason);
+        fputc('\n', out);
+    }
+}
+
+static void json_exclusions(ox_json *j, const listing *l)
+{
+    ox_json_key(j, "excluded");
+    ox_json_array(j);
+    for (size_t i = 0, n = n_exclusions(l); i < n; i++) {
+        ox_exclusion_info e;
+        if (!exclusion(l, i, &e))
+            break;
+        char file[32];
+        snprintf(file, sizeof file, "opset_%d.yaml", e.declared_in);
+        ox_json_object(j);
+        ox_json_key(j, "name");
+        ox_json_string(j, e.name);
+        ox_json_key(j, "reason");
+        ox_json_string(j, e.reason);
+        ox_json_key(j, "descriptor");
+        ox_json_string(j, file);
+        ox_json_object_end(j);
+    }
+    ox_json_array_end(j);
 }
 
 static int parse_int(const char *s, int *out)
@@ -350,7 +420,7 @@ static int parse_int(const char *s, int *out)
 int cmd_ops(int argc, char **argv)
 {
     int opset = 0;
-    bool markdown = false, json = false;
+    bool markdown = false, json = false, excluded = false;
     const char *config = NULL;
     const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
     size_t n_paths = 0;
@@ -394,6 +464,8 @@ int cmd_ops(int argc, char **argv)
                         f);
                 rc = OX_EXIT_USAGE;
             }
+        } else if (!strcmp(a, "--excluded")) {
+            excluded = true;
         } else if (!strcmp(a, "--config")) {
             config = argv[++i];
         } else if (!strcmp(a, "--plugin-path")) {
@@ -467,6 +539,10 @@ int cmd_ops(int argc, char **argv)
     }
     if (json)
         print_json(stdout, &l);
+    else if (excluded && markdown)
+        print_exclusions_markdown(stdout, &l);
+    else if (excluded)
+        print_exclusions_text(stdout, &l);
     else if (markdown)
         print_markdown(stdout, &l);
     else

@@ -531,6 +531,21 @@ typedef struct ox_limitation_info {
 OX_API ox_status ox_context_opset_limitation(ox_context *ctx, int opset, size_t i, size_t l,
                                              ox_limitation_info *out);
 
+/* An operator the opset descriptors say oxport does not export, and why
+ * (the `excluded:` map of opset_N.yaml, docs/configuring-opsets.md): the
+ * pre-scan gives this reason instead of "no symbolic". */
+typedef struct ox_exclusion_info {
+    uint32_t struct_size;
+    const char *name;
+    const char *reason;
+    int declared_in;          /* the opset_N.yaml that excludes it */
+} ox_exclusion_info;
+
+/* Exclusions at `opset`, sorted by name.  OX_EINVAL outside the
+ * descriptors' range. */
+OX_API ox_status ox_context_exclusion_count(ox_context *ctx, int opset, size_t *n);
+OX_API ox_status ox_context_exclusion(ox_context *ctx, int opset, size_t i, ox_exclusion_info *out);
+
 /* Receives one message line (no newline). */
 typedef void (*ox_message_fn)(void *user, const char *line);
 

@@ -39,8 +39,18 @@ class CoverageReport(unittest.TestCase):
             theirs = [n for n in self.reg.all_functions()
                       if n.startswith("aten::") and self.reg.is_registered_op(n, o)]
             self.assertEqual(row["torch_onnx"], len(theirs))
-            self.assertEqual(row["covered"] + len(row["missing"]), len(theirs))
+            self.assertEqual(row["covered"] + len(row["missing"]) + len(row["excluded"]), len(theirs))
             self.assertGreater(row["covered"], 0)
+
+    def test_excluded_are_the_descriptors_exclusions_with_their_reasons(self):
+        for row in self.doc["opsets"]:
+            r = oxport("ops", "--format", "json", "--opset", str(row["opset"]), check_rc=0)
+            theirs = {e["name"]: e["reason"] for e in json.loads(r.stdout)["excluded"]}
+            self.assertTrue(row["excluded"])
+            for name, reason in row["excluded"].items():
+                self.assertEqual(theirs[name], reason)
+                self.assertTrue(self.reg.is_registered_op(name, row["opset"]))
+                self.assertNotIn(name, row["missing"])
 
     def test_missing_and_covered_agree_with_oxport_ops(self):
         for row in self.doc["opsets"]:
