@@ -213,6 +213,21 @@ void ox_graph_unlink_node(ox_graph *g, ox_node *n)
     n->prev = n->next = NULL;
 }
 
+void ox_graph_move_after(ox_graph *g, ox_node *after, ox_node *n)
+{
+    if (n == after)
+        return;
+    if (n->prev || n->next || g->first == n)
+        ox_graph_unlink_node(g, n);
+    n->prev = after;
+    n->next = after->next;
+    if (after->next)
+        after->next->prev = n;
+    else
+        g->last = n;
+    after->next = n;
+}
+
 void ox_graph_append_node(ox_graph *g, ox_node *n)
 {
     n->next = NULL;

@@ -232,6 +232,8 @@ void ox_graph_remove_node(ox_graph *g, ox_node *n); /* unlinks, updates use coun
 /* Move a node without touching use counts (for reordering passes). */
 void ox_graph_unlink_node(ox_graph *g, ox_node *n);
 void ox_graph_append_node(ox_graph *g, ox_node *n);
+/* Move node n (linked or not) to just after `after`. */
+void ox_graph_move_after(ox_graph *g, ox_node *after, ox_node *n);
 /* Relink the graph's nodes as order[0..n) (every node of the graph, once). */
 void ox_graph_set_order(ox_graph *g, ox_node *const *order, size_t n);
 /* Rewire every use of `from` to `to` (node inputs, traced args, graph outputs).

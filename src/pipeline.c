@@ -8,6 +8,7 @@
 
 #include "convert.h"
 #include "fold.h"
+#include "functions.h"
 #include "passes.h"
 
 static ox_status stage_prescan(ox_pipeline *p)
@@ -46,6 +47,12 @@ static ox_status stage_fold(ox_pipeline *p)
     return ox_pass_fold_constants(p->ctx, p->g, NULL);
 }
 
+static ox_status stage_functions(ox_pipeline *p)
+{
+    const ox_export_options *o = p->export;
+    return ox_functions_extract(p->ctx, p->g, p->opset, o->function_types, o->n_function_types);
+}
+
 static ox_status stage_io_layout(ox_pipeline *p)
 {
     const ox_export_options *o = p->export;
@@ -70,6 +77,7 @@ static const ox_stage stages[] = {
     {"name", stage_name, OX_STAGE_ALWAYS},
     {"fold-constants", stage_fold, OX_STAGE_FOLDING},
     {"dce", stage_dce, OX_STAGE_FOLDING},
+    {"functions", stage_functions, OX_STAGE_EXPORTING},
     {"io-layout", stage_io_layout, OX_STAGE_EXPORTING},
 };
 
