@@ -24,8 +24,15 @@ def validate(value):
     """False/True or a set of nn.Module subclasses; anything else is refused by name."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, (set, frozenset)) and all(_is_module_type(t) for t in value):
-        return value
+    if isinstance(value, (set, frozenset)):
+        for t in value:
+            if not isinstance(t, type):  # torch.onnx 1.13's own error
+                raise RuntimeError("Only type of the `nn.Module` should be passed in the set for "
+                                   "argument `export_modules_as_functions`. Got `%s`." % type(t).__name__)
+        if all(_is_module_type(t) for t in value):
+            return value
+    # torch.onnx ignores other values (a list, say) without a word; a user who passed one
+    # meant functions, so say how to ask for them.
     raise ValueError(f"oxport.torch.export: export_modules_as_functions={value!r} must be True, False "
                      f"or a set of torch.nn.Module subclasses, e.g. {{torch.nn.TransformerEncoderLayer}}")
 
