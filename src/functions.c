@@ -139,9 +139,11 @@ static bool in_group(const fx *x, const ox_node *n)
     return n && n->id < x->node_cap && x->node_serial[n->id] == x->serial;
 }
 
-/* The group's inputs and outputs; -1 out of memory, 1 when the group is not
- * convex (a value leaves it and a node outside feeds it back in). */
-static int signature(fx *x, group *gr)
+/* The group's inputs and outputs; -1 out of memory, 0 done, or 1 + k when
+ * the group is not convex: its node k reads, through nodes outside it, a
+ * value the group computed (a module called twice with other work between
+ * the calls: the nodes before k are one call). */
+static long signature(fx *x, group *gr)
 {
     ox_graph *g = x->g;
     x->n_ins = x->n_outs = 0;
@@ -157,7 +159,7 @@ static int signature(fx *x, group *gr)
             ox_node *p = v ? v->producer : NULL;
             bool from_taint = p && p->id < x->node_cap && x->node_taint[p->id] == x->serial;
             if (inside && from_taint)
-                return 1;
+                return 1 + (int)x->node_pos[n->id];
             if (!inside && (from_taint || in_group(x, p)))
                 tainted = true;
         }
@@ -416,21 +418,31 @@ static long function_for(fx *x, const group *gr)
     return (long)g->n_functions - 1;
 }
 
-/* The group's nodes give way to one call node. */
-static ox_status replace(fx *x, group *gr)
+/* The group's nodes give way to one call node.  A group that is not convex
+ * is cut before the first node that reads back what it computed, and each
+ * part replaced on its own (each a call of the module). */
+static ox_status replace(fx *x, const group *whole)
 {
     ox_graph *g = x->g;
-    x->serial++;
-    if (grow_nodes(x) != 0)
-        return oom(x);
-    int conv = signature(x, gr);
-    if (conv < 0)
-        return oom(x);
-    if (conv > 0)
-        return ox_fail(x->ctx, OX_EUNSUPPORTED,
-                       "module '%s' cannot become a function: a value it computes leaves it and "
-                       "comes back in through a node outside it; leave its type out of the "
-                       "function types", gr->key);
+    group part = *whole; /* what is left to replace (whole->nodes stays the array to free) */
+    group *gr = &part;
+    for (;;) {
+        x->serial++;
+        if (grow_nodes(x) != 0)
+            return oom(x);
+        long conv = signature(x, gr);
+        if (conv < 0)
+            return oom(x);
+        if (conv == 0)
+            break;
+        group head = *gr;
+        head.n = (size_t)(conv - 1);
+        ox_status st = replace(x, &head); /* convex: it reads nothing tainted */
+        if (st != OX_OK)
+            return st;
+        gr->nodes += head.n;
+        gr->n -= head.n;
+    }
     long fi = function_for(x, gr);
     if (fi < 0)
         return oom(x);

@@ -171,6 +171,23 @@ class Functions(unittest.TestCase):
         self.assertIn("Tanh", {n.op_type for n in functions[(__name__, "Block_1")].node})
         self.assert_valid_and_matches(model, (3, 6), path, 15)
 
+    def test_a_module_called_twice_is_two_calls(self):
+        class Twice(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.b = Block("relu")
+
+            def forward(self, x):
+                return self.b(torch.neg(self.b(x)))
+
+        model = Twice().eval()
+        path = self.path("twice.onnx")
+        oxt.export(model, torch.randn(3, 6), path, opset_version=15, export_modules_as_functions={Block})
+        calls, functions = call_ops(path)
+        self.assertEqual([n for _, n in calls], ["Block", "Neg", "Block"])
+        self.assertEqual(list(functions), [(__name__, "Block")])
+        self.assert_valid_and_matches(model, (3, 6), path, 15)
+
     def test_below_opset_15_torch_onnx_error(self):
         model = TwoBlocks().eval()
         x = torch.randn(3, 6)
