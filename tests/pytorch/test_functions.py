@@ -215,6 +215,20 @@ class Functions(unittest.TestCase):
         self.assertEqual(str(e.exception), "oxport.torch.export: export_modules_as_functions=[<class '__main__.Block'>] "
                                            "must be True, False or a set of torch.nn.Module subclasses, e.g. "
                                            "{torch.nn.TransformerEncoderLayer}")
+        with self.assertRaises(ValueError) as e:
+            oxt.export(torch.tanh, x, self.path("o.onnx"), opset_version=15, export_modules_as_functions=True)
+        self.assertEqual(str(e.exception), "oxport.torch.export: export_modules_as_functions needs the model to "
+                                           "be a torch.nn.Module (its submodules become functions), not "
+                                           "builtin_function_or_method")
+
+    def test_two_selected_classes_with_one_name_are_refused(self):
+        Other = type("Block", (nn.Module,), {"__module__": "elsewhere", "forward": lambda self, x: x})
+        with self.assertRaises(ValueError) as e:
+            oxt.export(TwoBlocks().eval(), torch.randn(3, 6), self.path("o.onnx"), opset_version=15,
+                       export_modules_as_functions={Block, Other})
+        self.assertEqual(str(e.exception), "oxport.torch.export: export_modules_as_functions selects two module "
+                                           "types named 'Block' (__main__.Block and elsewhere.Block); oxport tells "
+                                           "modules apart by class name, so select only one of them")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,9 @@ def selected_types(model, value, opset):
         return []
     if opset < MIN_OPSET:
         raise ValueError(BELOW_OPSET_15)
+    if not isinstance(model, torch.nn.Module):
+        raise ValueError(f"oxport.torch.export: export_modules_as_functions needs the model to be a "
+                         f"torch.nn.Module (its submodules become functions), not {type(model).__name__}")
     if value is True:
         types = {type(m) for m in model.modules() if m is not model}
     else:
