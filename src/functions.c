@@ -344,9 +344,15 @@ static int build_body(fx *x, const group *gr, const char *name)
     if (!f)
         return -1;
     ox_graph *b = f->body;
-    for (uint32_t i = 0; i < g->n_opsets; i++)
-        if (ox_graph_set_opset(b, g->opsets[i].domain, g->opsets[i].version) != 0)
+    /* the body imports the domains its nodes use, at the model's versions
+     * (an inner function's domain was added to the model when it was made) */
+    if (ox_graph_set_opset(b, "", ox_graph_opset(g, "")) != 0)
+        return -1;
+    for (size_t k = 0; k < gr->n; k++) {
+        const char *d = gr->nodes[k]->domain;
+        if (d && d[0] && ox_graph_set_opset(b, d, ox_graph_opset(g, d)) != 0)
             return -1;
+    }
     for (size_t i = 0; i < x->n_ins; i++) {
         ox_value *nv = copy_value(b, g->values[x->ins[i]], OX_VAL_INPUT);
         if (!nv || ox_graph_add_input(b, nv->id) != 0)
