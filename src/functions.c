@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passes.h"
 #include "strmap.h"
 
 /* One selected module type: "domain::Type" split. */
@@ -90,7 +91,6 @@ static int push_io(fx *x, ox_vid **list, size_t *n, ox_vid v)
             return -1;
         x->outs = b;
         x->cap_io = cap;
-        *list = list == &x->ins ? x->ins : x->outs;
     }
     (*list)[(*n)++] = v;
     return 0;
@@ -591,6 +591,11 @@ ox_status ox_functions_extract(ox_context *ctx, ox_graph *g, int opset,
     /* segment 0 is the model itself: never a function */
     for (uint32_t level = depth; st == OX_OK && level >= 1; level--)
         st = run_level(&x, level);
+    /* Each call took its group's place, with the group's readers moved after
+     * it; sibling instances interleaved in the list could still leave a call
+     * before a value it reads, so the order is settled once more (O(nodes)). */
+    if (st == OX_OK && g->n_functions)
+        st = ox_pass_toposort(ctx, g);
     for (size_t i = 0; i < 5; i++)
         free(*per_value[i]);
     free(x.node_serial);
