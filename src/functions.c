@@ -441,6 +441,9 @@ static ox_status replace(fx *x, const group *whole)
             return oom(x);
         if (conv == 0)
             break;
+        if (conv == 1) /* its first node cannot read back what it computed */
+            return ox_fail(x->ctx, OX_EINVAL, "internal error: module '%s' reads back its own "
+                           "values at its first node", gr->key);
         group head = *gr;
         head.n = (size_t)(conv - 1);
         ox_status st = replace(x, &head); /* convex: it reads nothing tainted */
