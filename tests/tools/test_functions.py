@@ -44,6 +44,23 @@ def leaky_with_ref():
                  calls=[h.make_node("Leaky", ["a"], ["b"], domain="local", slope=0.5)])
 
 
+def cast_and_constant_from_the_caller():
+    """Required attributes (Cast's `to`, Constant's `value`) given by reference only."""
+    def ref(name, kind, to):
+        a = onnx.AttributeProto()
+        a.name, a.type, a.ref_attr_name = name, kind, to
+        return a
+    cast = h.make_node("Cast", ["x"], ["y"])
+    cast.attribute.append(ref("to", onnx.AttributeProto.INT, "dtype"))
+    const = h.make_node("Constant", [], ["z"])
+    const.attribute.append(ref("value", onnx.AttributeProto.TENSOR, "v"))
+    f = fn(name="F", nodes=[cast, const, h.make_node("Add", ["y", "z"], ["w"])], outs=("w",),
+           attrs=["dtype", "v"])
+    call = h.make_node("F", ["a"], ["b"], domain="local", dtype=TensorProto.FLOAT,
+                       v=h.make_tensor("t", TensorProto.FLOAT, [1], [2.0]))
+    return model([f], calls=[call])
+
+
 # name -> model; onnx.checker's verdict is oxport's
 AGREE = {
     "valid": model([fn()]),
@@ -53,6 +70,7 @@ AGREE = {
                   opsets=(ONNX15, LOCAL1))],
         calls=[h.make_node("Quad", ["a"], ["b"], domain="local")]),
     "attribute_reference": leaky_with_ref(),
+    "required_attributes_by_reference": cast_and_constant_from_the_caller(),
     "other_opset_than_the_model": model([fn(opsets=(h.make_opsetid("", 14),))]),
     "value_used_before_defined": model([fn(nodes=[h.make_node("Add", ["x", "z"], ["y"])])]),
     "domain_not_imported_by_the_function": model([fn(opsets=(h.make_opsetid("foo", 1),))]),
