@@ -180,6 +180,9 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     `trace` (oxport only): "eager" runs the forward once on the real tensors; "fake" runs
     it on the meta device, so no kernel computes (shapes and dtypes only; the weights are
     still written from the real parameters) and refuses models that read tensor values.
+    `export_modules_as_functions` (True, or a set of nn.Module subclasses; opset 15 or newer)
+    writes each selected module type as an ONNX local function and its instances as calls,
+    named as torch.onnx 1.13 names them (class name, in the domain of the class's module).
     Raises ExportError with the engine's whole report on failure,
     NotImplementedError for options oxport does not implement.  Returns None, like
     torch.onnx.export."""
