@@ -153,6 +153,8 @@ static void check_attrs(checker *c, const char *node, const ox_node *n)
                 break;
             }
         }
+        if (a->ref)
+            continue; /* its value is the calling node's */
         const char *kn = kind_name((int)a->kind);
         size_t count = 0;
         const void *p = NULL;
@@ -257,6 +259,175 @@ static void schema_rule_broken(void *user, const char *rule)
 {
     schema_violation *sv = user;
     violation(sv->c, "node %s: %s", sv->label, rule);
+}
+
+/* ---------------------------------------------------- model-local functions
+ *
+ * A node whose (domain, op_type) names a function of the model is a call:
+ * checked against the function's signature, not an operator schema.  Each
+ * body is checked against its own opset_import, in order (values defined
+ * before use), and no function may reach itself through its calls. */
+
+static const char *dom_label(const char *d)
+{
+    return d && d[0] ? d : "ai.onnx";
+}
+
+/* A call node's input/output counts against the function it calls. */
+static void check_call(checker *c, const char *label, const ox_node *n, const ox_function *f)
+{
+    if (n->n_inputs > f->body->n_inputs)
+        violation(c, "node %s: calls function '%s' (domain '%s') with %u inputs, but it takes %u",
+                  label, f->name, dom_label(f->domain), (unsigned)n->n_inputs,
+                  (unsigned)f->body->n_inputs);
+    if (n->n_outputs > f->body->n_outputs)
+        violation(c, "node %s: asks function '%s' (domain '%s') for %u outputs, but it returns %u",
+                  label, f->name, dom_label(f->domain), (unsigned)n->n_outputs,
+                  (unsigned)f->body->n_outputs);
+}
+
+static void node_label(char *label, size_t n, const ox_node *node, uint32_t idx)
+{
+    const char *op = node->op_type ? node->op_type : "";
+    if (node->name && node->name[0])
+        snprintf(label, n, "'%s' (%s)", node->name, op);
+    else
+        snprintf(label, n, "#%u (%s)", (unsigned)idx, op);
+}
+
+static void check_function_body(checker *c, const ox_graph *model, const ox_function *f)
+{
+    const ox_graph *b = f->body;
+    char where[300], b1[64];
+    snprintf(where, sizeof where, "function '%s' (domain '%s')", f->name, dom_label(f->domain));
+    size_t nv = b->n_values ? b->n_values : 1;
+    unsigned char *defined = calloc(nv, 1);
+    ox_dtype *types = calloc(nv, sizeof(*types));
+    if (!defined || !types) {
+        free(defined);
+        free(types);
+        violation(c, "%s: out of memory checking the body", where);
+        return;
+    }
+    for (uint32_t i = 0; i < b->n_inputs; i++) {
+        const ox_value *v = ox_graph_value(b, b->inputs[i]);
+        if (!v)
+            continue;
+        if (defined[v->id])
+            violation(c, "%s: input '%s' is listed more than once", where, vname(v, b1, sizeof b1));
+        defined[v->id] = 1;
+    }
+    uint32_t idx = 0;
+    for (const ox_node *n = b->first; n; n = n->next, idx++) {
+        char nl[400], label[800];
+        node_label(nl, sizeof nl, n, idx);
+        snprintf(label, sizeof label, "%s of %s", nl, where);
+        const char *op = n->op_type ? n->op_type : "";
+        const char *dom = n->domain ? n->domain : "";
+        int64_t version = ox_graph_opset(b, dom);
+        if (!op[0])
+            violation(c, "node %s: op_type is empty", label);
+        if (version == 0)
+            violation(c, "node %s: the function has no opset_import for domain '%s'", label, dom);
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            ox_vid id = n->inputs[i];
+            const ox_value *v = ox_graph_value(b, id);
+            if (id && v && !defined[id])
+                violation(c, "node %s: input '%s' is not an input of the function or an output of "
+                          "an earlier node", label, vname(v, b1, sizeof b1));
+        }
+        check_attrs(c, label, n);
+        const ox_function *callee = ox_graph_function(model, dom, op);
+        if (callee) {
+            check_call(c, label, n, callee);
+        } else if (version > 0 && op[0]) {
+            schema_violation sv = {c, label};
+            size_t broken = ox_schema_check_node(b, types, n, version, schema_rule_broken, &sv);
+            infer_outputs(c, b, types, n, version, label, broken == 0);
+        }
+        for (uint32_t i = 0; i < n->n_outputs; i++) {
+            ox_vid id = n->outputs[i];
+            const ox_value *v = ox_graph_value(b, id);
+            if (!id || !v)
+                continue;
+            if (defined[id])
+                violation(c, "node %s: output '%s' is already defined (each value must be "
+                          "produced once)", label, vname(v, b1, sizeof b1));
+            defined[id] = 1;
+        }
+    }
+    for (uint32_t i = 0; i < b->n_outputs; i++) {
+        const ox_value *v = ox_graph_value(b, b->outputs[i]);
+        if (v && !defined[v->id])
+            violation(c, "%s: output '%s' is not an input of the function or an output of any "
+                      "node", where, vname(v, b1, sizeof b1));
+    }
+    free(defined);
+    free(types);
+}
+
+/* Does function `target` reach itself through its calls?  An explicit stack
+ * (seen[] and stack[] hold n_functions entries), so a file with a long
+ * chain of calls cannot exhaust the C stack.  ONNX functions are inlined,
+ * so a cycle would never end. */
+static bool calls_itself(const ox_graph *model, uint32_t target, unsigned char *seen,
+                         uint32_t *stack)
+{
+    memset(seen, 0, model->n_functions);
+    uint32_t top = 0;
+    stack[top++] = target;
+    while (top) {
+        const ox_function *f = &model->functions[stack[--top]];
+        for (const ox_node *n = f->body->first; n; n = n->next) {
+            const ox_function *callee = ox_graph_function(model, n->domain, n->op_type);
+            if (!callee)
+                continue;
+            uint32_t ci = (uint32_t)(callee - model->functions);
+            if (ci == target)
+                return true;
+            if (!seen[ci]) {
+                seen[ci] = 1;
+                stack[top++] = ci;
+            }
+        }
+    }
+    return false;
+}
+
+static void check_functions(checker *c, const ox_graph *g)
+{
+    for (uint32_t i = 0; i < g->n_functions; i++) {
+        const ox_function *f = &g->functions[i];
+        if (!f->name[0]) {
+            violation(c, "function #%u: the name is empty (ONNX requires one)", (unsigned)i);
+            continue;
+        }
+        if (ox_graph_function(g, f->domain, f->name) != f)
+            violation(c, "function '%s' (domain '%s') is defined more than once", f->name,
+                      dom_label(f->domain));
+        for (uint32_t k = 0; k < f->n_attributes; k++)
+            for (uint32_t j = 0; j < k; j++)
+                if (strcmp(f->attributes[j], f->attributes[k]) == 0) {
+                    violation(c, "function '%s' (domain '%s'): attribute '%s' is listed more "
+                              "than once", f->name, dom_label(f->domain), f->attributes[k]);
+                    break;
+                }
+        check_function_body(c, g, f);
+    }
+    if (!g->n_functions)
+        return;
+    unsigned char *seen = malloc(g->n_functions);
+    uint32_t *stack = malloc((size_t)g->n_functions * sizeof(*stack));
+    for (uint32_t i = 0; seen && stack && i < g->n_functions; i++) {
+        const ox_function *f = &g->functions[i];
+        if (calls_itself(g, i, seen, stack))
+            violation(c, "function '%s' (domain '%s') calls itself, directly or through other "
+                      "functions (recursion is not allowed)", f->name, dom_label(f->domain));
+    }
+    if (!seen || !stack)
+        violation(c, "model: out of memory checking the functions' calls");
+    free(seen);
+    free(stack);
 }
 
 ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations)
@@ -387,7 +558,10 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
         check_attrs(&c, label, n);
         schema_violation sv = {&c, label};
         int64_t version = ox_graph_opset(g, dom);
-        if (version > 0 && op[0]) {
+        const ox_function *callee = ox_graph_function(g, dom, op);
+        if (callee) {
+            check_call(&c, label, n, callee);
+        } else if (version > 0 && op[0]) {
             size_t broken = ox_schema_check_node(g, types, n, version, schema_rule_broken, &sv);
             infer_outputs(&c, g, types, n, version, label, broken == 0);
         }
@@ -434,6 +608,8 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
             violation(&c, "graph output '%s' is not produced by any node, graph input or "
                       "initializer", vname(v, b1, sizeof b1));
     }
+
+    check_functions(&c, g);
 
     free(defined);
     free(types);

@@ -188,9 +188,64 @@ static void json_node(ox_json *j, const ox_graph *g, const ox_node *n)
         ox_json_key(j, "kind");
         ox_json_string(j, attr_kind_name(a->kind));
         ox_json_key(j, "value");
-        json_attr(j, a);
+        if (a->ref)
+            ox_json_null(j); /* the calling node's value: see "ref" */
+        else
+            json_attr(j, a);
+        ox_json_key(j, "ref");
+        ox_json_string(j, a->ref);
         ox_json_object_end(j);
     }
+    ox_json_array_end(j);
+    ox_json_object_end(j);
+}
+
+static void json_opsets(ox_json *j, const ox_graph *g)
+{
+    ox_json_array(j);
+    for (uint32_t i = 0; i < g->n_opsets; i++) {
+        ox_json_object(j);
+        ox_json_key(j, "domain");
+        ox_json_string(j, g->opsets[i].domain ? g->opsets[i].domain : "");
+        ox_json_key(j, "version");
+        ox_json_int(j, g->opsets[i].version);
+        ox_json_object_end(j);
+    }
+    ox_json_array_end(j);
+}
+
+/* A FunctionProto: its signature by name, its body's nodes as GRAPH's. */
+static void json_function(ox_json *j, const ox_function *f)
+{
+    const ox_graph *b = f->body;
+    ox_json_object(j);
+    ox_json_key(j, "name");
+    ox_json_string(j, f->name);
+    ox_json_key(j, "domain");
+    ox_json_string(j, f->domain);
+    ox_json_key(j, "doc_string");
+    ox_json_string(j, f->doc ? f->doc : "");
+    ox_json_key(j, "inputs");
+    ox_json_array(j);
+    for (uint32_t i = 0; i < b->n_inputs; i++)
+        json_value_name(j, b, b->inputs[i]);
+    ox_json_array_end(j);
+    ox_json_key(j, "outputs");
+    ox_json_array(j);
+    for (uint32_t i = 0; i < b->n_outputs; i++)
+        json_value_name(j, b, b->outputs[i]);
+    ox_json_array_end(j);
+    ox_json_key(j, "attributes");
+    ox_json_array(j);
+    for (uint32_t i = 0; i < f->n_attributes; i++)
+        ox_json_string(j, f->attributes[i]);
+    ox_json_array_end(j);
+    ox_json_key(j, "opset_imports");
+    json_opsets(j, b);
+    ox_json_key(j, "nodes");
+    ox_json_array(j);
+    for (const ox_node *n = b->first; n; n = n->next)
+        json_node(j, b, n);
     ox_json_array_end(j);
     ox_json_object_end(j);
 }
@@ -220,21 +275,17 @@ void ox_json_model(ox_json *j, const ox_graph *g)
     ox_json_key(j, "ir_version");
     ox_json_int(j, g->ir_version);
     ox_json_key(j, "opset_imports");
-    ox_json_array(j);
-    for (uint32_t i = 0; i < g->n_opsets; i++) {
-        ox_json_object(j);
-        ox_json_key(j, "domain");
-        ox_json_string(j, g->opsets[i].domain ? g->opsets[i].domain : "");
-        ox_json_key(j, "version");
-        ox_json_int(j, g->opsets[i].version);
-        ox_json_object_end(j);
-    }
-    ox_json_array_end(j);
+    json_opsets(j, g);
     ox_json_key(j, "producer_name");
     ox_json_string(j, g->producer_name ? g->producer_name : "");
     ox_json_key(j, "producer_version");
     ox_json_string(j, g->producer_version ? g->producer_version : "");
     ox_json_key(j, "graph");
     json_graph(j, g);
+    ox_json_key(j, "functions");
+    ox_json_array(j);
+    for (uint32_t i = 0; i < g->n_functions; i++)
+        json_function(j, &g->functions[i]);
+    ox_json_array_end(j);
     ox_json_object_end(j);
 }

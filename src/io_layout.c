@@ -249,6 +249,24 @@ out:
     return st;
 }
 
+/* A new, zeroed subgraph plan of l (NULL out of memory, said on ctx). */
+static ox_io_plan *new_sub(ox_context *ctx, ox_io_layout *l)
+{
+    if (l->n_subs == l->cap_subs) {
+        size_t ncap = l->cap_subs ? l->cap_subs * 2 : 8;
+        ox_io_plan *ns = realloc(l->subs, ncap * sizeof(*ns));
+        if (!ns) {
+            oom(ctx);
+            return NULL;
+        }
+        l->subs = ns;
+        l->cap_subs = ncap;
+    }
+    ox_io_plan *p = &l->subs[l->n_subs++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
 /* Plan every GRAPH attribute body below g, depth-first in node order. */
 static ox_status plan_subgraphs(ox_context *ctx, ox_io_layout *l, const ox_graph *g,
                                 const ox_export_options *o, int depth)
@@ -261,16 +279,9 @@ static ox_status plan_subgraphs(ox_context *ctx, ox_io_layout *l, const ox_graph
             if (depth + 1 > OX_IO_MAX_SUBGRAPH_DEPTH)
                 return ox_fail(ctx, OX_EINVAL, "ox_write: subgraphs nested deeper than %d levels",
                                OX_IO_MAX_SUBGRAPH_DEPTH);
-            if (l->n_subs == l->cap_subs) {
-                size_t ncap = l->cap_subs ? l->cap_subs * 2 : 8;
-                ox_io_plan *ns = realloc(l->subs, ncap * sizeof(*ns));
-                if (!ns)
-                    return oom(ctx);
-                l->subs = ns;
-                l->cap_subs = ncap;
-            }
-            ox_io_plan *p = &l->subs[l->n_subs++];
-            memset(p, 0, sizeof *p);
+            ox_io_plan *p = new_sub(ctx, l);
+            if (!p)
+                return OX_ENOMEM;
             ox_status st = plan_graph(ctx, l, p, at->u.g, o, false);
             if (st == OX_OK)
                 st = plan_subgraphs(ctx, l, at->u.g, o, depth + 1);
@@ -306,6 +317,14 @@ ox_status ox_io_layout_plan(ox_context *ctx, const ox_graph *g, const ox_export_
     ox_status st = plan_graph(ctx, l, &l->main, g, &o, true);
     if (st == OX_OK)
         st = plan_subgraphs(ctx, l, g, &o, 0);
+    /* Function bodies are laid out like subgraphs: names of their own. */
+    for (uint32_t i = 0; st == OX_OK && i < g->n_functions; i++) {
+        const ox_graph *body = g->functions[i].body;
+        ox_io_plan *p = new_sub(ctx, l);
+        st = !p ? OX_ENOMEM : plan_graph(ctx, l, p, body, &o, false);
+        if (st == OX_OK)
+            st = plan_subgraphs(ctx, l, body, &o, 1);
+    }
     return st;
 }
 

@@ -51,6 +51,9 @@ void ox_graph_free(ox_graph *g)
     free(g->params);
     free(g->outputs);
     free(g->opsets);
+    for (uint32_t i = 0; i < g->n_functions; i++)
+        ox_graph_free(g->functions[i].body);
+    free(g->functions);
     if (g->mapping_free)
         g->mapping_free(g->mapping, g->mapping_len);
     ox_arena_free(&g->arena);
@@ -208,6 +211,21 @@ void ox_graph_unlink_node(ox_graph *g, ox_node *n)
     else
         g->last = n->prev;
     n->prev = n->next = NULL;
+}
+
+void ox_graph_move_after(ox_graph *g, ox_node *after, ox_node *n)
+{
+    if (n == after)
+        return;
+    if (n->prev || n->next || g->first == n)
+        ox_graph_unlink_node(g, n);
+    n->prev = after;
+    n->next = after->next;
+    if (after->next)
+        after->next->prev = n;
+    else
+        g->last = n;
+    after->next = n;
 }
 
 void ox_graph_append_node(ox_graph *g, ox_node *n)
@@ -441,6 +459,43 @@ int64_t ox_graph_opset(const ox_graph *g, const char *domain)
         if (strcmp(g->opsets[i].domain, domain) == 0)
             return g->opsets[i].version;
     return 0;
+}
+
+static const char *plain_domain(const char *domain)
+{
+    return !domain || strcmp(domain, "ai.onnx") == 0 ? "" : domain;
+}
+
+ox_function *ox_graph_add_function(ox_graph *g, const char *domain, const char *name)
+{
+    if (g->n_functions == g->cap_functions) {
+        uint32_t ncap = g->cap_functions ? g->cap_functions * 2 : 4;
+        ox_function *nf = realloc(g->functions, (size_t)ncap * sizeof(*nf));
+        if (!nf)
+            return NULL;
+        g->functions = nf;
+        g->cap_functions = ncap;
+    }
+    ox_function f;
+    memset(&f, 0, sizeof f);
+    f.name = ox_arena_strdup(&g->arena, name ? name : "");
+    f.domain = ox_arena_strdup(&g->arena, domain ? domain : "");
+    if (!f.name || !f.domain || !(f.body = ox_graph_new(f.name)))
+        return NULL;
+    f.body->is_onnx = true;
+    g->functions[g->n_functions] = f;
+    return &g->functions[g->n_functions++];
+}
+
+const ox_function *ox_graph_function(const ox_graph *g, const char *domain, const char *name)
+{
+    domain = plain_domain(domain);
+    for (uint32_t i = 0; g && name && i < g->n_functions; i++) {
+        const ox_function *f = &g->functions[i];
+        if (strcmp(f->name, name) == 0 && strcmp(plain_domain(f->domain), domain) == 0)
+            return f;
+    }
+    return NULL;
 }
 
 ox_attr *ox_node_add_attr(ox_graph *g, ox_node *n, const char *name, ox_attr_kind kind)

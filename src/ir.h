@@ -102,6 +102,10 @@ typedef struct ox_attr_tensor {
 typedef struct ox_attr {
     const char *name;
     ox_attr_kind kind;
+    /* Inside a function body: the calling node's attribute this one takes
+     * its value from (AttributeProto.ref_attr_name); u is then unused.
+     * NULL otherwise. */
+    const char *ref;
     union {
         double f; /* FLOAT (stored as double, written as float32) */
         int64_t i;
@@ -155,6 +159,19 @@ typedef struct ox_opset_import {
     int64_t version;
 } ox_opset_import;
 
+/* A model-local function (ONNX FunctionProto, ModelProto field 25).  Its
+ * body is a graph of its own: the function's inputs are the body's graph
+ * inputs (untyped), its outputs the body's outputs; a body has no
+ * initializers.  The model's graph owns each body (ox_graph_free). */
+typedef struct ox_function {
+    const char *name;
+    const char *domain;  /* "" = the default domain, as written */
+    const char *doc;
+    const char **attributes; /* attribute names (FunctionProto.attribute) */
+    uint32_t n_attributes;
+    struct ox_graph *body; /* its opsets are the function's opset_import */
+} ox_function;
+
 struct ox_graph {
     ox_arena arena;
     const char *name;
@@ -180,6 +197,9 @@ struct ox_graph {
     uint32_t n_opsets, cap_opsets;
     const char *producer_name;
     const char *producer_version;
+    /* Model-local functions, in file order (bodies owned by this graph). */
+    ox_function *functions;
+    uint32_t n_functions, cap_functions;
     /* Bytes that must stay alive (e.g. a mapped file a reader borrowed from);
      * released with mapping_free(mapping, mapping_len) by ox_graph_free. */
     void *mapping;
@@ -212,6 +232,8 @@ void ox_graph_remove_node(ox_graph *g, ox_node *n); /* unlinks, updates use coun
 /* Move a node without touching use counts (for reordering passes). */
 void ox_graph_unlink_node(ox_graph *g, ox_node *n);
 void ox_graph_append_node(ox_graph *g, ox_node *n);
+/* Move node n (linked or not) to just after `after`. */
+void ox_graph_move_after(ox_graph *g, ox_node *after, ox_node *n);
 /* Relink the graph's nodes as order[0..n) (every node of the graph, once). */
 void ox_graph_set_order(ox_graph *g, ox_node *const *order, size_t n);
 /* Rewire every use of `from` to `to` (node inputs, traced args, graph outputs).
@@ -256,6 +278,12 @@ void ox_graph_drop_unused_params(ox_graph *g);
 int ox_graph_add_output(ox_graph *g, ox_vid v);
 int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version); /* adds or raises */
 int64_t ox_graph_opset(const ox_graph *g, const char *domain); /* 0 when absent */
+/* A new, empty function of g (name and domain copied; body an empty graph
+ * named after it that g now owns).  NULL out of memory. */
+ox_function *ox_graph_add_function(ox_graph *g, const char *domain, const char *name);
+/* The function (domain, name) of g, NULL when g has none; "ai.onnx" and ""
+ * name the same domain. */
+const ox_function *ox_graph_function(const ox_graph *g, const char *domain, const char *name);
 
 /* Attributes on ONNX nodes (data copied into the graph arena). */
 ox_attr *ox_node_add_attr(ox_graph *g, ox_node *n, const char *name, ox_attr_kind kind);

@@ -680,6 +680,11 @@ static ox_status convert_attr(rctx *r, ox_graph *g, const char *node, Onnx__Attr
         return rfail(r, OX_EFORMAT,
                      "node '%s' attribute '%s' has type %s (%d), which is not an ONNX attribute "
                      "type", node, a->name, attr_type_name(type), type);
+    if (ap->ref_attr_name && ap->ref_attr_name[0]) {
+        /* a reference to the calling node's attribute: no value of its own */
+        a->kind = (ox_attr_kind)type;
+        return (a->ref = adup(g, ap->ref_attr_name)) ? OX_OK : room(r);
+    }
     /* onnx.checker's rule: the value field present must be the type's, and
      * only one may be (reading by type alone would turn an INTS attribute
      * holding a string into an empty list). */
@@ -850,6 +855,98 @@ static int push_sub(read_keep *k, ox_graph *sub)
     return 0;
 }
 
+/* Nodes into g, in order, resolving input names through m (a name no
+ * earlier node or input defined stays dangling for ox_check). */
+static ox_status convert_nodes(rctx *r, ox_graph *g, namemap *m, Onnx__NodeProto **nodes,
+                               size_t n_nodes, int depth)
+{
+    ox_vid *ins = NULL;
+    size_t cap_ins = 0;
+    for (size_t ni = 0; ni < n_nodes; ni++) {
+        Onnx__NodeProto *np = nodes[ni];
+        if (np->n_input > UINT32_MAX || np->n_output > UINT32_MAX || np->n_attribute > UINT32_MAX) {
+            rfail(r, OX_EFORMAT, "node %zu has too many inputs, outputs or attributes", ni);
+            goto fail;
+        }
+        if (np->n_input > cap_ins) {
+            free(ins);
+            cap_ins = np->n_input;
+            ins = malloc(cap_ins * sizeof(*ins));
+            if (!ins) {
+                cap_ins = 0;
+                goto nomem;
+            }
+        }
+        for (size_t i = 0; i < np->n_input; i++) {
+            const char *nm = nz(np->input[i]);
+            ins[i] = nm[0] ? lookup_or_dangling(r, g, m, nm) : 0;
+            if (nm[0] && !ins[i]) {
+                goto fail;
+            }
+        }
+        const char *domain = nz(np->domain);
+        if (strcmp(domain, "ai.onnx") == 0)
+            domain = "";
+        const char *op = nz(np->op_type);
+        char *kind = ox_arena_printf(&g->arena, "%s::%s", domain[0] ? domain : "onnx", op);
+        ox_node *n = kind ? ox_graph_add_node(g, kind, (uint32_t)np->n_input, ins, 0) : NULL;
+        if (!n) {
+            goto nomem;
+        }
+        /* set explicitly: a domain or op holding "::" would split wrongly */
+        if (ox_node_set_kind(g, n, domain, op) != 0) {
+            goto nomem;
+        }
+        n->name = np->name && np->name[0] ? adup(g, np->name) : NULL;
+        if (np->doc_string && np->doc_string[0]) {
+            n->doc = adup(g, np->doc_string);
+            n->scope = n->doc;
+        }
+        if ((np->name && np->name[0] && !n->name) ||
+            (np->doc_string && np->doc_string[0] && !n->doc)) {
+            goto nomem;
+        }
+        if (np->n_output) {
+            if (ox_node_set_outputs(g, n, (uint32_t)np->n_output, NULL) != 0) {
+                goto nomem;
+            }
+            for (size_t i = 0; i < np->n_output; i++) {
+                const char *nm = nz(np->output[i]);
+                if (!nm[0])
+                    continue; /* absent optional output */
+                ox_value *v = ox_graph_value(g, namemap_get(m, nm));
+                if (!v || v->kind != OX_VAL_NODE || v->producer) {
+                    /* new name, or a second definition (kept: ox_check reports it) */
+                    v = ox_graph_add_value(g, OX_VAL_NODE, OX_UNDEFINED, -1, NULL);
+                    if (!v || !(v->name = adup(g, nm)) || namemap_put(m, v->name, v->id) != 0) {
+                        goto nomem;
+                    }
+                }
+                ox_node_set_output(g, n, (uint32_t)i, v->id);
+            }
+        }
+        if (np->n_attribute) {
+            n->attrs = ox_arena_alloc(&g->arena, np->n_attribute * sizeof(ox_attr));
+            if (!n->attrs) {
+                goto nomem;
+            }
+            n->n_attrs = (uint32_t)np->n_attribute;
+            const char *label = n->name ? n->name : n->op_type;
+            for (size_t i = 0; i < np->n_attribute; i++)
+                if (convert_attr(r, g, label, np->attribute[i], &n->attrs[i], depth) != OX_OK) {
+                    goto fail;
+                }
+        }
+    }
+    free(ins);
+    return OX_OK;
+nomem:
+    room(r);
+fail:
+    free(ins);
+    return r->st;
+}
+
 static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool main_graph)
 {
     if (depth > OX_READ_MAX_DEPTH) {
@@ -857,8 +954,6 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
         return NULL;
     }
     namemap m = {NULL, 0, 0};
-    ox_vid *ins = NULL;
-    size_t cap_ins = 0;
     ox_graph *g = ox_graph_new(nz(gp->name));
     if (!g) {
         room(r);
@@ -916,84 +1011,8 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
             goto nomem;
     }
 
-    for (size_t ni = 0; ni < gp->n_node; ni++) {
-        Onnx__NodeProto *np = gp->node[ni];
-        if (np->n_input > UINT32_MAX || np->n_output > UINT32_MAX || np->n_attribute > UINT32_MAX) {
-            rfail(r, OX_EFORMAT, "node %zu has too many inputs, outputs or attributes", ni);
-            goto fail;
-        }
-        if (np->n_input > cap_ins) {
-            free(ins);
-            cap_ins = np->n_input;
-            ins = malloc(cap_ins * sizeof(*ins));
-            if (!ins) {
-                cap_ins = 0;
-                goto nomem;
-            }
-        }
-        for (size_t i = 0; i < np->n_input; i++) {
-            const char *nm = nz(np->input[i]);
-            ins[i] = nm[0] ? lookup_or_dangling(r, g, &m, nm) : 0;
-            if (nm[0] && !ins[i]) {
-                goto fail;
-            }
-        }
-        const char *domain = nz(np->domain);
-        if (strcmp(domain, "ai.onnx") == 0)
-            domain = "";
-        const char *op = nz(np->op_type);
-        char *kind = ox_arena_printf(&g->arena, "%s::%s", domain[0] ? domain : "onnx", op);
-        ox_node *n = kind ? ox_graph_add_node(g, kind, (uint32_t)np->n_input, ins, 0) : NULL;
-        if (!n) {
-            goto nomem;
-        }
-        /* set explicitly: a domain or op holding "::" would split wrongly */
-        if (ox_node_set_kind(g, n, domain, op) != 0) {
-            goto nomem;
-        }
-        n->name = np->name && np->name[0] ? adup(g, np->name) : NULL;
-        if (np->doc_string && np->doc_string[0]) {
-            n->doc = adup(g, np->doc_string);
-            n->scope = n->doc;
-        }
-        if ((np->name && np->name[0] && !n->name) ||
-            (np->doc_string && np->doc_string[0] && !n->doc)) {
-            goto nomem;
-        }
-        if (np->n_output) {
-            if (ox_node_set_outputs(g, n, (uint32_t)np->n_output, NULL) != 0) {
-                goto nomem;
-            }
-            for (size_t i = 0; i < np->n_output; i++) {
-                const char *nm = nz(np->output[i]);
-                if (!nm[0])
-                    continue; /* absent optional output */
-                ox_value *v = ox_graph_value(g, namemap_get(&m, nm));
-                if (!v || v->kind != OX_VAL_NODE || v->producer) {
-                    /* new name, or a second definition (kept: ox_check reports it) */
-                    v = ox_graph_add_value(g, OX_VAL_NODE, OX_UNDEFINED, -1, NULL);
-                    if (!v || !(v->name = adup(g, nm)) || namemap_put(&m, v->name, v->id) != 0) {
-                        goto nomem;
-                    }
-                }
-                ox_node_set_output(g, n, (uint32_t)i, v->id);
-            }
-        }
-        if (np->n_attribute) {
-            n->attrs = ox_arena_alloc(&g->arena, np->n_attribute * sizeof(ox_attr));
-            if (!n->attrs) {
-                goto nomem;
-            }
-            n->n_attrs = (uint32_t)np->n_attribute;
-            const char *label = n->name ? n->name : n->op_type;
-            for (size_t i = 0; i < np->n_attribute; i++)
-                if (convert_attr(r, g, label, np->attribute[i], &n->attrs[i], depth) != OX_OK) {
-                    goto fail;
-                }
-        }
-    }
-    free(ins);
-    ins = NULL;
+    if (convert_nodes(r, g, &m, gp->node, gp->n_node, depth) != OX_OK)
+        goto fail;
 
     for (size_t i = 0; i < gp->n_output; i++) {
         Onnx__ValueInfoProto *vi = gp->output[i];
@@ -1020,11 +1039,67 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
 nomem:
     room(r);
 fail:
-    free(ins);
     ox_strmap_free(&m);
     if (main_graph)
         ox_graph_free(g);
     return NULL; /* subgraphs are freed with the keep list */
+}
+
+/* A FunctionProto into a function of g: its inputs become the body's graph
+ * inputs, its outputs the body's outputs (an output no node produces stays
+ * dangling for ox_check); its opset_import is the body's. */
+static ox_status convert_function(rctx *r, ox_graph *g, size_t index, Onnx__FunctionProto *fp)
+{
+    ox_function *f = ox_graph_add_function(g, nz(fp->domain), nz(fp->name));
+    if (!f)
+        return room(r);
+    ox_graph *b = f->body;
+    namemap m = {NULL, 0, 0};
+    if (fp->doc_string && fp->doc_string[0] && !(f->doc = adup(g, fp->doc_string)))
+        goto nomem;
+    if (fp->n_attribute) {
+        if (fp->n_attribute > UINT32_MAX) {
+            rfail(r, OX_EFORMAT, "function #%zu ('%s') has too many attributes", index,
+                  nz(fp->name));
+            goto fail;
+        }
+        f->attributes = ox_arena_alloc(&g->arena, fp->n_attribute * sizeof(char *));
+        if (!f->attributes)
+            goto nomem;
+        for (size_t i = 0; i < fp->n_attribute; i++)
+            if (!(f->attributes[i] = adup(g, nz(fp->attribute[i]))))
+                goto nomem;
+        f->n_attributes = (uint32_t)fp->n_attribute;
+    }
+    for (size_t i = 0; i < fp->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *op = fp->opset_import[i];
+        if (ox_graph_set_opset(b, nz(op->domain), op->has_version ? op->version : 0) != 0)
+            goto nomem;
+    }
+    if (ox_strmap_init(&m, fp->n_input + fp->n_node * 2) != 0)
+        goto nomem;
+    for (size_t i = 0; i < fp->n_input; i++) {
+        ox_value *v = ox_graph_add_value(b, OX_VAL_INPUT, OX_UNDEFINED, -1, NULL);
+        if (!v || !(v->name = adup(b, nz(fp->input[i]))) || ox_graph_add_input(b, v->id) != 0 ||
+            namemap_put(&m, v->name, v->id) != 0)
+            goto nomem;
+    }
+    if (convert_nodes(r, b, &m, fp->node, fp->n_node, 1) != OX_OK)
+        goto fail;
+    for (size_t i = 0; i < fp->n_output; i++) {
+        ox_vid id = lookup_or_dangling(r, b, &m, nz(fp->output[i]));
+        if (!id)
+            goto fail;
+        if (ox_graph_add_output(b, id) != 0)
+            goto nomem;
+    }
+    ox_strmap_free(&m);
+    return OX_OK;
+nomem:
+    room(r);
+fail:
+    ox_strmap_free(&m);
+    return r->st; /* the body is freed with g */
 }
 
 ox_status ox_read_memory(ox_context *ctx, const void *data, size_t len, const char *name,
@@ -1080,6 +1155,13 @@ ox_status ox_read_memory(ox_context *ctx, const void *data, size_t len, const ch
         const Onnx__OperatorSetIdProto *op = mp->opset_import[i];
         if (ox_graph_set_opset(g, nz(op->domain), op->has_version ? op->version : 0) != 0)
             goto nomem;
+    }
+    for (size_t i = 0; i < mp->n_functions; i++) {
+        if (convert_function(&r, g, i, mp->functions[i]) != OX_OK) {
+            onnx__model_proto__free_unpacked(mp, &pb_allocator);
+            ox_graph_free(g);
+            return r.st;
+        }
     }
     onnx__model_proto__free_unpacked(mp, &pb_allocator);
     *out = g;

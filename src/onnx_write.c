@@ -378,6 +378,10 @@ static Onnx__AttributeProto *build_attr(wctx *w, const ox_attr *a, const char *n
     ap->name = cs(aname);
     ap->has_type = 1;
     ap->type = (Onnx__AttributeProto__AttributeType)a->kind;
+    if (a->ref) {
+        ap->ref_attr_name = cs(a->ref);
+        return ap;
+    }
     switch (a->kind) {
     case OX_ATTR_FLOAT:
         ap->has_f = 1;
@@ -695,6 +699,74 @@ static ox_status graph_items(wctx *w)
 }
 
 static void init_opset(void *m) { onnx__operator_set_id_proto__init(m); }
+static void init_function(void *m) { onnx__function_proto__init(m); }
+
+static Onnx__OperatorSetIdProto **build_opsets(wctx *w, const ox_graph *g)
+{
+    Onnx__OperatorSetIdProto **ops = ox_arena_alloc(&w->scratch, (g->n_opsets + 1) * sizeof(*ops));
+    if (!ops)
+        return NULL;
+    for (uint32_t i = 0; i < g->n_opsets; i++) {
+        ops[i] = NEW(w, Onnx__OperatorSetIdProto, init_opset);
+        if (!ops[i])
+            return NULL;
+        ops[i]->domain = cs(g->opsets[i].domain ? g->opsets[i].domain : "");
+        ops[i]->has_version = 1;
+        ops[i]->version = g->opsets[i].version;
+    }
+    return ops;
+}
+
+/* A model-local function (ModelProto field 25): small, built whole.  Its
+ * body's inputs and outputs are the function's, by the layout's names. */
+static Onnx__FunctionProto *build_function(wctx *w, const ox_function *f)
+{
+    const ox_graph *b = f->body;
+    const ox_io_plan *p = ox_io_layout_sub(w->layout, b);
+    if (!p) {
+        werr(w, OX_EINVAL, "ox_write: internal error: function '%s' was not laid out", f->name);
+        return NULL;
+    }
+    if (p->n_inits) {
+        werr(w, OX_EINVAL, "ox_write: function '%s' (domain '%s') holds %zu initializer(s) such "
+             "as '%s', but an ONNX function has none; pass them as inputs or make them Constant "
+             "nodes", f->name, f->domain, p->n_inits, p->names[p->inits[0]]);
+        return NULL;
+    }
+    Onnx__FunctionProto *fp = NEW(w, Onnx__FunctionProto, init_function);
+    if (!fp)
+        goto nomem;
+    fp->name = cs(f->name);
+    fp->domain = cs(f->domain);
+    if (f->doc && f->doc[0])
+        fp->doc_string = cs(f->doc);
+    fp->input = ox_arena_alloc(&w->scratch, (b->n_inputs + 1) * sizeof(char *));
+    fp->output = ox_arena_alloc(&w->scratch, (b->n_outputs + 1) * sizeof(char *));
+    fp->attribute = ox_arena_alloc(&w->scratch, (f->n_attributes + 1) * sizeof(char *));
+    fp->node = ox_arena_alloc(&w->scratch, (b->n_nodes + 1) * sizeof(*fp->node));
+    if (!fp->input || !fp->output || !fp->attribute || !fp->node ||
+        !(fp->opset_import = build_opsets(w, b)))
+        goto nomem;
+    fp->n_opset_import = b->n_opsets;
+    for (uint32_t i = 0; i < b->n_inputs; i++)
+        fp->input[i] = cs(p->names[b->inputs[i]]);
+    fp->n_input = b->n_inputs;
+    for (uint32_t i = 0; i < b->n_outputs; i++)
+        fp->output[i] = cs(p->names[b->outputs[i]]);
+    fp->n_output = b->n_outputs;
+    for (uint32_t i = 0; i < f->n_attributes; i++)
+        fp->attribute[i] = cs(f->attributes[i]);
+    fp->n_attribute = f->n_attributes;
+    uint32_t idx = 0;
+    for (const ox_node *n = b->first; n && idx < b->n_nodes; n = n->next, idx++)
+        if (!(fp->node[idx] = build_node(w, p, n)))
+            return NULL;
+    fp->n_node = idx;
+    return fp;
+nomem:
+    oom(w);
+    return NULL;
+}
 
 /* ModelProto fields other than the graph. */
 static ox_status model_head(wctx *w, const ox_graph *g, uint64_t *size_out, bool emit)
@@ -719,6 +791,15 @@ static ox_status model_head(wctx *w, const ox_graph *g, uint64_t *size_out, bool
         }
         m.n_opset_import = g->n_opsets;
         m.opset_import = ops;
+    }
+    if (g->n_functions) {
+        m.functions = ox_arena_alloc(&w->scratch, g->n_functions * sizeof(*m.functions));
+        if (!m.functions)
+            return oom(w);
+        for (uint32_t i = 0; i < g->n_functions; i++)
+            if (!(m.functions[i] = build_function(w, &g->functions[i])))
+                return w->st;
+        m.n_functions = g->n_functions;
     }
     *size_out = protobuf_c_message_get_packed_size(&m.base);
     if (emit)

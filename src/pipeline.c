@@ -8,6 +8,7 @@
 
 #include "convert.h"
 #include "fold.h"
+#include "functions.h"
 #include "lift_constants.h"
 #include "passes.h"
 
@@ -47,6 +48,12 @@ static ox_status stage_fold(ox_pipeline *p)
     return ox_pass_fold_constants(p->ctx, p->g, NULL);
 }
 
+static ox_status stage_functions(ox_pipeline *p)
+{
+    const ox_export_options *o = p->export;
+    return ox_functions_extract(p->ctx, p->g, p->opset, o->function_types, o->n_function_types);
+}
+
 static ox_status stage_lift_constants(ox_pipeline *p)
 {
     return ox_pass_lift_constants(p->ctx, p->g, p->opset, NULL);
@@ -76,6 +83,7 @@ static const ox_stage stages[] = {
     {"name", stage_name, OX_STAGE_ALWAYS},
     {"fold-constants", stage_fold, OX_STAGE_FOLDING},
     {"dce", stage_dce, OX_STAGE_FOLDING},
+    {"functions", stage_functions, OX_STAGE_EXPORTING},
     {"lift-constants", stage_lift_constants, OX_STAGE_ALWAYS},
     {"io-layout", stage_io_layout, OX_STAGE_EXPORTING},
 };

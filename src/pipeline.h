@@ -12,6 +12,7 @@
  *   name             passes.c    torch's numbering ("%17", "Conv_3")
  *   fold-constants   fold.c      ox_export with do_constant_folding
  *   dce              passes.c    ... what folding left unused
+ *   functions        functions.c ox_export: selected modules become local functions
  *   io-layout        io_layout.c ox_export: inputs vs initializers, names
  *
  * Naming comes before folding so that a folded node keeps the name and the

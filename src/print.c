@@ -401,7 +401,12 @@ static void pw_attrs(pw *w, const ox_node *n, const ox_attr *const *order)
             pw_write(w, ", ", 2);
         pw_puts(w, a->name ? a->name : "");
         pw_putc(w, '=');
-        pw_attr_value(w, a);
+        if (a->ref) { /* a function body's reference to its caller's attribute */
+            pw_putc(w, '@');
+            pw_puts(w, a->ref);
+        } else {
+            pw_attr_value(w, a);
+        }
     }
     pw_putc(w, ']');
 }
@@ -592,6 +597,56 @@ static void pw_block(pw *w, const char *name, const ox_graph *sub, unsigned dept
     pw_write(w, ")\n", 2);
 }
 
+/* A model-local function after the graph, in the graph's own form:
+ *   function local::Double(%x) attributes=[alpha] opsets=[ai.onnx:15] {
+ *     ...
+ *     return (%y);
+ *   }  */
+static void pw_function(pw *w, const ox_function *f)
+{
+    const ox_graph *b = f->body;
+    pw_puts(w, "function ");
+    pw_puts(w, f->domain[0] ? f->domain : "onnx");
+    pw_write(w, "::", 2);
+    pw_puts(w, f->name);
+    pw_putc(w, '(');
+    for (uint32_t i = 0; i < b->n_inputs; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_value_ref(w, b, b->inputs[i]);
+    }
+    pw_putc(w, ')');
+    if (f->n_attributes) {
+        pw_puts(w, " attributes=[");
+        for (uint32_t i = 0; i < f->n_attributes; i++) {
+            if (i)
+                pw_write(w, ", ", 2);
+            pw_puts(w, f->attributes[i]);
+        }
+        pw_putc(w, ']');
+    }
+    pw_puts(w, " opsets=[");
+    for (uint32_t i = 0; i < b->n_opsets; i++) {
+        const char *d = b->opsets[i].domain;
+        char num[32];
+        snprintf(num, sizeof num, ":%" PRId64, b->opsets[i].version);
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_puts(w, d && d[0] ? d : "ai.onnx");
+        pw_puts(w, num);
+    }
+    pw_puts(w, "] {\n");
+    for (const ox_node *n = b->first; n; n = n->next)
+        pw_node(w, b, n, 0);
+    pw_write(w, "  return (", 10);
+    for (uint32_t i = 0; i < b->n_outputs; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_value_ref(w, b, b->outputs[i]);
+    }
+    pw_write(w, ");\n}\n", 5);
+}
+
 ox_status ox_graph_print(const ox_graph *g, FILE *out)
 {
     if (!g || !out)
@@ -637,6 +692,8 @@ ox_status ox_graph_print(const ox_graph *g, FILE *out)
         pw_value_ref(w, g, g->outputs[i]);
     }
     pw_write(w, ");\n}\n", 5);
+    for (uint32_t i = 0; i < g->n_functions; i++)
+        pw_function(w, &g->functions[i]);
     pw_flush(w);
     /* Flush so a full disk or closed pipe is reported here, not lost. */
     int err = w->err || fflush(out) != 0;
@@ -666,8 +723,11 @@ ox_status ox_print_header(const ox_graph *g, FILE *out)
         fputs("-", out);
     }
     fprintf(out, " graph=%s nodes=%" PRIu32 " initializers=%" PRIu32 " inputs=%" PRIu32
-                 " outputs=%" PRIu32 "\n",
+                 " outputs=%" PRIu32,
             g->name && g->name[0] ? g->name : "-", g->n_nodes, g->n_params, g->n_inputs,
             g->n_outputs);
+    if (g->n_functions) /* only then: headers of files without functions stay as they were */
+        fprintf(out, " functions=%" PRIu32, g->n_functions);
+    fputc('\n', out);
     return ferror(out) ? OX_EIO : OX_OK;
 }

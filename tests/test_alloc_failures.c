@@ -9,6 +9,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "fault/failmalloc.h"
+#include "ir.h"
 #include "oxport/oxport.h"
 #include "test_util.h"
 
@@ -62,8 +64,10 @@ static ox_context *loaded_context(void)
 
 static const float W[6] = {1, 2, 3, 4, 5, 6};
 
-/* y = relu(x + w) * x, with external data so both files are written. */
-static ox_status small_export(ox_context *ctx, const char *path)
+/* y = relu(x + w) * x, with external data so both files are written; with
+ * `functions`, at opset 15 with Block[b] (the add and the relu) as a local
+ * function. */
+static ox_status small_export(ox_context *ctx, const char *path, bool functions)
 {
     static const int64_t sizes[] = {2, 3};
     ox_tensor_desc d = {OX_FLOAT, 2, sizes};
@@ -98,7 +102,12 @@ static ox_status small_export(ox_context *ctx, const char *path)
         return st;
     ox_export_options o;
     ox_export_options_init(&o);
-    o.opset = 13;
+    static const char *const block[] = {"Block"};
+    o.opset = functions ? 15 : 13;
+    if (functions) {
+        o.function_types = block;
+        o.n_function_types = 1;
+    }
     o.external_data = 1;
     o.external_data_threshold = 1;
     st = ox_export(ctx, g, path, &o);
@@ -106,7 +115,7 @@ static ox_status small_export(ox_context *ctx, const char *path)
     return st;
 }
 
-START_TEST(every_allocation_of_a_small_export)
+static void every_allocation(const char *what, bool functions)
 {
     ox_context *ctx = loaded_context();
     char path[512], ok_dir[300];
@@ -114,10 +123,14 @@ START_TEST(every_allocation_of_a_small_export)
     mkdir(ok_dir, 0755);
     snprintf(path, sizeof path, "%s/m.onnx", ok_dir);
     long before = failmalloc_calls();
-    ck_assert_msg(small_export(ctx, path) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_msg(small_export(ctx, path, functions) == OX_OK, "%s", ox_errmsg(ctx));
     long total = failmalloc_calls() - before;
     ck_assert_int_gt(total, 20);
     ck_assert_uint_eq(files_in(ok_dir), 2); /* the model and its data */
+    ox_graph *written = NULL;
+    ck_assert_msg(ox_read(ctx, path, &written) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_uint_eq(written->n_functions, functions ? 1 : 0);
+    ox_graph_free(written);
 
     char run_dir[300];
     snprintf(run_dir, sizeof run_dir, "%s/run", dir);
@@ -131,7 +144,7 @@ START_TEST(every_allocation_of_a_small_export)
         if (pid == 0) {
             failmalloc_track(1);
             failmalloc_fail_after(k);
-            ox_status st = small_export(ctx, path);
+            ox_status st = small_export(ctx, path, functions);
             failmalloc_fail_after(0);
             char msg[2048];
             snprintf(msg, sizeof msg, "%s", ox_errmsg(ctx));
@@ -166,10 +179,21 @@ START_TEST(every_allocation_of_a_small_export)
             absorbed++;
         rm_tree(run_dir);
     }
-    fprintf(stderr, "every_allocation_of_a_small_export: %ld allocations, %ld failures absorbed, "
-            "%ld wrong\n", total, absorbed, failed);
+    fprintf(stderr, "%s: %ld allocations, %ld failures absorbed, %ld wrong\n", what, total,
+            absorbed, failed);
     ck_assert_int_eq(failed, 0);
     ox_context_free(ctx);
+}
+
+START_TEST(every_allocation_of_a_small_export)
+{
+    every_allocation("every_allocation_of_a_small_export", false);
+}
+END_TEST
+
+START_TEST(every_allocation_of_an_export_with_functions)
+{
+    every_allocation("every_allocation_of_an_export_with_functions", true);
 }
 END_TEST
 
@@ -327,6 +351,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_allocation_of_a_small_export);
+    tcase_add_test(tc, every_allocation_of_an_export_with_functions);
     tcase_add_test(tc, every_allocation_of_loading_opsets_and_a_config);
     tcase_add_test(tc, every_allocation_of_listing_an_opset);
     suite_add_tcase(s, tc);

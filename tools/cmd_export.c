@@ -29,7 +29,9 @@ typedef struct export_args {
     const char *config;
     const char *plugin_paths[MAX_PLUGIN_PATHS];
     size_t n_plugin_paths;
-    char *input_names_buf, *output_names_buf;
+    char *input_names_buf, *output_names_buf, *function_types_buf;
+    const char *function_types[MAX_NAMES]; /* --functions: module types */
+    size_t n_function_types;
     const char *input_names[MAX_NAMES];
     size_t n_input_names;
     const char *output_names[MAX_NAMES];
@@ -57,6 +59,9 @@ static void usage(FILE *f)
           "  --input-names a,b,...          names for the graph inputs (then parameters\n"
           "                                 when they are kept as inputs)\n"
           "  --output-names y,...           names for the graph outputs\n"
+          "  --functions TYPE,...           write each instance of these module types\n"
+          "                                 (scope segments TYPE[...], or domain::TYPE)\n"
+          "                                 as a call of an ONNX local function (opset 15+)\n"
           "  --verbose                      print the exported graph on stdout\n"
           "  --no-params                    do not write the weights\n"
           "  --no-check                     write without running the checker first\n"
@@ -158,6 +163,13 @@ static int parse_args(int argc, char **argv, export_args *a)
             if (!a->output_names_buf)
                 return -1;
             a->n_output_names = split_names(a->output_names_buf, a->output_names, MAX_NAMES);
+        } else if (!strcmp(s, "--functions")) {
+            NEEDS_VALUE();
+            free(a->function_types_buf);
+            a->function_types_buf = strdup(val);
+            if (!a->function_types_buf)
+                return -1;
+            a->n_function_types = split_names(a->function_types_buf, a->function_types, MAX_NAMES);
         } else if (!strcmp(s, "--verbose")) {
             a->verbose = 1;
         } else if (!strcmp(s, "--no-params")) {
@@ -501,6 +513,8 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     opts.n_input_names = a->n_input_names;
     opts.output_names = a->output_names;
     opts.n_output_names = a->n_output_names;
+    opts.function_types = a->function_types;
+    opts.n_function_types = a->n_function_types;
     opts.verbose = a->verbose ? stdout : NULL;
     if (tty)
         fprintf(stderr, "oxport: exporting to %s...\n", target);
@@ -594,5 +608,6 @@ int cmd_export(int argc, char **argv)
 out:
     free(a.input_names_buf);
     free(a.output_names_buf);
+    free(a.function_types_buf);
     return rc;
 }

@@ -283,6 +283,15 @@ typedef struct ox_export_options {
                                       so the export survives a power loss; -1: never; 0 (default):
                                       the config's `sync` key, else never, like torch.save and
                                       onnx.save (the rename stays atomic either way) */
+    /* Model-local functions (opset 15 or newer): each entry names a module
+     * type, "domain::Type" ("Type" alone: domain "local").  Every scope
+     * instance whose segment is "Type[...]" (ox_trace_push_scope) becomes
+     * one call node in that domain, and each distinct body one ONNX
+     * FunctionProto named Type (Type_1, Type_2, ... for instances whose
+     * bodies differ); values the instance reads, parameters included,
+     * become the function's inputs.  NULL/0: no functions. */
+    const char *const *function_types;
+    size_t n_function_types;
 } ox_export_options;
 
 OX_API void ox_export_options_init(ox_export_options *opts);

@@ -132,19 +132,15 @@ class Api(unittest.TestCase):
         with open(self.path("p.onnx"), "rb") as f:
             self.assertEqual(buf.getvalue(), f.read())
 
-    def test_unsupported_options_raise_not_implemented(self):
+    def test_functions_at_the_default_opset_give_torch_onnx_error(self):
+        # the config's target opset (13) has no local functions; tests/pytorch/test_functions.py
+        # covers them from opset 15
         m = nn.Linear(2, 2)
-        x = torch.randn(1, 2)
-        cases = [
-            (dict(export_modules_as_functions=True),
-             "oxport.torch.export: export_modules_as_functions=True is not supported (ONNX local functions are "
-             "not written)"),
-        ]
-        for kw, msg in cases:
-            with self.assertRaises(NotImplementedError) as cm:
-                oxt.export(m, x, self.path("x.onnx"), **kw)
-            self.assertEqual(str(cm.exception), msg)
-            self.assertFalse(os.path.exists(self.path("x.onnx")))
+        with self.assertRaises(ValueError) as cm:
+            oxt.export(m, torch.randn(1, 2), self.path("x.onnx"), export_modules_as_functions=True)
+        self.assertTrue(str(cm.exception).startswith(
+            "`export_modules_as_functions` is not supported for `opset_version` < 15."))
+        self.assertFalse(os.path.exists(self.path("x.onnx")))
 
     def test_unsupported_ops_are_all_reported_with_scope_and_no_file_is_left(self):
         with self.assertRaises(oxt.ExportError) as cm:

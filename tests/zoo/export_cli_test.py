@@ -108,6 +108,26 @@ def main():
         check(sorted(os.listdir(bundle3)) == ["test_data_set_1"],
               f"nothing but the user's file is left (got {sorted(os.listdir(bundle3))})")
 
+        # --functions: repeated modules as local functions, run in ONNX Runtime against the
+        # host's outputs
+        bundle4 = os.path.join(tmp, "functions")
+        r = run(b, "dcgan_discriminator", "--test-data", bundle4, "--opset", "15",
+                "--functions", "LeakyReLU,zoo.dcgan::Conv2d")
+        check(r.returncode == 0, f"--functions exports (got {r.returncode}: {r.stderr})")
+        if r.returncode == 0:
+            head = subprocess.run([b, "dump", os.path.join(bundle4, "model.onnx")], capture_output=True,
+                                  text=True).stdout.splitlines()
+            check(head[0].endswith(" functions=3"), f"four LeakyReLUs share one function, the Conv2ds "
+                  f"with other strides and pads get two (header: {head[0]})")
+            check(sum("= local::LeakyReLU(" in l for l in head) == 4, "four LeakyReLU calls")
+            py = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py", "onnxval.py")
+            v = subprocess.run([sys.executable, py, "bundle", bundle4], capture_output=True, text=True)
+            check(v.returncode == 0, f"the functions file matches the host in ONNX Runtime: {v.stdout}{v.stderr}")
+        r = run(b, "dcgan_discriminator", "-o", os.path.join(tmp, "f13.onnx"), "--functions", "LeakyReLU")
+        check(r.returncode == 2 and r.stderr == "oxport export: dcgan_discriminator: ox_export: model-local "
+              "functions need opset 15 or newer (IR version 8); the export targets opset 13\n",
+              f"--functions below opset 15 exits 2 with the reason (got {r.returncode}: {r.stderr})")
+
         r = run(b, "alexnet", "-o", os.path.join(tmp, "missing", "a.onnx"))
         check(r.returncode == 3, f"unwritable output exits 3 (got {r.returncode})")
 

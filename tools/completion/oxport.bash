@@ -56,7 +56,7 @@ _oxport()
         -o|--output)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
-        --opset|--batch|--seed|--depth|--rtol|--scope|--input-names|--output-names)
+        --opset|--batch|--seed|--depth|--rtol|--scope|--input-names|--output-names|--functions)
             return ;;
     esac
 

@@ -86,6 +86,8 @@ class OxExportOptions(ctypes.Structure):
         ("producer_version", ctypes.c_char_p),
         ("check", ctypes.c_int),
         ("sync", ctypes.c_int),
+        ("function_types", ctypes.POINTER(ctypes.c_char_p)),
+        ("n_function_types", ctypes.c_size_t),
     ]
 
 

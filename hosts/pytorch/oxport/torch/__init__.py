@@ -22,7 +22,7 @@ import torch
 from torch.onnx import OperatorExportTypes, TrainingMode
 
 from .. import _engine
-from . import _custom_ops, _picture, _recorder, _symbolic, _validate
+from . import _custom_ops, _functions, _picture, _recorder, _symbolic, _validate
 from ._custom_ops import register_custom_op_symbolic, unregister_custom_op_symbolic
 from ._introspect import IntrospectionError, check_pack, packs, supported_operators
 from ._recorder import TracerWarning
@@ -62,9 +62,7 @@ def _check_options(operator_export_type, custom_opsets, export_modules_as_functi
                 for k, v in custom_opsets.items()):
             raise ValueError(f"oxport.torch.export: custom_opsets={custom_opsets!r} must map domain names "
                              f"to opset versions >= 1, e.g. {{'mydomain': 1}}")
-    if export_modules_as_functions:
-        _unsupported("export_modules_as_functions", export_modules_as_functions,
-                     "ONNX local functions are not written")
+    _functions.validate(export_modules_as_functions)
     if training not in (TrainingMode.EVAL, TrainingMode.PRESERVE, TrainingMode.TRAINING):
         _unsupported("training", training, "use a torch.onnx.TrainingMode value")
 
@@ -182,6 +180,9 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     `trace` (oxport only): "eager" runs the forward once on the real tensors; "fake" runs
     it on the meta device, so no kernel computes (shapes and dtypes only; the weights are
     still written from the real parameters) and refuses models that read tensor values.
+    `export_modules_as_functions` (True, or a set of nn.Module subclasses; opset 15 or newer)
+    writes each selected module type as an ONNX local function and its instances as calls,
+    named as torch.onnx 1.13 names them (class name, in the domain of the class's module).
     Raises ExportError with the engine's whole report on failure,
     NotImplementedError for options oxport does not implement.  Returns None, like
     torch.onnx.export."""
@@ -215,6 +216,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
                           f"custom_opsets[{domain!r}]")
             ctx.load()
             opset = int(opset_version) if opset_version is not None else ctx.target_opset()
+            function_types = _functions.selected_types(model, export_modules_as_functions, opset)
             t_start = time.monotonic()
             with _training_mode(model, training), torch.no_grad():
                 rec, graph, _outs = _recorder.trace(ctx, model, pos, kw, input_names, mode=trace, opset=opset,
@@ -261,6 +263,10 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         opts.do_constant_folding = 1 if do_constant_folding else 0
         opts.check = 1 if check else 0
         opts.sync = 1 if sync else 0
+        fn_arr, n_fn, _fn_hold = _c_strings(function_types)
+        if fn_arr is not None:
+            opts.function_types = ctypes.cast(fn_arr, ctypes.POINTER(ctypes.c_char_p))
+            opts.n_function_types = n_fn
         cfile = _engine.CFile() if verbose else None
         if cfile is not None:
             opts.verbose = cfile.fp
