@@ -1,0 +1,87 @@
+"""Rows of the indexing, factory and random operators of issue #10 (helper "index"):
+gather/scatter by index tensors, reordering views, repeat_interleave, factories, random
+generators, unique/bucketize."""
+
+import torch
+
+from optable import Refuse, Row, T
+
+I64, I32, BOOL, F64, F16 = torch.int64, torch.int32, torch.bool, torch.float64, torch.float16
+
+
+def idx(*shape, n):
+    """An index input into a dim of size n."""
+    return T(*shape, dtype=I64, lo=0, hi=n - 1)
+
+
+DISTINCT_3x2 = torch.tensor([[0, 3], [4, 1], [2, 0]])
+
+ROWS = [
+    # ---------------------------------------------------------------- gather (gather.c)
+    Row("gather", "aten::gather", lambda x, i: torch.gather(x, 1, i), [T(3, 4), idx(3, 5, n=4)]),
+    Row("gather.dim0", "aten::gather", lambda x, i: torch.gather(x, 0, i), [T(3, 4), idx(2, 4, n=3)]),
+    Row("gather.negative_dim", "aten::gather", lambda x, i: torch.gather(x, -1, i), [T(2, 3, 4), idx(2, 3, 2, n=4)]),
+    Row("gather.int64", "aten::gather", lambda x, i: torch.gather(x, 1, i), [T(3, 4, dtype=I64), idx(3, 2, n=4)]),
+    Row("gather.bool", "aten::gather", lambda x, i: torch.gather(x, 1, i), [T(3, 4, dtype=BOOL), idx(3, 2, n=4)]),
+    Row("gather.float64", "aten::gather", lambda x, i: torch.gather(x, 1, i), [T(3, 4, dtype=F64), idx(3, 2, n=4)]),
+    Row("gather.smaller_index", "aten::gather", lambda x, i: torch.gather(x, 1, i), [T(3, 4), idx(2, 2, n=4)],
+        refuse=Refuse("gather with an index smaller than self outside dim needs GatherElements, from opset 11; "
+                      "supported from opset 11", below=11)),
+    Row("gather.dynamic", "aten::gather", lambda x, i: torch.gather(x, 1, i), [T(3, 4), idx(3, 2, n=4)],
+        dynamic={"in0": {0: "n"}, "in1": {0: "n"}}, since=11),
+    Row("index_select", "aten::index_select", lambda x, i: torch.index_select(x, 1, i), [T(3, 4), idx(5, n=4)]),
+    Row("index_select.negative_dim", "aten::index_select", lambda x, i: x.index_select(-2, i),
+        [T(2, 3, 4), idx(2, n=3)]),
+    Row("index_select.int32_index", "aten::index_select", lambda x, i: x.index_select(1, i.int()),
+        [T(3, 4, dtype=I64), idx(3, n=4)]),
+    Row("index_select.dynamic", "aten::index_select", lambda x, i: x.index_select(0, i), [T(3, 4), idx(5, n=3)],
+        dynamic={"in1": {0: "k"}, "out0": {0: "k"}}),
+    Row("take", "aten::take", lambda x, i: torch.take(x, i), [T(3, 4), idx(2, 3, n=12)]),
+    Row("take.negative", "aten::take", lambda x, i: torch.take(x, i - 12), [T(3, 4, dtype=I32), idx(5, n=12)]),
+    Row("masked_select", "aten::masked_select", lambda x, m: torch.masked_select(x, m), [T(3, 4), T(3, 4, dtype=BOOL)]),
+    Row("masked_select.broadcast", "aten::masked_select", lambda x, m: torch.masked_select(x, m),
+        [T(3, 4, dtype=I64), T(4, dtype=BOOL)]),
+    Row("nonzero", "aten::nonzero", lambda x: torch.nonzero(x > 0), [T(3, 4)]),
+    Row("nonzero.float", "aten::nonzero", lambda x: torch.nonzero(torch.relu(x)), [T(2, 3, 4)]),
+    Row("nonzero.int32", "aten::nonzero", lambda x: torch.nonzero(x), [T(3, 4, dtype=I32, lo=-1, hi=1)]),
+    Row("nonzero.float64", "aten::nonzero", lambda x: torch.nonzero(torch.relu(x)), [T(3, 4, dtype=F64)]),
+    Row("as_strided", "aten::as_strided", lambda x: torch.as_strided(x, (2, 2), (1, 2), 1), [T(3, 4)]),
+    Row("as_strided.overlapping", "aten::as_strided", lambda x: torch.as_strided(x * 1, (3, 3), (2, 1)),
+        [T(12, dtype=I64)]),
+
+    # ---------------------------------------------------------------- scatter (scatter.c)
+    # overwriting scatters get distinct positions (with repeats, torch leaves the winner unspecified)
+    Row("scatter", "aten::scatter", lambda x, s: x.scatter(1, DISTINCT_3x2, s), [T(3, 5), T(3, 2)]),
+    Row("scatter.larger_src", "aten::scatter", lambda x, s: x.scatter(1, DISTINCT_3x2, s), [T(3, 5), T(3, 4)]),
+    Row("scatter.value", "aten::scatter", lambda x, i: x.scatter(1, i, 2.5), [T(3, 5), idx(3, 2, n=5)]),
+    Row("scatter.value_int64", "aten::scatter", lambda x, i: x.scatter(-1, i, 7), [T(3, 5, dtype=I64), idx(3, 2, n=5)]),
+    Row("scatter.inplace", "aten::scatter", lambda x, s: (x * 1).scatter_(1, DISTINCT_3x2, s), [T(3, 5), T(3, 2)]),
+    Row("scatter.traced_index", "aten::scatter", lambda x, i: x.scatter(1, i, torch.ones_like(x)), [T(3, 5), idx(3, 5, n=5)]),
+    Row("scatter.reduce_add", "aten::scatter", lambda x, i, s: x.scatter(1, i, s, reduce="add"),
+        [T(3, 5), idx(3, 4, n=5), T(3, 4)], opsets=(9, 13, 16, 17),
+        refuse=Refuse("scatter with reduce='add' needs ScatterElements' reduction, from opset 16", below=16)),
+    Row("scatter.reduce_multiply", "aten::scatter", lambda x, i, s: x.scatter(1, i, s, reduce="multiply"),
+        [T(3, 5), idx(3, 4, n=5), T(3, 4)], since=16, opsets=(16, 17)),
+    Row("scatter_add", "aten::scatter_add", lambda x, i, s: x.scatter_add(1, i, s),
+        [T(3, 5), idx(3, 6, n=5), T(3, 6)], opsets=(9, 13, 16, 17)),
+    Row("scatter_add.int64", "aten::scatter_add", lambda x, i, s: x.scatter_add(0, i, s),
+        [T(3, 4, dtype=I64), idx(5, 4, n=3), T(5, 4, dtype=I64)], opsets=(9, 13, 16, 17)),
+    Row("scatter_add.smaller_index", "aten::scatter_add", lambda x, i, s: x.scatter_add(1, i, s),
+        [T(3, 5), idx(2, 3, n=5), T(3, 3)], opsets=(9, 13, 16, 17),
+        refuse=Refuse("scatter_add with an index smaller than self outside dim needs ScatterElements with "
+                      "reduction, from opset 16", below=16)),
+    Row("index_add", "aten::index_add", lambda x, i, s: x.index_add(1, i, s),
+        [T(3, 4), idx(6, n=4), T(3, 6)], opsets=(9, 13, 16, 17)),
+    Row("index_add.alpha", "aten::index_add", lambda x, i, s: x.index_add(0, i, s, alpha=2),
+        [T(3, 4, dtype=I64), idx(2, n=3), T(2, 4, dtype=I64)], opsets=(9, 13, 16, 17)),
+    Row("index_copy", "aten::index_copy", lambda x, s: x.index_copy(1, torch.tensor([3, 0]), s), [T(3, 4), T(3, 2)]),
+    Row("index_copy.int64_dim0", "aten::index_copy", lambda x, s: x.index_copy(0, torch.tensor([2, 0]), s),
+        [T(3, 4, dtype=I64), T(2, 4, dtype=I64)]),
+    Row("index_fill", "aten::index_fill", lambda x, i: x.index_fill(1, i, -1.5), [T(3, 4), idx(2, n=4)]),
+    Row("index_fill.int64_tensor_value", "aten::index_fill", lambda x, i: x.index_fill(0, i, x[0, 0]),
+        [T(3, 4, dtype=I64), idx(2, n=3)]),
+    Row("masked_scatter", "aten::masked_scatter", lambda x, m, s: x.masked_scatter(m, s),
+        [T(3, 4), T(3, 4, dtype=BOOL), T(3, 4)], since=11),
+    Row("masked_scatter.broadcast", "aten::masked_scatter", lambda x, m, s: x.masked_scatter(m, s),
+        [T(3, 4, dtype=I64), T(4, dtype=BOOL), T(20, dtype=I64)], since=11),
+]
