@@ -84,4 +84,17 @@ ROWS = [
         [T(3, 4), T(3, 4, dtype=BOOL), T(3, 4)], since=11),
     Row("masked_scatter.broadcast", "aten::masked_scatter", lambda x, m, s: x.masked_scatter(m, s),
         [T(3, 4, dtype=I64), T(4, dtype=BOOL), T(20, dtype=I64)], since=11),
+
+    # ---------------------------------------------------------------- flip, diagonal
+    Row("flip", "aten::flip", lambda x: torch.flip(x, [0, -1]), [T(2, 3, 4)]),
+    Row("flip.int64", "aten::flip", lambda x: torch.flip(x, [1]), [T(3, 4, dtype=I64)]),
+    Row("flip.bool", "aten::flip", lambda x: torch.flip(x, [0]), [T(3, 4, dtype=BOOL)]),
+    Row("flip.dynamic", "aten::flip", lambda x: torch.flip(x, [0]), [T(3, 4)], dynamic={"in0": {0: "n"}},
+        opsets=(9, 10, 13, 17)),
+    Row("diagonal", "aten::diagonal", lambda x: torch.diagonal(x), [T(3, 4)]),
+    Row("diagonal.offset", "aten::diagonal", lambda x: torch.diagonal(x, 1), [T(3, 4)]),
+    Row("diagonal.negative_offset_dims", "aten::diagonal", lambda x: torch.diagonal(x, -1, 2, 0),
+        [T(4, 2, 3, dtype=I64)]),
+    Row("diagonal.batched", "aten::diagonal", lambda x: torch.diagonal(x, 0, -2, -1), [T(2, 3, 3)],
+        dynamic={"in0": {0: "b"}}),
 ]
