@@ -97,4 +97,12 @@ ROWS = [
         [T(4, 2, 3, dtype=I64)]),
     Row("diagonal.batched", "aten::diagonal", lambda x: torch.diagonal(x, 0, -2, -1), [T(2, 3, 3)],
         dynamic={"in0": {0: "b"}}),
+
+    # ---------------------------------------------------------------- list-returning ATen ops
+    # reached at the dispatcher level (the host records them like their public forms)
+    Row("nonzero.as_tuple", "aten::unbind", lambda x: torch.nonzero(x > 0, as_tuple=True), [T(3, 4)]),
+    Row("split.unsafe_split", "aten::split", lambda x: torch.unsafe_split(x, 2, 1), [T(3, 5)]),
+    Row("split.unsafe_chunk", "aten::split", lambda x: torch.unsafe_chunk(x, 2, -1), [T(3, 4)]),
+    Row("split_with_sizes.unsafe", "aten::split_with_sizes", lambda x: torch.unsafe_split_with_sizes(x, [1, 3], 1),
+        [T(3, 4)]),
 ]
