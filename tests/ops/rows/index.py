@@ -105,4 +105,23 @@ ROWS = [
     Row("split.unsafe_chunk", "aten::split", lambda x: torch.unsafe_chunk(x, 2, -1), [T(3, 4)]),
     Row("split_with_sizes.unsafe", "aten::split_with_sizes", lambda x: torch.unsafe_split_with_sizes(x, [1, 3], 1),
         [T(3, 4)]),
+
+    # torch.narrow is recorded as the aten::slice it dispatches to; a traced start follows the input
+    Row("slice.narrow", "aten::slice", lambda x: torch.narrow(x, 1, 1, 2), [T(3, 4)]),
+    Row("slice.narrow_traced_start", "aten::slice", lambda x: torch.narrow(x, 1, x.size(1) - 2, 2), [T(3, 4)],
+        dynamic={"in0": {1: "n"}}, since=10),
+    Row("slice.narrow_traced_length", "aten::slice", lambda x: torch.narrow(x, 0, 1, x.size(0) - 1), [T(3, 4)],
+        dynamic={"in0": {0: "n"}, "out0": {0: "m"}}, since=10),
+
+    # ---------------------------------------------------------------- repeat_interleave
+    # int repeats: torch builds the positions itself (a constant) and index_selects
+    Row("index_select.repeat_interleave_int", "aten::index_select", lambda x: torch.repeat_interleave(x, 2, 1),
+        [T(3, 4)]),
+    Row("index_select.repeat_interleave_flat", "aten::index_select", lambda x: x.repeat_interleave(3), [T(2, 3)]),
+    Row("repeat_interleave", "aten::repeat_interleave", lambda x, r: torch.repeat_interleave(x, r, 0),
+        [T(4, 3), T(4, dtype=I64, lo=0, hi=3)], since=11),
+    Row("repeat_interleave.flat", "aten::repeat_interleave", lambda x, r: torch.repeat_interleave(x, r),
+        [T(2, 2, dtype=I64), T(4, dtype=I64, lo=0, hi=3)], since=11),
+    Row("repeat_interleave.positions", "aten::repeat_interleave", lambda r: torch.repeat_interleave(r),
+        [T(5, dtype=I64, lo=0, hi=3)], since=11, dynamic={"in0": {0: "n"}, "out0": {0: "m"}}),
 ]
