@@ -108,7 +108,8 @@ static int random_like(ox_sym *g, const ox_api *api, const char *op_type)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ox_dtype dt = dtype_arg(g, api, api->dtype(g, x));
-    ox_dtype gen = dt == OX_DOUBLE || dt == OX_FLOAT16 ? dt : OX_FLOAT;
+    /* ONNX Runtime has no float16 generator kernels: float16 is cast from float */
+    ox_dtype gen = dt == OX_DOUBLE ? dt : OX_FLOAT;
     ox_onode *n = api->op(g, op_type, 1, &x, 1);
     if (n)
         api->attr_int(n, "dtype", gen);
@@ -187,7 +188,10 @@ static int sym_arange(ox_sym *g, const ox_api *api)
         return 1;
     /* count = max(ceil((end - start) / step), 0), all non-negative here */
     ox_vid span = at_op2(g, api, "Sub", end, start);
-    span = at_op2(g, api, "Max", span, api->const_scalar_of(g, OX_INT64, 0.0));
+    /* Max takes no int64 before opset 12: clamp as double (exact below 2^53) */
+    span = at_cast(g, api, at_op2(g, api, "Max", at_cast(g, api, span, OX_DOUBLE),
+                                  api->const_scalar_of(g, OX_DOUBLE, 0.0)),
+                   OX_INT64);
     ox_vid count = at_op2(g, api, "Div", at_op2(g, api, "Add", span,
                                                  api->const_scalar_of(g, OX_INT64, (double)(step - 1))),
                           api->const_scalar_of(g, OX_INT64, (double)step));
