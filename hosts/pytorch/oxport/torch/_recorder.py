@@ -621,6 +621,8 @@ class AtenMode(TorchDispatchMode):
                 continue
             if isinstance(v, (torch.device, torch.layout, torch.memory_format)) or a.name in ("out", "pin_memory"):
                 continue
+            if a.name == "generator" and v is None:
+                continue  # the default generator: random ops draw from ONNX Runtime's own
             arglist.append((a.name, v))
         mutated = None
         for i, a in enumerate(schema.arguments):
