@@ -184,4 +184,36 @@ ROWS = [
         [T(2, 5, lo=0.1, hi=1.0)], tol="shape",
         refuse=Refuse("multinomial without replacement of more than one sample is not exported (ONNX Multinomial "
                       "draws with replacement); pass replacement=True")),
+
+    # ---------------------------------------------------------------- unique, bucketize
+    Row("_unique2", "aten::_unique2", lambda x: torch.unique(x), [T(3, 4, dtype=I64, lo=0, hi=30)], since=11),
+    Row("_unique2.inverse_counts", "aten::_unique2",
+        lambda x: torch.unique(x, return_inverse=True, return_counts=True), [T(3, 4, dtype=I64, lo=0, hi=4)], since=11),
+    Row("_unique2.float", "aten::_unique2", lambda x: torch.unique(torch.floor(x * 4), return_counts=True), [T(4, 5)],
+        since=11),
+    Row("_unique2.int32_inverse", "aten::_unique2", lambda x: torch.unique(x, return_inverse=True),
+        [T(2, 5, dtype=I32, lo=0, hi=3)], since=11),
+    # values and counts in one output: the values alone ([False, True]) would not vary
+    Row("_unique2.bool", "aten::_unique2", lambda x: torch.cat([c.long() for c in torch.unique(x > 0, return_counts=True)]),
+        [T(2, 5)], since=11),
+    # torch leaves the order of sorted=False unspecified (its CPU kernel hashes): only the shapes compare
+    Row("_unique2.unsorted", "aten::_unique2", lambda x: torch.unique(x, sorted=False),
+        [T(3, 4, dtype=I64, lo=0, hi=4)], since=11, tol="shape"),
+    Row("_unique", "aten::_unique", lambda x: torch._unique(x, True, True), [T(3, 4, dtype=I64, lo=0, hi=4)], since=11),
+    Row("unique_dim", "aten::unique_dim", lambda x: torch.unique(x, dim=0, return_inverse=True, return_counts=True),
+        [T(6, 2, dtype=I64, lo=0, hi=1)], since=11),
+    Row("unique_dim.last", "aten::unique_dim", lambda x: torch.unique(x, dim=-1), [T(2, 6, dtype=I64, lo=0, hi=5)],
+        since=11),
+    Row("bucketize", "aten::bucketize", lambda x: torch.bucketize(x, torch.tensor([-1.0, 0.0, 0.5, 1.0])), [T(3, 4)]),
+    Row("bucketize.right_int32", "aten::bucketize",
+        lambda x: torch.bucketize(x, torch.tensor([-2, 0, 1, 3]), right=True, out_int32=True), [T(3, 4, dtype=I64)]),
+    Row("bucketize.traced_boundaries", "aten::bucketize", lambda x, b: torch.bucketize(x, b.cumsum(0)),
+        [T(5), T(4, lo=0.1, hi=1.0)], since=11),
+    Row("searchsorted", "aten::searchsorted", lambda s, x: torch.searchsorted(s.cumsum(-1), x),
+        [T(2, 5, lo=0.1, hi=1.0), T(2, 3, lo=0.0, hi=3.0)], since=11),
+    Row("searchsorted.right_1d", "aten::searchsorted",
+        lambda x: torch.searchsorted(torch.tensor([0, 1, 1, 3]), x, side="right"), [T(2, 3, dtype=I64, lo=-1, hi=4)]),
+    Row("searchsorted.sorter", "aten::searchsorted",
+        lambda x: torch.searchsorted(torch.tensor([3.0, 1.0, 2.0]), x, sorter=torch.tensor([1, 2, 0])), [T(4)],
+        refuse=Refuse("searchsorted with a sorter is not exported; sort the sequence first")),
 ]
