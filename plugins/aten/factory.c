@@ -78,6 +78,40 @@ static int sym_full(ox_sym *g, const ox_api *api)
     return factory(g, api, api->arg_float(g, "fill_value", 0.0));
 }
 
+/* empty / empty_like / new_empty: torch leaves the values unspecified; zeros
+ * are one valid choice, and the same on every run. */
+static int sym_empty(ox_sym *g, const ox_api *api)
+{
+    return factory(g, api, 0.0);
+}
+
+/* new_zeros / new_ones / new_full / new_empty(self, size): a factory of
+ * size whose dtype defaults to self's (hosts record the result's). */
+static int new_factory(ox_sym *g, const ox_api *api, double value)
+{
+    int rank0;
+    ox_vid s = shape_arg(g, api, "size", &rank0);
+    if (!s && !rank0)
+        return 1;
+    ox_dtype dt = dtype_arg(g, api, api->dtype(g, api->arg_tensor(g, "self")));
+    return oxu_set_result(g, api, 0, filled(g, api, s, rank0, value, dt));
+}
+
+static int sym_new_zeros(ox_sym *g, const ox_api *api)
+{
+    return new_factory(g, api, 0.0);
+}
+
+static int sym_new_ones(ox_sym *g, const ox_api *api)
+{
+    return new_factory(g, api, 1.0);
+}
+
+static int sym_new_full(ox_sym *g, const ox_api *api)
+{
+    return new_factory(g, api, api->arg_float(g, "fill_value", 0.0));
+}
+
 static int like(ox_sym *g, const ox_api *api, double value)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -95,6 +129,11 @@ static int sym_zeros_like(ox_sym *g, const ox_api *api)
 static int sym_ones_like(ox_sym *g, const ox_api *api)
 {
     return like(g, api, 1.0);
+}
+
+static int sym_empty_like(ox_sym *g, const ox_api *api)
+{
+    return like(g, api, 0.0);
 }
 
 static int sym_full_like(ox_sym *g, const ox_api *api)
@@ -212,6 +251,13 @@ static const ox_param_decl p_factory[] = {AT_PARAM_OR("size", OX_ARG_INTS, OX_AR
 static const ox_param_decl p_full[] = {AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
                                        OX_PARAM("fill_value", OX_ARG_SCALAR),
                                        OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
+static const ox_param_decl p_new[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                      AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
+                                      OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
+static const ox_param_decl p_new_full[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                           AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
+                                           OX_PARAM("fill_value", OX_ARG_SCALAR),
+                                           OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_like[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_full_like[] = {OX_PARAM("self", OX_ARG_TENSOR),
@@ -230,7 +276,13 @@ const ox_op_decl at_ops_factory[] = {
     OX_OP("aten::zeros", 9, p_factory, 1, sym_zeros),
     OX_OP("aten::ones", 9, p_factory, 1, sym_ones),
     OX_OP("aten::full", 9, p_full, 1, sym_full),
+    OX_OP("aten::empty", 9, p_factory, 1, sym_empty),
+    OX_OP("aten::new_zeros", 9, p_new, 1, sym_new_zeros),
+    OX_OP("aten::new_ones", 9, p_new, 1, sym_new_ones),
+    OX_OP("aten::new_full", 9, p_new_full, 1, sym_new_full),
+    OX_OP("aten::new_empty", 9, p_new, 1, sym_new_zeros),
     OX_OP("aten::zeros_like", 9, p_like, 1, sym_zeros_like),
+    OX_OP("aten::empty_like", 9, p_like, 1, sym_empty_like),
     OX_OP("aten::ones_like", 9, p_like, 1, sym_ones_like),
     OX_OP("aten::full_like", 9, p_full_like, 1, sym_full_like),
     OX_OP("aten::rand_like", 9, p_like, 1, sym_rand_like),

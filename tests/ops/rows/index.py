@@ -216,4 +216,16 @@ ROWS = [
     Row("searchsorted.sorter", "aten::searchsorted",
         lambda x: torch.searchsorted(torch.tensor([3.0, 1.0, 2.0]), x, sorter=torch.tensor([1, 2, 0])), [T(4)],
         refuse=Refuse("searchsorted with a sorter is not exported; sort the sequence first")),
+
+    # ---------------------------------------------------------------- empty and new_* (empty values: filled before use)
+    Row("empty", "aten::empty", lambda x: torch.empty(x.shape).fill_(2.0) * x, [T(3, 4)], dynamic={"in0": {0: "n"}}),
+    Row("empty.int64", "aten::empty", lambda x: torch.empty(x.size(0), dtype=I64).fill_(3) + x, [T(4, dtype=I64)]),
+    Row("empty_like", "aten::empty_like", lambda x: torch.empty_like(x).fill_(1.5) - x, [T(3, 4)]),
+    Row("empty_like.inplace_copy", "aten::empty_like", lambda x: torch.empty_like(x).copy_(x) * 2, [T(3, 4, dtype=I32)]),
+    Row("new_zeros", "aten::new_zeros", lambda x: x.new_zeros(x.shape) + x, [T(3, 4)], dynamic={"in0": {1: "n"}}),
+    Row("new_zeros.int64_constant_size", "aten::new_zeros", lambda x: x.new_zeros((3, 4)) + x, [T(3, 4, dtype=I64)]),
+    Row("new_ones", "aten::new_ones", lambda x: x.new_ones(x.size(0), 1) * x, [T(3, 4, dtype=F64)]),
+    Row("new_full", "aten::new_full", lambda x: x.new_full(x.shape, 2.5) * x, [T(3, 4)]),
+    Row("new_full.dtype", "aten::new_full", lambda x: x.new_full((x.size(0),), 7, dtype=I64) + x[:, 0].long(), [T(3, 4)]),
+    Row("new_empty", "aten::new_empty", lambda x: x.new_empty(x.shape).fill_(4) * x, [T(2, 3)]),
 ]

@@ -110,7 +110,7 @@ def _size_factory(kind, fill=None):
     return h
 
 
-for _f, _k in ((torch.zeros, "aten::zeros"), (torch.ones, "aten::ones"), (torch.empty, "aten::zeros")):
+for _f, _k in ((torch.zeros, "aten::zeros"), (torch.ones, "aten::ones"), (torch.empty, "aten::empty")):
     HANDLERS[_f] = _size_factory(_k)
     SIZE_FACTORIES.add(_f)
 
@@ -272,7 +272,7 @@ def _like(kind, fill=None):
 
 
 HANDLERS[torch.zeros_like] = _like("aten::zeros_like")
-HANDLERS[torch.empty_like] = _like("aten::zeros_like")
+HANDLERS[torch.empty_like] = _like("aten::empty_like")
 HANDLERS[torch.ones_like] = _like("aten::ones_like")
 HANDLERS[torch.full_like] = _like("aten::full_like", fill=True)
 HANDLERS[torch.rand_like] = _like("aten::rand_like")
@@ -292,7 +292,7 @@ def _new(kind, fill=False):
         if isinstance(size, torch.Tensor):
             return NotImplemented
         out = func(*args, **kwargs)
-        arglist = [("size", Dyn(list(size)))]
+        arglist = [("self", x), ("size", Dyn(list(size)))]
         if fill:
             arglist.append(("fill_value", fv))
         arglist.append(("dtype", out.dtype))
@@ -300,10 +300,10 @@ def _new(kind, fill=False):
     return h
 
 
-HANDLERS[T.new_zeros] = _new("aten::zeros")
-HANDLERS[T.new_empty] = _new("aten::zeros")
-HANDLERS[T.new_ones] = _new("aten::ones")
-HANDLERS[T.new_full] = _new("aten::full", fill=True)
+HANDLERS[T.new_zeros] = _new("aten::new_zeros")
+HANDLERS[T.new_empty] = _new("aten::new_empty")
+HANDLERS[T.new_ones] = _new("aten::new_ones")
+HANDLERS[T.new_full] = _new("aten::new_full", fill=True)
 
 # Calls that turn a tensor into Python values: the trace is specialized to them.
 SPECIALIZING = {
@@ -1154,7 +1154,7 @@ for _n in ("aten::clip", "aten::clamp_min", "aten::clamp_max"):
     ATEN_HANDLERS[_n] = _aten_clamp
 ATEN_HANDLERS["aten::_unsafe_view"] = _aten_view
 ATEN_HANDLERS["aten::expand"] = _aten_expand
-for _n, _k in (("aten::zeros_like", "aten::zeros_like"), ("aten::empty_like", "aten::zeros_like"),
+for _n, _k in (("aten::zeros_like", "aten::zeros_like"), ("aten::empty_like", "aten::empty_like"),
                ("aten::ones_like", "aten::ones_like"), ("aten::full_like", "aten::full_like")):
     ATEN_HANDLERS[_n] = _aten_like(_k)
 for _n in ("aten::split", "aten::split_with_sizes", "aten::unsafe_split", "aten::unsafe_split_with_sizes"):
