@@ -48,6 +48,9 @@ ROWS = [
     Row("as_strided", "aten::as_strided", lambda x: torch.as_strided(x, (2, 2), (1, 2), 1), [T(3, 4)]),
     Row("as_strided.overlapping", "aten::as_strided", lambda x: torch.as_strided(x * 1, (3, 3), (2, 1)),
         [T(12, dtype=I64)]),
+    # a strided view past its input reads the base's storage, which the trace does not hold
+    Row("as_strided.past_a_slice", "aten::as_strided", lambda x: torch.as_strided(x[:2], (3,), (4,)), [T(3, 4)],
+        refuse=Refuse("as_strided reads position 8 of an input of 8 elements")),
 
     # ---------------------------------------------------------------- scatter (scatter.c)
     # overwriting scatters get distinct positions (with repeats, torch leaves the winner unspecified)
