@@ -78,6 +78,40 @@ static int sym_full(ox_sym *g, const ox_api *api)
     return factory(g, api, api->arg_float(g, "fill_value", 0.0));
 }
 
+/* empty / empty_like / new_empty: torch leaves the values unspecified; zeros
+ * are one valid choice, and the same on every run. */
+static int sym_empty(ox_sym *g, const ox_api *api)
+{
+    return factory(g, api, 0.0);
+}
+
+/* new_zeros / new_ones / new_full / new_empty(self, size): a factory of
+ * size whose dtype defaults to self's (hosts record the result's). */
+static int new_factory(ox_sym *g, const ox_api *api, double value)
+{
+    int rank0;
+    ox_vid s = shape_arg(g, api, "size", &rank0);
+    if (!s && !rank0)
+        return 1;
+    ox_dtype dt = dtype_arg(g, api, api->dtype(g, api->arg_tensor(g, "self")));
+    return oxu_set_result(g, api, 0, filled(g, api, s, rank0, value, dt));
+}
+
+static int sym_new_zeros(ox_sym *g, const ox_api *api)
+{
+    return new_factory(g, api, 0.0);
+}
+
+static int sym_new_ones(ox_sym *g, const ox_api *api)
+{
+    return new_factory(g, api, 1.0);
+}
+
+static int sym_new_full(ox_sym *g, const ox_api *api)
+{
+    return new_factory(g, api, api->arg_float(g, "fill_value", 0.0));
+}
+
 static int like(ox_sym *g, const ox_api *api, double value)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -97,6 +131,11 @@ static int sym_ones_like(ox_sym *g, const ox_api *api)
     return like(g, api, 1.0);
 }
 
+static int sym_empty_like(ox_sym *g, const ox_api *api)
+{
+    return like(g, api, 0.0);
+}
+
 static int sym_full_like(ox_sym *g, const ox_api *api)
 {
     return like(g, api, api->arg_float(g, "fill_value", 0.0));
@@ -108,7 +147,8 @@ static int random_like(ox_sym *g, const ox_api *api, const char *op_type)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ox_dtype dt = dtype_arg(g, api, api->dtype(g, x));
-    ox_dtype gen = dt == OX_DOUBLE || dt == OX_FLOAT16 ? dt : OX_FLOAT;
+    /* ONNX Runtime has no float16 generator kernels: float16 is cast from float */
+    ox_dtype gen = dt == OX_DOUBLE ? dt : OX_FLOAT;
     ox_onode *n = api->op(g, op_type, 1, &x, 1);
     if (n)
         api->attr_int(n, "dtype", gen);
@@ -187,7 +227,10 @@ static int sym_arange(ox_sym *g, const ox_api *api)
         return 1;
     /* count = max(ceil((end - start) / step), 0), all non-negative here */
     ox_vid span = at_op2(g, api, "Sub", end, start);
-    span = at_op2(g, api, "Max", span, api->const_scalar_of(g, OX_INT64, 0.0));
+    /* Max takes no int64 before opset 12: clamp as double (exact below 2^53) */
+    span = at_cast(g, api, at_op2(g, api, "Max", at_cast(g, api, span, OX_DOUBLE),
+                                  api->const_scalar_of(g, OX_DOUBLE, 0.0)),
+                   OX_INT64);
     ox_vid count = at_op2(g, api, "Div", at_op2(g, api, "Add", span,
                                                  api->const_scalar_of(g, OX_INT64, (double)(step - 1))),
                           api->const_scalar_of(g, OX_INT64, (double)step));
@@ -208,6 +251,13 @@ static const ox_param_decl p_factory[] = {AT_PARAM_OR("size", OX_ARG_INTS, OX_AR
 static const ox_param_decl p_full[] = {AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
                                        OX_PARAM("fill_value", OX_ARG_SCALAR),
                                        OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
+static const ox_param_decl p_new[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                      AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
+                                      OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
+static const ox_param_decl p_new_full[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                           AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
+                                           OX_PARAM("fill_value", OX_ARG_SCALAR),
+                                           OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_like[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_full_like[] = {OX_PARAM("self", OX_ARG_TENSOR),
@@ -226,7 +276,13 @@ const ox_op_decl at_ops_factory[] = {
     OX_OP("aten::zeros", 9, p_factory, 1, sym_zeros),
     OX_OP("aten::ones", 9, p_factory, 1, sym_ones),
     OX_OP("aten::full", 9, p_full, 1, sym_full),
+    OX_OP("aten::empty", 9, p_factory, 1, sym_empty),
+    OX_OP("aten::new_zeros", 9, p_new, 1, sym_new_zeros),
+    OX_OP("aten::new_ones", 9, p_new, 1, sym_new_ones),
+    OX_OP("aten::new_full", 9, p_new_full, 1, sym_new_full),
+    OX_OP("aten::new_empty", 9, p_new, 1, sym_new_zeros),
     OX_OP("aten::zeros_like", 9, p_like, 1, sym_zeros_like),
+    OX_OP("aten::empty_like", 9, p_like, 1, sym_empty_like),
     OX_OP("aten::ones_like", 9, p_like, 1, sym_ones_like),
     OX_OP("aten::full_like", 9, p_full_like, 1, sym_full_like),
     OX_OP("aten::rand_like", 7, p_like, 1, sym_rand_like),

@@ -28,7 +28,6 @@ AWAY = dict(lo=0.5, hi=2.0)           # divisors: away from zero
 INT_OPSETS = (9, 11, 13, 17)
 ORT_FLOAT64 = "{op} on float64 is valid ONNX, but ONNX Runtime has no such kernel: needs a Cast round trip (#10)"
 UINT8_SUB = "Sub on uint8 before opset 14: no Cast round trip (#10)"
-ARANGE_MAX = "integer arange before opset 11 emits Max on int64, which ONNX allows from opset 12"
 
 
 class ConstantPadNd(torch.autograd.Function):
@@ -380,13 +379,12 @@ ROWS = [
     Row("ones_like", "aten::ones_like", lambda x: torch.ones_like(x) - x, [T(3, 4)]),
     Row("full_like", "aten::full_like", lambda x: torch.full_like(x, 3.0) * x, [T(3, 4)]),
     Row("arange", "aten::arange", lambda x: x + torch.arange(x.size(1)), [T(3, 4, dtype=I64)],
-        dynamic={"in0": {1: "n"}}, xfail={9: ARANGE_MAX}),
+        dynamic={"in0": {1: "n"}}),
     Row("arange.float", "aten::arange", lambda x: torch.arange(x.size(1), dtype=torch.float32) * x, [T(3, 4)],
         dynamic={"in0": {1: "n"}},
         refuse=Refuse("arange with a traced bound needs Range unless it is an integer range with a constant step; "
                       "supported from opset 11", below=11)),
-    Row("arange.int64_plus_float", "aten::arange", lambda x: x + torch.arange(x.size(1)), [T(3, 4)],
-        xfail={9: ARANGE_MAX}),
+    Row("arange.int64_plus_float", "aten::arange", lambda x: x + torch.arange(x.size(1)), [T(3, 4)]),
     Row("rand_like", "aten::rand_like", lambda x: torch.rand_like(x), [T(3, 4)], tol="shape"),
     Row("randn_like", "aten::randn_like", lambda x: torch.randn_like(x), [T(3, 4)], tol="shape"),
     Row("full.int_fill", "aten::full", lambda x: torch.full(x.shape, 7) + x, [T(3, 4, dtype=I64)]),

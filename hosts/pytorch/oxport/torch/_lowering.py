@@ -110,7 +110,7 @@ def _size_factory(kind, fill=None):
     return h
 
 
-for _f, _k in ((torch.zeros, "aten::zeros"), (torch.ones, "aten::ones"), (torch.empty, "aten::zeros")):
+for _f, _k in ((torch.zeros, "aten::zeros"), (torch.ones, "aten::ones"), (torch.empty, "aten::empty")):
     HANDLERS[_f] = _size_factory(_k)
     SIZE_FACTORIES.add(_f)
 
@@ -151,6 +151,106 @@ def _arange(rec, func, args, kwargs):
 SIZE_FACTORIES.add(torch.arange)
 
 
+# Factories whose values follow a traced size (torch.eye(x.size(0)), torch.rand(x.shape)):
+# recorded with the size as a traced value, so the file computes them from the input's
+# shape.  With constant sizes they stay constants of the file, like the other factories.
+
+def _record_factory(rec, kind, arglist, out):
+    return rec.emit(kind, rec.resolve(arglist + [("dtype", out.dtype)]), out)
+
+
+def _random_factory(kind):
+    def h(rec, func, args, kwargs):
+        size = S.size_list(args) if args else kwargs.get("size")
+        if isinstance(size, torch.Tensor):
+            return NotImplemented
+        return _record_factory(rec, kind, [("size", Dyn(list(size)))], func(*args, **kwargs))
+    return h
+
+
+for _f, _k in ((torch.rand, "aten::rand"), (torch.randn, "aten::randn")):
+    HANDLERS[_f] = _random_factory(_k)
+    SIZE_FACTORIES.add(_f)
+
+
+@handles(torch.randint)
+def _randint(rec, func, args, kwargs):
+    pos = list(args)
+    b = dict(kwargs)
+    if len(pos) >= 3:
+        b["low"], b["high"], b["size"] = pos[:3]
+    elif len(pos) == 2:
+        b["high"], b["size"] = pos
+    if isinstance(b.get("size"), torch.Tensor) or "high" not in b:
+        return NotImplemented
+    return _record_factory(rec, "aten::randint", [("low", int(b.get("low", 0))), ("high", int(b["high"])),
+                                                  ("size", Dyn(list(b["size"])))], func(*args, **kwargs))
+
+
+@handles(torch.eye)
+def _eye(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("n", "m"), m=None)
+    arglist = [("n", Dyn(b["n"]))]
+    if b["m"] is not None:
+        arglist.append(("m", Dyn(b["m"])))
+    return _record_factory(rec, "aten::eye", arglist, func(*args, **kwargs))
+
+
+@handles(torch.linspace)
+def _linspace(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("start", "end", "steps"))
+    if any(isinstance(b[k], torch.Tensor) for k in ("start", "end", "steps")):
+        return NotImplemented
+    return _record_factory(rec, "aten::linspace", [("start", b["start"]), ("end", b["end"]),
+                                                   ("steps", Dyn(b["steps"]))], func(*args, **kwargs))
+
+
+@handles(torch.hann_window)
+def _hann_window(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("window_length", "periodic"), periodic=True)
+    return _record_factory(rec, "aten::hann_window", [("window_length", Dyn(b["window_length"])),
+                                                      ("periodic", bool(b["periodic"]))], func(*args, **kwargs))
+
+
+def _data_factory(kind, arg):
+    """torch.tensor(x.size(0)), torch.as_tensor([n, m]), torch.scalar_tensor(n): the
+    traced size(s) as a tensor of the result's dtype."""
+    def h(rec, func, args, kwargs):
+        data = args[0] if args else kwargs.get(arg)
+        if not isinstance(data, (int, list, tuple)) or \
+                (isinstance(data, (list, tuple)) and not all(isinstance(v, int) for v in data)):
+            return NotImplemented
+        value = list(data) if isinstance(data, (list, tuple)) else data
+        return _record_factory(rec, kind, [(arg, Dyn(value))], func(*args, **kwargs))
+    return h
+
+
+for _f, _k, _a in ((torch.tensor, "aten::tensor", "data"), (torch.as_tensor, "aten::as_tensor", "data"),
+                   (torch.scalar_tensor, "aten::scalar_tensor", "s")):
+    HANDLERS[_f] = _data_factory(_k, _a)
+    SIZE_FACTORIES.add(_f)
+SIZE_FACTORIES.update((torch.eye, torch.linspace, torch.hann_window, torch.randint))
+
+
+# torch.onnx's internal helpers of traced shapes, recorded as themselves.
+@handles(torch._shape_as_tensor)
+def _shape_as_tensor(rec, func, args, kwargs):
+    return rec.record("aten::_shape_as_tensor", [("self", args[0])], func, args, kwargs)
+
+
+@handles(torch._dim_arange)
+def _dim_arange(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("like", "dim"))
+    return rec.record("aten::_dim_arange", [("like", b["like"]), ("dim", int(b["dim"]))], func, args, kwargs)
+
+
+@handles(torch._reshape_from_tensor)
+def _reshape_from_tensor(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("self", "shape"))
+    return rec.record("aten::_reshape_from_tensor", [("self", b["self"]), ("shape", b["shape"])],
+                      func, args, kwargs)
+
+
 def _emit_like(rec, kind, x, fill, out):
     """Record a *_like factory of `x` whose (already computed) result is `out`;
     `fill` is the fill value for full_like, None otherwise."""
@@ -172,7 +272,7 @@ def _like(kind, fill=None):
 
 
 HANDLERS[torch.zeros_like] = _like("aten::zeros_like")
-HANDLERS[torch.empty_like] = _like("aten::zeros_like")
+HANDLERS[torch.empty_like] = _like("aten::empty_like")
 HANDLERS[torch.ones_like] = _like("aten::ones_like")
 HANDLERS[torch.full_like] = _like("aten::full_like", fill=True)
 HANDLERS[torch.rand_like] = _like("aten::rand_like")
@@ -192,7 +292,7 @@ def _new(kind, fill=False):
         if isinstance(size, torch.Tensor):
             return NotImplemented
         out = func(*args, **kwargs)
-        arglist = [("size", Dyn(list(size)))]
+        arglist = [("self", x), ("size", Dyn(list(size)))]
         if fill:
             arglist.append(("fill_value", fv))
         arglist.append(("dtype", out.dtype))
@@ -200,10 +300,10 @@ def _new(kind, fill=False):
     return h
 
 
-HANDLERS[T.new_zeros] = _new("aten::zeros")
-HANDLERS[T.new_empty] = _new("aten::zeros")
-HANDLERS[T.new_ones] = _new("aten::ones")
-HANDLERS[T.new_full] = _new("aten::full", fill=True)
+HANDLERS[T.new_zeros] = _new("aten::new_zeros")
+HANDLERS[T.new_empty] = _new("aten::new_empty")
+HANDLERS[T.new_ones] = _new("aten::new_ones")
+HANDLERS[T.new_full] = _new("aten::new_full", fill=True)
 
 # Calls that turn a tensor into Python values: the trace is specialized to them.
 SPECIALIZING = {
@@ -1054,7 +1154,7 @@ for _n in ("aten::clip", "aten::clamp_min", "aten::clamp_max"):
     ATEN_HANDLERS[_n] = _aten_clamp
 ATEN_HANDLERS["aten::_unsafe_view"] = _aten_view
 ATEN_HANDLERS["aten::expand"] = _aten_expand
-for _n, _k in (("aten::zeros_like", "aten::zeros_like"), ("aten::empty_like", "aten::zeros_like"),
+for _n, _k in (("aten::zeros_like", "aten::zeros_like"), ("aten::empty_like", "aten::empty_like"),
                ("aten::ones_like", "aten::ones_like"), ("aten::full_like", "aten::full_like")):
     ATEN_HANDLERS[_n] = _aten_like(_k)
 for _n in ("aten::split", "aten::split_with_sizes", "aten::unsafe_split", "aten::unsafe_split_with_sizes"):

@@ -566,6 +566,12 @@ def _flat_ints(obj):
     return out
 
 
+def _returns_tensor_list(schema):
+    """Whether an ATen op returns a list of tensors (aten::unbind, aten::unsafe_split):
+    recorded as one node with one output per tensor, like a tuple."""
+    return len(schema.returns) == 1 and str(schema.returns[0].type) == "List[Tensor]"
+
+
 class AtenMode(TorchDispatchMode):
     """Dispatcher-level recorder: one node per ATen op, argument names from its schema.
     On for the whole forward; idle while a function-level handler runs."""
@@ -582,7 +588,8 @@ class AtenMode(TorchDispatchMode):
         schema = func._schema
         name = schema.name
         if not any(isinstance(r.type, torch.TensorType) for r in schema.returns) \
-                and not (schema.returns and str(schema.returns[0].type).startswith("Tensor")):
+                and not (schema.returns and str(schema.returns[0].type).startswith("Tensor")) \
+                and not _returns_tensor_list(schema):
             # A Python value out of a traced tensor (.item() reached from TorchScript,
             # aten::is_nonzero, aten::equal ...): the trace cannot keep it.
             S.warn_fixed(rec, f"{name} turns a traced tensor into a Python value")
@@ -614,6 +621,8 @@ class AtenMode(TorchDispatchMode):
                 continue
             if isinstance(v, (torch.device, torch.layout, torch.memory_format)) or a.name in ("out", "pin_memory"):
                 continue
+            if a.name == "generator" and v is None:
+                continue  # the default generator: random ops draw from ONNX Runtime's own
             arglist.append((a.name, v))
         mutated = None
         for i, a in enumerate(schema.arguments):
