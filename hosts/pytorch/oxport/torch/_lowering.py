@@ -304,6 +304,29 @@ def _relu6(rec, func, args, kwargs):
                       [("self", b["input"]), ("min_val", 0.0), ("max_val", 6.0)], func, args, kwargs)
 
 
+# Activations that ATen decomposes (selu into elu, rrelu into rrelu_with_noise,
+# logsigmoid into log_sigmoid_forward, tanhshrink into tanh and sub): recorded under
+# the name torch.onnx converts, as the model called them.
+
+@handles(F.selu, torch.selu)
+def _selu(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "inplace"), inplace=False)
+    return rec.record("aten::selu_" if b["inplace"] else "aten::selu", [("self", b["input"])], func, args, kwargs)
+
+
+@handles(F.rrelu)
+def _rrelu(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "lower", "upper", "training", "inplace"), lower=1.0 / 8, upper=1.0 / 3,
+             training=False, inplace=False)
+    return rec.record("aten::rrelu_" if b["inplace"] else "aten::rrelu", [
+        ("self", b["input"]), ("lower", float(b["lower"])), ("upper", float(b["upper"])),
+        ("training", bool(b["training"]))], func, args, kwargs)
+
+
+HANDLERS[F.logsigmoid] = _unary("aten::log_sigmoid")
+HANDLERS[F.tanhshrink] = _unary("aten::tanhshrink")
+
+
 # ---------------------------------------------------------------- pooling
 
 @handles(F.max_pool2d, torch.max_pool2d)
@@ -393,6 +416,8 @@ def _dropout(kind):
 HANDLERS[F.dropout] = _dropout("aten::dropout")
 HANDLERS[F.dropout2d] = _dropout("aten::feature_dropout")
 HANDLERS[F.dropout3d] = _dropout("aten::feature_dropout")
+HANDLERS[F.alpha_dropout] = _dropout("aten::alpha_dropout")
+HANDLERS[F.feature_alpha_dropout] = _dropout("aten::feature_alpha_dropout")
 
 
 @handles(torch.dropout)
