@@ -75,3 +75,89 @@ ROWS += [
     Row("native_dropout.training", "aten::native_dropout", lambda x: torch.native_dropout(x, 0.5, True)[0],
         [T(3, 4)], refuse=Refuse("native_dropout in training mode (train=True or None) is not exported")),
 ]
+
+# ---------------------------------------------------------------- pointwise math
+POS = dict(lo=0.25, hi=4.0)
+INF = float("inf")
+
+
+def with_specials(x):
+    """x with +inf above 1.2, -inf below -1.2 and nan where |x| < 0.3 (inputs are uniform
+    in [-2, 2)), so where the special values fall varies with the input."""
+    return torch.where(x > 1.2, INF, torch.where(x < -1.2, -INF, torch.where(x.abs() < 0.3, float("nan"), x)))
+
+
+ROWS += [
+    Row("log10", "aten::log10", lambda x: torch.log10(x), [T(3, 4, **POS)]),
+    Row("log10.int64", "aten::log10", lambda x: torch.log10(x), [T(3, 4, dtype=I64, lo=1, hi=1000)]),
+    Row("log10.float64", "aten::log10", lambda x: torch.log10(x), [T(3, 4, dtype=F64, **POS)]),
+    Row("log2", "aten::log2", lambda x: torch.log2(x), [T(3, 4, **POS)]),
+    Row("log2.int32", "aten::log2", lambda x: torch.log2(x), [T(3, 4, dtype=I32, lo=1, hi=64)]),
+    Row("log1p", "aten::log1p", lambda x: torch.log1p(x), [T(3, 4, lo=-0.5, hi=3)]),
+    Row("log1p.float64", "aten::log1p", lambda x: torch.log1p(x), [T(3, 4, dtype=F64, lo=-0.5, hi=3)]),
+    Row("log1p.zero_dim", "aten::log1p", lambda x: torch.log1p(x), [T(**POS)]),
+    Row("round", "aten::round", lambda x: torch.round(x * 4) / 4 + torch.round(x), [T(3, 4, lo=-5, hi=5)], since=11),
+    Row("round.half_to_even", "aten::round", lambda x: torch.round(torch.floor(x) + 0.5), [T(3, 4, lo=-5, hi=5)],
+        since=11),
+    Row("round.decimals", "aten::round", lambda x: torch.round(x, decimals=2), [T(3, 4, lo=-50, hi=50)], since=11),
+    Row("round.negative_decimals", "aten::round", lambda x: torch.round(x, decimals=-1), [T(3, 4, lo=-500, hi=500)],
+        since=11),
+    Row("round.int64", "aten::round", lambda x: torch.round(x), [T(3, 4, dtype=I64)], since=11),
+    Row("round.float64", "aten::round", lambda x: torch.round(x, decimals=1), [T(3, 4, dtype=F64)], since=11),
+    Row("round.opset10", "aten::round", lambda x: torch.round(x), [T(3, 4)], opsets=(9, 10),
+        refuse=Refuse("no symbolic for aten::round is registered (scope: Fn); supported from opset 11")),
+    Row("fmod", "aten::fmod", lambda x, y: torch.fmod(x, y), [T(3, 4, lo=-6, hi=6), T(3, 4, lo=0.5, hi=2)], since=10),
+    Row("fmod.scalar", "aten::fmod", lambda x: torch.fmod(x, 1.5), [T(3, 4, lo=-6, hi=6)], since=10),
+    Row("fmod.negative_divisor_broadcast", "aten::fmod", lambda x, y: torch.fmod(x, y),
+        [T(3, 4, lo=-6, hi=6), T(4, lo=-2, hi=-0.5)], since=10),
+    Row("fmod.int64", "aten::fmod", lambda x, y: torch.fmod(x, y), [T(3, 4, dtype=I64, lo=-20, hi=20),
+        T(3, 4, dtype=I64, lo=1, hi=6)], since=10),
+    Row("fmod.int_float", "aten::fmod", lambda x, y: torch.fmod(x, y), [T(3, 4, dtype=I32, lo=-20, hi=20),
+        T(3, 4, lo=0.5, hi=3)], since=10),
+    Row("fmod.float64", "aten::fmod", lambda x: torch.fmod(x, 0.75), [T(3, 4, dtype=F64, lo=-6, hi=6)], since=10),
+    Row("fmod.opset9", "aten::fmod", lambda x: torch.fmod(x, 1.5), [T(3, 4)], opsets=(9,), refuse=Refuse("no symbolic for aten::fmod is registered (scope: Fn); supported from opset 10")),
+    Row("isnan", "aten::isnan", lambda x: torch.isnan(with_specials(x)), [T(3, 4)]),
+    Row("isnan.float64", "aten::isnan", lambda x: torch.isnan(with_specials(x)), [T(3, 4, dtype=F64)]),
+    Row("isnan.int64", "aten::isnan", lambda x: torch.isnan(x), [T(3, 4, dtype=I64)], constant=(0,)),
+    Row("isinf", "aten::isinf", lambda x: torch.isinf(with_specials(x)), [T(3, 4)], opsets=(9, 10, 13, 17)),
+    Row("isinf.float64", "aten::isinf", lambda x: torch.isinf(with_specials(x)), [T(3, 4, dtype=F64)]),
+    Row("isinf.int32", "aten::isinf", lambda x: torch.isinf(x), [T(3, 4, dtype=I32)], constant=(0,)),
+    # (clamped: the defaults are the type's largest finite values, whose scale would hide the rest)
+    Row("nan_to_num", "aten::nan_to_num", lambda x: torch.nan_to_num(with_specials(x)).clamp(-10, 10), [T(3, 4)]),
+    Row("nan_to_num.values", "aten::nan_to_num", lambda x: torch.nan_to_num(with_specials(x), 1.0, 100.0, -100.0),
+        [T(3, 4)]),
+    Row("nan_to_num.float64", "aten::nan_to_num", lambda x: torch.nan_to_num(with_specials(x), posinf=7.0).clamp(-9, 9),
+        [T(3, 4, dtype=F64)]),
+    Row("nan_to_num.int64", "aten::nan_to_num", lambda x: torch.nan_to_num(x), [T(3, 4, dtype=I64)]),
+    Row("lerp", "aten::lerp", lambda x, y: torch.lerp(x, y, 0.3), [T(3, 4), T(3, 4)]),
+    Row("lerp.high_weight", "aten::lerp", lambda x, y: torch.lerp(x, y, 0.75), [T(3, 4), T(3, 4)]),
+    Row("lerp.tensor_weight", "aten::lerp", lambda x, y, w: torch.lerp(x, y, w), [T(3, 4), T(3, 4), T(3, 4, lo=0, hi=1)]),
+    Row("lerp.broadcast_weight", "aten::lerp", lambda x, y, w: torch.lerp(x, y, w), [T(2, 3, 4), T(3, 4), T(4, lo=0, hi=1)]),
+    Row("lerp.float64", "aten::lerp", lambda x, y: torch.lerp(x, y, 0.6), [T(3, 4, dtype=F64), T(3, 4, dtype=F64)]),
+    Row("addcmul", "aten::addcmul", lambda x, a, b: torch.addcmul(x, a, b), [T(3, 4), T(3, 4), T(3, 4)]),
+    Row("addcmul.value_broadcast", "aten::addcmul", lambda x, a, b: torch.addcmul(x, a, b, value=-0.5),
+        [T(3, 4), T(4), T(3, 1)]),
+    Row("addcmul.int64", "aten::addcmul", lambda x, a, b: torch.addcmul(x, a, b, value=3),
+        [T(3, 4, dtype=I64), T(3, 4, dtype=I64), T(3, 4, dtype=I64)]),
+    Row("addcmul.int32", "aten::addcmul", lambda x, a, b: torch.addcmul(x, a, b),
+        [T(3, 4, dtype=I32), T(3, 4, dtype=I32), T(3, 4, dtype=I32)]),
+    Row("addcmul.float64", "aten::addcmul", lambda x, a, b: torch.addcmul(x, a, b, value=2),
+        [T(3, 4, dtype=F64), T(3, 4, dtype=F64), T(3, 4, dtype=F64)]),
+    Row("addcdiv", "aten::addcdiv", lambda x, a, b: torch.addcdiv(x, a, b, value=0.5),
+        [T(3, 4), T(3, 4), T(3, 4, lo=0.5, hi=2)]),
+    Row("addcdiv.default_value", "aten::addcdiv", lambda x, a, b: torch.addcdiv(x, a, b), [T(3, 4), T(3, 4), T(4, lo=0.5, hi=2)]),
+]
+
+# ---------------------------------------------------------------- clamp's bounds (clamp_min/clamp_max record as clamp)
+ROWS += [
+    Row("clamp.clamp_min_tensor", "aten::clamp", lambda x, lo: torch.clamp_min(x, lo), [T(3, 4), T(4, lo=-1, hi=1)]),
+    Row("clamp.clamp_max_number", "aten::clamp", lambda x: torch.clamp_max(x, 0.3), [T(3, 4)]),
+    Row("clamp.clamp_min_number_float64", "aten::clamp", lambda x: torch.clamp_min(x, -0.3), [T(3, 4, dtype=F64)]),
+    Row("clamp.tensor_max_only", "aten::clamp", lambda x, hi: torch.clamp(x, max=hi), [T(2, 3, 4), T(3, 1, lo=-1, hi=1)]),
+    Row("clamp.tensor_bounds_int64", "aten::clamp", lambda x, lo, hi: torch.clamp(x, lo, hi),
+        [T(3, 4, dtype=I64), T(3, 4, dtype=I64, lo=-5, hi=-1), T(4, dtype=I64, lo=0, hi=4)], opsets=(9, 11, 12, 13, 17)),
+    Row("clamp.int_tensor_float_bound", "aten::clamp", lambda x, lo: torch.clamp(x, min=lo),
+        [T(3, 4, dtype=I32), T(3, 4, lo=-2, hi=2)], opsets=(9, 11, 12, 13, 17)),
+    Row("clamp.tensor_bounds_dynamic", "aten::clamp", lambda x, lo, hi: torch.clamp(x, lo, hi),
+        [T(2, 4), T(4, lo=-2, hi=-0.5), T(4, lo=0.5, hi=2)], dynamic={"in0": {0: "n"}, "out0": {0: "n"}}),
+]
