@@ -161,3 +161,42 @@ ROWS += [
     Row("clamp.tensor_bounds_dynamic", "aten::clamp", lambda x, lo, hi: torch.clamp(x, lo, hi),
         [T(2, 4), T(4, lo=-2, hi=-0.5), T(4, lo=0.5, hi=2)], dynamic={"in0": {0: "n"}, "out0": {0: "n"}}),
 ]
+
+# ---------------------------------------------------------------- bitwise logic and shifts
+SHIFT = dict(dtype=I64, lo=0, hi=12)
+ROWS += [
+    Row("bitwise_not.bool", "aten::bitwise_not", lambda x: ~(x > 0), [T(3, 4)]),
+    Row("bitwise_not.int64", "aten::bitwise_not", lambda x: ~x, [T(3, 4, dtype=I64, lo=-100, hi=100)]),
+    Row("bitwise_not.int32", "aten::bitwise_not", lambda x: torch.bitwise_not(x), [T(3, 4, dtype=I32, lo=-100, hi=100)]),
+    Row("bitwise_not.uint8", "aten::bitwise_not", lambda x: ~x, [T(3, 4, dtype=U8, lo=0, hi=255)], opsets=(9, 13, 14, 17)),
+    Row("bitwise_not.int8", "aten::bitwise_not", lambda x: ~x, [T(3, 4, dtype=torch.int8, lo=-128, hi=127)],
+        opsets=(9, 13, 14, 17)),
+    Row("bitwise_and.bool", "aten::bitwise_and", lambda x, y: (x > 0) & (y > 0), [T(3, 4), T(3, 4)]),
+    Row("bitwise_and.bool_scalar", "aten::bitwise_and", lambda x: (x > 0) & True, [T(3, 4)]),
+    Row("bitwise_or.bool_broadcast", "aten::bitwise_or", lambda x, y: (x > 0) | (y > 0), [T(2, 3, 4), T(4)]),
+    Row("bitwise_xor.bool", "aten::bitwise_xor", lambda x, y: torch.bitwise_xor(x > 0, y > 0), [T(3, 4), T(3, 4)]),
+    Row("bitwise_and.int64", "aten::bitwise_and", lambda x, y: x & y, [T(3, 4, dtype=I64), T(3, 4, dtype=I64)],
+        refuse=Refuse("bitwise_and of integer tensors needs ONNX's BitwiseAnd (opset 18), beyond the opsets oxport exports")),
+    Row("bitwise_or.bool_int", "aten::bitwise_or", lambda x, y: (x > 0) | y, [T(3, 4), T(3, 4, dtype=I32)],
+        refuse=Refuse("bitwise_or of integer tensors needs ONNX's BitwiseOr (opset 18)")),
+    Row("bitwise_xor.int_scalar", "aten::bitwise_xor", lambda x: x ^ 5, [T(3, 4, dtype=I64)],
+        refuse=Refuse("bitwise_xor of integer tensors needs ONNX's BitwiseXor (opset 18)")),
+    Row("__lshift__", "aten::__lshift__", lambda x, k: x << k, [T(3, 4, dtype=I64, lo=-100, hi=100), T(3, 4, **SHIFT)]),
+    Row("__lshift__.scalar", "aten::__lshift__", lambda x: x << 3, [T(3, 4, dtype=I64, lo=-100, hi=100)]),
+    Row("__lshift__.int32_broadcast", "aten::__lshift__", lambda x, k: x << k,
+        [T(3, 4, dtype=I32, lo=-100, hi=100), T(4, dtype=I32, lo=0, hi=8)]),
+    Row("__lshift__.uint8_wraps", "aten::__lshift__", lambda x, k: x << k,
+        [T(3, 4, dtype=U8, lo=0, hi=255), T(3, 4, dtype=U8, lo=0, hi=7)], opsets=(9, 10, 11, 13, 17)),
+    Row("__rshift__", "aten::__rshift__", lambda x, k: x >> k, [T(3, 4, dtype=I64, lo=-1000, hi=1000), T(3, 4, **SHIFT)]),
+    Row("__rshift__.scalar_negative_floors", "aten::__rshift__", lambda x: x >> 2, [T(3, 4, dtype=I64, lo=-50, hi=50)]),
+    Row("__rshift__.int8", "aten::__rshift__", lambda x, k: x >> k,
+        [T(3, 4, dtype=torch.int8, lo=-128, hi=127), T(3, 4, dtype=torch.int8, lo=0, hi=7)], opsets=(9, 13, 14, 17)),
+    Row("__rshift__.uint8", "aten::__rshift__", lambda x, k: x >> k,
+        [T(3, 4, dtype=U8, lo=0, hi=255), T(3, 4, dtype=U8, lo=0, hi=7)], opsets=(9, 10, 11, 13, 17)),
+    Row("__rshift__.dynamic", "aten::__rshift__", lambda x: x >> 1, [T(2, 4, dtype=I32, lo=-64, hi=64)],
+        dynamic={"in0": {0: "n"}, "out0": {0: "n"}}),
+]
+ROWS += [
+    Row("bitwise_or.reflected_bool_scalar", "aten::bitwise_or", lambda x: False | (x > 1), [T(3, 4)]),
+    Row("bitwise_xor.inplace", "aten::bitwise_xor", lambda x, y: (x > 0).__ixor__(y > 0), [T(3, 4), T(3, 4)]),
+]

@@ -677,6 +677,30 @@ for _op, _dunder in _py.items():
 # Commutative reflected forms: `2 * x` is mul(x, 2).
 HANDLERS[T.__radd__] = _binary("aten::add", True)
 HANDLERS[T.__rmul__] = _binary("aten::mul", False)
+# Bitwise logic: `mask & True` reaches the dispatcher as bitwise_and.Tensor with
+# the number wrapped in a tensor, which torch 1.13's Python dispatch hands on as a
+# plain number the .Tensor overload rejects.  Recorded here with the number as a
+# number; the real call gets it as a 0-dim tensor, which promotes exactly as the
+# number does (both only lift a lower category).  & | ^ commute, so the
+# reflected forms are the same op.
+def _bitwise(kind):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "other"))
+        x, other = b["input"], b["other"]
+        if isinstance(other, S.TracedInt) or not isinstance(other, (torch.Tensor, int, bool)):
+            return NotImplemented
+        if isinstance(other, torch.Tensor):
+            return rec.record(kind, [("self", x), ("other", other)], func, args, kwargs)
+        return rec.record(kind, [("self", x), ("other", other)], func, (x, torch.tensor(other)), {})
+    return h
+
+
+for _op in ("and", "or", "xor"):
+    _k = f"aten::bitwise_{_op}"
+    for _f in (getattr(torch, f"bitwise_{_op}"), getattr(T, f"bitwise_{_op}"), getattr(T, f"__{_op}__"),
+               getattr(T, f"__r{_op}__")):
+        HANDLERS[_f] = _bitwise(_k)
+    HANDLERS[getattr(T, f"bitwise_{_op}_")] = HANDLERS[getattr(T, f"__i{_op}__")] = _bitwise(_k + "_")
 
 
 # ---------------------------------------------------------------- padding, embedding, pixel shuffle
