@@ -200,3 +200,9 @@ ROWS += [
     Row("bitwise_or.reflected_bool_scalar", "aten::bitwise_or", lambda x: False | (x > 1), [T(3, 4)]),
     Row("bitwise_xor.inplace", "aten::bitwise_xor", lambda x, y: (x > 0).__ixor__(y > 0), [T(3, 4), T(3, 4)]),
 ]
+
+# ---------------------------------------------------------------- identity-like
+ROWS += [
+    Row("lift", "aten::lift", lambda x: torch.ops.aten.lift(x) * 2, [T(3, 4)]),
+    Row("lift.int64", "aten::lift", lambda x: torch.ops.aten.lift(x) + 1, [T(3, 4, dtype=I64)]),
+]
