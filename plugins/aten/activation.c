@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "aten_family.h"
+#include "aten_symbolics.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
@@ -144,7 +145,7 @@ static int sym_gelu(ox_sym *g, const ox_api *api)
         inner = at_op1(g, api, "Tanh",
                        at_op2(g, api, "Mul", poly, scalar(g, api, sqrt(2.0 / M_PI), x)));
     } else {
-        inner = at_op1(g, api, "Erf", at_op2(g, api, "Mul", x, scalar(g, api, M_SQRT1_2, x)));
+        inner = at_erf(g, api, at_op2(g, api, "Mul", x, scalar(g, api, M_SQRT1_2, x)));
     }
     ox_vid one_plus = at_op2(g, api, "Add", inner, scalar(g, api, 1.0, x));
     ox_vid half_x = at_op2(g, api, "Mul", x, scalar(g, api, 0.5, x));

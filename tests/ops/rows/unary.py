@@ -206,3 +206,11 @@ ROWS += [
     Row("lift", "aten::lift", lambda x: torch.ops.aten.lift(x) * 2, [T(3, 4)]),
     Row("lift.int64", "aten::lift", lambda x: torch.ops.aten.lift(x) + 1, [T(3, 4, dtype=I64)]),
 ]
+
+# ---------------------------------------------------------------- float64 where ONNX Runtime lacks the kernel
+ROWS += [
+    Row("erf.float64", "aten::erf", lambda x: torch.erf(x), [T(3, 4, dtype=F64, lo=-4, hi=4)]),
+    Row("erf.float64_dynamic", "aten::erf", lambda x: torch.erf(x), [T(2, 5, dtype=F64, lo=-3, hi=3)],
+        dynamic={"in0": {0: "n"}, "out0": {0: "n"}}),
+    Row("gelu.float64_wide", "aten::gelu", lambda x: F.gelu(x), [T(3, 4, dtype=F64, lo=-6, hi=6)]),
+]
