@@ -1,6 +1,6 @@
 /* Pointwise math: unary functions, pow, maximum/minimum, clamp, the dtype
  * conversion aten::to, and logarithms to other bases, round, fmod, the nan/inf
- * tests, lerp and addcmul/addcdiv.  A number where torch takes a tensor or a scalar
+ * tests, square, lerp and addcmul/addcdiv.  A number where torch takes a tensor or a scalar
  * becomes a rank-0 constant of the tensor's type, as torch's type promotion
  * keeps the tensor's dtype (at_operand, shared with the arithmetic and
  * comparison families). */
@@ -383,6 +383,30 @@ static int sym_isinf(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, beyond(g, api, at_op1(g, api, "Abs", x), 1));
 }
 
+/* |x| < inf: false for +-inf and for nan (a comparison with nan is false),
+ * exact at every opset; integers are always finite. */
+static int sym_isfinite(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    if (x && !at_is_floating(api->dtype(g, x)))
+        return oxu_set_result(g, api, 0, oxu_full(g, api, oxu_shape(g, api, x), 1.0, OX_BOOL));
+    return oxu_set_result(g, api, 0, at_op2(g, api, "Less", at_op1(g, api, "Abs", x),
+                                             oxu_scalar_like(g, api, HUGE_VAL, x)));
+}
+
+/* x * x, in the recorded type (torch squares a bool tensor into int64), in a
+ * wider integer type where an opset has no Mul for a narrow one. */
+static int sym_square(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    ox_dtype want = OXU_API_HAS(api, output_dtype) ? api->output_dtype(g, 0) : OX_UNDEFINED;
+    if (!x)
+        return 1;
+    ox_dtype t = want != OX_UNDEFINED ? want : api->dtype(g, x);
+    x = oxu_cast_to(g, api, x, oxu_arith_type(g, api, t));
+    return oxu_set_result_as(g, api, 0, at_op2(g, api, "Mul", x, x), t);
+}
+
 /* nan -> nan (default 0), +inf -> posinf, -inf -> neginf (defaults: the
  * type's largest and lowest finite values); integers unchanged. */
 static int sym_nan_to_num(ox_sym *g, const ox_api *api)
@@ -519,7 +543,9 @@ const ox_op_decl at_ops_math[] = {
     OX_OP("aten::fmod", 10, p_other, 1, sym_fmod),
     OX_OP("aten::isnan", 9, p_self, 1, sym_isnan),
     OX_OP("aten::isinf", 9, p_self, 1, sym_isinf),
+    OX_OP("aten::isfinite", 9, p_self, 1, sym_isfinite),
     OX_OP("aten::nan_to_num", 9, p_nan_to_num, 1, sym_nan_to_num),
+    OX_OP("aten::square", 9, p_self, 1, sym_square),
     OX_OP("aten::lerp", 9, p_lerp, 1, sym_lerp),
     OX_OP("aten::addcmul", 9, p_addc, 1, sym_addcmul),
     OX_OP("aten::addcdiv", 9, p_addc, 1, sym_addcdiv),

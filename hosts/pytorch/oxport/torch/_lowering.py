@@ -304,9 +304,9 @@ def _relu6(rec, func, args, kwargs):
                       [("self", b["input"]), ("min_val", 0.0), ("max_val", 6.0)], func, args, kwargs)
 
 
-# Activations that ATen decomposes (selu into elu, rrelu into rrelu_with_noise,
-# logsigmoid into log_sigmoid_forward, tanhshrink into tanh and sub): recorded under
-# the name torch.onnx converts, as the model called them.
+# Activations and math that ATen decomposes (selu into elu, rrelu into
+# rrelu_with_noise, logsigmoid into log_sigmoid_forward, tanhshrink into tanh and
+# sub): recorded under the name torch.onnx converts, as the model called them.
 
 @handles(F.selu, torch.selu)
 def _selu(rec, func, args, kwargs):
@@ -325,6 +325,10 @@ def _rrelu(rec, func, args, kwargs):
 
 HANDLERS[F.logsigmoid] = _unary("aten::log_sigmoid")
 HANDLERS[F.tanhshrink] = _unary("aten::tanhshrink")
+# isfinite (abs, ne, eq, mul in ATen) and square (pow) likewise.
+HANDLERS[torch.isfinite] = HANDLERS[T.isfinite] = _unary("aten::isfinite")
+HANDLERS[torch.square] = HANDLERS[T.square] = _unary("aten::square")
+HANDLERS[torch.square_] = HANDLERS[T.square_] = _unary("aten::square", True)
 
 
 # ---------------------------------------------------------------- pooling
