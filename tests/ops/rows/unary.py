@@ -78,6 +78,7 @@ ROWS += [
 
 # ---------------------------------------------------------------- pointwise math
 POS = dict(lo=0.25, hi=4.0)
+AWAY = dict(lo=0.5, hi=2.0)
 INF = float("inf")
 
 
@@ -143,6 +144,11 @@ ROWS += [
     Row("lerp.tensor_weight", "aten::lerp", lambda x, y, w: torch.lerp(x, y, w), [T(3, 4), T(3, 4), T(3, 4, lo=0, hi=1)]),
     Row("lerp.broadcast_weight", "aten::lerp", lambda x, y, w: torch.lerp(x, y, w), [T(2, 3, 4), T(3, 4), T(4, lo=0, hi=1)]),
     Row("lerp.float64", "aten::lerp", lambda x, y: torch.lerp(x, y, 0.6), [T(3, 4, dtype=F64), T(3, 4, dtype=F64)]),
+    Row("true_divide", "aten::true_divide", lambda x, y: torch.true_divide(x, y), [T(3, 4), T(3, 4, **AWAY)]),
+    Row("true_divide.int64", "aten::true_divide", lambda x, y: x.true_divide(y),
+        [T(3, 4, dtype=I64), T(3, 4, dtype=I64, lo=1, hi=5)]),
+    Row("true_divide.scalar", "aten::true_divide", lambda x: torch.true_divide(x, 4), [T(3, 4, dtype=I32)]),
+    Row("true_divide.inplace", "aten::true_divide", lambda x, y: (x * 1).true_divide_(y), [T(3, 4), T(4, **AWAY)]),
     Row("addcmul", "aten::addcmul", lambda x, a, b: torch.addcmul(x, a, b), [T(3, 4), T(3, 4), T(3, 4)]),
     Row("addcmul.value_broadcast", "aten::addcmul", lambda x, a, b: torch.addcmul(x, a, b, value=-0.5),
         [T(3, 4), T(4), T(3, 1)]),

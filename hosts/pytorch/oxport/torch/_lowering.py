@@ -678,6 +678,9 @@ for _op, _dunder in _py.items():
     _alpha = _op in ("add", "sub")
     HANDLERS[getattr(T, f"__{_dunder}__")] = _binary(f"aten::{_op}", _alpha)
     HANDLERS[getattr(T, f"__i{_dunder}__")] = _binary(f"aten::{_op}_", _alpha)
+# true_divide, div's alias, under its own name (torch.onnx converts it by name).
+HANDLERS[torch.true_divide] = HANDLERS[T.true_divide] = _binary("aten::true_divide", False)
+HANDLERS[T.true_divide_] = _binary("aten::true_divide_", False)
 # Commutative reflected forms: `2 * x` is mul(x, 2).
 HANDLERS[T.__radd__] = _binary("aten::add", True)
 HANDLERS[T.__rmul__] = _binary("aten::mul", False)
