@@ -1,7 +1,7 @@
 /*
  * Plugin loader: every rejection path with its exact message (one broken
  * fixture pack per path, as SQLite's loadext.test does), overrides, opset
- * dispatch, directory loading, and the out-of-tree elu walkthrough.
+ * dispatch, directory loading, and the out-of-tree walkthrough pack.
  */
 #include <check.h>
 #include <errno.h>
@@ -453,19 +453,20 @@ START_TEST(consistency_flags_versions_past_every_descriptor)
 }
 END_TEST
 
-/* ---------------------------------------------------- the elu walkthrough */
+/* ------------------------------------ the walkthrough (docs/writing-a-plugin.md) */
 
-static ox_graph *trace_elu_net(ox_context *ctx)
+/* A custom operator of the user's own library, which no built-in pack knows. */
+static ox_graph *trace_thresholded_relu_net(ox_context *ctx)
 {
     ox_trace *t;
     ck_assert_int_eq(ox_trace_begin(ctx, "Net", &t), OX_OK);
     const int64_t sizes[] = {2, 3};
     ox_vid x, y;
     ck_assert_int_eq(ox_trace_input(t, "x", OX_FLOAT, 2, sizes, &x), OX_OK);
-    ck_assert_int_eq(ox_trace_push_scope(t, "ELU[act]"), OX_OK);
+    ck_assert_int_eq(ox_trace_push_scope(t, "Act[act]"), OX_OK);
     ox_arg args[] = {ox_arg_tensor("self", x), ox_arg_float("alpha", 0.5)};
     ox_tensor_desc out = {OX_FLOAT, 2, sizes};
-    ck_assert_int_eq(ox_trace_op(t, "aten::elu", 2, args, 1, &out, &y), OX_OK);
+    ck_assert_int_eq(ox_trace_op(t, "mylib::thresholded_relu", 2, args, 1, &out, &y), OX_OK);
     ck_assert_int_eq(ox_trace_pop_scope(t), OX_OK);
     ck_assert_int_eq(ox_trace_output(t, y, "y"), OX_OK);
     ox_graph *g;
@@ -473,15 +474,16 @@ static ox_graph *trace_elu_net(ox_context *ctx)
     return g;
 }
 
-START_TEST(elu_walkthrough_fail_dropin_succeed)
+START_TEST(walkthrough_fail_dropin_succeed)
 {
-    char dir[] = "/tmp/oxport-elu-XXXXXX";
+    char dir[] = "/tmp/oxport-walkthrough-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     /* what `make` does with pkg-config's flags, against the source headers */
     char cmd[3 * PATH_MAX];
     snprintf(cmd, sizeof cmd,
              "${CC:-cc} -O2 -Wall -Wextra -Werror -I%s/include -fPIC -fvisibility=hidden -shared "
-             "-Wl,-z,defs -o %s/libox_elu.so %s/docs/examples/elu/elu.c",
+             "-Wl,-z,defs -o %s/libox_thresholded_relu.so "
+             "%s/docs/examples/thresholded_relu/thresholded_relu.c",
              srcdir(), dir, srcdir());
     ck_assert_int_eq(system(cmd), 0);
 
@@ -491,13 +493,13 @@ START_TEST(elu_walkthrough_fail_dropin_succeed)
     ox_context *ctx;
     ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx), OX_OK);
     ck_assert_int_eq(ox_context_set_opset_dir(ctx, opsets), OX_OK);
-    ox_graph *g = trace_elu_net(ctx);
+    ox_graph *g = trace_thresholded_relu_net(ctx);
     ox_graph *onnx = NULL;
     ck_assert_int_eq(ox_convert(ctx, g, 13, &onnx), OX_EUNSUPPORTED);
     ck_assert_str_eq(ox_errmsg(ctx),
                      "Couldn't export operator(s): 1 problem(s) at opset 13:\n"
-                     "  - ONNX export failed on elu because no symbolic for aten::elu is "
-                     "registered (scope: Net/ELU[act])");
+                     "  - ONNX export failed on thresholded_relu because no symbolic for "
+                     "mylib::thresholded_relu is registered (scope: Net/Act[act])");
     ck_assert_ptr_null(onnx);
     ox_context_free(ctx);
 
@@ -507,11 +509,11 @@ START_TEST(elu_walkthrough_fail_dropin_succeed)
     ck_assert_int_eq(ox_context_set_opset_dir(ctx, opsets), OX_OK);
     ck_assert_msg(ox_convert(ctx, g, 13, &onnx) == OX_OK, "%s", ox_errmsg(ctx));
     ck_assert_uint_eq(onnx->n_nodes, 1);
-    ck_assert_str_eq(onnx->first->op_type, "Elu");
+    ck_assert_str_eq(onnx->first->op_type, "ThresholdedRelu");
     const ox_attr *alpha = ox_node_attr(onnx->first, "alpha");
     ck_assert_ptr_nonnull(alpha);
     ck_assert_double_eq(alpha->u.f, 0.5);
-    ck_assert_str_eq(onnx->first->scope, "Net/ELU[act]");
+    ck_assert_str_eq(onnx->first->scope, "Net/Act[act]");
     ox_value *y = ox_graph_value(onnx, onnx->outputs[0]);
     ck_assert_str_eq(y->name, "y");
     ck_assert_int_eq(y->type.dtype, OX_FLOAT);
@@ -532,7 +534,7 @@ START_TEST(elu_walkthrough_fail_dropin_succeed)
     unsetenv("OXPORT_PLUGIN_PATH");
 
     unlink(out);
-    snprintf(out, sizeof out, "%s/libox_elu.so", dir);
+    snprintf(out, sizeof out, "%s/libox_thresholded_relu.so", dir);
     unlink(out);
     rmdir(dir);
 }
@@ -562,9 +564,9 @@ static Suite *plugin_suite(void)
     tcase_add_test(tc, consistency_lists_yaml_ops_without_symbolic);
     tcase_add_test(tc, consistency_flags_versions_past_every_descriptor);
     suite_add_tcase(s, tc);
-    TCase *elu = tcase_create("elu");
-    tcase_add_test(elu, elu_walkthrough_fail_dropin_succeed);
-    suite_add_tcase(s, elu);
+    TCase *walk = tcase_create("walkthrough");
+    tcase_add_test(walk, walkthrough_fail_dropin_succeed);
+    suite_add_tcase(s, walk);
     return s;
 }
 

@@ -219,6 +219,8 @@ const ox_op_decl at_ops_arithmetic[] = {
     OX_OP("aten::sub", 7, p_add, 1, sym_sub),
     OX_OP("aten::mul", 7, p_other, 1, sym_mul),
     OX_OP_EX("aten::div", 9, p_div, 1, sym_div, 0, check_div),
+    /* true_divide is div without a rounding mode (its recorded arguments lack one) */
+    OX_OP("aten::true_divide", 9, p_other, 1, sym_div),
     OX_OP("aten::rsub", 7, p_add, 1, sym_rsub),
     OX_OP("aten::floor_divide", 9, p_other, 1, sym_floor_divide),
     OX_OP("aten::remainder", 9, p_other, 1, sym_remainder),

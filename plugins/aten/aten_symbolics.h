@@ -1,7 +1,7 @@
 /*
  * What the aten pack's family files share beyond aten_util.h: the number
  * operand of the pointwise families (math.c defines it; arithmetic.c and
- * compare.c use it).  Symbolic functions themselves are static in their
+ * compare.c use it) and Erf with its float64 form (math.c; activation.c's gelu).  Symbolic functions themselves are static in their
  * family's file, declared there next to their rows.
  */
 #ifndef OX_ATEN_SYMBOLICS_H
@@ -14,5 +14,8 @@ int at_is_number(ox_arg_kind k);
 /* Argument `name` as a value: a tensor, or a recorded number as a rank-0
  * constant typed like `like`.  0 after api->fail. */
 ox_vid at_operand(ox_sym *g, const ox_api *api, const char *name, ox_vid like);
+
+/* Erf of x; in float64 (no ONNX Runtime kernel) a float64 series (math.c). */
+ox_vid at_erf(ox_sym *g, const ox_api *api, ox_vid x);
 
 #endif /* OX_ATEN_SYMBOLICS_H */

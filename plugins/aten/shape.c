@@ -1,5 +1,5 @@
 /* Shape and layout: flatten, view/reshape, t/transpose/permute, contiguous,
- * unsqueeze/squeeze -- the same elements under another shape or order. */
+ * lift, unsqueeze/squeeze -- the same elements under another shape or order. */
 #include <stdint.h>
 
 #include "aten_family.h"
@@ -176,6 +176,8 @@ const ox_op_decl at_ops_shape[] = {
     OX_OP("aten::transpose", 7, p_transpose, 1, sym_transpose),
     OX_OP("aten::permute", 7, p_permute, 1, sym_permute),
     OX_OP("aten::contiguous", 7, p_self, 1, sym_contiguous),
+    /* lift (a tensor made a functional value) is the identity too */
+    OX_OP("aten::lift", 9, p_self, 1, sym_contiguous),
     OX_OP("aten::unsqueeze", 7, p_unsqueeze, 1, sym_unsqueeze),
     OX_OP("aten::squeeze", 7, p_squeeze, 1, sym_squeeze),
 };

@@ -102,16 +102,17 @@ def walkthrough_steps():
 
 
 def run_walkthrough(tmp, wrap, env):
-    work = os.path.join(tmp, "elu")
-    shutil.copytree(os.path.join(SRC, "docs", "examples", "elu"), work)
+    work = os.path.join(tmp, "thresholded_relu")
+    shutil.copytree(os.path.join(SRC, "docs", "examples", "thresholded_relu"), work)
     for body, fails, expect in walkthrough_steps():
         out = run(wrap(work, body), work, env, expect_ok=not fails)
         if expect and expect not in out:
             raise SystemExit(f"walkthrough step {body!r}: output lacks {expect!r}:\n{out}")
         print(f"walkthrough: {body.strip()!r}: {'failed as documented' if fails else 'ok'}")
-    if not os.path.isfile(os.path.join(work, "elu.onnx")):
-        raise SystemExit("walkthrough: elu.onnx was not written")
-    subprocess.run([PY, os.path.join(SRC, "tests", "py", "onnxval.py"), "check", os.path.join(work, "elu.onnx")],
+    if not os.path.isfile(os.path.join(work, "thresholded_relu.onnx")):
+        raise SystemExit("walkthrough: thresholded_relu.onnx was not written")
+    subprocess.run([PY, os.path.join(SRC, "tests", "py", "onnxval.py"), "check",
+                    os.path.join(work, "thresholded_relu.onnx")],
                    check=True)
 
 

@@ -404,6 +404,33 @@ def _relu6(rec, func, args, kwargs):
                       [("self", b["input"]), ("min_val", 0.0), ("max_val", 6.0)], func, args, kwargs)
 
 
+# Activations and math that ATen decomposes (selu into elu, rrelu into
+# rrelu_with_noise, logsigmoid into log_sigmoid_forward, tanhshrink into tanh and
+# sub): recorded under the name torch.onnx converts, as the model called them.
+
+@handles(F.selu, torch.selu)
+def _selu(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "inplace"), inplace=False)
+    return rec.record("aten::selu_" if b["inplace"] else "aten::selu", [("self", b["input"])], func, args, kwargs)
+
+
+@handles(F.rrelu)
+def _rrelu(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "lower", "upper", "training", "inplace"), lower=1.0 / 8, upper=1.0 / 3,
+             training=False, inplace=False)
+    return rec.record("aten::rrelu_" if b["inplace"] else "aten::rrelu", [
+        ("self", b["input"]), ("lower", float(b["lower"])), ("upper", float(b["upper"])),
+        ("training", bool(b["training"]))], func, args, kwargs)
+
+
+HANDLERS[F.logsigmoid] = _unary("aten::log_sigmoid")
+HANDLERS[F.tanhshrink] = _unary("aten::tanhshrink")
+# isfinite (abs, ne, eq, mul in ATen) and square (pow) likewise.
+HANDLERS[torch.isfinite] = HANDLERS[T.isfinite] = _unary("aten::isfinite")
+HANDLERS[torch.square] = HANDLERS[T.square] = _unary("aten::square")
+HANDLERS[torch.square_] = HANDLERS[T.square_] = _unary("aten::square", True)
+
+
 # ---------------------------------------------------------------- pooling
 
 @handles(F.max_pool2d, torch.max_pool2d)
@@ -493,6 +520,8 @@ def _dropout(kind):
 HANDLERS[F.dropout] = _dropout("aten::dropout")
 HANDLERS[F.dropout2d] = _dropout("aten::feature_dropout")
 HANDLERS[F.dropout3d] = _dropout("aten::feature_dropout")
+HANDLERS[F.alpha_dropout] = _dropout("aten::alpha_dropout")
+HANDLERS[F.feature_alpha_dropout] = _dropout("aten::feature_alpha_dropout")
 
 
 @handles(torch.dropout)
@@ -749,9 +778,36 @@ for _op, _dunder in _py.items():
     _alpha = _op in ("add", "sub")
     HANDLERS[getattr(T, f"__{_dunder}__")] = _binary(f"aten::{_op}", _alpha)
     HANDLERS[getattr(T, f"__i{_dunder}__")] = _binary(f"aten::{_op}_", _alpha)
+# true_divide, div's alias, under its own name (torch.onnx converts it by name).
+HANDLERS[torch.true_divide] = HANDLERS[T.true_divide] = _binary("aten::true_divide", False)
+HANDLERS[T.true_divide_] = _binary("aten::true_divide_", False)
 # Commutative reflected forms: `2 * x` is mul(x, 2).
 HANDLERS[T.__radd__] = _binary("aten::add", True)
 HANDLERS[T.__rmul__] = _binary("aten::mul", False)
+# Bitwise logic: `mask & True` reaches the dispatcher as bitwise_and.Tensor with
+# the number wrapped in a tensor, which torch 1.13's Python dispatch hands on as a
+# plain number the .Tensor overload rejects.  Recorded here with the number as a
+# number; the real call gets it as a 0-dim tensor, which promotes exactly as the
+# number does (both only lift a lower category).  & | ^ commute, so the
+# reflected forms are the same op.
+def _bitwise(kind):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "other"))
+        x, other = b["input"], b["other"]
+        if isinstance(other, S.TracedInt) or not isinstance(other, (torch.Tensor, int, bool)):
+            return NotImplemented
+        if isinstance(other, torch.Tensor):
+            return rec.record(kind, [("self", x), ("other", other)], func, args, kwargs)
+        return rec.record(kind, [("self", x), ("other", other)], func, (x, torch.tensor(other)), {})
+    return h
+
+
+for _op in ("and", "or", "xor"):
+    _k = f"aten::bitwise_{_op}"
+    for _f in (getattr(torch, f"bitwise_{_op}"), getattr(T, f"bitwise_{_op}"), getattr(T, f"__{_op}__"),
+               getattr(T, f"__r{_op}__")):
+        HANDLERS[_f] = _bitwise(_k)
+    HANDLERS[getattr(T, f"bitwise_{_op}_")] = HANDLERS[getattr(T, f"__i{_op}__")] = _bitwise(_k + "_")
 
 
 # ---------------------------------------------------------------- padding, embedding, pixel shuffle
