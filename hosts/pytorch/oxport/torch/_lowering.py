@@ -540,6 +540,17 @@ def _mean(rec, func, args, kwargs):
                                      ("dtype", b["dtype"])], func, args, kwargs)
 
 
+@handles(torch.argsort, T.argsort)
+def _argsort(rec, func, args, kwargs):
+    # torch.onnx's aten::argsort: recorded as one node rather than the sort it calls
+    b = bind(args, kwargs, ("input", "dim", "descending"), dim=-1, descending=False, stable=False)
+    if isinstance(b["dim"], str):
+        return NotImplemented
+    arglist = [("self", b["input"])] + ([("stable", True)] if b["stable"] else [])
+    return rec.record("aten::argsort", arglist + [("dim", int(b["dim"])), ("descending", bool(b["descending"]))],
+                      func, args, kwargs)
+
+
 @handles(torch.select, T.select)
 def _select(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "dim", "index"))

@@ -1,0 +1,89 @@
+"""Rows of the reductions, sorting, norms, linear algebra and losses added for issue #10
+(plugins/aten/reduce.c, norm.c, linalg.c, loss.c, and the type round trips of the older
+reductions)."""
+
+import torch
+import torch.nn.functional as F
+
+from optable import Refuse, Row, T
+
+I64, I32, I16, U8, BOOL, F64, F16 = torch.int64, torch.int32, torch.int16, torch.uint8, torch.bool, torch.float64, torch.float16
+INT_OPSETS = (9, 11, 13, 17)
+BATCH = {"in0": {0: "batch"}, "out0": {0: "batch"}}
+
+ROWS = [
+    # ---- all / any: a count of nonzero values (ReduceSum of int64), any dtype in
+    Row("all", "aten::all", lambda x: torch.all(x > -1), [T(2, 2)]),
+    Row("all.dim_keepdim", "aten::all", lambda x: torch.all(x, 1, keepdim=True), [T(4, 2, dtype=BOOL)]),
+    Row("all.negative_dim_float", "aten::all", lambda x: torch.all(torch.relu(x), -1), [T(4, 2)]),
+    Row("all.int64", "aten::all", lambda x: x.all(0), [T(2, 4, lo=0, hi=4, dtype=I64)]),
+    Row("all.uint8", "aten::all", lambda x: x.all(1), [T(4, 2, lo=0, hi=1, dtype=U8)]),
+    Row("all.empty", "aten::all", lambda x: torch.all(x, 1), [T(3, 0, dtype=BOOL)], constant=(0,)),
+    Row("any", "aten::any", lambda x: torch.any(x > 1), [T(2, 2)]),
+    Row("any.dim", "aten::any", lambda x: x.any(-1), [T(4, 2, dtype=BOOL)]),
+    Row("any.keepdim_int32", "aten::any", lambda x: torch.any(x, 1, keepdim=True), [T(4, 2, lo=-1, hi=1, dtype=I32)]),
+    Row("any.float_dynamic", "aten::any", lambda x: torch.any(x > 1, 1), [T(3, 4)], dynamic=BATCH),
+    # ---- prod: ReduceProd, bool and integers as int64
+    Row("prod", "aten::prod", lambda x: x.prod(), [T(3, 4, lo=0.5, hi=1.5)]),
+    Row("prod.dim", "aten::prod", lambda x: torch.prod(x, 1), [T(3, 4, 5)]),
+    Row("prod.keepdim_negative", "aten::prod", lambda x: torch.prod(x, -1, keepdim=True), [T(3, 4)]),
+    Row("prod.dtype", "aten::prod", lambda x: torch.prod(x, 1, dtype=torch.float64), [T(3, 4)]),
+    Row("prod.int32", "aten::prod", lambda x: torch.prod(x, 0), [T(3, 4, dtype=I32)], opsets=INT_OPSETS),
+    Row("prod.int64_all", "aten::prod", lambda x: torch.prod(x), [T(2, 3, lo=-3, hi=3, dtype=I64)], opsets=INT_OPSETS),
+    Row("prod.bool", "aten::prod", lambda x: torch.prod(x, 1), [T(4, 2, dtype=BOOL)], opsets=INT_OPSETS),
+    # ---- aminmax
+    Row("aminmax", "aten::aminmax", lambda x: torch.aminmax(x), [T(3, 4)]),
+    Row("aminmax.dim_keepdim", "aten::aminmax", lambda x: torch.aminmax(x, dim=-1, keepdim=True), [T(3, 4)]),
+    Row("aminmax.int16", "aten::aminmax", lambda x: torch.aminmax(x, dim=0), [T(3, 4, dtype=I16)],
+        opsets=INT_OPSETS),
+    # ---- logsumexp
+    Row("logsumexp", "aten::logsumexp", lambda x: torch.logsumexp(x, 1), [T(3, 4, 5)]),
+    Row("logsumexp.dims_keepdim", "aten::logsumexp", lambda x: torch.logsumexp(x, (0, -1), keepdim=True),
+        [T(3, 4, 5)]),
+    Row("logsumexp.large", "aten::logsumexp", lambda x: torch.logsumexp(x * 100, -1), [T(3, 4)]),
+    Row("logsumexp.int64", "aten::logsumexp", lambda x: torch.logsumexp(x, 1), [T(3, 4, dtype=I64)]),
+    # ---- var / std / var_mean / std_mean
+    Row("var", "aten::var", lambda x: x.var(), [T(3, 4)]),
+    Row("var.dim_biased", "aten::var", lambda x: torch.var(x, 1, unbiased=False), [T(3, 4, 5)]),
+    Row("var.correction_dims", "aten::var", lambda x: torch.var(x, (0, -1), correction=2, keepdim=True),
+        [T(3, 4, 5)]),
+    Row("var.float64", "aten::var", lambda x: torch.var(x, 0), [T(3, 4, dtype=F64)]),
+    Row("var.dynamic", "aten::var", lambda x: torch.var(x, 0), [T(3, 4)],
+        dynamic={"in0": {0: "batch"}}),
+    Row("std", "aten::std", lambda x: x.std(), [T(3, 4)]),
+    Row("std.dim_keepdim", "aten::std", lambda x: torch.std(x, -1, keepdim=True), [T(3, 4, 5)]),
+    Row("std.unbiased_false", "aten::std", lambda x: torch.std(x, unbiased=False), [T(3, 4)]),
+    Row("var_mean", "aten::var_mean", lambda x: torch.var_mean(x, 1), [T(3, 4, 5)]),
+    Row("var_mean.all", "aten::var_mean", lambda x: torch.var_mean(x), [T(3, 4)]),
+    Row("std_mean", "aten::std_mean", lambda x: torch.std_mean(x, (0, 2), keepdim=True), [T(3, 4, 5)]),
+    Row("std_mean.correction", "aten::std_mean", lambda x: torch.std_mean(x, -1, correction=0), [T(3, 4)]),
+    # ---- the older reductions on types their ONNX op lacks: a cast round trip
+    Row("amax.bool", "aten::amax", lambda x: torch.amax(x, 1), [T(4, 2, dtype=BOOL)], opsets=INT_OPSETS),
+    Row("amax.int16", "aten::amax", lambda x: torch.amax(x, 0), [T(3, 4, dtype=I16)], opsets=INT_OPSETS),
+    Row("amin.int8", "aten::amin", lambda x: torch.amin(x, -1), [T(3, 4, dtype=torch.int8)],
+        opsets=(9, 11, 12, 13, 17)),
+    Row("amin.uint8_keepdim", "aten::amin", lambda x: torch.amin(x, 0, keepdim=True), [T(3, 4, lo=0, hi=9, dtype=U8)],
+        opsets=(9, 11, 12, 13, 17)),
+    Row("mean.dtype_from_int", "aten::mean", lambda x: torch.mean(x, 1, dtype=torch.float32), [T(3, 4, dtype=I64)]),
+    Row("sum.uint8", "aten::sum", lambda x: torch.sum(x, 1), [T(3, 4, lo=0, hi=9, dtype=U8)], opsets=INT_OPSETS),
+    Row("cumsum.bool", "aten::cumsum", lambda x: torch.cumsum(x, 1), [T(3, 4, dtype=BOOL)], since=11),
+    Row("cumsum.int32", "aten::cumsum", lambda x: torch.cumsum(x, 0), [T(3, 4, dtype=I32)], since=11),
+    # ---- sort / argsort: TopK over the whole dim
+    Row("sort", "aten::sort", lambda x: torch.sort(x), [T(3, 5, distinct=True)]),
+    Row("sort.descending_dim0", "aten::sort", lambda x: torch.sort(x, 0, descending=True), [T(4, 3, distinct=True)]),
+    Row("sort.int64", "aten::sort", lambda x: torch.sort(x, -1), [T(3, 5, lo=0, hi=100, dtype=I64)]),
+    Row("sort.int32_descending", "aten::sort", lambda x: torch.sort(x * 7 + torch.arange(5, dtype=I32), -1,
+                                                                      descending=True),
+        [T(3, 5, lo=0, hi=3, dtype=I32)], opsets=INT_OPSETS),
+    Row("sort.stable_ties", "aten::sort", lambda x: torch.sort(x, stable=True), [T(3, 6, lo=0, hi=2, dtype=I64)],
+        refuse=Refuse("a stable sort needs TopK's tie order", below=11), opsets=(9, 11, 13, 17)),
+    Row("sort.stable_descending_ties", "aten::sort", lambda x: torch.sort(x.float(), dim=-1, descending=True, stable=True),
+        [T(3, 6, lo=0, hi=2, dtype=I64)], since=11),
+    Row("sort.dynamic", "aten::sort", lambda x: torch.sort(x, 1, descending=True), [T(2, 5, distinct=True)],
+        dynamic={"in0": {1: "n"}, "out0": {1: "n"}},
+        xfail={9: "TopK's k is an attribute at opset 9: the example's size is baked in"}),
+    Row("argsort", "aten::argsort", lambda x: torch.argsort(x), [T(3, 5, distinct=True)]),
+    Row("argsort.descending_dim0", "aten::argsort", lambda x: x.argsort(0, descending=True), [T(4, 3, distinct=True)]),
+    Row("argsort.stable", "aten::argsort", lambda x: torch.argsort(x, stable=True), [T(3, 6, lo=0, hi=2, dtype=I64)],
+        since=11),
+]
