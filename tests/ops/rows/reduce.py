@@ -87,3 +87,41 @@ ROWS = [
     Row("argsort.stable", "aten::argsort", lambda x: torch.argsort(x, stable=True), [T(3, 6, lo=0, hi=2, dtype=I64)],
         since=11),
 ]
+
+ROWS += [
+    # ---- norm / linalg_vector_norm: ReduceL1/L2, Max/Min of Abs, a nonzero count, Pow
+    Row("norm", "aten::norm", lambda x: x.norm(), [T(3, 4)]),
+    Row("norm.p1_dim", "aten::norm", lambda x: torch.norm(x, p=1, dim=1), [T(3, 4, 5)]),
+    Row("norm.p2_keepdim", "aten::norm", lambda x: torch.norm(x, dim=-1, keepdim=True), [T(3, 4, 5)]),
+    # the Frobenius norm over two dims reaches the dispatcher as mul, sum and sqrt
+    Row("sum.frobenius_norm", "aten::sum", lambda x: torch.norm(x, dim=(0, -1), keepdim=True), [T(3, 4, 5)]),
+    Row("norm.inf", "aten::norm", lambda x: torch.norm(x, p=float("inf"), dim=-1), [T(3, 4)]),
+    Row("norm.p3", "aten::norm", lambda x: torch.norm(x, p=3, dim=0), [T(3, 4)]),
+    Row("norm.float64", "aten::norm", lambda x: torch.norm(x, dim=1), [T(3, 4, dtype=F64)]),
+    Row("norm.dynamic", "aten::norm", lambda x: torch.norm(x, dim=1), [T(2, 4)], dynamic=BATCH),
+    Row("linalg_vector_norm", "aten::linalg_vector_norm", lambda x: torch.linalg.vector_norm(x), [T(3, 4)]),
+    Row("linalg_vector_norm.ord_neg_inf", "aten::linalg_vector_norm",
+        lambda x: torch.linalg.vector_norm(x, float("-inf"), dim=1), [T(3, 4)]),
+    Row("linalg_vector_norm.ord0", "aten::linalg_vector_norm", lambda x: torch.linalg.vector_norm(torch.relu(x), 0, dim=-1),
+        [T(3, 4)]),
+    Row("linalg_vector_norm.ord_half_keepdim", "aten::linalg_vector_norm",
+        lambda x: torch.linalg.vector_norm(x, 0.5, dim=(1, 2), keepdim=True), [T(2, 3, 4)]),
+    Row("linalg_vector_norm.dtype", "aten::linalg_vector_norm",
+        lambda x: torch.linalg.vector_norm(x, 1, dim=0, dtype=torch.float64), [T(3, 4)]),
+    # linalg.matrix_norm and linalg.norm of a matrix reach the dispatcher as vector norms and amax
+    Row("linalg_vector_norm.matrix_norm_fro", "aten::linalg_vector_norm",
+        lambda x: torch.linalg.matrix_norm(x), [T(2, 3, 4)]),
+    Row("linalg_vector_norm.matrix_norm_ord1", "aten::linalg_vector_norm",
+        lambda x: torch.linalg.matrix_norm(x, ord=1), [T(2, 3, 4)]),
+    Row("linalg_vector_norm.linalg_norm_inf", "aten::linalg_vector_norm",
+        lambda x: torch.linalg.norm(x, float("inf"), dim=-1), [T(3, 4)]),
+    # F.pairwise_distance reaches the dispatcher as sub, add and norm
+    Row("norm.pairwise_distance", "aten::norm", lambda a, b: F.pairwise_distance(a, b), [T(3, 4), T(3, 4)]),
+    # ---- cdist: the norm of every pairwise difference
+    Row("cdist", "aten::cdist", lambda a, b: torch.cdist(a, b), [T(2, 3, 4), T(2, 5, 4)]),
+    Row("cdist.p1_2d", "aten::cdist", lambda a, b: torch.cdist(a, b, p=1.0), [T(3, 4), T(5, 4)]),
+    Row("cdist.inf_broadcast", "aten::cdist", lambda a, b: torch.cdist(a, b, p=float("inf")), [T(2, 3, 4), T(5, 4)]),
+    Row("cdist.dynamic", "aten::cdist", lambda a, b: torch.cdist(a, b), [T(3, 4), T(5, 4)],
+        dynamic={"in0": {0: "p"}, "in1": {0: "r"}, "out0": {0: "p", 1: "r"}}),
+    Row("_cdist_forward", "aten::_cdist_forward", lambda a, b: torch.ops.aten._cdist_forward(a, b, 2.0, None), [T(3, 4), T(5, 4)]),
+]

@@ -551,6 +551,14 @@ def _argsort(rec, func, args, kwargs):
                       func, args, kwargs)
 
 
+@handles(torch.cdist)
+def _cdist(rec, func, args, kwargs):
+    # torch.onnx's aten::cdist (torch.cdist dispatches to aten::_cdist_forward);
+    # compute_mode picks torch's arithmetic only, not the result
+    b = bind(args, kwargs, ("x1", "x2", "p"), p=2.0)
+    return rec.record("aten::cdist", [("x1", b["x1"]), ("x2", b["x2"]), ("p", float(b["p"]))], func, args, kwargs)
+
+
 @handles(torch.select, T.select)
 def _select(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "dim", "index"))
