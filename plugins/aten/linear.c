@@ -1,4 +1,4 @@
-/* Matrix products: linear, addmm -> Gemm; matmul/mm/bmm -> MatMul; baddbmm
+/* Matrix products: linear, addmm -> Gemm; matmul/mm/bmm/dot/mv -> MatMul; baddbmm
  * (nn.MultiheadAttention's dispatcher path adds an attention mask to
  * q @ k^T with it) -> MatMul, Add, and Mul for a beta or alpha other than 1. */
 #include "aten_family.h"
@@ -52,6 +52,20 @@ static int sym_mm(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
+/* dot (vector . vector) and mv (matrix . vector) name their second
+ * operand tensor and vec; MatMul takes 1-D operands as torch does. */
+static int sym_dot(ox_sym *g, const ox_api *api)
+{
+    ox_vid y = at_op2(g, api, "MatMul", api->arg_tensor(g, "self"), api->arg_tensor(g, "tensor"));
+    return oxu_set_result(g, api, 0, y);
+}
+
+static int sym_mv(ox_sym *g, const ox_api *api)
+{
+    ox_vid y = at_op2(g, api, "MatMul", api->arg_tensor(g, "self"), api->arg_tensor(g, "vec"));
+    return oxu_set_result(g, api, 0, y);
+}
+
 static ox_vid scaled(ox_sym *g, const ox_api *api, ox_vid v, double k)
 {
     if (!v || k == 1.0)
@@ -84,6 +98,8 @@ static const ox_param_decl p_addmm[] = {
 static const ox_param_decl p_matmul[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                          OX_PARAM("other", OX_ARG_TENSOR)};
 static const ox_param_decl p_mm[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("mat2", OX_ARG_TENSOR)};
+static const ox_param_decl p_dot[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("tensor", OX_ARG_TENSOR)};
+static const ox_param_decl p_mv[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("vec", OX_ARG_TENSOR)};
 static const ox_param_decl p_baddbmm[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("batch1", OX_ARG_TENSOR),
     OX_PARAM("batch2", OX_ARG_TENSOR), OX_PARAM_INT("beta", OX_ARG_SCALAR, 1),
@@ -96,5 +112,7 @@ const ox_op_decl at_ops_linear[] = {
     OX_OP("aten::mm", 9, p_mm, 1, sym_mm),
     OX_OP("aten::bmm", 9, p_mm, 1, sym_mm),
     OX_OP("aten::baddbmm", 9, p_baddbmm, 1, sym_baddbmm),
+    OX_OP("aten::dot", 9, p_dot, 1, sym_dot),
+    OX_OP("aten::mv", 9, p_mv, 1, sym_mv),
 };
 AT_FAMILY_SIZE(at_ops_linear);

@@ -125,3 +125,30 @@ ROWS += [
         dynamic={"in0": {0: "p"}, "in1": {0: "r"}, "out0": {0: "p", 1: "r"}}),
     Row("_cdist_forward", "aten::_cdist_forward", lambda a, b: torch.ops.aten._cdist_forward(a, b, 2.0, None), [T(3, 4), T(5, 4)]),
 ]
+
+ROWS += [
+    # ---- dot / mv -> MatMul
+    Row("dot", "aten::dot", lambda a, b: torch.dot(a, b), [T(4), T(4)]),
+    Row("dot.int64", "aten::dot", lambda a, b: torch.dot(a, b), [T(6, dtype=I64), T(6, dtype=I64)]),
+    Row("linalg_cross.dim_middle", "aten::linalg_cross", lambda a, b: torch.linalg.cross(a, b, dim=-2),
+        [T(2, 3, 4), T(2, 3, 4)]),
+    Row("mv", "aten::mv", lambda a, b: torch.mv(a, b), [T(3, 4), T(4)]),
+    Row("mv.float64", "aten::mv", lambda a, b: a.mv(b), [T(3, 4, dtype=F64), T(4, dtype=F64)]),
+    # torch.outer, tensordot and einsum reach the dispatcher as views, mul, permutes and (b)mm
+    Row("mul.outer", "aten::mul", lambda a, b: torch.outer(a, b), [T(4), T(3)]),
+    Row("mm.tensordot", "aten::mm", lambda a, b: torch.tensordot(a, b, dims=([1, 2], [0, 1])), [T(2, 3, 4), T(3, 4, 5)]),
+    Row("bmm.einsum", "aten::bmm", lambda a, b: torch.einsum("bij,bjk->bik", a, b), [T(2, 3, 4), T(2, 4, 5)]),
+    # ---- linalg_cross (torch.cross): two Gathers per operand
+    Row("linalg_cross", "aten::linalg_cross", lambda a, b: torch.linalg.cross(a, b), [T(4, 3), T(4, 3)]),
+    Row("linalg_cross.dim0_broadcast", "aten::linalg_cross", lambda a, b: torch.cross(a, b, dim=0),
+        [T(3, 4), T(3, 1)]),
+    Row("linalg_cross.int64", "aten::linalg_cross", lambda a, b: torch.linalg.cross(a, b), [T(2, 3, dtype=I64), T(2, 3, dtype=I64)]),
+    # ---- determinants: Det from opset 11
+    Row("linalg_det", "aten::linalg_det", lambda a: torch.linalg.det(a), [T(4, 4)], since=11),
+    Row("linalg_det.batched", "aten::linalg_det", lambda a: torch.det(a), [T(2, 3, 3)], since=11),
+    Row("linalg_det.method_float64", "aten::linalg_det", lambda a: a.det(), [T(3, 3, dtype=F64)], since=11),
+    Row("linalg_det.opset9", "aten::linalg_det", lambda a: torch.linalg.det(a), [T(3, 3)], opsets=(9, 10),
+        refuse=Refuse("aten::linalg_det")),
+    Row("logdet", "aten::logdet", lambda a: torch.logdet(a @ a.transpose(-1, -2) + 0.5), [T(2, 3, 3)], since=11),
+    Row("logdet.opset9", "aten::logdet", lambda a: torch.logdet(a), [T(3, 3)], opsets=(9,), refuse=Refuse("aten::logdet")),
+]

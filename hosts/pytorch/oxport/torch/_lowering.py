@@ -559,6 +559,20 @@ def _cdist(rec, func, args, kwargs):
     return rec.record("aten::cdist", [("x1", b["x1"]), ("x2", b["x2"]), ("p", float(b["p"]))], func, args, kwargs)
 
 
+@handles(torch.linalg.det, torch.det, T.det)
+def _det(rec, func, args, kwargs):
+    # torch.onnx's aten::linalg_det: one output (aten::_linalg_det, what it
+    # dispatches to, adds the LU factors)
+    b = bind(args, kwargs, ("A",))
+    return rec.record("aten::linalg_det", [("A", b["A"])], func, args, kwargs)
+
+
+@handles(torch.logdet, T.logdet)
+def _logdet(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input",))
+    return rec.record("aten::logdet", [("self", b["input"])], func, args, kwargs)
+
+
 @handles(torch.select, T.select)
 def _select(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "dim", "index"))
