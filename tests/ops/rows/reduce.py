@@ -152,3 +152,78 @@ ROWS += [
     Row("logdet", "aten::logdet", lambda a: torch.logdet(a @ a.transpose(-1, -2) + 0.5), [T(2, 3, 3)], since=11),
     Row("logdet.opset9", "aten::logdet", lambda a: torch.logdet(a), [T(3, 3)], opsets=(9,), refuse=Refuse("aten::logdet")),
 ]
+
+
+def logp(x):
+    return torch.log_softmax(x, 1)
+
+
+ROWS += [
+    # ---- nll_loss (NegativeLogLikelihoodLoss from opset 12): F.nll_loss records nll_loss_nd
+    Row("nll_loss_nd", "aten::nll_loss_nd", lambda x, t: F.nll_loss(logp(x), t), [T(4, 5), T(4, lo=0, hi=4, dtype=I64)],
+        since=12),
+    Row("nll_loss_nd.none_weight", "aten::nll_loss_nd", lambda x, t, w: F.nll_loss(logp(x), t, w, reduction="none"),
+        [T(4, 5), T(4, lo=0, hi=4, dtype=I64), T(5, lo=0.1, hi=1.0)], since=12),
+    Row("nll_loss_nd.sum_ignore", "aten::nll_loss_nd", lambda x, t: F.nll_loss(logp(x), t, ignore_index=2, reduction="sum"),
+        [T(6, 3), T(6, lo=0, hi=2, dtype=I64)], since=12),
+    Row("nll_loss_nd.mean_weight_ignore", "aten::nll_loss_nd",
+        lambda x, t, w: F.nll_loss(logp(x), t, w, ignore_index=0), [T(6, 3), T(6, lo=0, hi=2, dtype=I64), T(3, lo=0.1, hi=1.0)],
+        since=12),
+    Row("nll_loss_nd.3d_none", "aten::nll_loss_nd", lambda x, t: F.nll_loss(logp(x), t, reduction="none"),
+        [T(2, 3, 4), T(2, 4, lo=0, hi=2, dtype=I64)], since=12),
+    # the target is made rank 0 in the graph: ONNX Runtime's node binding feeds a rank-0 input as [1]
+    Row("nll_loss_nd.unbatched_none", "aten::nll_loss_nd",
+        lambda x, t: F.nll_loss(torch.log_softmax(x, 0), t[0], reduction="none", ignore_index=3),
+        [T(5), T(1, lo=0, hi=4, dtype=I64)], since=12),
+    Row("nll_loss_nd.unbatched_mean_weight", "aten::nll_loss_nd",
+        lambda x, t, w: F.nll_loss(torch.log_softmax(x, 0), t[0], w),
+        [T(3), T(1, lo=0, hi=2, dtype=I64), T(3, lo=0.1, hi=1.0)], since=12),
+    Row("nll_loss_nd.float64", "aten::nll_loss_nd", lambda x, t: F.nll_loss(logp(x), t), [T(4, 5, dtype=F64), T(4, lo=0, hi=4, dtype=I64)],
+        since=12),
+    Row("nll_loss_nd.dynamic", "aten::nll_loss_nd", lambda x, t: F.nll_loss(logp(x), t, reduction="none"),
+        [T(4, 5), T(4, lo=0, hi=4, dtype=I64)], since=12,
+        dynamic={"in0": {0: "batch"}, "in1": {0: "batch"}, "out0": {0: "batch"}}),
+    Row("nll_loss_nd.opset11", "aten::nll_loss_nd", lambda x, t: F.nll_loss(logp(x), t), [T(4, 5), T(4, lo=0, hi=4, dtype=I64)],
+        opsets=(9, 11), refuse=Refuse("aten::nll_loss_nd")),
+    Row("nll_loss", "aten::nll_loss", lambda x, t: torch._C._nn.nll_loss(logp(x), t, None, 1), [T(4, 5), T(4, lo=0, hi=4, dtype=I64)],
+        since=12),
+    Row("nll_loss2d", "aten::nll_loss2d", lambda x, t: torch._C._nn.nll_loss2d(logp(x), t, None, 2),
+        [T(2, 3, 4, 4), T(2, 4, 4, lo=0, hi=2, dtype=I64)], since=12),
+    # ---- cross_entropy_loss (SoftmaxCrossEntropyLoss from opset 12)
+    Row("cross_entropy_loss", "aten::cross_entropy_loss", lambda x, t: F.cross_entropy(x, t),
+        [T(4, 5), T(4, lo=0, hi=4, dtype=I64)], since=12),
+    Row("cross_entropy_loss.none_weight_ignore", "aten::cross_entropy_loss",
+        lambda x, t, w: F.cross_entropy(x, t, w, ignore_index=1, reduction="none"),
+        [T(6, 3), T(6, lo=0, hi=2, dtype=I64), T(3, lo=0.1, hi=1.0)], since=12),
+    Row("cross_entropy_loss.4d_sum", "aten::cross_entropy_loss", lambda x, t: F.cross_entropy(x, t, reduction="sum"),
+        [T(2, 3, 4, 4), T(2, 4, 4, lo=0, hi=2, dtype=I64)], since=12),
+    Row("cross_entropy_loss.unbatched_sum_weight", "aten::cross_entropy_loss",
+        lambda x, t, w: F.cross_entropy(x, t[0], w, reduction="sum"), [T(5), T(1, lo=0, hi=4, dtype=I64), T(5, lo=0.1, hi=1.0)],
+        since=12),
+    Row("cross_entropy_loss.probabilities", "aten::cross_entropy_loss", lambda x, p: F.cross_entropy(x, p.softmax(1)),
+        [T(4, 5), T(4, 5)], since=12),
+    Row("cross_entropy_loss.probabilities_smoothing_weight", "aten::cross_entropy_loss",
+        lambda x, p, w: F.cross_entropy(x, p.softmax(1), w, label_smoothing=0.2, reduction="none"),
+        [T(2, 3, 4), T(2, 3, 4), T(3, lo=0.1, hi=1.0)], since=12),
+    Row("cross_entropy_loss.label_smoothing", "aten::cross_entropy_loss",
+        lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1), [T(4, 5), T(4, lo=0, hi=4, dtype=I64)], since=12,
+        refuse=Refuse("argument 'label_smoothing' is 0.1 with class-index targets; SoftmaxCrossEntropyLoss has no "
+                      "label smoothing")),
+    Row("cross_entropy_loss.opset11", "aten::cross_entropy_loss", lambda x, t: F.cross_entropy(x, t),
+        [T(4, 5), T(4, lo=0, hi=4, dtype=I64)], opsets=(9, 11), refuse=Refuse("aten::cross_entropy_loss")),
+    # ---- binary_cross_entropy_with_logits: the stable softplus form
+    Row("binary_cross_entropy_with_logits", "aten::binary_cross_entropy_with_logits",
+        lambda x, y: F.binary_cross_entropy_with_logits(x, y), [T(3, 4), T(3, 4, lo=0, hi=1)]),
+    Row("binary_cross_entropy_with_logits.weights_none", "aten::binary_cross_entropy_with_logits",
+        lambda x, y, w, pw: F.binary_cross_entropy_with_logits(x * 4, y, w, reduction="none", pos_weight=pw),
+        [T(3, 4), T(3, 4, lo=0, hi=1), T(4, lo=0.1, hi=1), T(4, lo=0.5, hi=3)]),
+    Row("binary_cross_entropy_with_logits.sum_float64", "aten::binary_cross_entropy_with_logits",
+        lambda x, y: F.binary_cross_entropy_with_logits(x, y, reduction="sum"), [T(5, dtype=F64), T(5, lo=0, hi=1, dtype=F64)]),
+    # ---- kl_div
+    Row("kl_div", "aten::kl_div", lambda x, t: F.kl_div(logp(x), t.softmax(1), reduction="sum"), [T(3, 4), T(3, 4)]),
+    Row("kl_div.batchmean_zero_target", "aten::kl_div", lambda x, t: F.kl_div(logp(x), torch.relu(t), reduction="batchmean"),
+        [T(3, 4), T(3, 4)]),
+    Row("kl_div.none_log_target", "aten::kl_div",
+        lambda x, t: F.kl_div(logp(x), logp(t), reduction="none", log_target=True), [T(3, 4), T(3, 4)]),
+    Row("kl_div.mean", "aten::kl_div", lambda x, t: F.kl_div(logp(x), t.softmax(1)), [T(3, 4), T(3, 4)]),
+]

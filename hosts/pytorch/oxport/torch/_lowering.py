@@ -573,6 +573,52 @@ def _logdet(rec, func, args, kwargs):
     return rec.record("aten::logdet", [("self", b["input"])], func, args, kwargs)
 
 
+# ---------------------------------------------------------------- losses
+# F.nll_loss, F.cross_entropy and F.kl_div run in Python and reach these with
+# the reduction as ATen's enum (0 none, 1 mean, 2 sum); recorded as torch.onnx's
+# operators, not the log_softmax/nll_loss_forward ... they dispatch to.
+
+# The torch._C._nn bindings' own default reduction is not the schema's (torch
+# 1.13 reduces nothing when it is left out): a call without one is left to the
+# dispatcher-level recorder.
+
+def _nll(kind):
+    def handler(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "target", "weight", "reduction", "ignore_index"), weight=None,
+                 ignore_index=-100)
+        if "reduction" not in b:
+            return NotImplemented
+        return rec.record(kind, [("self", b["input"]), ("target", b["target"]), ("weight", b["weight"]),
+                                 ("reduction", int(b["reduction"])), ("ignore_index", int(b["ignore_index"]))],
+                          func, args, kwargs)
+    return handler
+
+
+HANDLERS[torch._C._nn.nll_loss_nd] = _nll("aten::nll_loss_nd")
+HANDLERS[torch._C._nn.nll_loss] = _nll("aten::nll_loss")
+HANDLERS[torch._C._nn.nll_loss2d] = _nll("aten::nll_loss2d")
+
+
+@handles(torch._C._nn.cross_entropy_loss)
+def _cross_entropy(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "target", "weight", "reduction", "ignore_index", "label_smoothing"),
+             weight=None, ignore_index=-100, label_smoothing=0.0)
+    if "reduction" not in b:
+        return NotImplemented
+    return rec.record("aten::cross_entropy_loss", [
+        ("self", b["input"]), ("target", b["target"]), ("weight", b["weight"]), ("reduction", int(b["reduction"])),
+        ("ignore_index", int(b["ignore_index"])), ("label_smoothing", float(b["label_smoothing"]))],
+        func, args, kwargs)
+
+
+@handles(torch.kl_div)
+def _kl_div(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "target", "reduction"), reduction=1, log_target=False)
+    return rec.record("aten::kl_div", [("self", b["input"]), ("target", b["target"]),
+                                       ("reduction", int(b["reduction"])), ("log_target", bool(b["log_target"]))],
+                      func, args, kwargs)
+
+
 @handles(torch.select, T.select)
 def _select(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "dim", "index"))
