@@ -252,6 +252,19 @@ static int sym_cumsum(ox_sym *g, const ox_api *api)
     return oxu_set_result_recorded(g, api, 0, y);
 }
 
+/* The element type TopK orders t's values in: TopK takes floats only
+ * before opset 11 (integers go through double, exact below 2^53), and
+ * ONNX Runtime's TopK has float, double, int32 and int64 kernels from 11
+ * (narrower integers and bool use int32).  Values are cast back. */
+static ox_dtype topk_compute_type(ox_sym *g, const ox_api *api, ox_dtype t)
+{
+    if (at_is_floating(t))
+        return t;
+    if (api->opset(g) < 11)
+        return OX_DOUBLE;
+    return t == OX_INT64 || t == OX_INT32 ? t : OX_INT32;
+}
+
 /* topk: k is an attribute at opset 9, an input from 10; largest/sorted
  * attributes exist from 11 (the YAML limits largest=False below). */
 static int sym_topk(ox_sym *g, const ox_api *api)
@@ -261,6 +274,9 @@ static int sym_topk(ox_sym *g, const ox_api *api)
     if (at_axis(g, api, "dim", api->arg_int(g, "dim", -1), api->rank(g, x), &axis))
         return 1;
     int opset = api->opset(g);
+    ox_dtype dt = api->dtype(g, x);
+    if (!(x = oxu_cast_to(g, api, x, topk_compute_type(g, api, dt))))
+        return 1;
     ox_onode *t;
     if (opset < 10) {
         t = api->op(g, "TopK", 1, &x, 2);
@@ -279,7 +295,7 @@ static int sym_topk(ox_sym *g, const ox_api *api)
         api->attr_int(t, "largest", api->arg_int(g, "largest", 1) != 0);
         api->attr_int(t, "sorted", api->arg_int(g, "sorted", 1) != 0);
     }
-    if (api->set_output(g, 0, api->node_output(t, 0)))
+    if (oxu_set_result(g, api, 0, oxu_cast_to(g, api, api->node_output(t, 0), dt)))
         return 1;
     return api->set_output(g, 1, api->node_output(t, 1));
 }
@@ -289,9 +305,7 @@ static int sym_topk(ox_sym *g, const ox_api *api)
  * k is an attribute, so a dynamic dim needs opset 10).  From
  * opset 11 TopK takes largest=0 for ascending order and breaks ties by the
  * lower index, which is torch's stable order in both directions; before 11
- * an ascending sort is TopK of -x, and TopK takes floats only (integers go
- * through double, exact below 2^53).  ONNX Runtime's TopK has float,
- * double, int32 and int64 kernels: narrower integers and bool use int32. */
+ * an ascending sort is TopK of -x.  Element types as topk_compute_type. */
 static int sort_check(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -316,11 +330,7 @@ static int sort_topk(ox_sym *g, const ox_api *api, int indices_only)
     int opset = api->opset(g);
     int descending = api->arg_int(g, "descending", 0) != 0;
     ox_dtype t = api->dtype(g, x);
-    ox_dtype c = at_is_floating(t)        ? t
-                 : opset < 11             ? OX_DOUBLE
-                 : t == OX_INT64 || t == OX_INT32 ? t
-                                          : OX_INT32;
-    ox_vid in = oxu_cast_to(g, api, x, c);
+    ox_vid in = oxu_cast_to(g, api, x, topk_compute_type(g, api, t));
     int negate = opset < 11 && !descending;
     if (negate)
         in = at_op1(g, api, "Neg", in);

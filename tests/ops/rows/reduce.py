@@ -227,3 +227,14 @@ ROWS += [
         lambda x, t: F.kl_div(logp(x), logp(t), reduction="none", log_target=True), [T(3, 4), T(3, 4)]),
     Row("kl_div.mean", "aten::kl_div", lambda x, t: F.kl_div(logp(x), t.softmax(1)), [T(3, 4), T(3, 4)]),
 ]
+
+ROWS += [
+    # ---- topk on integers: TopK takes floats only before opset 11
+    Row("topk.int64", "aten::topk", lambda x: torch.topk(x * 16 + torch.arange(5), 2, dim=1),
+        [T(3, 5, lo=0, hi=3, dtype=I64)], opsets=INT_OPSETS),
+    Row("topk.int32_smallest", "aten::topk", lambda x: torch.topk(x * 16 + torch.arange(5, dtype=I32), 2, largest=False),
+        [T(3, 5, lo=0, hi=3, dtype=I32)], since=11),
+    Row("topk.uint8", "aten::topk", lambda x: torch.topk(x * 16 + torch.arange(5, dtype=U8), 3),
+        [T(2, 5, lo=0, hi=3, dtype=U8)], opsets=INT_OPSETS),
+    Row("var.float16", "aten::var", lambda x: torch.var(x, 1), [T(3, 4, dtype=F16)]),
+]
