@@ -1,6 +1,9 @@
-/* Matrix products: linear, addmm -> Gemm; matmul/mm/bmm/dot/mv -> MatMul; baddbmm
+/* Matrix products: linear, addmm -> Gemm; matmul/mm/bmm/dot/mv -> MatMul; einsum -> Einsum; baddbmm
  * (nn.MultiheadAttention's dispatcher path adds an attention mask to
  * q @ k^T with it) -> MatMul, Add, and Mul for a beta or alpha other than 1. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "aten_family.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
@@ -66,6 +69,29 @@ static int sym_mv(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
+/* einsum -> Einsum (opset 12; the PyTorch host records the products torch
+ * dispatches to below 12).  ONNX takes the same equation language (letters,
+ * "...", implicit output); spaces, which torch allows, are dropped. */
+static int sym_einsum(ox_sym *g, const ox_api *api)
+{
+    const ox_vid *xs = NULL;
+    size_t n = api->arg_tensors(g, "tensors", &xs);
+    const char *eq = api->arg_string(g, "equation", "");
+    char *compact = malloc(strlen(eq) + 1);
+    if (!compact)
+        return api->fail(g, "out of memory copying the equation");
+    size_t k = 0;
+    for (const char *c = eq; *c; c++)
+        if (*c != ' ')
+            compact[k++] = *c;
+    compact[k] = '\0';
+    ox_onode *e = api->op(g, "Einsum", n, xs, 1);
+    if (e)
+        api->attr_string(e, "equation", compact); /* copied */
+    free(compact);
+    return oxu_set_result(g, api, 0, at_out(g, api, e, "Einsum"));
+}
+
 static ox_vid scaled(ox_sym *g, const ox_api *api, ox_vid v, double k)
 {
     if (!v || k == 1.0)
@@ -100,6 +126,9 @@ static const ox_param_decl p_matmul[] = {OX_PARAM("self", OX_ARG_TENSOR),
 static const ox_param_decl p_mm[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("mat2", OX_ARG_TENSOR)};
 static const ox_param_decl p_dot[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("tensor", OX_ARG_TENSOR)};
 static const ox_param_decl p_mv[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("vec", OX_ARG_TENSOR)};
+static const ox_param_decl p_einsum[] = {OX_PARAM("equation", OX_ARG_STRING),
+                                         OX_PARAM("tensors", OX_ARG_TENSOR_LIST),
+                                         OX_PARAM_NULL("path", OX_ARG_INTS)};
 static const ox_param_decl p_baddbmm[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("batch1", OX_ARG_TENSOR),
     OX_PARAM("batch2", OX_ARG_TENSOR), OX_PARAM_INT("beta", OX_ARG_SCALAR, 1),
@@ -114,5 +143,6 @@ const ox_op_decl at_ops_linear[] = {
     OX_OP("aten::baddbmm", 9, p_baddbmm, 1, sym_baddbmm),
     OX_OP("aten::dot", 9, p_dot, 1, sym_dot),
     OX_OP("aten::mv", 9, p_mv, 1, sym_mv),
+    OX_OP("aten::einsum", 12, p_einsum, 1, sym_einsum),
 };
 AT_FAMILY_SIZE(at_ops_linear);

@@ -137,7 +137,8 @@ ROWS += [
     # torch.outer, tensordot and einsum reach the dispatcher as views, mul, permutes and (b)mm
     Row("mul.outer", "aten::mul", lambda a, b: torch.outer(a, b), [T(4), T(3)]),
     Row("mm.tensordot", "aten::mm", lambda a, b: torch.tensordot(a, b, dims=([1, 2], [0, 1])), [T(2, 3, 4), T(3, 4, 5)]),
-    Row("bmm.einsum", "aten::bmm", lambda a, b: torch.einsum("bij,bjk->bik", a, b), [T(2, 3, 4), T(2, 4, 5)]),
+    Row("bmm.einsum_opset11", "aten::bmm", lambda a, b: torch.einsum("bij,bjk->bik", a, b), [T(2, 3, 4), T(2, 4, 5)],
+        opsets=(9, 11)),
     # ---- linalg_cross (torch.cross): two Gathers per operand
     Row("linalg_cross", "aten::linalg_cross", lambda a, b: torch.linalg.cross(a, b), [T(4, 3), T(4, 3)]),
     Row("linalg_cross.dim0_broadcast", "aten::linalg_cross", lambda a, b: torch.cross(a, b, dim=0),
@@ -237,4 +238,17 @@ ROWS += [
     Row("topk.uint8", "aten::topk", lambda x: torch.topk(x * 16 + torch.arange(5, dtype=U8), 3),
         [T(2, 5, lo=0, hi=3, dtype=U8)], opsets=INT_OPSETS),
     Row("var.float16", "aten::var", lambda x: torch.var(x, 1), [T(3, 4, dtype=F16)]),
+]
+
+ROWS += [
+    # ---- einsum -> Einsum from opset 12 (below it: the products above)
+    Row("einsum", "aten::einsum", lambda a, b: torch.einsum("bij,bjk->bik", a, b), [T(2, 3, 4), T(2, 4, 5)], since=12),
+    Row("einsum.spaces_implicit", "aten::einsum", lambda a, b: torch.einsum("ij, jk", a, b), [T(3, 4), T(4, 5)], since=12),
+    Row("einsum.ellipsis_trace", "aten::einsum", lambda a: torch.einsum("...ii->...", a), [T(2, 3, 3)], since=12),
+    Row("einsum.list_three_operands", "aten::einsum", lambda a, b, c: torch.einsum("i,j,k->ijk", [a, b, c]),
+        [T(2), T(3), T(4)], since=12),
+    Row("einsum.int64", "aten::einsum", lambda a, b: torch.einsum("ij,j->i", a, b), [T(3, 4, dtype=I64), T(4, dtype=I64)],
+        since=12),
+    Row("einsum.dynamic", "aten::einsum", lambda a, b: torch.einsum("bi,bi->b", a, b), [T(3, 4), T(3, 4)], since=12,
+        dynamic={"in0": {0: "batch"}, "in1": {0: "batch"}, "out0": {0: "batch"}}),
 ]

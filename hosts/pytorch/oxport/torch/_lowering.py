@@ -540,6 +540,18 @@ def _mean(rec, func, args, kwargs):
                                      ("dtype", b["dtype"])], func, args, kwargs)
 
 
+@handles(torch.einsum)
+def _einsum(rec, func, args, kwargs):
+    # torch.onnx's aten::einsum -> Einsum, from opset 12; below it (or when the
+    # caller does not say) the views and products einsum dispatches to
+    if rec.opset is None or rec.opset < 12 or not args or not isinstance(args[0], str):
+        return NotImplemented
+    ops = args[1] if len(args) == 2 and isinstance(args[1], (list, tuple)) else args[1:]
+    if not all(isinstance(t, torch.Tensor) for t in ops):
+        return NotImplemented  # the sublist form einsum(x, [0, 1], ...)
+    return rec.record("aten::einsum", [("equation", args[0]), ("tensors", list(ops))], func, args, kwargs)
+
+
 @handles(torch.argsort, T.argsort)
 def _argsort(rec, func, args, kwargs):
     # torch.onnx's aten::argsort: recorded as one node rather than the sort it calls
