@@ -252,3 +252,10 @@ ROWS += [
     Row("einsum.dynamic", "aten::einsum", lambda a, b: torch.einsum("bi,bi->b", a, b), [T(3, 4), T(3, 4)], since=12,
         dynamic={"in0": {0: "batch"}, "in1": {0: "batch"}, "out0": {0: "batch"}}),
 ]
+
+ROWS += [
+    # ---- float16 and empty inputs
+    Row("norm.float16", "aten::norm", lambda x: torch.norm(x, dim=1), [T(3, 4, dtype=F16)]),
+    Row("sort.empty", "aten::sort", lambda x: torch.sort(x, 0), [T(0, 3)], constant=(0, 1), since=10),
+    Row("any.empty_dim", "aten::any", lambda x: torch.any(x, 0), [T(0, 3, dtype=BOOL)], constant=(0,)),
+]
