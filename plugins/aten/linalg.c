@@ -1,5 +1,5 @@
 /* Linear algebra beyond products: the cross product of 3-vectors, and
- * determinants (Det, from opset 11). */
+ * determinants (Det, from opset 11): det, logdet, slogdet. */
 #include "aten_family.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
@@ -55,6 +55,16 @@ static int sym_logdet(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_op1(g, api, "Log", det(g, api, api->arg_tensor(g, "self"))));
 }
 
+/* linalg_slogdet -> (Sign(Det), Log(Abs(Det))): a singular matrix gives
+ * (0, -inf) as torch. */
+static int sym_linalg_slogdet(ox_sym *g, const ox_api *api)
+{
+    ox_vid d = det(g, api, api->arg_tensor(g, "A"));
+    if (oxu_set_result(g, api, 0, at_op1(g, api, "Sign", d)))
+        return 1;
+    return oxu_set_result(g, api, 1, at_op1(g, api, "Log", at_op1(g, api, "Abs", d)));
+}
+
 static const ox_param_decl p_linalg_cross[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                                OX_PARAM("other", OX_ARG_TENSOR),
                                                OX_PARAM_INT("dim", OX_ARG_INT, -1)};
@@ -65,5 +75,6 @@ const ox_op_decl at_ops_linalg[] = {
     OX_OP("aten::linalg_cross", 9, p_linalg_cross, 1, sym_linalg_cross),
     OX_OP("aten::linalg_det", 11, p_linalg_det, 1, sym_linalg_det),
     OX_OP("aten::logdet", 11, p_logdet, 1, sym_logdet),
+    OX_OP("aten::linalg_slogdet", 11, p_linalg_det, 2, sym_linalg_slogdet),
 };
 AT_FAMILY_SIZE(at_ops_linalg);

@@ -259,3 +259,12 @@ ROWS += [
     Row("sort.empty", "aten::sort", lambda x: torch.sort(x, 0), [T(0, 3)], constant=(0, 1), since=10),
     Row("any.empty_dim", "aten::any", lambda x: torch.any(x, 0), [T(0, 3, dtype=BOOL)], constant=(0,)),
 ]
+
+ROWS += [
+    Row("linalg_slogdet", "aten::linalg_slogdet", lambda a: torch.linalg.slogdet(a), [T(8, 3, 3)], since=11),
+    Row("linalg_slogdet.torch_slogdet_float64", "aten::linalg_slogdet", lambda a: torch.slogdet(a), [T(6, 3, 3, dtype=F64)],
+        since=11),
+    Row("linalg_slogdet.method_logabsdet", "aten::linalg_slogdet", lambda a: a.slogdet()[1], [T(4, 4)], since=11),
+    Row("linalg_slogdet.opset9", "aten::linalg_slogdet", lambda a: torch.linalg.slogdet(a), [T(8, 3, 3)], opsets=(9,),
+        refuse=Refuse("aten::linalg_slogdet")),
+]

@@ -579,6 +579,13 @@ def _det(rec, func, args, kwargs):
     return rec.record("aten::linalg_det", [("A", b["A"])], func, args, kwargs)
 
 
+@handles(torch.linalg.slogdet, torch.slogdet, T.slogdet)
+def _slogdet(rec, func, args, kwargs):
+    # (sign, logabsdet) as aten::linalg_slogdet; the dispatcher's _linalg_slogdet adds LU factors
+    b = bind(args, kwargs, ("A",))
+    return rec.record("aten::linalg_slogdet", [("A", b["A"])], func, args, kwargs)
+
+
 @handles(torch.logdet, T.logdet)
 def _logdet(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input",))
