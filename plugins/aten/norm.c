@@ -1,5 +1,5 @@
-/* Vector norms and distances: norm, linalg_vector_norm, and cdist (the
- * norm of every pairwise difference).  The orders ONNX has reductions for
+/* Vector norms and distances: norm, linalg_vector_norm, cdist (the norm of
+ * every pairwise difference), pairwise_distance and cosine_similarity.  The orders ONNX has reductions for
  * use them (1: ReduceL1, 2: ReduceL2, inf/-inf: ReduceMax/ReduceMin of
  * |x|); 0 counts nonzero elements; any other order p is
  * (sum |x|^p)^(1/p) with Pow. */
@@ -87,6 +87,55 @@ static int sym_cdist(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
+/* pairwise_distance(x1, x2) = ||x1 - x2 + eps||_p over the last dim. */
+static int sym_pairwise_distance(ox_sym *g, const ox_api *api)
+{
+    ox_vid a = api->arg_tensor(g, "x1"), b = api->arg_tensor(g, "x2");
+    if (at_promote2(g, api, &a, &b))
+        return 1;
+    int ra = api->rank(g, a), rb = api->rank(g, b);
+    if (ra < 0 || rb < 0)
+        return api->fail(g, "pairwise_distance needs the inputs' ranks, which are unknown; "
+                            "record their sizes");
+    int64_t last = (ra > rb ? ra : rb) - 1;
+    if (last < 0)
+        last = 0; /* two rank-0 inputs: torch reduces the one element */
+    ox_vid d = at_op2(g, api, "Add", at_op2(g, api, "Sub", a, b),
+                      oxu_scalar_like(g, api, api->arg_float(g, "eps", 1e-6), a));
+    ox_vid y = p_norm(g, api, d, api->arg_float(g, "p", 2.0), &last, 1,
+                      api->arg_int(g, "keepdim", 0) != 0);
+    return oxu_set_result(g, api, 0, y);
+}
+
+/* cosine_similarity(x1, x2, dim) as torch 1.13 computes it: both expanded
+ * to their broadcast shape, each divided by its L2 norm over dim (clamped
+ * below at eps), then the sum of the products over dim. */
+static int sym_cosine_similarity(ox_sym *g, const ox_api *api)
+{
+    ox_vid a = api->arg_tensor(g, "x1"), b = api->arg_tensor(g, "x2");
+    if (at_promote2(g, api, &a, &b))
+        return 1;
+    int ra = api->rank(g, a), rb = api->rank(g, b);
+    if (ra < 0 || rb < 0)
+        return api->fail(g, "cosine_similarity needs the inputs' ranks, which are unknown; "
+                            "record their sizes");
+    int64_t axis;
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 1), ra > rb ? ra : rb, &axis))
+        return 1;
+    ox_vid shape = oxu_shape(g, api, at_op2(g, api, "Add", a, b));
+    double eps = api->arg_float(g, "eps", 1e-8);
+    double eps2 = eps * eps;
+    ox_vid unit[2];
+    for (int i = 0; i < 2; i++) {
+        ox_vid x = at_op2(g, api, "Expand", i ? b : a, shape);
+        ox_vid ss = oxu_reduce(g, api, "ReduceSum", at_op2(g, api, "Mul", x, x), &axis, 1, 1);
+        ox_vid n = at_op1(g, api, "Sqrt", oxu_clip(g, api, ss, &eps2, NULL));
+        unit[i] = at_op2(g, api, "Div", x, n);
+    }
+    ox_vid y = oxu_reduce(g, api, "ReduceSum", at_op2(g, api, "Mul", unit[0], unit[1]), &axis, 1, 0);
+    return oxu_set_result(g, api, 0, y);
+}
+
 /* Scalar p: a Python int or float (inf included). */
 #define P_ORDER(nm, val)                                                                  \
     {.name = (nm), .kind = OX_ARG_FLOAT, .alt_kinds = OX_KIND_BIT(OX_ARG_INT),             \
@@ -105,10 +154,19 @@ static const ox_param_decl p_cdist[] = {OX_PARAM("x1", OX_ARG_TENSOR), OX_PARAM(
                                         P_ORDER("p", 2.0),
                                         OX_PARAM_NULL("compute_mode", OX_ARG_INT)};
 
+static const ox_param_decl p_pairwise_distance[] = {
+    OX_PARAM("x1", OX_ARG_TENSOR), OX_PARAM("x2", OX_ARG_TENSOR), P_ORDER("p", 2.0),
+    OX_PARAM_FLOAT("eps", OX_ARG_FLOAT, 1e-6), OX_PARAM_BOOL("keepdim", 0)};
+static const ox_param_decl p_cosine_similarity[] = {
+    OX_PARAM("x1", OX_ARG_TENSOR), OX_PARAM("x2", OX_ARG_TENSOR),
+    OX_PARAM_INT("dim", OX_ARG_INT, 1), OX_PARAM_FLOAT("eps", OX_ARG_FLOAT, 1e-8)};
+
 const ox_op_decl at_ops_norm[] = {
     OX_OP("aten::norm", 9, p_norm_decl, 1, sym_norm),
     OX_OP("aten::linalg_vector_norm", 9, p_vector_norm, 1, sym_linalg_vector_norm),
     OX_OP("aten::cdist", 9, p_cdist, 1, sym_cdist),
     OX_OP("aten::_cdist_forward", 9, p_cdist, 1, sym_cdist),
+    OX_OP("aten::pairwise_distance", 9, p_pairwise_distance, 1, sym_pairwise_distance),
+    OX_OP("aten::cosine_similarity", 9, p_cosine_similarity, 1, sym_cosine_similarity),
 };
 AT_FAMILY_SIZE(at_ops_norm);

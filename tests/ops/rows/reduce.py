@@ -115,8 +115,19 @@ ROWS += [
         lambda x: torch.linalg.matrix_norm(x, ord=1), [T(2, 3, 4)]),
     Row("linalg_vector_norm.linalg_norm_inf", "aten::linalg_vector_norm",
         lambda x: torch.linalg.norm(x, float("inf"), dim=-1), [T(3, 4)]),
-    # F.pairwise_distance reaches the dispatcher as sub, add and norm
-    Row("norm.pairwise_distance", "aten::norm", lambda a, b: F.pairwise_distance(a, b), [T(3, 4), T(3, 4)]),
+    # ---- pairwise_distance, cosine_similarity
+    Row("pairwise_distance", "aten::pairwise_distance", lambda a, b: F.pairwise_distance(a, b), [T(3, 4), T(3, 4)]),
+    Row("pairwise_distance.p1_keepdim_broadcast", "aten::pairwise_distance",
+        lambda a, b: F.pairwise_distance(a, b, p=1, keepdim=True), [T(2, 3, 4), T(4)]),
+    Row("pairwise_distance.inf_eps", "aten::pairwise_distance",
+        lambda a, b: torch.pairwise_distance(a, b, float("inf"), 0.5), [T(3, 4), T(3, 4)]),
+    Row("cosine_similarity", "aten::cosine_similarity", lambda a, b: F.cosine_similarity(a, b), [T(3, 4), T(3, 4)]),
+    Row("cosine_similarity.dim_broadcast", "aten::cosine_similarity",
+        lambda a, b: F.cosine_similarity(a, b, dim=-1), [T(2, 3, 4), T(3, 1)]),
+    Row("cosine_similarity.dim0_eps", "aten::cosine_similarity",
+        lambda a, b: torch.cosine_similarity(a * 1e-3, b, 0, 0.5), [T(3, 4), T(3, 4)]),
+    Row("cosine_similarity.dynamic", "aten::cosine_similarity", lambda a, b: F.cosine_similarity(a, b),
+        [T(3, 4), T(3, 4)], dynamic={"in0": {0: "batch"}, "in1": {0: "batch"}, "out0": {0: "batch"}}),
     # ---- cdist: the norm of every pairwise difference
     Row("cdist", "aten::cdist", lambda a, b: torch.cdist(a, b), [T(2, 3, 4), T(2, 5, 4)]),
     Row("cdist.p1_2d", "aten::cdist", lambda a, b: torch.cdist(a, b, p=1.0), [T(3, 4), T(5, 4)]),

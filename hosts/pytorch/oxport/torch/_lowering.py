@@ -563,6 +563,21 @@ def _argsort(rec, func, args, kwargs):
                       func, args, kwargs)
 
 
+@handles(F.pairwise_distance, torch.pairwise_distance)
+def _pairwise_distance(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("x1", "x2", "p", "eps", "keepdim"), p=2.0, eps=1e-6, keepdim=False)
+    return rec.record("aten::pairwise_distance", [("x1", b["x1"]), ("x2", b["x2"]), ("p", float(b["p"])),
+                                                  ("eps", float(b["eps"])), ("keepdim", bool(b["keepdim"]))],
+                      func, args, kwargs)
+
+
+@handles(F.cosine_similarity, torch.cosine_similarity)
+def _cosine_similarity(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("x1", "x2", "dim", "eps"), dim=1, eps=1e-8)
+    return rec.record("aten::cosine_similarity", [("x1", b["x1"]), ("x2", b["x2"]), ("dim", int(b["dim"])),
+                                                  ("eps", float(b["eps"]))], func, args, kwargs)
+
+
 @handles(torch.cdist)
 def _cdist(rec, func, args, kwargs):
     # torch.onnx's aten::cdist (torch.cdist dispatches to aten::_cdist_forward);
