@@ -104,6 +104,22 @@ START_TEST(cdist_of_a_vector_is_a_clear_error)
 }
 END_TEST
 
+START_TEST(matrix_norm_of_an_order_torch_lacks_is_refused)
+{
+    int64_t xd[2] = {3, 4};
+    tb b = tb_open(sym_new_ctx(false), "Net");
+    ox_vid x = tb_input(&b, "x", OX_FLOAT, 2, xd);
+    ox_arg a[] = {ox_arg_tensor("self", x), ox_arg_float("ord", 3.0)};
+    ox_tensor_desc od = {OX_FLOAT, 0, NULL};
+    ox_graph *g = one_op(&b, "aten::linalg_matrix_norm", 2, a, 1, &od);
+    fails_at(b.ctx, g, 13,
+             "aten::linalg_matrix_norm at Net: argument 'ord' is 3; matrix norms have the orders "
+             "'fro', 'nuc', inf, -inf, 1, -1, 2 and -2");
+    ox_graph_free(g);
+    ox_context_free(b.ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reduce_errors");
@@ -113,6 +129,7 @@ int main(void)
     tcase_add_test(tc, var_of_integers_is_a_clear_error);
     tcase_add_test(tc, nll_loss_with_an_unknown_reduction_is_a_clear_error);
     tcase_add_test(tc, cdist_of_a_vector_is_a_clear_error);
+    tcase_add_test(tc, matrix_norm_of_an_order_torch_lacks_is_refused);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,9 +1,11 @@
-/* Vector norms and distances: norm, linalg_vector_norm, cdist (the norm of
- * every pairwise difference), pairwise_distance and cosine_similarity.  The orders ONNX has reductions for
+/* Vector and matrix norms and distances: norm, linalg_vector_norm,
+ * linalg_matrix_norm, linalg_norm, cdist (the norm of every pairwise
+ * difference), pairwise_distance and cosine_similarity.  The orders ONNX has reductions for
  * use them (1: ReduceL1, 2: ReduceL2, inf/-inf: ReduceMax/ReduceMin of
  * |x|); 0 counts nonzero elements; any other order p is
  * (sum |x|^p)^(1/p) with Pow. */
 #include <math.h>
+#include <string.h>
 
 #include "aten_family.h"
 #include "aten_util.h"
@@ -87,6 +89,120 @@ static int sym_cdist(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
+/* ---------------------------------------------------------------- matrix norms */
+
+/* The matrix norm's order: "fro", "nuc" or a number (given as its text
+ * for messages). */
+typedef struct matrix_order {
+    int fro, nuc;
+    double p;
+} matrix_order;
+
+static matrix_order read_matrix_order(ox_sym *g, const ox_api *api)
+{
+    matrix_order o = {0, 0, 0.0};
+    if (api->arg_kind(g, "ord") == OX_ARG_STRING) {
+        const char *s = api->arg_string(g, "ord", "fro");
+        o.fro = strcmp(s, "fro") == 0;
+        o.nuc = strcmp(s, "nuc") == 0;
+    } else if (api->arg_kind(g, "ord") == OX_ARG_NONE) {
+        o.fro = 1;
+    } else {
+        o.p = api->arg_float(g, "ord", 2.0);
+    }
+    return o;
+}
+
+/* Which orders ONNX has the operators for: not the ones of singular
+ * values (2, -2, nuc). */
+static int matrix_order_check(ox_sym *g, const ox_api *api, matrix_order o)
+{
+    if (o.nuc || (!o.fro && (o.p == 2.0 || o.p == -2.0)))
+        return api->limit(g, 0, "argument 'ord' is %s: this matrix norm is a function of the "
+                                "singular values, and ONNX has no singular value decomposition",
+                          o.nuc ? "'nuc'" : o.p > 0 ? "2" : "-2");
+    if (!o.fro && o.p != 1.0 && o.p != -1.0 && !isinf(o.p))
+        return api->limit(g, 0, "argument 'ord' is %g; matrix norms have the orders 'fro', "
+                                "'nuc', inf, -inf, 1, -1, 2 and -2",
+                          o.p);
+    return 0;
+}
+
+/* The norm of the matrices over dims (r0, r1) of x: Frobenius as ReduceL2
+ * over both; 1 / -1 as the max / min over r1 of the column sums of |x|
+ * (over r0); inf / -inf the same over r0 of the row sums (over r1). */
+static ox_vid matrix_norm(ox_sym *g, const ox_api *api, ox_vid x, matrix_order o, int64_t r0,
+                          int64_t r1, int keep)
+{
+    int64_t both[2] = {r0 < r1 ? r0 : r1, r0 < r1 ? r1 : r0};
+    if (o.fro)
+        return oxu_reduce(g, api, "ReduceL2", x, both, 2, keep);
+    int64_t sum_axis = isinf(o.p) ? r1 : r0, pick_axis = isinf(o.p) ? r0 : r1;
+    ox_vid sums = oxu_reduce(g, api, "ReduceSum", at_op1(g, api, "Abs", x), &sum_axis, 1, 1);
+    ox_vid y = oxu_reduce(g, api, o.p > 0 ? "ReduceMax" : "ReduceMin", sums, &pick_axis, 1, 1);
+    return keep ? y : at_squeeze(g, api, y, both, 2);
+}
+
+/* Two distinct dims of x from `dim` (default the last two). */
+static int matrix_dims(ox_sym *g, const ox_api *api, ox_vid x, int64_t *r0, int64_t *r1)
+{
+    const int64_t *d = NULL;
+    size_t k = api->arg_ints(g, "dim", &d);
+    int64_t want[2] = {-2, -1};
+    if (k != 0 && k != 2)
+        return api->fail(g, "argument 'dim' has %zu entries; a matrix norm takes 2", k);
+    int rank = api->rank(g, x);
+    if (at_axis(g, api, "dim", k ? d[0] : want[0], rank, r0) ||
+        at_axis(g, api, "dim", k ? d[1] : want[1], rank, r1))
+        return 1;
+    if (*r0 == *r1)
+        return api->fail(g, "argument 'dim' names dim %lld twice", (long long)*r0);
+    return 0;
+}
+
+static int linalg_matrix_norm_check(ox_sym *g, const ox_api *api)
+{
+    return matrix_order_check(g, api, read_matrix_order(g, api));
+}
+
+static int sym_linalg_matrix_norm(ox_sym *g, const ox_api *api)
+{
+    matrix_order o = read_matrix_order(g, api);
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t r0 = 0, r1 = 0;
+    if (matrix_order_check(g, api, o) || matrix_dims(g, api, x, &r0, &r1))
+        return 1;
+    if (api->arg_kind(g, "dtype") == OX_ARG_DTYPE)
+        x = oxu_cast(g, api, x, (ox_dtype)api->arg_int(g, "dtype", OX_FLOAT));
+    ox_vid y = matrix_norm(g, api, x, o, r0, r1, api->arg_int(g, "keepdim", 0) != 0);
+    return oxu_set_result_recorded(g, api, 0, y);
+}
+
+/* linalg_norm: a matrix norm for a string order, two dims, or no dim and
+ * a number order on a matrix; else a vector norm (2 without an order)
+ * over dim or every element. */
+static int linalg_norm_is_matrix(ox_sym *g, const ox_api *api)
+{
+    const int64_t *d = NULL;
+    size_t k = api->arg_ints(g, "dim", &d);
+    ox_arg_kind ok = api->arg_kind(g, "ord");
+    if (ok == OX_ARG_STRING || k == 2)
+        return 1;
+    return k == 0 && ok != OX_ARG_NONE && api->rank(g, api->arg_tensor(g, "self")) == 2;
+}
+
+static int linalg_norm_check(ox_sym *g, const ox_api *api)
+{
+    return linalg_norm_is_matrix(g, api) ? linalg_matrix_norm_check(g, api) : 0;
+}
+
+static int sym_linalg_norm(ox_sym *g, const ox_api *api)
+{
+    if (linalg_norm_is_matrix(g, api))
+        return sym_linalg_matrix_norm(g, api);
+    return vector_norm(g, api, "ord");
+}
+
 /* pairwise_distance(x1, x2) = ||x1 - x2 + eps||_p over the last dim. */
 static int sym_pairwise_distance(ox_sym *g, const ox_api *api)
 {
@@ -161,7 +277,28 @@ static const ox_param_decl p_cosine_similarity[] = {
     OX_PARAM("x1", OX_ARG_TENSOR), OX_PARAM("x2", OX_ARG_TENSOR),
     OX_PARAM_INT("dim", OX_ARG_INT, 1), OX_PARAM_FLOAT("eps", OX_ARG_FLOAT, 1e-8)};
 
+/* linalg_matrix_norm and its .str_ord overload (ord 'fro' / 'nuc') */
+static const int64_t last_two[] = {-2, -1};
+static const ox_param_decl p_matrix_norm[] = {
+    OX_PARAM("self", OX_ARG_TENSOR),
+    {.name = "ord", .kind = OX_ARG_STRING,
+     .alt_kinds = OX_KIND_BIT(OX_ARG_INT) | OX_KIND_BIT(OX_ARG_FLOAT), .flags = OX_PARAM_OPTIONAL,
+     .dflt = {.tag = OX_DEFAULT_STRING, .v = {.s = "fro"}}},
+    OX_PARAM_INTS("dim", last_two), OX_PARAM_BOOL("keepdim", 0),
+    OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
+/* linalg_norm(self, Scalar? ord=None, int[1]? dim=None, ...) and .ord_str */
+static const ox_param_decl p_linalg_norm[] = {
+    OX_PARAM("self", OX_ARG_TENSOR),
+    {.name = "ord", .kind = OX_ARG_FLOAT,
+     .alt_kinds = OX_KIND_BIT(OX_ARG_INT) | OX_KIND_BIT(OX_ARG_STRING), .flags = OX_PARAM_OPTIONAL,
+     .dflt = {.tag = OX_DEFAULT_NULL}},
+    OX_PARAM_NULL("dim", OX_ARG_INTS), OX_PARAM_BOOL("keepdim", 0),
+    OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
+
 const ox_op_decl at_ops_norm[] = {
+    OX_OP_EX("aten::linalg_matrix_norm", 9, p_matrix_norm, 1, sym_linalg_matrix_norm, 0u,
+             linalg_matrix_norm_check),
+    OX_OP_EX("aten::linalg_norm", 9, p_linalg_norm, 1, sym_linalg_norm, 0u, linalg_norm_check),
     OX_OP("aten::norm", 9, p_norm_decl, 1, sym_norm),
     OX_OP("aten::linalg_vector_norm", 9, p_vector_norm, 1, sym_linalg_vector_norm),
     OX_OP("aten::cdist", 9, p_cdist, 1, sym_cdist),

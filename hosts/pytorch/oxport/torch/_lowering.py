@@ -578,6 +578,27 @@ def _cosine_similarity(rec, func, args, kwargs):
                                                   ("eps", float(b["eps"]))], func, args, kwargs)
 
 
+@handles(torch.linalg.matrix_norm)
+def _matrix_norm(rec, func, args, kwargs):
+    # torch.onnx's aten::linalg_matrix_norm: one node, so the orders ONNX cannot
+    # express (singular values) are refused by name rather than as an SVD
+    b = bind(args, kwargs, ("A", "ord", "dim", "keepdim"), ord="fro", dim=(-2, -1), keepdim=False, dtype=None)
+    o = b["ord"] if isinstance(b["ord"], str) else float(b["ord"])
+    return rec.record("aten::linalg_matrix_norm", [
+        ("self", b["A"]), ("ord", o), ("dim", [int(d) for d in b["dim"]]), ("keepdim", bool(b["keepdim"])),
+        ("dtype", b["dtype"])], func, args, kwargs)
+
+
+@handles(torch.linalg.norm)
+def _linalg_norm(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("A", "ord", "dim", "keepdim"), ord=None, dim=None, keepdim=False, dtype=None)
+    o = b["ord"] if b["ord"] is None or isinstance(b["ord"], str) else float(b["ord"])
+    d = b["dim"]
+    d = None if d is None else [int(d)] if isinstance(d, int) else [int(v) for v in d]
+    return rec.record("aten::linalg_norm", [("self", b["A"]), ("ord", o), ("dim", d), ("keepdim", bool(b["keepdim"])),
+                                            ("dtype", b["dtype"])], func, args, kwargs)
+
+
 @handles(torch.cdist)
 def _cdist(rec, func, args, kwargs):
     # torch.onnx's aten::cdist (torch.cdist dispatches to aten::_cdist_forward);
