@@ -1,4 +1,4 @@
-/* Vector and matrix norms and distances: norm, linalg_vector_norm,
+/* Vector and matrix norms and distances: norm, frobenius_norm, linalg_vector_norm,
  * linalg_matrix_norm, linalg_norm, cdist (the norm of every pairwise
  * difference), pairwise_distance and cosine_similarity.  The orders ONNX has reductions for
  * use them (1: ReduceL1, 2: ReduceL2, inf/-inf: ReduceMax/ReduceMin of
@@ -69,6 +69,18 @@ static int sym_norm(ox_sym *g, const ox_api *api) { return vector_norm(g, api, "
 static int sym_linalg_vector_norm(ox_sym *g, const ox_api *api)
 {
     return vector_norm(g, api, "ord");
+}
+
+/* frobenius_norm: the 2-norm over dims (every element when dim is empty). */
+static int sym_frobenius_norm(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t axes[AT_MAX_RANK];
+    size_t n = 0;
+    if (read_dims(g, api, x, axes, &n))
+        return 1;
+    ox_vid y = oxu_reduce(g, api, "ReduceL2", x, axes, n, api->arg_int(g, "keepdim", 0) != 0);
+    return oxu_set_result(g, api, 0, y);
 }
 
 /* cdist(x1 [..., P, M], x2 [..., R, M]) -> [..., P, R]: the p-norm over M
@@ -295,7 +307,11 @@ static const ox_param_decl p_linalg_norm[] = {
     OX_PARAM_NULL("dim", OX_ARG_INTS), OX_PARAM_BOOL("keepdim", 0),
     OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 
+static const ox_param_decl p_frobenius_norm[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM_EMPTY_INTS("dim"), OX_PARAM_BOOL("keepdim", 0)};
+
 const ox_op_decl at_ops_norm[] = {
+    OX_OP("aten::frobenius_norm", 9, p_frobenius_norm, 1, sym_frobenius_norm),
     OX_OP_EX("aten::linalg_matrix_norm", 9, p_matrix_norm, 1, sym_linalg_matrix_norm, 0u,
              linalg_matrix_norm_check),
     OX_OP_EX("aten::linalg_norm", 9, p_linalg_norm, 1, sym_linalg_norm, 0u, linalg_norm_check),

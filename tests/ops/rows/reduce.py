@@ -90,15 +90,18 @@ ROWS = [
 
 ROWS += [
     # ---- norm / linalg_vector_norm: ReduceL1/L2, Max/Min of Abs, a nonzero count, Pow
-    Row("norm", "aten::norm", lambda x: x.norm(), [T(3, 4)]),
+    Row("norm", "aten::norm", lambda x: x.norm(2), [T(3, 4)]),
+    Row("norm.p2_dim_keepdim", "aten::norm", lambda x: torch.norm(x, 2, dim=-1, keepdim=True), [T(3, 4, 5)]),
     Row("norm.p1_dim", "aten::norm", lambda x: torch.norm(x, p=1, dim=1), [T(3, 4, 5)]),
-    Row("norm.p2_keepdim", "aten::norm", lambda x: torch.norm(x, dim=-1, keepdim=True), [T(3, 4, 5)]),
-    # the Frobenius norm over two dims reaches the dispatcher as mul, sum and sqrt
-    Row("sum.frobenius_norm", "aten::sum", lambda x: torch.norm(x, dim=(0, -1), keepdim=True), [T(3, 4, 5)]),
+    # ---- frobenius_norm: torch.norm's default order -> ReduceL2
+    Row("frobenius_norm", "aten::frobenius_norm", lambda x: x.norm(), [T(3, 4)]),
+    Row("frobenius_norm.dim_keepdim", "aten::frobenius_norm", lambda x: torch.norm(x, dim=-1, keepdim=True), [T(3, 4, 5)]),
+    Row("frobenius_norm.two_dims", "aten::frobenius_norm", lambda x: torch.norm(x, p="fro", dim=(0, -1)), [T(3, 4, 5)]),
+    Row("frobenius_norm.dynamic", "aten::frobenius_norm", lambda x: torch.norm(x, dim=1), [T(2, 4)], dynamic=BATCH),
     Row("norm.inf", "aten::norm", lambda x: torch.norm(x, p=float("inf"), dim=-1), [T(3, 4)]),
     Row("norm.p3", "aten::norm", lambda x: torch.norm(x, p=3, dim=0), [T(3, 4)]),
-    Row("norm.float64", "aten::norm", lambda x: torch.norm(x, dim=1), [T(3, 4, dtype=F64)]),
-    Row("norm.dynamic", "aten::norm", lambda x: torch.norm(x, dim=1), [T(2, 4)], dynamic=BATCH),
+    Row("norm.float64", "aten::norm", lambda x: torch.norm(x, 1, dim=1), [T(3, 4, dtype=F64)]),
+    Row("norm.dynamic", "aten::norm", lambda x: torch.norm(x, 2, dim=1), [T(2, 4)], dynamic=BATCH),
     Row("linalg_vector_norm", "aten::linalg_vector_norm", lambda x: torch.linalg.vector_norm(x), [T(3, 4)]),
     Row("linalg_vector_norm.ord_neg_inf", "aten::linalg_vector_norm",
         lambda x: torch.linalg.vector_norm(x, float("-inf"), dim=1), [T(3, 4)]),
@@ -281,7 +284,7 @@ ROWS += [
 
 ROWS += [
     # ---- float16 and empty inputs
-    Row("norm.float16", "aten::norm", lambda x: torch.norm(x, dim=1), [T(3, 4, dtype=F16)]),
+    Row("norm.float16", "aten::norm", lambda x: torch.norm(x, 2, dim=1), [T(3, 4, dtype=F16)]),
     Row("sort.empty", "aten::sort", lambda x: torch.sort(x, 0), [T(0, 3)], constant=(0, 1), since=10),
     Row("any.empty_dim", "aten::any", lambda x: torch.any(x, 0), [T(0, 3, dtype=BOOL)], constant=(0,)),
 ]

@@ -578,6 +578,20 @@ def _cosine_similarity(rec, func, args, kwargs):
                                                   ("eps", float(b["eps"]))], func, args, kwargs)
 
 
+@handles(torch.norm, T.norm)
+def _norm(rec, func, args, kwargs):
+    # torch.norm's default order 'fro' is torch.onnx's aten::frobenius_norm (what
+    # torch.norm calls); numeric orders go on to the dispatcher's aten::norm
+    b = bind(args, kwargs, ("input", "p", "dim", "keepdim", "out", "dtype"), p="fro", dim=None, keepdim=False,
+             out=None, dtype=None)
+    if not isinstance(b["p"], str) or b["p"] != "fro" or b["out"] is not None or b["dtype"] is not None:
+        return NotImplemented
+    d = b["dim"]
+    d = [] if d is None else [int(d)] if isinstance(d, int) else [int(v) for v in d]
+    return rec.record("aten::frobenius_norm", [("self", b["input"]), ("dim", d), ("keepdim", bool(b["keepdim"]))],
+                      func, args, kwargs)
+
+
 @handles(torch.linalg.matrix_norm)
 def _matrix_norm(rec, func, args, kwargs):
     # torch.onnx's aten::linalg_matrix_norm: one node, so the orders ONNX cannot
