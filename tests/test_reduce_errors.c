@@ -1,7 +1,8 @@
 /*
  * The error paths of the reduction, norm and loss symbolics that the
  * PyTorch host never reaches (it records every size, only float moments,
- * ATen's three reductions): a C host can, and each gets a clear report line.
+ * ATen's three reductions, orders and dims torch accepted): a C host can,
+ * and each gets a clear report line.
  */
 #include <check.h>
 #include <stdio.h>
@@ -120,6 +121,21 @@ START_TEST(matrix_norm_of_an_order_torch_lacks_is_refused)
 }
 END_TEST
 
+START_TEST(tensordot_with_unpaired_dims_is_a_clear_error)
+{
+    int64_t ad[2] = {2, 3}, bd[2] = {3, 2}, yd[2] = {2, 2};
+    tb b = tb_open(sym_new_ctx(false), "Net");
+    ox_vid x = tb_input(&b, "a", OX_FLOAT, 2, ad), y = tb_input(&b, "b", OX_FLOAT, 2, bd);
+    int64_t da[1] = {1}, db[2] = {0, 1};
+    ox_arg a[] = {ox_arg_tensor("self", x), ox_arg_tensor("other", y), ox_arg_ints("dims_self", da, 1),
+                  ox_arg_ints("dims_other", db, 2)};
+    ox_tensor_desc od = {OX_FLOAT, 2, yd};
+    ox_graph *g = one_op(&b, "aten::tensordot", 4, a, 1, &od);
+    symbolic_fails(&b, g, 13, "aten::tensordot",
+                   "arguments 'dims_self' and 'dims_other' have 1 and 2 entries");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reduce_errors");
@@ -130,6 +146,7 @@ int main(void)
     tcase_add_test(tc, nll_loss_with_an_unknown_reduction_is_a_clear_error);
     tcase_add_test(tc, cdist_of_a_vector_is_a_clear_error);
     tcase_add_test(tc, matrix_norm_of_an_order_torch_lacks_is_refused);
+    tcase_add_test(tc, tensordot_with_unpaired_dims_is_a_clear_error);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

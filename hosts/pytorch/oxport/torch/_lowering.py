@@ -552,6 +552,29 @@ def _einsum(rec, func, args, kwargs):
     return rec.record("aten::einsum", [("equation", args[0]), ("tensors", list(ops))], func, args, kwargs)
 
 
+@handles(torch.outer, T.outer, torch.ger, T.ger)
+def _outer(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "vec2"))
+    return rec.record("aten::outer", [("self", b["input"]), ("vec2", b["vec2"])], func, args, kwargs)
+
+
+@handles(torch.tensordot)
+def _tensordot(rec, func, args, kwargs):
+    # torch.onnx's aten::tensordot -> Einsum from opset 12; below it the permutes
+    # and mm it dispatches to, as for einsum
+    b = bind(args, kwargs, ("a", "b", "dims"), dims=2)
+    a, o, dims = b["a"], b["b"], b["dims"]
+    if rec.opset is None or rec.opset < 12 or isinstance(dims, torch.Tensor):
+        return NotImplemented
+    if isinstance(dims, int):
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        da, db = ([int(dims[0])], [int(dims[1])]) if isinstance(dims[0], int) else \
+            ([int(d) for d in dims[0]], [int(d) for d in dims[1]])
+    return rec.record("aten::tensordot", [("self", a), ("other", o), ("dims_self", da), ("dims_other", db)],
+                      func, args, kwargs)
+
+
 @handles(torch.argsort, T.argsort)
 def _argsort(rec, func, args, kwargs):
     # torch.onnx's aten::argsort: recorded as one node rather than the sort it calls
