@@ -136,6 +136,18 @@ START_TEST(tensordot_with_unpaired_dims_is_a_clear_error)
 }
 END_TEST
 
+START_TEST(cross_without_dim_and_no_dim_of_size_3_is_a_clear_error)
+{
+    int64_t xd[2] = {2, 4};
+    tb b = tb_open(sym_new_ctx(false), "Net");
+    ox_vid x = tb_input(&b, "a", OX_FLOAT, 2, xd), y = tb_input(&b, "b", OX_FLOAT, 2, xd);
+    ox_arg a[] = {ox_arg_tensor("self", x), ox_arg_tensor("other", y)};
+    ox_tensor_desc od = {OX_FLOAT, 2, xd};
+    ox_graph *g = one_op(&b, "aten::cross", 2, a, 1, &od);
+    symbolic_fails(&b, g, 13, "aten::cross", "torch.cross without 'dim' needs a dim of size 3");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reduce_errors");
@@ -147,6 +159,7 @@ int main(void)
     tcase_add_test(tc, cdist_of_a_vector_is_a_clear_error);
     tcase_add_test(tc, matrix_norm_of_an_order_torch_lacks_is_refused);
     tcase_add_test(tc, tensordot_with_unpaired_dims_is_a_clear_error);
+    tcase_add_test(tc, cross_without_dim_and_no_dim_of_size_3_is_a_clear_error);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

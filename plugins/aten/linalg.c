@@ -1,5 +1,7 @@
 /* Linear algebra beyond products: the cross product of 3-vectors, and
  * determinants (Det, from opset 11): det, logdet, slogdet. */
+#include <string.h>
+
 #include "aten_family.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
@@ -25,8 +27,19 @@ static int sym_linalg_cross(ox_sym *g, const ox_api *api)
     ox_vid a = api->arg_tensor(g, "self"), b = api->arg_tensor(g, "other");
     if (at_promote2(g, api, &a, &b))
         return 1;
-    int64_t axis; /* torch requires operands of one rank */
-    if (at_axis(g, api, "dim", api->arg_int(g, "dim", -1), api->rank(g, a), &axis))
+    int64_t axis, dim = api->arg_int(g, "dim", -1); /* torch requires operands of one rank */
+    if (api->arg_kind(g, "dim") == OX_ARG_NONE && strcmp(api->op_name(g), "aten::cross") == 0) {
+        /* torch.cross without dim: the first dim of size 3 (torch 1.13's
+         * deprecated default) */
+        int rank = api->rank(g, a);
+        dim = -1;
+        for (int i = rank - 1; i >= 0; i--)
+            if (api->size(g, a, i) == 3)
+                dim = i;
+        if (dim < 0)
+            return api->fail(g, "torch.cross without 'dim' needs a dim of size 3");
+    }
+    if (at_axis(g, api, "dim", dim, api->rank(g, a), &axis))
         return 1;
     static const int64_t rot1[3] = {1, 2, 0}, rot2[3] = {2, 0, 1};
     ox_vid p = at_op2(g, api, "Mul", rotate3(g, api, a, axis, rot1), rotate3(g, api, b, axis, rot2));
@@ -68,11 +81,16 @@ static int sym_linalg_slogdet(ox_sym *g, const ox_api *api)
 static const ox_param_decl p_linalg_cross[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                                OX_PARAM("other", OX_ARG_TENSOR),
                                                OX_PARAM_INT("dim", OX_ARG_INT, -1)};
+/* aten::cross(self, other, int? dim=None) */
+static const ox_param_decl p_cross[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                        OX_PARAM("other", OX_ARG_TENSOR),
+                                        OX_PARAM_NULL("dim", OX_ARG_INT)};
 static const ox_param_decl p_linalg_det[] = {OX_PARAM("A", OX_ARG_TENSOR)};
 static const ox_param_decl p_logdet[] = {OX_PARAM("self", OX_ARG_TENSOR)};
 
 const ox_op_decl at_ops_linalg[] = {
     OX_OP("aten::linalg_cross", 9, p_linalg_cross, 1, sym_linalg_cross),
+    OX_OP("aten::cross", 9, p_cross, 1, sym_linalg_cross),
     OX_OP("aten::linalg_det", 11, p_linalg_det, 1, sym_linalg_det),
     OX_OP("aten::logdet", 11, p_logdet, 1, sym_logdet),
     OX_OP("aten::linalg_slogdet", 11, p_linalg_det, 2, sym_linalg_slogdet),

@@ -179,8 +179,10 @@ ROWS += [
         opsets=(9, 11)),
     # ---- linalg_cross (torch.cross): two Gathers per operand
     Row("linalg_cross", "aten::linalg_cross", lambda a, b: torch.linalg.cross(a, b), [T(4, 3), T(4, 3)]),
-    Row("linalg_cross.dim0_broadcast", "aten::linalg_cross", lambda a, b: torch.cross(a, b, dim=0),
+    Row("linalg_cross.dim0_broadcast", "aten::linalg_cross", lambda a, b: torch.linalg.cross(a, b, dim=0),
         [T(3, 4), T(3, 1)]),
+    Row("cross", "aten::cross", lambda a, b: torch.cross(a, b, dim=1), [T(4, 3), T(4, 3)]),
+    Row("cross.no_dim_first_of_size_3", "aten::cross", lambda a, b: a.cross(b), [T(2, 3, 3), T(2, 3, 3)]),
     Row("linalg_cross.int64", "aten::linalg_cross", lambda a, b: torch.linalg.cross(a, b), [T(2, 3, dtype=I64), T(2, 3, dtype=I64)]),
     # ---- determinants: Det from opset 11
     Row("linalg_det", "aten::linalg_det", lambda a: torch.linalg.det(a), [T(4, 4)], since=11),

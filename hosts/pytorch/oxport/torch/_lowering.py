@@ -644,6 +644,15 @@ def _cdist(rec, func, args, kwargs):
     return rec.record("aten::cdist", [("x1", b["x1"]), ("x2", b["x2"]), ("p", float(b["p"]))], func, args, kwargs)
 
 
+@handles(torch.cross, T.cross)
+def _cross(rec, func, args, kwargs):
+    # torch.onnx's aten::cross (the dispatcher names it linalg_cross, with the dim resolved)
+    b = bind(args, kwargs, ("input", "other", "dim"), dim=None)
+    arglist = [("self", b["input"]), ("other", b["other"])]
+    return rec.record("aten::cross", arglist + ([] if b["dim"] is None else [("dim", int(b["dim"]))]),
+                      func, args, kwargs)
+
+
 @handles(torch.linalg.det, torch.det, T.det)
 def _det(rec, func, args, kwargs):
     # torch.onnx's aten::linalg_det: one output (aten::_linalg_det, what it
