@@ -109,13 +109,14 @@ class Case:
         return "refused" if self.expect == "refuse" else "pass"
 
 
-def recorded_kinds(row, model, args):
-    """The operator kinds the PyTorch host records for the row's call (on a stand-in for
-    the engine: no conversion happens here)."""
+def recorded_kinds(row, model, args, opset):
+    """The operator kinds the PyTorch host records for the row's call at `opset` (the
+    row's lowest: a call such as torch.einsum is recorded as one node only from the opset
+    its ONNX op exists), on a stand-in for the engine: no conversion happens here."""
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ctx = FakeContext()
-        _recorder.trace(ctx, model, args, {}, dynamic=bool(row.dynamic))
+        _recorder.trace(ctx, model, args, {}, dynamic=bool(row.dynamic), opset=opset)
     # an in-place call (x.fill_) is recorded as aten::fill_ and converted as aten::fill
     return [n.kind[:-1] if n.kind.endswith("_") and not n.kind.endswith("__") else n.kind for n in ctx.L.nodes]
 
@@ -201,7 +202,7 @@ def prepare_row(row, opsets, routes, tmp):
         model = row.build()
         sets = row.input_sets()
         wants = [eager(model, args) for _label, args in sets]
-        kinds = recorded_kinds(row, model, sets[0][1])
+        kinds = recorded_kinds(row, model, sets[0][1], min(chosen))
     except Exception as e:  # a row that cannot even run eagerly is a broken row
         for c in cases:
             c.fail(f"the row does not run in eager PyTorch: {type(e).__name__}: {first_line(e)}")

@@ -669,6 +669,186 @@ def _mean(rec, func, args, kwargs):
                                      ("dtype", b["dtype"])], func, args, kwargs)
 
 
+@handles(torch.einsum)
+def _einsum(rec, func, args, kwargs):
+    # torch.onnx's aten::einsum -> Einsum, from opset 12; below it (or when the
+    # caller does not say) the views and products einsum dispatches to
+    if rec.opset is None or rec.opset < 12 or not args or not isinstance(args[0], str):
+        return NotImplemented
+    ops = args[1] if len(args) == 2 and isinstance(args[1], (list, tuple)) else args[1:]
+    if not all(isinstance(t, torch.Tensor) for t in ops):
+        return NotImplemented  # the sublist form einsum(x, [0, 1], ...)
+    return rec.record("aten::einsum", [("equation", args[0]), ("tensors", list(ops))], func, args, kwargs)
+
+
+@handles(torch.outer, T.outer, torch.ger, T.ger)
+def _outer(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "vec2"))
+    return rec.record("aten::outer", [("self", b["input"]), ("vec2", b["vec2"])], func, args, kwargs)
+
+
+@handles(torch.tensordot)
+def _tensordot(rec, func, args, kwargs):
+    # torch.onnx's aten::tensordot -> Einsum from opset 12; below it the permutes
+    # and mm it dispatches to, as for einsum
+    b = bind(args, kwargs, ("a", "b", "dims"), dims=2)
+    a, o, dims = b["a"], b["b"], b["dims"]
+    if rec.opset is None or rec.opset < 12 or isinstance(dims, torch.Tensor):
+        return NotImplemented
+    if isinstance(dims, int):
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        da, db = ([int(dims[0])], [int(dims[1])]) if isinstance(dims[0], int) else \
+            ([int(d) for d in dims[0]], [int(d) for d in dims[1]])
+    return rec.record("aten::tensordot", [("self", a), ("other", o), ("dims_self", da), ("dims_other", db)],
+                      func, args, kwargs)
+
+
+@handles(torch.argsort, T.argsort)
+def _argsort(rec, func, args, kwargs):
+    # torch.onnx's aten::argsort: recorded as one node rather than the sort it calls
+    b = bind(args, kwargs, ("input", "dim", "descending"), dim=-1, descending=False, stable=False)
+    if isinstance(b["dim"], str):
+        return NotImplemented
+    arglist = [("self", b["input"])] + ([("stable", True)] if b["stable"] else [])
+    return rec.record("aten::argsort", arglist + [("dim", int(b["dim"])), ("descending", bool(b["descending"]))],
+                      func, args, kwargs)
+
+
+@handles(F.pairwise_distance, torch.pairwise_distance)
+def _pairwise_distance(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("x1", "x2", "p", "eps", "keepdim"), p=2.0, eps=1e-6, keepdim=False)
+    return rec.record("aten::pairwise_distance", [("x1", b["x1"]), ("x2", b["x2"]), ("p", float(b["p"])),
+                                                  ("eps", float(b["eps"])), ("keepdim", bool(b["keepdim"]))],
+                      func, args, kwargs)
+
+
+@handles(F.cosine_similarity, torch.cosine_similarity)
+def _cosine_similarity(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("x1", "x2", "dim", "eps"), dim=1, eps=1e-8)
+    return rec.record("aten::cosine_similarity", [("x1", b["x1"]), ("x2", b["x2"]), ("dim", int(b["dim"])),
+                                                  ("eps", float(b["eps"]))], func, args, kwargs)
+
+
+@handles(torch.norm, T.norm)
+def _norm(rec, func, args, kwargs):
+    # torch.norm's default order 'fro' is torch.onnx's aten::frobenius_norm (what
+    # torch.norm calls); numeric orders go on to the dispatcher's aten::norm
+    b = bind(args, kwargs, ("input", "p", "dim", "keepdim", "out", "dtype"), p="fro", dim=None, keepdim=False,
+             out=None, dtype=None)
+    if not isinstance(b["p"], str) or b["p"] != "fro" or b["out"] is not None or b["dtype"] is not None:
+        return NotImplemented
+    d = b["dim"]
+    d = [] if d is None else [int(d)] if isinstance(d, int) else [int(v) for v in d]
+    return rec.record("aten::frobenius_norm", [("self", b["input"]), ("dim", d), ("keepdim", bool(b["keepdim"]))],
+                      func, args, kwargs)
+
+
+@handles(torch.linalg.matrix_norm)
+def _matrix_norm(rec, func, args, kwargs):
+    # torch.onnx's aten::linalg_matrix_norm: one node, so the orders ONNX cannot
+    # express (singular values) are refused by name rather than as an SVD
+    b = bind(args, kwargs, ("A", "ord", "dim", "keepdim"), ord="fro", dim=(-2, -1), keepdim=False, dtype=None)
+    o = b["ord"] if isinstance(b["ord"], str) else float(b["ord"])
+    return rec.record("aten::linalg_matrix_norm", [
+        ("self", b["A"]), ("ord", o), ("dim", [int(d) for d in b["dim"]]), ("keepdim", bool(b["keepdim"])),
+        ("dtype", b["dtype"])], func, args, kwargs)
+
+
+@handles(torch.linalg.norm)
+def _linalg_norm(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("A", "ord", "dim", "keepdim"), ord=None, dim=None, keepdim=False, dtype=None)
+    o = b["ord"] if b["ord"] is None or isinstance(b["ord"], str) else float(b["ord"])
+    d = b["dim"]
+    d = None if d is None else [int(d)] if isinstance(d, int) else [int(v) for v in d]
+    return rec.record("aten::linalg_norm", [("self", b["A"]), ("ord", o), ("dim", d), ("keepdim", bool(b["keepdim"])),
+                                            ("dtype", b["dtype"])], func, args, kwargs)
+
+
+@handles(torch.cdist)
+def _cdist(rec, func, args, kwargs):
+    # torch.onnx's aten::cdist (torch.cdist dispatches to aten::_cdist_forward);
+    # compute_mode picks torch's arithmetic only, not the result
+    b = bind(args, kwargs, ("x1", "x2", "p"), p=2.0)
+    return rec.record("aten::cdist", [("x1", b["x1"]), ("x2", b["x2"]), ("p", float(b["p"]))], func, args, kwargs)
+
+
+@handles(torch.cross, T.cross)
+def _cross(rec, func, args, kwargs):
+    # torch.onnx's aten::cross (the dispatcher names it linalg_cross, with the dim resolved)
+    b = bind(args, kwargs, ("input", "other", "dim"), dim=None)
+    arglist = [("self", b["input"]), ("other", b["other"])]
+    return rec.record("aten::cross", arglist + ([] if b["dim"] is None else [("dim", int(b["dim"]))]),
+                      func, args, kwargs)
+
+
+@handles(torch.linalg.det, torch.det, T.det)
+def _det(rec, func, args, kwargs):
+    # torch.onnx's aten::linalg_det: one output (aten::_linalg_det, what it
+    # dispatches to, adds the LU factors)
+    b = bind(args, kwargs, ("A",))
+    return rec.record("aten::linalg_det", [("A", b["A"])], func, args, kwargs)
+
+
+@handles(torch.linalg.slogdet, torch.slogdet, T.slogdet)
+def _slogdet(rec, func, args, kwargs):
+    # (sign, logabsdet) as aten::linalg_slogdet; the dispatcher's _linalg_slogdet adds LU factors
+    b = bind(args, kwargs, ("A",))
+    return rec.record("aten::linalg_slogdet", [("A", b["A"])], func, args, kwargs)
+
+
+@handles(torch.logdet, T.logdet)
+def _logdet(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input",))
+    return rec.record("aten::logdet", [("self", b["input"])], func, args, kwargs)
+
+
+# ---------------------------------------------------------------- losses
+# F.nll_loss, F.cross_entropy and F.kl_div run in Python and reach these with
+# the reduction as ATen's enum (0 none, 1 mean, 2 sum); recorded as torch.onnx's
+# operators, not the log_softmax/nll_loss_forward ... they dispatch to.
+
+# The torch._C._nn bindings' own default reduction is not the schema's (torch
+# 1.13 reduces nothing when it is left out): a call without one is left to the
+# dispatcher-level recorder.
+
+def _nll(kind):
+    def handler(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "target", "weight", "reduction", "ignore_index"), weight=None,
+                 ignore_index=-100)
+        if "reduction" not in b:
+            return NotImplemented
+        return rec.record(kind, [("self", b["input"]), ("target", b["target"]), ("weight", b["weight"]),
+                                 ("reduction", int(b["reduction"])), ("ignore_index", int(b["ignore_index"]))],
+                          func, args, kwargs)
+    return handler
+
+
+HANDLERS[torch._C._nn.nll_loss_nd] = _nll("aten::nll_loss_nd")
+HANDLERS[torch._C._nn.nll_loss] = _nll("aten::nll_loss")
+HANDLERS[torch._C._nn.nll_loss2d] = _nll("aten::nll_loss2d")
+
+
+@handles(torch._C._nn.cross_entropy_loss)
+def _cross_entropy(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "target", "weight", "reduction", "ignore_index", "label_smoothing"),
+             weight=None, ignore_index=-100, label_smoothing=0.0)
+    if "reduction" not in b:
+        return NotImplemented
+    return rec.record("aten::cross_entropy_loss", [
+        ("self", b["input"]), ("target", b["target"]), ("weight", b["weight"]), ("reduction", int(b["reduction"])),
+        ("ignore_index", int(b["ignore_index"])), ("label_smoothing", float(b["label_smoothing"]))],
+        func, args, kwargs)
+
+
+@handles(torch.kl_div)
+def _kl_div(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "target", "reduction"), reduction=1, log_target=False)
+    return rec.record("aten::kl_div", [("self", b["input"]), ("target", b["target"]),
+                                       ("reduction", int(b["reduction"])), ("log_target", bool(b["log_target"]))],
+                      func, args, kwargs)
+
+
 @handles(torch.select, T.select)
 def _select(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "dim", "index"))
