@@ -305,42 +305,94 @@ def _relu6(rec, func, args, kwargs):
 
 
 # ---------------------------------------------------------------- pooling
+#
+# Recorded with the dimensionality the model asked for (aten::max_pool1d, not the
+# unsqueezed 2-D op ATen runs it as), as torch.onnx names them.
 
-@handles(F.max_pool2d, torch.max_pool2d)
-def _max_pool2d(rec, func, args, kwargs):
-    b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
-                            "return_indices"), stride=None, padding=0, dilation=1, ceil_mode=False,
-             return_indices=False)
-    if b["return_indices"]:
-        return NotImplemented
-    k = ntuple(b["kernel_size"], 2)
-    s = ntuple(b["stride"], 2) if b["stride"] not in (None, [], ()) else k
-    return rec.record("aten::max_pool2d", [
-        ("self", b["input"]), ("kernel_size", k), ("stride", s), ("padding", ntuple(b["padding"], 2)),
-        ("dilation", ntuple(b["dilation"], 2)), ("ceil_mode", bool(b["ceil_mode"]))], func, args, kwargs)
+def _pool_stride(b, k, n):
+    return ntuple(b["stride"], n) if b["stride"] not in (None, [], ()) else k
 
 
-@handles(F.avg_pool2d)
-def _avg_pool2d(rec, func, args, kwargs):
-    b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                            "divisor_override"), stride=None, padding=0, ceil_mode=False,
-             count_include_pad=True, divisor_override=None)
-    k = ntuple(b["kernel_size"], 2)
-    s = ntuple(b["stride"], 2) if b["stride"] not in (None, [], ()) else k
-    return rec.record("aten::avg_pool2d", [
-        ("self", b["input"]), ("kernel_size", k), ("stride", s), ("padding", ntuple(b["padding"], 2)),
-        ("ceil_mode", bool(b["ceil_mode"])), ("count_include_pad", bool(b["count_include_pad"])),
-        ("divisor_override", b["divisor_override"])], func, args, kwargs)
+def _max_pool(n, with_indices):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
+                                "return_indices"), stride=None, padding=0, dilation=1, ceil_mode=False,
+                 return_indices=with_indices)
+        if bool(b["return_indices"]) != with_indices:
+            return NotImplemented
+        k = ntuple(b["kernel_size"], n)
+        kind = f"aten::max_pool{n}d_with_indices" if with_indices else f"aten::max_pool{n}d"
+        return rec.record(kind, [
+            ("self", b["input"]), ("kernel_size", k), ("stride", _pool_stride(b, k, n)),
+            ("padding", ntuple(b["padding"], n)), ("dilation", ntuple(b["dilation"], n)),
+            ("ceil_mode", bool(b["ceil_mode"]))], func, args, kwargs)
+    return h
 
 
-@handles(F.adaptive_avg_pool2d, torch._C._nn.adaptive_avg_pool2d)
-def _adaptive_avg_pool2d(rec, func, args, kwargs):
-    b = bind(args, kwargs, ("input", "output_size"))
-    x = b["input"]
-    os_ = b["output_size"]
-    os_ = list(os_) if isinstance(os_, (list, tuple, torch.Size)) else [os_, os_]
-    os_ = [int(x.shape[-2 + i]) if v is None else int(v) for i, v in enumerate(os_)]
-    return rec.record("aten::adaptive_avg_pool2d", [("self", x), ("output_size", os_)], func, args, kwargs)
+for _n in (1, 2, 3):
+    HANDLERS[getattr(F, f"max_pool{_n}d")] = _max_pool(_n, False)
+    HANDLERS[getattr(F, f"max_pool{_n}d_with_indices")] = _max_pool(_n, True)
+HANDLERS[torch.max_pool1d] = _max_pool(1, False)
+HANDLERS[torch.max_pool2d] = _max_pool(2, False)
+HANDLERS[torch.max_pool3d] = _max_pool(3, False)
+
+
+def _avg_pool(n):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                "divisor_override"), stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None)
+        k = ntuple(b["kernel_size"], n)
+        arglist = [("self", b["input"]), ("kernel_size", k), ("stride", _pool_stride(b, k, n)),
+                   ("padding", ntuple(b["padding"], n)), ("ceil_mode", bool(b["ceil_mode"])),
+                   ("count_include_pad", bool(b["count_include_pad"]))]
+        if n > 1:  # aten::avg_pool1d has no divisor_override
+            arglist.append(("divisor_override", b["divisor_override"]))
+        return rec.record(f"aten::avg_pool{n}d", arglist, func, args, kwargs)
+    return h
+
+
+HANDLERS[F.avg_pool1d] = _avg_pool(1)
+HANDLERS[F.avg_pool2d] = _avg_pool(2)
+HANDLERS[F.avg_pool3d] = _avg_pool(3)
+
+
+def _adaptive_size(x, os_, n):
+    os_ = list(os_) if isinstance(os_, (list, tuple, torch.Size)) else [os_] * n
+    return [int(x.shape[-n + i]) if v is None else int(v) for i, v in enumerate(os_)]
+
+
+def _adaptive_avg_pool(n):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "output_size"))
+        x = b["input"]
+        return rec.record(f"aten::adaptive_avg_pool{n}d",
+                          [("self", x), ("output_size", _adaptive_size(x, b["output_size"], n))],
+                          func, args, kwargs)
+    return h
+
+
+HANDLERS[F.adaptive_avg_pool1d] = _adaptive_avg_pool(1)
+HANDLERS[F.adaptive_avg_pool2d] = HANDLERS[torch._C._nn.adaptive_avg_pool2d] = _adaptive_avg_pool(2)
+HANDLERS[F.adaptive_avg_pool3d] = HANDLERS[torch._C._nn.adaptive_avg_pool3d] = _adaptive_avg_pool(3)
+
+
+def _adaptive_max_pool(n, with_indices):
+    # aten::adaptive_max_pool<n>d always computes (values, indices); without
+    # return_indices the model sees the values only.
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "output_size", "return_indices"), return_indices=with_indices)
+        x = b["input"]
+        resolved = rec.resolve([("self", x), ("output_size", _adaptive_size(x, b["output_size"], n))])
+        both = getattr(F, f"adaptive_max_pool{n}d_with_indices")(x, b["output_size"])
+        rec.emit(f"aten::adaptive_max_pool{n}d", resolved, both)
+        return both if b["return_indices"] else both[0]
+    return h
+
+
+for _n in (1, 2, 3):
+    HANDLERS[getattr(F, f"adaptive_max_pool{_n}d")] = _adaptive_max_pool(_n, False)
+    HANDLERS[getattr(F, f"adaptive_max_pool{_n}d_with_indices")] = _adaptive_max_pool(_n, True)
 
 
 # ---------------------------------------------------------------- linear algebra
