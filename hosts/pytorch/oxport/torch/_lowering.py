@@ -241,15 +241,21 @@ HANDLERS[torch.conv2d] = _conv(2)
 HANDLERS[torch.conv3d] = _conv(3)
 
 
-@handles(torch.conv_transpose2d)
-def _conv_transpose2d(rec, func, args, kwargs):
-    b = bind(args, kwargs, ("input", "weight", "bias", "stride", "padding", "output_padding", "groups",
-                            "dilation"), bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1)
-    return rec.record("aten::conv_transpose2d", [
-        ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
-        ("stride", ntuple(b["stride"], 2)), ("padding", ntuple(b["padding"], 2)),
-        ("output_padding", ntuple(b["output_padding"], 2)), ("groups", int(b["groups"])),
-        ("dilation", ntuple(b["dilation"], 2))], func, args, kwargs)
+def _conv_transpose(n):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "weight", "bias", "stride", "padding", "output_padding", "groups",
+                                "dilation"), bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1)
+        return rec.record(f"aten::conv_transpose{n}d", [
+            ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
+            ("stride", ntuple(b["stride"], n)), ("padding", ntuple(b["padding"], n)),
+            ("output_padding", ntuple(b["output_padding"], n)), ("groups", int(b["groups"])),
+            ("dilation", ntuple(b["dilation"], n))], func, args, kwargs)
+    return h
+
+
+HANDLERS[torch.conv_transpose1d] = _conv_transpose(1)
+HANDLERS[torch.conv_transpose2d] = _conv_transpose(2)
+HANDLERS[torch.conv_transpose3d] = _conv_transpose(3)
 
 
 @handles(F.batch_norm)
