@@ -724,6 +724,9 @@ def _pad(rec, func, args, kwargs):
         n = len(b["pad"]) // 2
         return rec.record(f"{_PAD_MODES[b['mode']]}{n}d",
                           [("self", b["input"]), ("padding", [int(p) for p in b["pad"]])], func, args, kwargs)
+    if b["mode"] == "circular":
+        return rec.record("aten::pad", [("self", b["input"]), ("pad", [int(p) for p in b["pad"]]),
+                                        ("mode", "circular"), ("value", None)], func, args, kwargs)
     if b["mode"] != "constant":
         return NotImplemented
     v = b["value"]
@@ -1125,34 +1128,42 @@ ATEN_HANDLERS["aten::_log_softmax"] = _aten_softmax("aten::log_softmax")
 
 # ---------------------------------------------------------------- interpolation
 
+# F.interpolate's modes by spatial rank, as ATen (and torch.onnx) name them.
+_UPSAMPLE = {("nearest", 1): "nearest1d", ("nearest", 2): "nearest2d", ("nearest", 3): "nearest3d",
+             ("linear", 1): "linear1d", ("bilinear", 2): "bilinear2d", ("bicubic", 2): "bicubic2d",
+             ("trilinear", 3): "trilinear3d"}
+
+
 @handles(F.interpolate, F.upsample)
 def _interpolate(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor",
                             "antialias"), size=None, scale_factor=None, mode="nearest", align_corners=None,
              recompute_scale_factor=None, antialias=False)
     x = b["input"]
-    if x.dim() != 4 or b["mode"] not in ("nearest", "bilinear") or b["antialias"]:
+    n = x.dim() - 2
+    kind = _UPSAMPLE.get((b["mode"], n))
+    if kind is None or b["antialias"]:
         return NotImplemented
     out = func(*args, **kwargs)
     size, sf = b["size"], b["scale_factor"]
     if size is not None:
         # Given sizes (possibly traced: 2 * h) are the output size.
-        size = list(size) if isinstance(size, (list, tuple)) else [size, size]
+        size = list(size) if isinstance(size, (list, tuple)) else [size] * n
         arglist = [("self", x), ("output_size", Dyn(size, need=11))]
     elif sf is not None and not b["recompute_scale_factor"]:
         # torch maps coordinates with the given factor and sizes the output
         # floor(in * factor): Resize with scales does both, at any input size.
-        sf = [float(v) for v in sf] if isinstance(sf, (list, tuple)) else [float(sf)] * 2
+        sf = [float(v) for v in sf] if isinstance(sf, (list, tuple)) else [float(sf)] * n
         arglist = [("self", x), ("output_size", None), ("scales", sf)]
     else:
         hw = [int(v) for v in out.shape[2:]]
         S.warn_fixed(rec, "F.interpolate with recompute_scale_factor=True (the output size is "
                           "computed in Python)", hw)
         arglist = [("self", x), ("output_size", hw)]
-    if b["mode"] == "bilinear":
+    if b["mode"] != "nearest":
         arglist.append(("align_corners", bool(b["align_corners"])))
     resolved = rec.resolve(arglist)
-    return rec.emit(f"aten::upsample_{b['mode']}2d", resolved, out)
+    return rec.emit(f"aten::upsample_{kind}", resolved, out)
 
 
 # ---------------------------------------------------------------- max / min
