@@ -171,3 +171,78 @@ ROWS = [
     Row("im2col.module", "aten::im2col", module=lambda: nn.Unfold(kernel_size=(2, 2), padding=1),
         inputs=[T(1, 3, 3, 3)]),
 ]
+
+
+# ---------------------------------------------------------------- packed sequences (rnn.c)
+
+class PackedClassifier(nn.Module):
+    """A text classifier over pack_padded_sequence: token ids (B, T) and, so that any
+    draw gives sorted lengths, the per-row shortening drop (B,) in {0, 1}: lengths
+    T - cumsum(drop), non-increasing and at least T - B."""
+
+    def __init__(self, cell="lstm", bidirectional=False, layers=1, batch_first=True, total_length=None,
+                 padding_value=0.0, return_lengths=False):
+        super().__init__()
+        self.emb = nn.Embedding(20, 4)
+        rnn = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn": nn.RNN}[cell]
+        self.rnn = rnn(4, 5, num_layers=layers, bidirectional=bidirectional, batch_first=batch_first)
+        self.fc = nn.Linear(5 * (2 if bidirectional else 1), 3)
+        self.batch_first, self.total_length, self.padding_value = batch_first, total_length, padding_value
+        # the lengths take 8 values only: outputs of the rows that compare them
+        self.return_lengths = return_lengths
+
+    def forward(self, tok, drop):
+        lengths = torch.cumsum(-drop, 0) + tok.shape[1]
+        e = self.emb(tok if self.batch_first else tok.t())
+        packed = nn.utils.rnn.pack_padded_sequence(e, lengths, batch_first=self.batch_first)
+        out, h = self.rnn(packed)
+        h = h[0] if isinstance(h, tuple) else h
+        padded, lens = nn.utils.rnn.pad_packed_sequence(out, batch_first=self.batch_first,
+                                                        total_length=self.total_length,
+                                                        padding_value=self.padding_value)
+        last = torch.cat([h[-2], h[-1]], 1) if self.rnn.bidirectional else h[-1]
+        return (self.fc(last), padded, lens) if self.return_lengths else (self.fc(last), padded)
+
+
+class PackedFixed(nn.Module):
+    """pack_padded_sequence with constant lengths (opset 9 has no CumSum)."""
+
+    def __init__(self, total_length=None):
+        super().__init__()
+        self.rnn = nn.LSTM(3, 4, batch_first=True)
+        self.total_length = total_length
+
+    def forward(self, x):
+        packed = nn.utils.rnn.pack_padded_sequence(x, torch.tensor([5, 3, 2]), batch_first=True)
+        out, (h, c) = self.rnn(packed)
+        padded, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=self.total_length)
+        return padded, h, c
+
+
+TOK = T(3, 6, dtype=torch.int64, lo=0, hi=19)
+DROP = T(3, dtype=torch.int64, lo=0, hi=1)
+PACKED_OPSETS = (11, 13, 17)
+
+ROWS += [
+    Row("_pack_padded_sequence.lstm_classifier", "aten::_pack_padded_sequence",
+        module=lambda: PackedClassifier(return_lengths=True), inputs=[TOK, DROP], opsets=PACKED_OPSETS),
+    Row("_pack_padded_sequence.lstm_classifier_dynamic", "aten::_pack_padded_sequence",
+        module=lambda: PackedClassifier(), inputs=[TOK, DROP], opsets=PACKED_OPSETS,
+        dynamic={"in0": {1: "time"}, "out1": {1: "time_out"}}),
+    Row("_pack_padded_sequence.gru_bidirectional_time_major", "aten::_pack_padded_sequence",
+        module=lambda: PackedClassifier("gru", bidirectional=True, batch_first=False), inputs=[TOK, DROP],
+        opsets=PACKED_OPSETS),
+    Row("_pack_padded_sequence.rnn_two_layers", "aten::_pack_padded_sequence",
+        module=lambda: PackedClassifier("rnn", layers=2), inputs=[TOK, DROP], opsets=PACKED_OPSETS),
+    Row("_pad_packed_sequence.total_length", "aten::_pad_packed_sequence",
+        module=lambda: PackedClassifier(total_length=8), inputs=[TOK, DROP], opsets=PACKED_OPSETS),
+    Row("_pad_packed_sequence.padding_value", "aten::_pad_packed_sequence",
+        module=lambda: PackedClassifier("lstm", bidirectional=True, padding_value=-1.0), inputs=[TOK, DROP],
+        opsets=PACKED_OPSETS),
+    Row("_pad_packed_sequence.constant_lengths", "aten::_pad_packed_sequence", module=lambda: PackedFixed(),
+        inputs=[T(3, 6, 3)], opsets=(9, 10, 13, 17),
+        refuse=Refuse("pad_packed_sequence without total_length trims to the longest length, known at run "
+                      "time, which needs Slice's ends input", below=10)),
+    Row("_pad_packed_sequence.constant_lengths_total_length", "aten::_pad_packed_sequence",
+        module=lambda: PackedFixed(total_length=6), inputs=[T(3, 6, 3)]),
+]

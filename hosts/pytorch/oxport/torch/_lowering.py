@@ -10,6 +10,9 @@ the call is then recorded at the dispatcher level instead, so the engine reports
 ATen op it does not support rather than the trace silently losing it.
 """
 
+import sys
+import weakref
+
 import torch
 import torch.nn.functional as F
 
@@ -795,10 +798,106 @@ def _rnn(kind, hx_is_list):
     return h
 
 
-HANDLERS[torch.lstm] = _rnn("aten::lstm", True)
-HANDLERS[torch.gru] = _rnn("aten::gru", False)
-HANDLERS[torch.rnn_tanh] = _rnn("aten::rnn_tanh", False)
-HANDLERS[torch.rnn_relu] = _rnn("aten::rnn_relu", False)
+# Packed sequences, as torch.onnx carries them: the trace holds a PackedSequence's
+# data as the padded, time-major tensor (T, B, *) and its batch_sizes as the
+# sequence lengths (B,); the RNNs take the lengths as ONNX's sequence_lens, and
+# _pad_packed_sequence turns the padded tensor back.  The eager tensors (packed
+# rows, batch sizes) are mapped to those values; `rec.packed` keeps the padded
+# shape of each packed data tensor the trace made.
+
+def _packed_shapes(rec):
+    if not hasattr(rec, "packed"):
+        rec.packed = {}
+    return rec.packed
+
+
+def _stand_in(shape, like):
+    """A tensor that only describes a recorded output's shape and dtype."""
+    return torch.empty(list(shape), dtype=like.dtype)
+
+
+@handles(torch._pack_padded_sequence)
+def _pack_padded_sequence(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "lengths", "batch_first"))
+    x, lengths, batch_first = b["input"], b["lengths"], bool(b["batch_first"])
+    resolved = rec.resolve([("input", x), ("lengths", lengths), ("batch_first", batch_first)])
+    data, batch_sizes = func(*args, **kwargs)
+    shape = list(x.shape)
+    if batch_first:
+        shape[0], shape[1] = shape[1], shape[0]
+    padded, lens = _stand_in(shape, x), _stand_in(lengths.shape, lengths)
+    rec.emit("aten::_pack_padded_sequence", resolved, (padded, lens))
+    rec.set_vid(data, rec.lookup(padded))
+    rec.set_vid(batch_sizes, rec.lookup(lens))
+    _packed_shapes(rec)[id(data)] = (weakref.ref(data), shape)
+    return data, batch_sizes
+
+
+def _rnn_packed(rec, func, kind, args):
+    # (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+    data, batch_sizes, hx, params = args[0], args[1], args[2], args[3]
+    ent = _packed_shapes(rec).get(id(data))
+    if ent is None or ent[0]() is not data or not isinstance(params, (list, tuple)):
+        return NotImplemented
+    T, B = ent[1][0], ent[1][1]
+    is_lstm = kind == "aten::lstm"
+    arglist = [("input", data), ("hx", list(hx) if is_lstm else hx), ("params", list(params))]
+    arglist += [(n, float(v) if n == "dropout" else v) for n, v in zip(_RNN_TAIL[:-1], args[4:])]
+    arglist += [("batch_first", False), ("batch_sizes", batch_sizes)]
+    resolved = rec.resolve(arglist)
+    res = func(*args)
+    out = res[0]
+    y = _stand_in([T, B, out.shape[-1]], out)
+    rec.emit(kind, resolved, (y,) + tuple(res[1:]))
+    rec.set_vid(out, rec.lookup(y))
+    _packed_shapes(rec)[id(out)] = (weakref.ref(out), [T, B, out.shape[-1]])
+    return res
+
+
+def _rnn_any(kind, hx_is_list):
+    padded = _rnn(kind, hx_is_list)
+
+    def h(rec, func, args, kwargs):
+        if len(args) == 9 and not kwargs and isinstance(args[1], torch.Tensor) and \
+                isinstance(args[2], (list, tuple)) == hx_is_list and not isinstance(args[3], torch.Tensor):
+            return _rnn_packed(rec, func, kind, args)
+        return padded(rec, func, args, kwargs)
+    return h
+
+
+HANDLERS[torch.lstm] = _rnn_any("aten::lstm", True)
+HANDLERS[torch.gru] = _rnn_any("aten::gru", False)
+HANDLERS[torch.rnn_tanh] = _rnn_any("aten::rnn_tanh", False)
+HANDLERS[torch.rnn_relu] = _rnn_any("aten::rnn_relu", False)
+
+
+def _longest_by_default():
+    """Whether this call comes from nn.utils.rnn.pad_packed_sequence without a
+    total_length (it then passes the longest length)."""
+    code = torch.nn.utils.rnn.pad_packed_sequence.__code__
+    f = sys._getframe(1)
+    while f is not None and f.f_code is not code:
+        f = f.f_back
+    return f is not None and f.f_locals.get("total_length") is None
+
+
+@handles(torch._pad_packed_sequence)
+def _pad_packed_sequence(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("data", "batch_sizes", "batch_first", "padding_value", "total_length"))
+    ent = _packed_shapes(rec).get(id(b["data"]))
+    if ent is None or ent[0]() is not b["data"]:
+        return NotImplemented
+    pv = b["padding_value"]
+    # nn.utils.rnn.pad_packed_sequence passes the longest length (batch_sizes.size(0))
+    # when its caller gave no total_length: recorded as -1, "the longest at run time",
+    # since the trace's batch_sizes are the lengths themselves.
+    total = int(b["total_length"])
+    if _longest_by_default():
+        total = -1
+    return rec.record("aten::_pad_packed_sequence", [
+        ("data", b["data"]), ("batch_sizes", b["batch_sizes"]), ("batch_first", bool(b["batch_first"])),
+        ("padding_value", float(pv) if isinstance(pv, float) else pv), ("total_length", total)],
+        func, args, kwargs)
 
 
 # ---------------------------------------------------------------- more activations
