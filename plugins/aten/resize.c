@@ -269,6 +269,47 @@ static int sym_pixel_unshuffle(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_reshape(g, api, y, s2, 4));
 }
 
+/* grid_sampler (F.grid_sample) -> GridSample, from opset 16; torch's mode
+ * and padding numbers name GridSample's strings.  GridSample-16 samples 2-D
+ * (rank-4) inputs only. */
+static const char *const grid_modes[] = {"bilinear", "nearest", "bicubic"};
+static const char *const grid_paddings[] = {"zeros", "border", "reflection"};
+
+static int check_grid_sampler(ox_sym *g, const ox_api *api)
+{
+    int64_t m = api->arg_int(g, "interpolation_mode", 0), p = api->arg_int(g, "padding_mode", 0);
+    int rank = api->rank(g, api->arg_tensor(g, "input"));
+    if (m < 0 || m > 2 || p < 0 || p > 2)
+        return api->limit(g, 0, "grid_sampler with interpolation_mode %lld / padding_mode %lld: "
+                                "expected 0 to 2 each (bilinear, nearest, bicubic / zeros, border, "
+                                "reflection)",
+                          (long long)m, (long long)p);
+    if (rank >= 0 && rank != 4)
+        return api->limit(g, 0, "grid_sampler of a rank-%d input: GridSample samples rank-4 "
+                                "(2-D) inputs up to opset 17",
+                          rank);
+    return 0;
+}
+
+static int sym_grid_sampler(ox_sym *g, const ox_api *api)
+{
+    int64_t m = api->arg_int(g, "interpolation_mode", 0), p = api->arg_int(g, "padding_mode", 0);
+    if (m < 0 || m > 2 || p < 0 || p > 2) /* the check hook states it; never index past */
+        return api->fail(g, "grid_sampler: interpolation_mode %lld / padding_mode %lld out of "
+                            "range",
+                         (long long)m, (long long)p);
+    ox_vid in[2] = {api->arg_tensor(g, "input"), api->arg_tensor(g, "grid")};
+    ox_dtype t = api->dtype(g, in[0]);
+    in[1] = oxu_cast_to(g, api, in[1], t);
+    ox_onode *n = in[0] && in[1] ? api->op(g, "GridSample", 2, in, 1) : NULL;
+    if (n) {
+        api->attr_int(n, "align_corners", api->arg_int(g, "align_corners", 0) != 0);
+        api->attr_string(n, "mode", grid_modes[m]);
+        api->attr_string(n, "padding_mode", grid_paddings[p]);
+    }
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "GridSample"));
+}
+
 /* DepthToSpace (and the opset-9 spelling) take rank-4 inputs: another
  * recorded rank is stated before conversion. */
 static int check_pixel_shuffle(ox_sym *g, const ox_api *api)
@@ -327,6 +368,10 @@ static const ox_param_decl p_upsample_nearest[] = {
 static const ox_param_decl p_upsample_bilinear[] = {
     OX_PARAM("self", OX_ARG_TENSOR), AT_PARAM_OR_NULL("output_size", OX_ARG_INTS, OX_ARG_TENSOR),
     OX_PARAM_BOOL("align_corners", 0), OX_PARAM_NULL("scales", OX_ARG_FLOATS)};
+static const ox_param_decl p_grid_sampler[] = {
+    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("grid", OX_ARG_TENSOR),
+    OX_PARAM("interpolation_mode", OX_ARG_INT), OX_PARAM("padding_mode", OX_ARG_INT),
+    OX_PARAM("align_corners", OX_ARG_BOOL)};
 static const ox_param_decl p_pixel_unshuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                                   OX_PARAM("downscale_factor", OX_ARG_INT)};
 static const ox_param_decl p_pixel_shuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
@@ -343,6 +388,8 @@ const ox_op_decl at_ops_resize[] = {
     OX_OP("aten::upsample_linear1d", 11, p_upsample_bilinear, 1, sym_upsample),
     OX_OP("aten::upsample_bicubic2d", 11, p_upsample_bilinear, 1, sym_upsample),
     OX_OP("aten::upsample_trilinear3d", 11, p_upsample_bilinear, 1, sym_upsample),
+    OX_OP_EX("aten::grid_sampler", 16, p_grid_sampler, 1, sym_grid_sampler, 0,
+             check_grid_sampler),
     OX_OP("aten::pixel_unshuffle", 9, p_pixel_unshuffle, 1, sym_pixel_unshuffle),
     OX_OP_EX("aten::pixel_shuffle", 9, p_pixel_shuffle, 1, sym_pixel_shuffle_9, 0,
              check_pixel_shuffle),

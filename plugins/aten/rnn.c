@@ -228,6 +228,37 @@ static int sym_rnn_relu(ox_sym *g, const ox_api *api)
     return lower_rnn(g, api, RNN_RELU);
 }
 
+/* lstm_cell: one LSTM step, gates x W_ih^T + h W_hh^T (+ biases) split
+ * into torch's (input, forget, cell, output) order:
+ * c' = sigmoid(f) c + sigmoid(i) tanh(g), h' = sigmoid(o) tanh(c'). */
+static int sym_lstm_cell(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "input");
+    const ox_vid *hx = NULL;
+    if (api->arg_tensors(g, "hx", &hx) != 2 || !hx[0] || !hx[1])
+        return api->fail(g, "argument 'hx' must hold (h, c)");
+    static const int64_t tr[2] = {1, 0};
+    ox_vid gates = oxu_op2(g, api, "Add",
+                           oxu_op2(g, api, "MatMul", x,
+                                   oxu_transpose(g, api, api->arg_tensor(g, "w_ih"), tr, 2)),
+                           oxu_op2(g, api, "MatMul", hx[0],
+                                   oxu_transpose(g, api, api->arg_tensor(g, "w_hh"), tr, 2)));
+    const char *bias[2] = {"b_ih", "b_hh"};
+    for (int i = 0; i < 2; i++)
+        if (api->arg_tensor(g, bias[i]))
+            gates = oxu_op2(g, api, "Add", gates, api->arg_tensor(g, bias[i]));
+    ox_vid part[4];
+    if (oxu_split(g, api, gates, api->rank(g, x) - 1, NULL, 4, part))
+        return 1;
+    ox_vid c = oxu_op2(g, api, "Add", oxu_op2(g, api, "Mul", oxu_op1(g, api, "Sigmoid", part[1]), hx[1]),
+                       oxu_op2(g, api, "Mul", oxu_op1(g, api, "Sigmoid", part[0]),
+                               oxu_op1(g, api, "Tanh", part[2])));
+    ox_vid h = oxu_op2(g, api, "Mul", oxu_op1(g, api, "Sigmoid", part[3]), oxu_op1(g, api, "Tanh", c));
+    if (oxu_set_result(g, api, 0, h))
+        return 1;
+    return oxu_set_result(g, api, 1, c);
+}
+
 /* ------------------------------------------------ packed sequences
  *
  * As torch.onnx carries them: a PackedSequence is its padded, time-major
@@ -356,6 +387,10 @@ static const ox_param_decl p_rnn[] = {
      * packed sequences as padded tensors records as the lengths */
     OX_PARAM_NULL("batch_sizes", OX_ARG_OPT_TENSOR)};
 
+static const ox_param_decl p_lstm_cell[] = {
+    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("hx", OX_ARG_TENSOR_LIST),
+    OX_PARAM("w_ih", OX_ARG_TENSOR), OX_PARAM("w_hh", OX_ARG_TENSOR),
+    OX_PARAM_NULL("b_ih", OX_ARG_OPT_TENSOR), OX_PARAM_NULL("b_hh", OX_ARG_OPT_TENSOR)};
 static const ox_param_decl p_pack_padded_sequence[] = {
     OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("lengths", OX_ARG_TENSOR),
     OX_PARAM("batch_first", OX_ARG_BOOL)};
@@ -370,6 +405,7 @@ const ox_op_decl at_ops_rnn[] = {
     OX_OP_EX("aten::gru", 9, p_rnn, 2, sym_gru, 0u, check_rnn),
     OX_OP_EX("aten::rnn_tanh", 9, p_rnn, 2, sym_rnn_tanh, 0u, check_rnn),
     OX_OP_EX("aten::rnn_relu", 9, p_rnn, 2, sym_rnn_relu, 0u, check_rnn),
+    OX_OP("aten::lstm_cell", 9, p_lstm_cell, 2, sym_lstm_cell),
     OX_OP("aten::_pack_padded_sequence", 9, p_pack_padded_sequence, 2, sym_pack_padded_sequence),
     OX_OP_EX("aten::_pad_packed_sequence", 9, p_pad_packed_sequence, 2, sym_pad_packed_sequence,
              0u, check_pad_packed_sequence),

@@ -246,3 +246,108 @@ ROWS += [
     Row("_pad_packed_sequence.constant_lengths_total_length", "aten::_pad_packed_sequence",
         module=lambda: PackedFixed(total_length=6), inputs=[T(3, 6, 3)]),
 ]
+
+
+# ---------------------------------------------------------------- sampling, bags, normalization, cells
+
+class Bags(nn.Module):
+    """An nn.EmbeddingBag over fixed offsets."""
+
+    def __init__(self, bag, offsets):
+        super().__init__()
+        self.bag, self.offsets = bag, offsets
+
+    def forward(self, x):
+        return self.bag(x, torch.tensor(self.offsets))
+
+
+class CellWithState(nn.Module):
+    """An RNN cell given its state as inputs."""
+
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    def forward(self, x, h, c):
+        return self.cell(x, (h, c))
+
+
+class BagClassifier(nn.Module):
+    """torchtext's text classification tutorial model: EmbeddingBag (mean) over a flat
+    batch of token ids cut at offsets, then Linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.EmbeddingBag(30, 8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, text):
+        return self.fc(self.embedding(text, torch.tensor([0, 3, 7])))
+
+
+def grid(*shape):
+    """Sampling locations mostly inside [-1, 1], some outside (padding_mode matters)."""
+    return T(*shape, lo=-1.2, hi=1.2)
+
+
+ROWS += [
+    Row("grid_sampler", "aten::grid_sampler", lambda x, g: F.grid_sample(x, g, align_corners=False),
+        [T(1, 2, 4, 5), grid(1, 3, 4, 2)], opsets=(9, 16, 17),
+        refuse=Refuse("supported from opset 16", below=16)),
+    Row("grid_sampler.nearest_border_align", "aten::grid_sampler",
+        lambda x, g: F.grid_sample(x, g, mode="nearest", padding_mode="border", align_corners=True),
+        [T(2, 1, 5, 5), grid(2, 4, 3, 2)], opsets=(16, 17)),
+    Row("grid_sampler.bicubic_reflection", "aten::grid_sampler",
+        lambda x, g: F.grid_sample(x, g, mode="bicubic", padding_mode="reflection", align_corners=False),
+        [T(1, 2, 6, 6), grid(1, 3, 3, 2)], opsets=(16, 17)),
+    Row("grid_sampler.dynamic", "aten::grid_sampler", lambda x, g: F.grid_sample(x, g, align_corners=True),
+        [T(1, 2, 4, 4), grid(1, 3, 3, 2)], opsets=(16, 17),
+        dynamic={"in0": {0: "batch", 2: "h"}, "in1": {0: "batch", 1: "gh"}, "out0": {0: "batch", 2: "gh"}}),
+    Row("grid_sampler.volumetric", "aten::grid_sampler", lambda x, g: F.grid_sample(x, g, align_corners=False),
+        [T(1, 1, 3, 3, 3), grid(1, 2, 2, 2, 3)], opsets=(16, 17),
+        refuse=Refuse("GridSample samples rank-4 (2-D) inputs up to opset 17")),
+    Row("embedding_bag", "aten::embedding_bag", module=lambda: Bags(nn.EmbeddingBag(10, 3), [0, 4, 5]),
+        inputs=[T(9, dtype=torch.int64, lo=0, hi=9)], opsets=(11, 13, 17)),
+    Row("embedding_bag.text_classifier", "aten::embedding_bag", module=BagClassifier,
+        inputs=[T(11, dtype=torch.int64, lo=0, hi=29)], opsets=(11, 13, 17), dynamic={"in0": {0: "tokens"}}),
+    Row("embedding_bag.offsets_sum", "aten::embedding_bag",
+        lambda i, w: F.embedding_bag(i, w, torch.tensor([0, 2, 2, 5]), mode="sum"),
+        [T(7, dtype=torch.int64, lo=0, hi=5), T(6, 3)], opsets=(11, 13, 17),
+        dynamic={"in0": {0: "n"}}),
+    Row("embedding_bag.offsets_max_empty_bag", "aten::embedding_bag",
+        lambda i, w: F.embedding_bag(i, w, torch.tensor([0, 3, 3]), mode="max"),
+        [T(6, dtype=torch.int64, lo=0, hi=5), T(6, 4, distinct=True)], opsets=(11, 13, 17)),
+    Row("embedding_bag.offsets_below_11", "aten::embedding_bag",
+        lambda i, w: F.embedding_bag(i, w, torch.tensor([0, 3]), mode="mean"),
+        [T(6, dtype=torch.int64, lo=0, hi=5), T(6, 4)], opsets=(9, 10, 11),
+        refuse=Refuse("embedding_bag with offsets numbers the indices with Range", below=11)),
+    Row("embedding_bag.include_last_offset_weights", "aten::embedding_bag",
+        lambda i, w, p: F.embedding_bag(i, w, torch.tensor([0, 2, 6]), mode="sum", per_sample_weights=p,
+                                        include_last_offset=True),
+        [T(6, dtype=torch.int64, lo=0, hi=5), T(6, 3), T(6)], opsets=(11, 13, 17)),
+    Row("embedding_bag.padding_idx_mean", "aten::embedding_bag",
+        lambda i, w: F.embedding_bag(i, w, torch.tensor([0, 4]), mode="mean", padding_idx=0),
+        [T(8, dtype=torch.int64, lo=0, hi=3), T(4, 3)], opsets=(11, 13, 17)),
+    Row("embedding_bag.fixed_mean", "aten::embedding_bag", module=lambda: nn.EmbeddingBag(12, 4),
+        inputs=[T(3, 5, dtype=torch.int64, lo=0, hi=11)], dynamic=BATCH),
+    Row("embedding_bag.fixed_max_padding_idx", "aten::embedding_bag",
+        module=lambda: nn.EmbeddingBag(6, 3, mode="max", padding_idx=1),
+        inputs=[T(4, 3, dtype=torch.int64, lo=0, hi=5)]),
+    Row("embedding_bag.fixed_sum_weights", "aten::embedding_bag",
+        lambda i, w, p: F.embedding_bag(i, w, mode="sum", per_sample_weights=p),
+        [T(2, 4, dtype=torch.int64, lo=0, hi=4), T(5, 2), T(2, 4)]),
+    Row("native_layer_norm", "aten::native_layer_norm",
+        lambda x, w, b: torch.native_layer_norm(x, [4], w, b, 1e-5), [T(2, 3, 4), T(4), T(4)], dynamic=BATCH),
+    Row("native_layer_norm.two_dims_no_affine", "aten::native_layer_norm",
+        lambda x: torch.native_layer_norm(x, [3, 4], None, None, 1e-3), [T(2, 3, 4)]),
+    Row("_weight_norm", "aten::_weight_norm", module=lambda: nn.utils.weight_norm(nn.Linear(3, 4)),
+        inputs=[T(2, 3)]),
+    Row("_weight_norm.conv_dim1", "aten::_weight_norm",
+        module=lambda: nn.utils.weight_norm(nn.Conv1d(2, 3, 3), dim=1), inputs=[T(1, 2, 6)]),
+    Row("_weight_norm.whole", "aten::_weight_norm",
+        module=lambda: nn.utils.weight_norm(nn.Linear(3, 2), dim=None), inputs=[T(2, 3)]),
+    Row("lstm_cell", "aten::lstm_cell", module=lambda: nn.LSTMCell(3, 4), inputs=[T(2, 3)], dynamic=BATCH),
+    Row("lstm_cell.state_no_bias", "aten::lstm_cell", module=lambda: CellWithState(nn.LSTMCell(3, 2, bias=False)),
+        inputs=[T(2, 3), T(2, 2), T(2, 2)]),
+    Row("lstm_cell.unbatched", "aten::lstm_cell", module=lambda: nn.LSTMCell(3, 4), inputs=[T(3)]),
+]

@@ -759,6 +759,60 @@ def _embedding(rec, func, args, kwargs):
                                           ("sparse", bool(b["sparse"]))], func, args, kwargs)
 
 
+_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+@handles(F.embedding_bag)
+def _embedding_bag(rec, func, args, kwargs):
+    # One output: the bags (ATen's three others are backward's bookkeeping).  A 2-D
+    # input (fixed-length bags) is recorded as such, with offsets None.
+    b = bind(args, kwargs, ("input", "weight", "offsets", "max_norm", "norm_type", "scale_grad_by_freq", "mode",
+                            "sparse", "per_sample_weights", "include_last_offset", "padding_idx"),
+             offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean", sparse=False,
+             per_sample_weights=None, include_last_offset=False, padding_idx=None)
+    w, x = b["weight"], b["input"]
+    if b["max_norm"] is not None or b["mode"] not in _BAG_MODES or w.dtype == torch.long:
+        return NotImplemented
+    pi = b["padding_idx"]
+    pi = -1 if pi is None else (int(pi) if pi >= 0 else w.size(0) + int(pi))
+    return rec.record("aten::embedding_bag", [
+        ("weight", w), ("indices", x), ("offsets", b["offsets"]),
+        ("scale_grad_by_freq", bool(b["scale_grad_by_freq"])), ("mode", _BAG_MODES[b["mode"]]),
+        ("sparse", bool(b["sparse"])), ("per_sample_weights", b["per_sample_weights"]),
+        ("include_last_offset", bool(b["include_last_offset"])), ("padding_idx", pi)], func, args, kwargs)
+
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+@handles(F.grid_sample)
+def _grid_sample(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "grid", "mode", "padding_mode", "align_corners"), mode="bilinear",
+             padding_mode="zeros", align_corners=None)
+    if b["mode"] not in _GRID_MODES or b["padding_mode"] not in _GRID_PADDING:
+        return NotImplemented
+    return rec.record("aten::grid_sampler", [
+        ("input", b["input"]), ("grid", b["grid"]), ("interpolation_mode", _GRID_MODES[b["mode"]]),
+        ("padding_mode", _GRID_PADDING[b["padding_mode"]]), ("align_corners", bool(b["align_corners"]))],
+        func, args, kwargs)
+
+
+@handles(torch._weight_norm)
+def _weight_norm(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("v", "g", "dim"), dim=0)
+    return rec.record("aten::_weight_norm", [("v", b["v"]), ("g", b["g"]), ("dim", int(b["dim"]))],
+                      func, args, kwargs)
+
+
+@handles(torch.lstm_cell)
+def _lstm_cell(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "hx", "w_ih", "w_hh", "b_ih", "b_hh"), b_ih=None, b_hh=None)
+    return rec.record("aten::lstm_cell", [
+        ("input", b["input"]), ("hx", list(b["hx"])), ("w_ih", b["w_ih"]), ("w_hh", b["w_hh"]),
+        ("b_ih", b["b_ih"]), ("b_hh", b["b_hh"])], func, args, kwargs)
+
+
 @handles(F.one_hot)
 def _one_hot(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "num_classes"), num_classes=-1)
