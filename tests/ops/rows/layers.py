@@ -245,6 +245,8 @@ ROWS += [
                       "time, which needs Slice's ends input", below=10)),
     Row("_pad_packed_sequence.constant_lengths_total_length", "aten::_pad_packed_sequence",
         module=lambda: PackedFixed(total_length=6), inputs=[T(3, 6, 3)]),
+    Row("_pack_padded_sequence.constant_lengths_padded_past_input", "aten::_pack_padded_sequence",
+        module=lambda: PackedFixed(total_length=8), inputs=[T(3, 6, 3)]),
 ]
 
 
