@@ -64,7 +64,8 @@ static int lower_conv(ox_sym *g, const ox_api *api, int transposed)
     if (transposed && at_ints_n(g, api, "output_padding", nsp, 0, outpad))
         return 1;
 
-    ox_vid in[3] = {x, w, b};
+    ox_vid in[3] = {at_float64_as_float(g, api, x), at_float64_as_float(g, api, w),
+                    at_float64_as_float(g, api, b)};
     const char *type = transposed ? "ConvTranspose" : "Conv";
     ox_onode *n = api->op(g, type, b ? 3 : 2, in, 1);
     if (n) {
@@ -81,7 +82,7 @@ static int lower_conv(ox_sym *g, const ox_api *api, int transposed)
                 api->attr_ints(n, "output_padding", outpad, nsp);
         }
     }
-    return oxu_set_result(g, api, 0, at_out(g, api, n, type));
+    return oxu_set_result_recorded(g, api, 0, at_out(g, api, n, type));
 }
 
 static int sym_conv(ox_sym *g, const ox_api *api)
@@ -116,7 +117,9 @@ static int sym_conv_tbc(ox_sym *g, const ox_api *api)
     int64_t pad = api->arg_int(g, "pad", 0);
     static const int64_t to_bct[] = {1, 2, 0}, to_oik[] = {2, 1, 0}, to_tbc[] = {2, 0, 1};
     int64_t one = 1, pads[2] = {pad, pad};
-    ox_vid in[3] = {oxu_transpose(g, api, x, to_bct, 3), oxu_transpose(g, api, w, to_oik, 3), b};
+    ox_vid in[3] = {oxu_transpose(g, api, at_float64_as_float(g, api, x), to_bct, 3),
+                    oxu_transpose(g, api, at_float64_as_float(g, api, w), to_oik, 3),
+                    at_float64_as_float(g, api, b)};
     if (!in[0] || !in[1] || !in[2])
         return 1;
     ox_onode *n = api->op(g, "Conv", 3, in, 1);
@@ -127,7 +130,7 @@ static int sym_conv_tbc(ox_sym *g, const ox_api *api)
         api->attr_ints(n, "dilations", &one, 1);
     }
     ox_vid y = at_out(g, api, n, "Conv");
-    return oxu_set_result(g, api, 0, oxu_transpose(g, api, y, to_tbc, 3));
+    return oxu_set_result_recorded(g, api, 0, oxu_transpose(g, api, y, to_tbc, 3));
 }
 
 static const int64_t one[] = {1}, zero[] = {0};

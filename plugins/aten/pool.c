@@ -167,13 +167,14 @@ static ox_vid max_pool(ox_sym *g, const ox_api *api, ox_vid x, ox_vid src, const
     return y;
 }
 
-/* Outputs of a pooling computed on a batch of one: drop that batch again. */
+/* Outputs of a pooling computed on a batch of one: drop that batch again;
+ * in the recorded type (averages of float64 are computed in float32). */
 static int set_pooled(ox_sym *g, const ox_api *api, int unbatched, size_t n, ox_vid *ys)
 {
     int64_t zero = 0;
     for (size_t i = 0; i < n; i++) {
         ox_vid y = unbatched ? oxu_squeeze(g, api, ys[i], &zero, 1) : ys[i];
-        if (oxu_set_result(g, api, i, y))
+        if (oxu_set_result_recorded(g, api, i, y))
             return 1;
     }
     return 0;
@@ -209,6 +210,7 @@ static int sym_avg_pool(ox_sym *g, const ox_api *api)
     ox_vid src = api->arg_tensor(g, "self"), x = src;
     if (read_pool(g, api, 0, &p) || pool_unbatched(g, api, x, p.nd, &unbatched))
         return 1;
+    x = at_float64_as_float(g, api, x);
     if (unbatched)
         x = oxu_unsqueeze(g, api, x, 0);
     int count_pad = api->arg_int(g, "count_include_pad", 1) != 0;
@@ -294,6 +296,8 @@ static int sym_adaptive_pool(ox_sym *g, const ox_api *api)
     for (int i = 0; i < nd; i++)
         global &= out[i] == 1;
     ox_vid ys[2] = {0, 0};
+    if (!is_max)
+        x = at_float64_as_float(g, api, x);
     if (global && !is_max) {
         ys[0] = at_op1(g, api, "GlobalAveragePool", x);
         return set_pooled(g, api, unbatched, 1, ys);

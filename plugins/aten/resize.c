@@ -190,13 +190,14 @@ static int upsample_dims(ox_sym *g, const ox_api *api)
 
 static int sym_upsample(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
+    ox_vid src = api->arg_tensor(g, "self");
     int nd = upsample_dims(g, api);
     const char *name = api->op_name(g);
     int nearest = strstr(name, "nearest") != NULL, cubic = strstr(name, "bicubic") != NULL;
-    if (api->rank(g, x) != nd + 2)
+    if (api->rank(g, src) != nd + 2)
         return api->fail(g, "%s needs a rank-%d input (batch, channels, %d spatial), got rank %d",
-                         name, nd + 2, nd, api->rank(g, x));
+                         name, nd + 2, nd, api->rank(g, src));
+    ox_vid x = at_float64_as_float(g, api, src);
     int align = !nearest && api->arg_int(g, "align_corners", 0) != 0;
     oxu_resize_opts o = {
         .mode = nearest ? "nearest" : cubic ? "cubic" : "linear",
@@ -214,13 +215,13 @@ static int sym_upsample(ox_sym *g, const ox_api *api)
             return api->fail(g, "argument 'scales' must hold %d factors", nd);
         for (int i = 0; i < nd; i++)
             sc[2 + i] = (float)f[i];
-        return oxu_set_result(g, api, 0, oxu_resize(g, api, x, sc, n, 0, &o));
+        return oxu_set_result_recorded(g, api, 0, oxu_resize(g, api, x, sc, n, 0, &o));
     }
     if (api->arg_kind(g, "output_size") == OX_ARG_TENSOR) {
         /* traced sizes: from opset 11 (check_upsample) */
         ox_vid parts[2] = {oxu_shape_slice(g, api, x, 0, 2), api->arg_tensor(g, "output_size")};
-        return oxu_set_result(g, api, 0,
-                              oxu_resize(g, api, x, NULL, n, oxu_concat(g, api, parts, 2, 0), &o));
+        return oxu_set_result_recorded(
+            g, api, 0, oxu_resize(g, api, x, NULL, n, oxu_concat(g, api, parts, 2, 0), &o));
     }
     const int64_t *os = NULL;
     if (api->arg_ints(g, "output_size", &os) != (size_t)nd)
@@ -229,18 +230,18 @@ static int sym_upsample(ox_sym *g, const ox_api *api)
         /* Upsample-9 / Resize-10 take scales only: out / in from the
          * recorded sizes */
         for (int i = 0; i < nd; i++) {
-            int64_t len = api->size(g, x, 2 + i);
+            int64_t len = api->size(g, src, 2 + i);
             if (len <= 0)
                 return api->fail(g, "interpolation before opset 11 needs the input's spatial "
                                     "sizes, which are unknown; record them or export with "
                                     "opset 11");
             sc[2 + i] = (float)((double)os[i] / (double)len);
         }
-        return oxu_set_result(g, api, 0, oxu_resize(g, api, x, sc, n, 0, &o));
+        return oxu_set_result_recorded(g, api, 0, oxu_resize(g, api, x, sc, n, 0, &o));
     }
     ox_vid parts[2] = {oxu_shape_slice(g, api, x, 0, 2), oxu_const_ints(g, api, os, (size_t)nd)};
-    return oxu_set_result(g, api, 0,
-                          oxu_resize(g, api, x, NULL, n, oxu_concat(g, api, parts, 2, 0), &o));
+    return oxu_set_result_recorded(
+        g, api, 0, oxu_resize(g, api, x, NULL, n, oxu_concat(g, api, parts, 2, 0), &o));
 }
 
 /* pixel_unshuffle (space to depth in torch's channel order, which is
@@ -298,16 +299,16 @@ static int sym_grid_sampler(ox_sym *g, const ox_api *api)
         return api->fail(g, "grid_sampler: interpolation_mode %lld / padding_mode %lld out of "
                             "range",
                          (long long)m, (long long)p);
-    ox_vid in[2] = {api->arg_tensor(g, "input"), api->arg_tensor(g, "grid")};
-    ox_dtype t = api->dtype(g, in[0]);
-    in[1] = oxu_cast_to(g, api, in[1], t);
+    ox_vid in[2] = {at_float64_as_float(g, api, api->arg_tensor(g, "input")),
+                    api->arg_tensor(g, "grid")};
+    in[1] = oxu_cast_to(g, api, in[1], api->dtype(g, in[0]));
     ox_onode *n = in[0] && in[1] ? api->op(g, "GridSample", 2, in, 1) : NULL;
     if (n) {
         api->attr_int(n, "align_corners", api->arg_int(g, "align_corners", 0) != 0);
         api->attr_string(n, "mode", grid_modes[m]);
         api->attr_string(n, "padding_mode", grid_paddings[p]);
     }
-    return oxu_set_result(g, api, 0, at_out(g, api, n, "GridSample"));
+    return oxu_set_result_recorded(g, api, 0, at_out(g, api, n, "GridSample"));
 }
 
 /* DepthToSpace (and the opset-9 spelling) take rank-4 inputs: another

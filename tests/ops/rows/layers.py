@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from optable import Refuse, Row, T
 
 BATCH = {"in0": {0: "batch"}, "out0": {0: "batch"}}
+F64 = torch.float64
 
 ROWS = [
     # ---------------------------------------------------------------- pooling (pool.c)
@@ -352,4 +353,33 @@ ROWS += [
     Row("lstm_cell.state_no_bias", "aten::lstm_cell", module=lambda: CellWithState(nn.LSTMCell(3, 2, bias=False)),
         inputs=[T(2, 3), T(2, 2), T(2, 2)]),
     Row("lstm_cell.unbatched", "aten::lstm_cell", module=lambda: nn.LSTMCell(3, 4), inputs=[T(3)]),
+]
+
+
+# ---------------------------------------------------------------- other element types
+# (AveragePool, GlobalAveragePool, Resize, GridSample, Conv and ConvTranspose on float64
+# compute in float32: ONNX Runtime has no float64 kernel for them)
+
+ROWS += [
+    Row("max_pool1d.float64", "aten::max_pool1d", lambda x: F.max_pool1d(x, 2), [T(1, 2, 6, dtype=F64, distinct=True)]),
+    Row("max_pool2d_with_indices.float64", "aten::max_pool2d_with_indices", lambda x: F.max_pool2d(x, 2, return_indices=True), [T(1, 2, 4, 4, dtype=F64, distinct=True)]),
+    Row("avg_pool3d.float64", "aten::avg_pool3d", lambda x: F.avg_pool3d(x, 2), [T(1, 2, 4, 4, 4, dtype=F64)]),
+    Row("adaptive_max_pool2d.float64", "aten::adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, 2), [T(1, 2, 4, 4, dtype=F64, distinct=True)]),
+    Row("adaptive_avg_pool1d.float64", "aten::adaptive_avg_pool1d", lambda x: F.adaptive_avg_pool1d(x, 1), [T(1, 2, 4, dtype=F64)]),
+    Row("upsample_nearest1d.float64", "aten::upsample_nearest1d", lambda x: F.interpolate(x, scale_factor=2), [T(1, 2, 4, dtype=F64)]),
+    Row("upsample_linear1d.float64", "aten::upsample_linear1d", lambda x: F.interpolate(x, scale_factor=2, mode="linear"), [T(1, 2, 4, dtype=F64)], since=11),
+    Row("upsample_bicubic2d.float64", "aten::upsample_bicubic2d", lambda x: F.interpolate(x, scale_factor=2, mode="bicubic"), [T(1, 2, 4, 4, dtype=F64)], since=11),
+    Row("grid_sampler.float64", "aten::grid_sampler", lambda x, g: F.grid_sample(x, g, align_corners=False), [T(1, 2, 4, 4, dtype=F64), T(1, 3, 3, 2, dtype=F64)], opsets=(16, 17)),
+    Row("embedding_bag.float64_offsets", "aten::embedding_bag", lambda i, w: F.embedding_bag(i, w, torch.tensor([0, 2]), mode="mean"), [T(5, dtype=torch.int64, lo=0, hi=4), T(5, 3, dtype=F64)], opsets=(11, 17)),
+    Row("embedding_bag.float64_fixed_max", "aten::embedding_bag", lambda i, w: F.embedding_bag(i, w, mode="max"), [T(2, 3, dtype=torch.int64, lo=0, hi=4), T(5, 3, dtype=F64)]),
+    Row("_weight_norm.float64_functional", "aten::_weight_norm", lambda v, g: torch._weight_norm(v, g, 0), [T(3, 4, dtype=F64), T(3, 1, dtype=F64)]),
+    Row("native_layer_norm.float64", "aten::native_layer_norm", lambda x: torch.native_layer_norm(x, [4], None, None, 1e-5), [T(2, 4, dtype=F64)]),
+    Row("unfold.bool", "aten::unfold", lambda x: x.unfold(0, 2, 1), [T(4, dtype=torch.bool)]),
+    Row("im2col.float64", "aten::im2col", lambda x: F.unfold(x, 2), [T(1, 2, 3, 3, dtype=F64)]),
+    Row("pixel_unshuffle.int64", "aten::pixel_unshuffle", lambda x: F.pixel_unshuffle(x, 2), [T(1, 1, 4, 4, dtype=torch.int64)]),
+    Row("pad.circular_float64", "aten::pad", lambda x: F.pad(x, (1, 1), mode="circular"), [T(1, 2, 4, dtype=F64)]),
+    Row("reflection_pad3d.float64", "aten::reflection_pad3d", lambda x: F.pad(x, (1, 1, 1, 1, 1, 1), mode="reflect"), [T(1, 1, 3, 3, 3, dtype=F64)]),
+    Row("lstm_cell.float64", "aten::lstm_cell", module=lambda: nn.LSTMCell(3, 2).double(), inputs=[T(2, 3, dtype=F64)]),
+    Row("conv_transpose1d.float64", "aten::conv_transpose1d", module=lambda: nn.ConvTranspose1d(2, 2, 3).double(), inputs=[T(1, 2, 4, dtype=F64)]),
+    Row("conv_tbc.float64", "aten::conv_tbc", lambda x, w, b: torch.conv_tbc(x, w, b, 1), [T(4, 1, 2, dtype=F64), T(3, 2, 2, dtype=F64), T(2, dtype=F64)]),
 ]
