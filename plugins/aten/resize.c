@@ -135,16 +135,17 @@ static int check_upsample(ox_sym *g, const ox_api *api)
 
 static int sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
+    ox_vid src = api->arg_tensor(g, "self");
     int64_t hw[2];
-    if (out_hw(g, api, x, hw))
+    if (out_hw(g, api, src, hw))
         return 1;
+    ox_vid x = at_float64_as_float(g, api, src);
     int opset = api->opset(g);
     ox_vid y;
     if (opset >= 11) {
         y = resize_11(g, api, x, hw, "nearest", "asymmetric");
     } else {
-        ox_vid in[2] = {x, has_scales(g, api) ? recorded_scales(g, api) : scales(g, api, x, hw)};
+        ox_vid in[2] = {x, has_scales(g, api) ? recorded_scales(g, api) : scales(g, api, src, hw)};
         if (!in[1])
             return 1;
         const char *type = opset < 10 ? "Upsample" : "Resize";
@@ -153,7 +154,7 @@ static int sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
             api->attr_string(n, "mode", "nearest");
         y = at_out(g, api, n, type);
     }
-    return oxu_set_result(g, api, 0, y);
+    return oxu_set_result_recorded(g, api, 0, y);
 }
 
 static int sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
@@ -163,8 +164,9 @@ static int sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
     if (out_hw(g, api, x, hw))
         return 1;
     int align = api->arg_int(g, "align_corners", 0) != 0;
-    ox_vid y = resize_11(g, api, x, hw, "linear", align ? "align_corners" : "pytorch_half_pixel");
-    return oxu_set_result(g, api, 0, y);
+    ox_vid y = resize_11(g, api, at_float64_as_float(g, api, x), hw, "linear",
+                         align ? "align_corners" : "pytorch_half_pixel");
+    return oxu_set_result_recorded(g, api, 0, y);
 }
 
 /* ---------------------------------------------------------------- N-D interpolation

@@ -382,4 +382,8 @@ ROWS += [
     Row("lstm_cell.float64", "aten::lstm_cell", module=lambda: nn.LSTMCell(3, 2).double(), inputs=[T(2, 3, dtype=F64)]),
     Row("conv_transpose1d.float64", "aten::conv_transpose1d", module=lambda: nn.ConvTranspose1d(2, 2, 3).double(), inputs=[T(1, 2, 4, dtype=F64)]),
     Row("conv_tbc.float64", "aten::conv_tbc", lambda x, w, b: torch.conv_tbc(x, w, b, 1), [T(4, 1, 2, dtype=F64), T(3, 2, 2, dtype=F64), T(2, dtype=F64)]),
+    Row("upsample_nearest2d.float64", "aten::upsample_nearest2d", lambda x: F.interpolate(x, size=(4, 6)),
+        [T(1, 2, 2, 3, dtype=F64)]),
+    Row("upsample_bilinear2d.float64", "aten::upsample_bilinear2d",
+        lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), [T(1, 2, 2, 3, dtype=F64)], since=11),
 ]
