@@ -264,6 +264,93 @@ START_TEST(packed_sequences_state_their_opsets_and_ranks)
 }
 END_TEST
 
+START_TEST(pooling_needs_a_kernel)
+{
+    tb b = begin();
+    int64_t xd[4] = {1, 1, 4, 4};
+    ox_vid x = tb_input(&b, "x", OX_FLOAT, 4, xd);
+    ox_arg a[] = {ox_arg_tensor("self", x), ox_arg_ints("kernel_size", NULL, 0)};
+    op_n(&b, "aten::avg_pool2d", 2, a, 1, 4, xd);
+    refused(&b, 13, "argument 'kernel_size' is missing or empty");
+}
+END_TEST
+
+START_TEST(windows_state_their_arguments)
+{
+    int64_t bad[2] = {0, 1};
+    tb b = begin();
+    int64_t xd[4] = {1, 1, 4, 4}, yd[3] = {1, 4, 9};
+    ox_vid x = tb_input(&b, "x", OX_FLOAT, 4, xd);
+    ox_arg a[] = {ox_arg_tensor("self", x), ox_arg_ints("kernel_size", k2, 2),
+                  ox_arg_ints("dilation", one2, 2), ox_arg_ints("padding", zero2, 2),
+                  ox_arg_ints("stride", bad, 2)};
+    op_n(&b, "aten::im2col", 5, a, 1, 3, yd);
+    refused(&b, 13, "im2col: kernel_size, dilation and stride must be positive and padding not "
+                    "negative");
+    b = begin();
+    x = tb_input(&b, "x", OX_FLOAT, 0, NULL);
+    ox_arg u[] = {ox_arg_tensor("self", x), ox_arg_int("dimension", 0), ox_arg_int("size", 1),
+                  ox_arg_int("step", 1)};
+    op_n(&b, "aten::unfold", 4, u, 1, 0, NULL);
+    refused(&b, 13, "unfold needs an input of known rank of at least 1 (got 0)");
+}
+END_TEST
+
+START_TEST(resizing_states_sizes_and_ranks)
+{
+    int64_t three[3] = {4, 4, 4}, xd[5] = {1, 1, 2, 2, 2}, yd[5] = {1, 1, 4, 4, 4};
+    tb b = begin();
+    ox_vid x = tb_input(&b, "x", OX_FLOAT, 5, xd);
+    ox_arg a[] = {ox_arg_tensor("self", x), ox_arg_ints("output_size", three, 2)};
+    op_n(&b, "aten::upsample_nearest3d", 2, a, 1, 5, yd);
+    refused(&b, 13, "argument 'output_size' must hold 3 sizes");
+    b = begin();
+    int64_t ud[5] = {1, 1, -1, 2, 2};
+    x = tb_input(&b, "x", OX_FLOAT, 5, ud);
+    ox_arg s[] = {ox_arg_tensor("self", x), ox_arg_ints("output_size", three, 3)};
+    op_n(&b, "aten::upsample_nearest3d", 2, s, 1, 5, yd);
+    refused(&b, 9, "interpolation before opset 11 needs the input's spatial sizes, which are "
+                   "unknown; record them or export with opset 11");
+    b = begin();
+    int64_t pd[3] = {4, 4, 4};
+    x = tb_input(&b, "x", OX_FLOAT, 3, pd);
+    ox_arg p[] = {ox_arg_tensor("self", x), ox_arg_int("downscale_factor", 2)};
+    op_n(&b, "aten::pixel_unshuffle", 2, p, 1, 3, pd);
+    refused(&b, 13, "pixel_unshuffle is exported for rank-4 inputs only (got rank 3)");
+}
+END_TEST
+
+START_TEST(size_dependent_lowerings_need_the_sizes)
+{
+    tb b = begin();
+    int64_t xd[3] = {5, 2, 3}, wd[3] = {-1, 3, 4}, bd[1] = {4}, yd[3] = {5, 2, 4};
+    ox_vid x = tb_input(&b, "x", OX_FLOAT, 3, xd), w = tb_input(&b, "w", OX_FLOAT, 3, wd);
+    ox_vid bias = tb_input(&b, "b", OX_FLOAT, 1, bd);
+    ox_arg a[] = {ox_arg_tensor("self", x), ox_arg_tensor("weight", w),
+                  ox_arg_tensor("bias", bias), ox_arg_int("pad", 1)};
+    op_n(&b, "aten::conv_tbc", 4, a, 1, 3, yd);
+    refused(&b, 13, "the weight's kernel size (axis 0) is unknown; record the weight's sizes");
+    b = begin();
+    int64_t dd[3] = {-1, 2, 3}, ld[1] = {2};
+    ox_vid data = tb_input(&b, "data", OX_FLOAT, 3, dd), lens = tb_input(&b, "l", OX_INT64, 1, ld);
+    ox_arg p[] = {ox_arg_tensor("data", data), ox_arg_tensor("batch_sizes", lens),
+                  ox_arg_bool("batch_first", 0), ox_arg_float("padding_value", 0.0),
+                  ox_arg_int("total_length", 6)};
+    op_n(&b, "aten::_pad_packed_sequence", 5, p, 2, 3, dd);
+    refused(&b, 13, "pad_packed_sequence to total_length 6 needs the data's time size, which is "
+                    "unknown; record it");
+    b = begin();
+    int64_t id[4] = {1, -1, 4, 4}, cd[3] = {1, 4, 9};
+    x = tb_input(&b, "x", OX_FLOAT, 4, id);
+    ox_arg c[] = {ox_arg_tensor("self", x), ox_arg_ints("kernel_size", k2, 2),
+                  ox_arg_ints("dilation", one2, 2), ox_arg_ints("padding", zero2, 2),
+                  ox_arg_ints("stride", one2, 2)};
+    op_n(&b, "aten::im2col", 5, c, 1, 3, cd);
+    refused(&b, 13, "im2col needs the input's channel and spatial sizes, which are unknown; "
+                    "record them");
+}
+END_TEST
+
 static Suite *layer_errors_suite(void)
 {
     Suite *s = suite_create("layer_errors");
@@ -282,6 +369,10 @@ static Suite *layer_errors_suite(void)
     tcase_add_test(tc, lstm_cell_takes_h_and_c);
     tcase_add_test(tc, weight_norm_needs_a_tensor_of_rank_1_or_more);
     tcase_add_test(tc, packed_sequences_state_their_opsets_and_ranks);
+    tcase_add_test(tc, pooling_needs_a_kernel);
+    tcase_add_test(tc, windows_state_their_arguments);
+    tcase_add_test(tc, resizing_states_sizes_and_ranks);
+    tcase_add_test(tc, size_dependent_lowerings_need_the_sizes);
     suite_add_tcase(s, tc);
     return s;
 }
