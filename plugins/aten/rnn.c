@@ -124,6 +124,20 @@ static int check_rnn(ox_sym *g, const ox_api *api)
     return 0;
 }
 
+/* Whether v is a float32 constant of zeros only. */
+static int constant_zeros(ox_sym *g, const ox_api *api, ox_vid v)
+{
+    ox_dtype t;
+    size_t n = 0;
+    const float *d = v ? api->const_data(g, v, &t, &n) : NULL;
+    if (!d || t != OX_FLOAT)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (d[i] != 0.0f)
+            return 0;
+    return 1;
+}
+
 static int lower_rnn(ox_sym *g, const ox_api *api, rnn_mode m)
 {
     ox_vid x = api->arg_tensor(g, "input");
@@ -164,6 +178,11 @@ static int lower_rnn(ox_sym *g, const ox_api *api, rnn_mode m)
     } else {
         h0 = api->arg_tensor(g, "hx");
     }
+    /* nn.LSTM & co. make a missing state zeros of the traced batch size; ONNX's
+     * RNNs start from zeros when it is absent, at whatever batch the file
+     * runs with (a dynamic batch keeps working). */
+    if (constant_zeros(g, api, h0) && (!c0 || constant_zeros(g, api, c0)))
+        h0 = c0 = 0;
 
     /* A packed sequence (torch.onnx's form): input is the padded, time-major
      * tensor and batch_sizes the lengths, ONNX's sequence_lens (int32). */
