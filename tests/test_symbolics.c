@@ -308,9 +308,11 @@ START_TEST(max_pool2d_and_avg_pool2d)
 }
 END_TEST
 
-static ox_graph *ceil_pool_graph(tb *b)
+/* max_pool2d(k=2, ceil_mode) of a [1, 1, H, W] input with sizes xd (-1:
+ * unknown). */
+static ox_graph *ceil_pool_graph(tb *b, const int64_t *xd)
 {
-    int64_t xd[4] = {1, 1, 5, 5}, yd[4] = {1, 1, 3, 3}, k2[1] = {2};
+    int64_t yd[4] = {1, 1, 3, 3}, k2[1] = {2};
     ox_vid vx = tb_input(b, "x", OX_FLOAT, 4, xd);
     ck_assert_int_eq(ox_trace_push_scope(b->t, "MaxPool2d[pool]"), OX_OK);
     ox_arg m[] = {ox_arg_tensor("self", vx), ox_arg_ints("kernel_size", k2, 1),
@@ -321,26 +323,42 @@ static ox_graph *ceil_pool_graph(tb *b)
     return tb_finish(b);
 }
 
-START_TEST(max_pool2d_ceil_mode_is_a_limitation_at_9_and_runs_from_10)
+START_TEST(max_pool2d_ceil_mode_is_padding_at_9_and_an_attribute_from_10)
 {
+    int64_t xd[4] = {1, 1, 5, 5}, yd[4] = {1, 1, 3, 3};
     tb b = tb_begin("Net");
-    ox_graph *g = ceil_pool_graph(&b);
-    ox_graph *onnx = NULL;
-    ck_assert_int_eq(ox_convert(b.ctx, g, 9, &onnx), OX_EUNSUPPORTED);
-    ck_assert_ptr_null(onnx);
-    ck_assert_msg(strstr(ox_errmsg(b.ctx), "Net/MaxPool2d[pool]: MaxPool has no ceil_mode "
-                                           "attribute before opset 10; supported from opset 10"),
-                  "%s", ox_errmsg(b.ctx));
-    /* From 10 on: windows past the edge are kept, as torch does. */
+    ox_graph *g = ceil_pool_graph(&b, xd);
+    /* Windows past the edge are kept, as torch does: at 9 through extra
+     * end padding, from 10 through MaxPool's ceil_mode. */
     float x[25];
     for (int i = 0; i < 25; i++)
         x[i] = (float)i;
     float y[9] = {6, 8, 9, 16, 18, 19, 21, 23, 24};
-    int64_t xd[4] = {1, 1, 5, 5}, yd[4] = {1, 1, 3, 3};
     feed f = {"x", "float32", 4, xd, x, sizeof(float)};
     want w = {4, yd, y};
+    run_at(b.ctx, g, 9, 1, &f, 1, &w);
     run_at(b.ctx, g, 10, 1, &f, 1, &w);
     run_at(b.ctx, g, 13, 1, &f, 1, &w);
+    ox_graph_free(g);
+    ox_context_free(b.ctx);
+}
+END_TEST
+
+START_TEST(max_pool2d_ceil_mode_at_9_needs_the_spatial_sizes)
+{
+    int64_t xd[4] = {1, 1, -1, 5};
+    tb b = tb_begin("Net");
+    ox_graph *g = ceil_pool_graph(&b, xd);
+    ox_graph *onnx = NULL;
+    ck_assert_int_eq(ox_convert(b.ctx, g, 9, &onnx), OX_EUNSUPPORTED);
+    ck_assert_ptr_null(onnx);
+    ck_assert_msg(strstr(ox_errmsg(b.ctx), "Net/MaxPool2d[pool]: ceil_mode before opset 10 is "
+                                           "exported as extra padding, which needs the input's "
+                                           "spatial sizes; they are unknown (dynamic); supported "
+                                           "from opset 10"),
+                  "%s", ox_errmsg(b.ctx));
+    ck_assert_int_eq(ox_convert(b.ctx, g, 10, &onnx), OX_OK);
+    ox_graph_free(onnx);
     ox_graph_free(g);
     ox_context_free(b.ctx);
 }
@@ -386,9 +404,9 @@ START_TEST(adaptive_avg_pool2d_uneven_fails_with_reason)
     ck_assert_int_eq(ox_trace_output(b.t, vy, "y"), OX_OK);
     ox_graph *g = tb_finish(&b), *onnx = NULL;
     ck_assert_int_ne(ox_convert(b.ctx, g, 13, &onnx), OX_OK);
-    ck_assert_msg(strstr(ox_errmsg(b.ctx), "adaptive_avg_pool2d from 5x5 to 2x2: ONNX has no "
-                                           "adaptive pooling, and the input size is not a "
-                                           "multiple of the output size"),
+    ck_assert_msg(strstr(ox_errmsg(b.ctx), "aten::adaptive_avg_pool2d from size 5 to 2 in spatial "
+                                           "dimension 0: ONNX has no adaptive pooling, and the "
+                                           "input size is not a multiple of the output size"),
                   "%s", ox_errmsg(b.ctx));
     ox_graph_free(g);
     ox_context_free(b.ctx);
@@ -1203,7 +1221,8 @@ static Suite *symbolics_suite(void)
     tcase_add_test(tc, conv2d_padding_same_is_asymmetric_like_torch);
     tcase_add_test(tc, conv_transpose2d_output_padding);
     tcase_add_test(tc, max_pool2d_and_avg_pool2d);
-    tcase_add_test(tc, max_pool2d_ceil_mode_is_a_limitation_at_9_and_runs_from_10);
+    tcase_add_test(tc, max_pool2d_ceil_mode_is_padding_at_9_and_an_attribute_from_10);
+    tcase_add_test(tc, max_pool2d_ceil_mode_at_9_needs_the_spatial_sizes);
     tcase_add_test(tc, adaptive_avg_pool2d_global_and_divisible);
     tcase_add_test(tc, adaptive_avg_pool2d_uneven_fails_with_reason);
     tcase_add_test(tc, linear_2d_3d_and_addmm);

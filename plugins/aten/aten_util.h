@@ -52,4 +52,15 @@ static inline int at_constant_pad(ox_sym *g, const ox_api *api, const char *inpu
                                       api->arg_float(g, value_arg, 0.0)));
 }
 
+/* ONNX Runtime has no float64 kernel for several float-only layer ops
+ * (Conv, ConvTranspose, AveragePool, GlobalAveragePool, Resize,
+ * GridSample), so a file using them on float64 would not load: such an
+ * operand is computed in float32 (torch's result to float32 precision) and
+ * the result cast back to the recorded float64 by oxu_set_result_recorded.
+ * Other types pass unchanged. */
+static inline ox_vid at_float64_as_float(ox_sym *g, const ox_api *api, ox_vid v)
+{
+    return v && api->dtype(g, v) == OX_DOUBLE ? oxu_cast(g, api, v, OX_FLOAT) : v;
+}
+
 #endif /* OX_ATEN_UTIL_H */

@@ -171,6 +171,50 @@ static int sym_layer_norm_17(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, ln, "LayerNormalization"));
 }
 
+/* native_layer_norm: layer_norm's output and its statistics, the mean and
+ * 1 / sqrt(var + eps) over the normalized axes (kept as size-1 dims, as
+ * torch returns them). */
+static int sym_native_layer_norm(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "input");
+    int64_t axes[AT_MAX_RANK];
+    size_t n;
+    if (layer_norm_axes(g, api, x, axes, &n))
+        return 1;
+    ox_vid mean = reduce_mean(g, api, x, axes, n);
+    ox_vid d = at_op2(g, api, "Sub", x, mean);
+    ox_vid var = reduce_mean(g, api, at_op2(g, api, "Mul", d, d), axes, n);
+    ox_vid e = oxu_scalar_like(g, api, api->arg_float(g, "eps", 1e-5), x);
+    ox_vid rstd = at_op1(g, api, "Reciprocal", at_op1(g, api, "Sqrt", at_op2(g, api, "Add", var, e)));
+    ox_vid y = affine(g, api, at_op2(g, api, "Mul", d, rstd), api->arg_tensor(g, "weight"),
+                      api->arg_tensor(g, "bias"));
+    if (oxu_set_result(g, api, 0, y) || oxu_set_result(g, api, 1, mean))
+        return 1;
+    return oxu_set_result(g, api, 2, rstd);
+}
+
+/* _weight_norm (nn.utils.weight_norm): v * g / ||v||, the 2-norm over every
+ * axis but `dim`; dim -1 (weight_norm's dim=None) is the whole tensor's. */
+static int sym_weight_norm(ox_sym *g, const ox_api *api)
+{
+    ox_vid v = api->arg_tensor(g, "v"), gain = api->arg_tensor(g, "g");
+    int rank = api->rank(g, v);
+    int64_t dim = api->arg_int(g, "dim", 0);
+    if (rank < 1 || rank > AT_MAX_RANK)
+        return api->fail(g, "_weight_norm needs v of known rank 1 to %d, got %d", AT_MAX_RANK,
+                         rank);
+    int64_t axes[AT_MAX_RANK];
+    size_t n = 0;
+    if (dim != -1 && oxu_axis(g, api, "dim", dim, rank, &dim))
+        return 1;
+    for (int64_t i = 0; i < rank; i++)
+        if (dim == -1 || i != dim)
+            axes[n++] = i;
+    ox_vid norm = n ? oxu_reduce(g, api, "ReduceL2", v, axes, n, 1)
+                    : at_op1(g, api, "Abs", v); /* rank 1, dim 0: each element alone */
+    return oxu_set_result(g, api, 0, at_op2(g, api, "Mul", v, at_op2(g, api, "Div", gain, norm)));
+}
+
 /* Per-channel weight/bias of shape [C] broadcast against [N, C, *]. */
 static ox_vid channel_param(ox_sym *g, const ox_api *api, ox_vid p, int rank)
 {
@@ -269,6 +313,13 @@ static const ox_param_decl p_layer_norm[] = {
     OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("normalized_shape", OX_ARG_INTS),
     OX_PARAM_NULL("weight", OX_ARG_OPT_TENSOR), OX_PARAM_NULL("bias", OX_ARG_OPT_TENSOR),
     OX_PARAM_FLOAT("eps", OX_ARG_FLOAT, 1e-5), OX_PARAM_BOOL("cudnn_enable", 1)};
+static const ox_param_decl p_native_layer_norm[] = {
+    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("normalized_shape", OX_ARG_INTS),
+    OX_PARAM("weight", OX_ARG_OPT_TENSOR), OX_PARAM("bias", OX_ARG_OPT_TENSOR),
+    OX_PARAM("eps", OX_ARG_FLOAT)};
+static const ox_param_decl p_weight_norm[] = {OX_PARAM("v", OX_ARG_TENSOR),
+                                              OX_PARAM("g", OX_ARG_TENSOR),
+                                              OX_PARAM_INT("dim", OX_ARG_INT, 0)};
 static const ox_param_decl p_group_norm[] = {
     OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("num_groups", OX_ARG_INT),
     OX_PARAM_NULL("weight", OX_ARG_OPT_TENSOR), OX_PARAM_NULL("bias", OX_ARG_OPT_TENSOR),
@@ -290,6 +341,8 @@ const ox_op_decl at_ops_normalization[] = {
     OX_OP_EX("aten::batch_norm", 7, p_batch_norm, 1, sym_batch_norm, 0, check_batch_norm),
     OX_OP("aten::layer_norm", 7, p_layer_norm, 1, sym_layer_norm_9),
     OX_OP("aten::layer_norm", 17, p_layer_norm, 1, sym_layer_norm_17),
+    OX_OP("aten::native_layer_norm", 9, p_native_layer_norm, 3, sym_native_layer_norm),
+    OX_OP("aten::_weight_norm", 9, p_weight_norm, 1, sym_weight_norm),
     OX_OP("aten::group_norm", 7, p_group_norm, 1, sym_group_norm),
     OX_OP_EX("aten::instance_norm", 7, p_instance_norm, 1, sym_instance_norm, 0,
              check_instance_norm),

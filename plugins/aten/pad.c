@@ -1,6 +1,10 @@
 /* Padding -> Pad: constant_pad_nd (attributes before opset 11, inputs
  * after), reflection and replication padding (mode reflect / edge).  The
- * padding list is torch's (begin, end) pairs from the last dim backwards. */
+ * padding list is torch's (begin, end) pairs from the last dim backwards.
+ * aten::pad (F.pad at the dispatcher) takes the mode; circular padding is
+ * Slice and Concat. */
+#include <string.h>
+
 #include "aten_family.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
@@ -67,6 +71,61 @@ static int check_constant_pad_nd(ox_sym *g, const ox_api *api)
     return 0;
 }
 
+/* Circular padding of one dimension: the last `before` elements, x, the
+ * first `after` (Slice with negative starts, so any size at run time). */
+static ox_vid pad_circular_dim(ox_sym *g, const ox_api *api, ox_vid x, int64_t axis,
+                               int64_t before, int64_t after)
+{
+    ox_vid parts[3];
+    size_t n = 0;
+    if (before > 0)
+        parts[n++] = oxu_slice(g, api, x, axis, -before, INT64_MAX, 1);
+    parts[n++] = x;
+    if (after > 0)
+        parts[n++] = oxu_slice(g, api, x, axis, 0, after, 1);
+    return n == 1 ? x : oxu_concat(g, api, parts, n, axis);
+}
+
+/* aten::pad, F.pad's dispatcher form: every mode.  circular wraps around
+ * (torch allows at most one period); the others are Pad's modes. */
+static int sym_pad(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    const char *mode = api->arg_string(g, "mode", "constant");
+    if (strcmp(mode, "constant") == 0)
+        return oxu_set_result(g, api, 0,
+                              oxu_pad_arg(g, api, x, "pad", "constant",
+                                          api->arg_float(g, "value", 0.0)));
+    if (strcmp(mode, "reflect") == 0 || strcmp(mode, "replicate") == 0)
+        return oxu_set_result(g, api, 0,
+                              oxu_pad_arg(g, api, x, "pad",
+                                          mode[2] == 'f' ? "reflect" : "edge", 0.0));
+    if (strcmp(mode, "circular") != 0)
+        return api->fail(g, "argument 'mode' is \"%s\"; expected \"constant\", \"reflect\", "
+                            "\"replicate\" or \"circular\"",
+                         mode);
+    const int64_t *pad = NULL;
+    size_t np = api->arg_ints(g, "pad", &pad);
+    int rank = api->rank(g, x);
+    int64_t pads[2 * OXU_MAX_RANK];
+    if (oxu_pads_from_torch(g, api, "pad", pad, np, rank, pads))
+        return 1;
+    for (int d = 0; d < rank && x; d++) {
+        int64_t len = api->size(g, api->arg_tensor(g, "self"), d);
+        if (pads[d] < 0 || pads[rank + d] < 0 ||
+            (len >= 0 && (pads[d] > len || pads[rank + d] > len)))
+            return api->fail(g, "circular padding of dimension %d by (%lld, %lld): each amount "
+                                "must lie in [0, %lld], the dimension's size",
+                             d, (long long)pads[d], (long long)pads[rank + d], (long long)len);
+        x = pad_circular_dim(g, api, x, d, pads[d], pads[rank + d]);
+    }
+    return oxu_set_result(g, api, 0, x);
+}
+
+/* mode: F.pad's default; value: None means 0 */
+static const ox_param_decl p_pad[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("pad", OX_ARG_INTS),
+    OX_PARAM_STRING("mode", "constant"), OX_PARAM_NULL("value", OX_ARG_FLOAT)};
 static const ox_param_decl p_constant_pad_nd[] = {
     OX_PARAM("self", OX_ARG_TENSOR),
     AT_PARAM_OR("pad", OX_ARG_INTS, OX_ARG_TENSOR),
@@ -79,6 +138,8 @@ const ox_op_decl at_ops_pad[] = {
              check_constant_pad_nd),
     OX_OP("aten::reflection_pad1d", 7, p_pad_mode, 1, sym_reflection_pad),
     OX_OP("aten::reflection_pad2d", 7, p_pad_mode, 1, sym_reflection_pad),
+    OX_OP("aten::reflection_pad3d", 9, p_pad_mode, 1, sym_reflection_pad),
+    OX_OP("aten::pad", 9, p_pad, 1, sym_pad),
     OX_OP("aten::replication_pad1d", 7, p_pad_mode, 1, sym_replication_pad),
     OX_OP("aten::replication_pad2d", 7, p_pad_mode, 1, sym_replication_pad),
     OX_OP("aten::replication_pad3d", 7, p_pad_mode, 1, sym_replication_pad),

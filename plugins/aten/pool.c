@@ -1,149 +1,375 @@
-/* Pooling: max_pool2d -> MaxPool, avg_pool2d -> AveragePool,
- * adaptive_avg_pool2d -> GlobalAveragePool or AveragePool. */
+/* Pooling over 1, 2 or 3 spatial dimensions: max_pool*d (with or without
+ * indices) -> MaxPool, avg_pool*d -> AveragePool, adaptive pooling ->
+ * GlobalAveragePool, or a pooling whose kernel tiles the input exactly.
+ *
+ * One symbolic per ONNX operator; the number of spatial dimensions is the
+ * declaration's (kernel_size / output_size counts), so an unbatched input
+ * (C, *spatial) is pooled as a batch of one. */
 #include "aten_family.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
+#define POOL_MAX_DIMS 3
+
 typedef struct pool_args {
-    int64_t kernel[2], stride[2], pads[4], dilation[2];
+    int nd; /* spatial dimensions */
+    int64_t kernel[POOL_MAX_DIMS], stride[POOL_MAX_DIMS], pad[POOL_MAX_DIMS];
+    int64_t dilation[POOL_MAX_DIMS];
     int ceil_mode;
 } pool_args;
+
+/* The spatial dimensions an operator pools over, from its name's digit
+ * (aten::max_pool3d_with_indices -> 3). */
+static int pool_dims(ox_sym *g, const ox_api *api)
+{
+    const char *name = api->op_name(g);
+    const char *d = strstr(name, "pool");
+    return d && d[4] >= '1' && d[4] <= '3' ? d[4] - '0' : 2;
+}
 
 static int read_pool(ox_sym *g, const ox_api *api, int with_dilation, pool_args *p)
 {
     const int64_t *s = NULL;
-    if (at_ints_n(g, api, "kernel_size", 2, 1, p->kernel))
-        return 1;
+    p->nd = pool_dims(g, api);
+    size_t nd = (size_t)p->nd;
     if (api->arg_ints(g, "kernel_size", &s) == 0)
         return api->fail(g, "argument 'kernel_size' is missing or empty");
+    if (at_ints_n(g, api, "kernel_size", nd, 1, p->kernel))
+        return 1;
     /* torch: an empty stride means stride = kernel_size. */
     if (api->arg_ints(g, "stride", &s) == 0) {
-        p->stride[0] = p->kernel[0];
-        p->stride[1] = p->kernel[1];
-    } else if (at_ints_n(g, api, "stride", 2, 1, p->stride)) {
+        for (size_t i = 0; i < nd; i++)
+            p->stride[i] = p->kernel[i];
+    } else if (at_ints_n(g, api, "stride", nd, 1, p->stride)) {
         return 1;
     }
-    int64_t pad[2];
-    if (at_ints_n(g, api, "padding", 2, 0, pad))
+    if (at_ints_n(g, api, "padding", nd, 0, p->pad))
         return 1;
-    p->pads[0] = p->pads[2] = pad[0];
-    p->pads[1] = p->pads[3] = pad[1];
-    p->dilation[0] = p->dilation[1] = 1;
-    if (with_dilation && at_ints_n(g, api, "dilation", 2, 1, p->dilation))
+    for (size_t i = 0; i < nd; i++)
+        p->dilation[i] = 1;
+    if (with_dilation && at_ints_n(g, api, "dilation", nd, 1, p->dilation))
         return 1;
     p->ceil_mode = api->arg_int(g, "ceil_mode", 0) != 0;
     return 0;
 }
 
-/* One form at every opset: what MaxPool lacks before opset 10 (ceil_mode,
- * dilations) is a limitation in opset_9.yaml, so the pre-scan refuses such a
- * node before this runs. */
-static int sym_max_pool2d(ox_sym *g, const ox_api *api)
+/* Whether x is unbatched, (C, *spatial), rather than (N, C, *spatial). */
+static int pool_unbatched(ox_sym *g, const ox_api *api, ox_vid x, int nd, int *unbatched)
 {
-    pool_args p;
-    if (read_pool(g, api, 1, &p))
-        return 1;
-    int dilated = p.dilation[0] != 1 || p.dilation[1] != 1;
-    ox_vid x = api->arg_tensor(g, "self");
-    ox_onode *n = api->op(g, "MaxPool", 1, &x, 1);
-    if (n) {
-        api->attr_ints(n, "kernel_shape", p.kernel, 2);
-        api->attr_ints(n, "strides", p.stride, 2);
-        api->attr_ints(n, "pads", p.pads, 4);
-        if (dilated)
-            api->attr_ints(n, "dilations", p.dilation, 2);
-        if (p.ceil_mode)
-            api->attr_int(n, "ceil_mode", 1);
-    }
-    return oxu_set_result(g, api, 0, at_out(g, api, n, "MaxPool"));
-}
-
-/* Likewise AveragePool's ceil_mode (opset 10) and divisor_override (no opset). */
-static int sym_avg_pool2d(ox_sym *g, const ox_api *api)
-{
-    pool_args p;
-    if (read_pool(g, api, 0, &p))
-        return 1;
-    ox_vid x = api->arg_tensor(g, "self");
-    ox_onode *n = api->op(g, "AveragePool", 1, &x, 1);
-    if (n) {
-        api->attr_ints(n, "kernel_shape", p.kernel, 2);
-        api->attr_ints(n, "strides", p.stride, 2);
-        api->attr_ints(n, "pads", p.pads, 4);
-        api->attr_int(n, "count_include_pad", api->arg_int(g, "count_include_pad", 1) != 0);
-        if (p.ceil_mode)
-            api->attr_int(n, "ceil_mode", 1);
-    }
-    return oxu_set_result(g, api, 0, at_out(g, api, n, "AveragePool"));
-}
-
-/* ONNX has no adaptive pooling: a non-global output size exports only as an
- * AveragePool whose kernel tiles the input exactly, which the recorded sizes
- * decide before conversion. */
-static int check_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
-{
-    ox_vid x = api->arg_tensor(g, "self");
-    const int64_t *out = NULL;
-    size_t n = api->arg_ints(g, "output_size", &out);
-    if (n != 2 || (out[0] == 1 && out[1] == 1))
-        return 0; /* a bad size, or global pooling: the symbolic's to say */
-    int64_t h = api->size(g, x, -2), w = api->size(g, x, -1);
-    if (h < 0 || w < 0)
-        return 0; /* unknown until run time: the symbolic says so */
-    if (out[0] <= 0 || out[1] <= 0 || h % out[0] != 0 || w % out[1] != 0)
-        return api->limit(g, 0,
-                          "adaptive_avg_pool2d from %lldx%lld to %lldx%lld: ONNX has no "
-                          "adaptive pooling, and the input size is not a multiple of the "
-                          "output size",
-                          (long long)h, (long long)w, (long long)out[0], (long long)out[1]);
+    int rank = api->rank(g, x);
+    if (rank != nd + 1 && rank != nd + 2)
+        return api->fail(g, "%s pools %d spatial dimensions, so its input must have rank %d or "
+                            "%d; got rank %d",
+                         api->op_name(g), nd, nd + 1, nd + 2, rank);
+    *unbatched = rank == nd + 1;
     return 0;
 }
 
-static int sym_adaptive_avg_pool2d(ox_sym *g, const ox_api *api)
+/* The extra end padding that makes floor-mode pooling give ceil_mode's
+ * output size: torch's ceil size, less the last window when it would start
+ * in the end padding.  For opset 9, whose pooling ops have no ceil_mode;
+ * needs the spatial sizes (the check hook refuses otherwise). */
+static void ceil_extra_pads(ox_sym *g, const ox_api *api, ox_vid x, const pool_args *p,
+                            int64_t *extra)
 {
-    ox_vid x = api->arg_tensor(g, "self");
-    int64_t out[2];
-    if (at_ints_n(g, api, "output_size", 2, 1, out))
-        return 1;
-    ox_vid y;
-    if (out[0] == 1 && out[1] == 1) {
-        y = at_op1(g, api, "GlobalAveragePool", x);
-    } else {
-        int64_t h = api->size(g, x, -2), w = api->size(g, x, -1);
-        if (h < 0 || w < 0)
-            return api->fail(g, "adaptive_avg_pool2d to %lldx%lld needs the input's spatial "
-                                "sizes, which are unknown; record them",
-                             (long long)out[0], (long long)out[1]);
-        int64_t k[2] = {h / out[0], w / out[1]}, pads[4] = {0, 0, 0, 0};
-        ox_onode *n = api->op(g, "AveragePool", 1, &x, 1);
-        if (n) {
-            api->attr_ints(n, "kernel_shape", k, 2);
-            api->attr_ints(n, "strides", k, 2);
-            api->attr_ints(n, "pads", pads, 4);
-        }
-        y = at_out(g, api, n, "AveragePool");
+    for (int i = 0; i < p->nd; i++) {
+        int64_t len = api->size(g, x, i - p->nd), k = p->kernel[i], s = p->stride[i];
+        int64_t span = len + 2 * p->pad[i] - k;
+        int64_t out = (span + s - 1) / s + 1;
+        if ((out - 1) * s >= len + p->pad[i])
+            out--;
+        int64_t need = (out - 1) * s + k - (len + 2 * p->pad[i]);
+        extra[i] = need > 0 ? need : 0;
     }
-    return oxu_set_result(g, api, 0, y);
 }
 
+/* ceil_mode before opset 10 is lowered through padding computed from the
+ * input's spatial sizes, so they must be recorded. */
+static int check_pool(ox_sym *g, const ox_api *api)
+{
+    if (api->opset(g) >= 10 || api->arg_int(g, "ceil_mode", 0) == 0)
+        return 0;
+    ox_vid x = api->arg_tensor(g, "self");
+    int nd = pool_dims(g, api);
+    for (int i = 0; i < nd; i++)
+        if (api->size(g, x, i - nd) < 0)
+            return api->limit(g, 10, "ceil_mode before opset 10 is exported as extra padding, "
+                                     "which needs the input's spatial sizes; they are unknown "
+                                     "(dynamic)");
+    return 0;
+}
+
+/* The ONNX pads (begins, then ends) of a pooling, with ceil_mode lowered to
+ * extra end padding before opset 10 (*ceil_attr says whether the node keeps
+ * the attribute instead). */
+static void pool_pads(ox_sym *g, const ox_api *api, ox_vid x, const pool_args *p,
+                      const int64_t *begin, int64_t *pads, int *ceil_attr)
+{
+    int64_t extra[POOL_MAX_DIMS] = {0, 0, 0};
+    *ceil_attr = p->ceil_mode && api->opset(g) >= 10;
+    if (p->ceil_mode && !*ceil_attr)
+        ceil_extra_pads(g, api, x, p, extra);
+    for (int i = 0; i < p->nd; i++) {
+        pads[i] = begin[i];
+        pads[p->nd + i] = begin[i] + extra[i];
+    }
+}
+
+/* torch's indices count within each (n, c) plane, ONNX's over the whole
+ * tensor.  A MaxPool with a 1-sized kernel numbers every input element the
+ * ONNX way; its first element per plane is that plane's offset, which
+ * turns the pooled indices into torch's at any (dynamic) size. */
+static ox_vid plane_indices(ox_sym *g, const ox_api *api, ox_vid x, int nd, ox_vid flat)
+{
+    int64_t ones[POOL_MAX_DIMS] = {1, 1, 1}, axes[POOL_MAX_DIMS], starts[POOL_MAX_DIMS] = {0},
+            ends[POOL_MAX_DIMS] = {1, 1, 1};
+    ox_onode *n = flat ? api->op(g, "MaxPool", 1, &x, 2) : NULL;
+    if (n) {
+        api->attr_ints(n, "kernel_shape", ones, (size_t)nd);
+        api->attr_ints(n, "strides", ones, (size_t)nd);
+    }
+    ox_vid every = n ? api->node_output(n, 1) : 0;
+    if (flat && !every) {
+        api->fail(g, "could not create ONNX node MaxPool (out of memory?)");
+        return 0;
+    }
+    for (int i = 0; i < nd; i++)
+        axes[i] = 2 + i;
+    ox_vid offset = oxu_slice_axes(g, api, every, (size_t)nd, axes, starts, ends, NULL);
+    return at_op2(g, api, "Sub", flat, offset);
+}
+
+/* MaxPool of x (batched) with p; *indices (when not NULL) gets torch's
+ * per-plane indices.  src is the recorded input, whose sizes x (its
+ * Unsqueeze, when unbatched) may not carry. */
+static ox_vid max_pool(ox_sym *g, const ox_api *api, ox_vid x, ox_vid src, const pool_args *p,
+                       ox_vid *indices)
+{
+    int64_t pads[2 * POOL_MAX_DIMS];
+    int ceil_attr, dilated = 0;
+    pool_pads(g, api, src, p, p->pad, pads, &ceil_attr);
+    for (int i = 0; i < p->nd; i++)
+        dilated |= p->dilation[i] != 1;
+    size_t nd = (size_t)p->nd;
+    ox_onode *n = x ? api->op(g, "MaxPool", 1, &x, indices ? 2 : 1) : NULL;
+    if (n) {
+        api->attr_ints(n, "kernel_shape", p->kernel, nd);
+        api->attr_ints(n, "strides", p->stride, nd);
+        api->attr_ints(n, "pads", pads, 2 * nd);
+        if (dilated)
+            api->attr_ints(n, "dilations", p->dilation, nd);
+        if (ceil_attr)
+            api->attr_int(n, "ceil_mode", 1);
+    }
+    ox_vid y = at_out(g, api, n, "MaxPool");
+    if (indices)
+        *indices = y ? plane_indices(g, api, x, p->nd, api->node_output(n, 1)) : 0;
+    return y;
+}
+
+/* Outputs of a pooling computed on a batch of one: drop that batch again;
+ * in the recorded type (averages of float64 are computed in float32). */
+static int set_pooled(ox_sym *g, const ox_api *api, int unbatched, size_t n, ox_vid *ys)
+{
+    int64_t zero = 0;
+    for (size_t i = 0; i < n; i++) {
+        ox_vid y = unbatched ? oxu_squeeze(g, api, ys[i], &zero, 1) : ys[i];
+        if (oxu_set_result_recorded(g, api, i, y))
+            return 1;
+    }
+    return 0;
+}
+
+/* max_pool*d and max_pool*d_with_indices.  What MaxPool lacks before opset
+ * 10 (dilations) is a limitation in opset_9.yaml; ceil_mode is extra
+ * padding there (check_pool). */
+static int sym_max_pool(ox_sym *g, const ox_api *api)
+{
+    pool_args p;
+    int unbatched;
+    ox_vid src = api->arg_tensor(g, "self"), x = src;
+    if (read_pool(g, api, 1, &p) || pool_unbatched(g, api, x, p.nd, &unbatched))
+        return 1;
+    if (unbatched)
+        x = oxu_unsqueeze(g, api, x, 0);
+    int with_indices = strstr(api->op_name(g), "with_indices") != NULL;
+    ox_vid ys[2] = {0, 0};
+    ys[0] = max_pool(g, api, x, src, &p, with_indices ? &ys[1] : NULL);
+    return set_pooled(g, api, unbatched, with_indices ? 2 : 1, ys);
+}
+
+/* avg_pool*d.  divisor_override has no ONNX form (opset_9.yaml).  Before
+ * opset 10, ceil_mode is extra end padding, which AveragePool must not
+ * count: torch counts the explicit padding (count_include_pad) but never
+ * the ceil overhang, so that padding is a Pad node and the pooling counts
+ * no padding. */
+static int sym_avg_pool(ox_sym *g, const ox_api *api)
+{
+    pool_args p;
+    int unbatched;
+    ox_vid src = api->arg_tensor(g, "self"), x = src;
+    if (read_pool(g, api, 0, &p) || pool_unbatched(g, api, x, p.nd, &unbatched))
+        return 1;
+    x = at_float64_as_float(g, api, x);
+    if (unbatched)
+        x = oxu_unsqueeze(g, api, x, 0);
+    int count_pad = api->arg_int(g, "count_include_pad", 1) != 0;
+    int64_t pads[2 * POOL_MAX_DIMS];
+    int ceil_attr, padded = 0;
+    pool_pads(g, api, src, &p, p.pad, pads, &ceil_attr);
+    for (int i = 0; i < p.nd; i++)
+        padded |= p.pad[i] != 0;
+    if (p.ceil_mode && !ceil_attr && count_pad) {
+        if (padded) {
+            /* the explicit padding becomes data; the ceil overhang (the
+             * same amount, from the unpadded geometry) stays uncounted */
+            size_t rank = (size_t)p.nd + 2;
+            int64_t full[2 * (POOL_MAX_DIMS + 2)] = {0};
+            for (int i = 0; i < p.nd; i++) {
+                full[2 + i] = full[rank + 2 + i] = p.pad[i];
+                pads[p.nd + i] -= pads[i];
+                pads[i] = 0;
+            }
+            x = oxu_pad(g, api, x, "constant", full, 2 * rank, 0.0);
+        }
+        count_pad = 0;
+    }
+    size_t nd = (size_t)p.nd;
+    ox_onode *n = x ? api->op(g, "AveragePool", 1, &x, 1) : NULL;
+    if (n) {
+        api->attr_ints(n, "kernel_shape", p.kernel, nd);
+        api->attr_ints(n, "strides", p.stride, nd);
+        api->attr_ints(n, "pads", pads, 2 * nd);
+        api->attr_int(n, "count_include_pad", count_pad);
+        if (ceil_attr)
+            api->attr_int(n, "ceil_mode", 1);
+    }
+    ox_vid y = at_out(g, api, n, "AveragePool");
+    return set_pooled(g, api, unbatched, 1, &y);
+}
+
+/* ONNX has no adaptive pooling: a non-global output size exports only as a
+ * pooling whose kernel tiles the input exactly, which the recorded sizes
+ * decide before conversion. */
+static int check_adaptive_pool(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int nd = pool_dims(g, api);
+    int is_max = strstr(api->op_name(g), "max") != NULL;
+    const int64_t *out = NULL;
+    size_t n = api->arg_ints(g, "output_size", &out);
+    if (n != (size_t)nd)
+        return 0; /* a bad size: the symbolic's to say */
+    int global = 1;
+    for (int i = 0; i < nd; i++)
+        global &= out[i] == 1;
+    if (global && !is_max)
+        return 0; /* GlobalAveragePool at any size */
+    for (int i = 0; i < nd; i++)
+        if (api->size(g, x, i - nd) < 0)
+            return 0; /* unknown until run time: the symbolic says so */
+    for (int i = 0; i < nd; i++) {
+        int64_t len = api->size(g, x, i - nd);
+        if (out[i] <= 0 || len % out[i] != 0)
+            return api->limit(g, 0,
+                              "%s from size %lld to %lld in spatial dimension %d: ONNX has no "
+                              "adaptive pooling, and the input size is not a multiple of the "
+                              "output size",
+                              api->op_name(g), (long long)len, (long long)out[i], i);
+    }
+    return 0;
+}
+
+/* adaptive_avg_pool*d and adaptive_max_pool*d (values and indices). */
+static int sym_adaptive_pool(ox_sym *g, const ox_api *api)
+{
+    int nd = pool_dims(g, api), unbatched;
+    int is_max = strstr(api->op_name(g), "max") != NULL;
+    ox_vid src = api->arg_tensor(g, "self"), x = src;
+    int64_t out[POOL_MAX_DIMS];
+    if (at_ints_n(g, api, "output_size", (size_t)nd, 1, out) ||
+        pool_unbatched(g, api, x, nd, &unbatched))
+        return 1;
+    if (unbatched)
+        x = oxu_unsqueeze(g, api, x, 0);
+    int global = 1;
+    for (int i = 0; i < nd; i++)
+        global &= out[i] == 1;
+    ox_vid ys[2] = {0, 0};
+    if (!is_max)
+        x = at_float64_as_float(g, api, x);
+    if (global && !is_max) {
+        ys[0] = at_op1(g, api, "GlobalAveragePool", x);
+        return set_pooled(g, api, unbatched, 1, ys);
+    }
+    pool_args p = {.nd = nd, .ceil_mode = 0};
+    for (int i = 0; i < nd; i++) {
+        int64_t len = api->size(g, src, i - nd);
+        if (len < 0)
+            return api->fail(g, "%s needs the input's spatial sizes, which are unknown "
+                                "(dynamic); record them",
+                             api->op_name(g));
+        p.kernel[i] = p.stride[i] = len / out[i];
+        p.pad[i] = 0;
+        p.dilation[i] = 1;
+    }
+    if (is_max) {
+        ys[0] = max_pool(g, api, x, src, &p, &ys[1]);
+        return set_pooled(g, api, unbatched, 2, ys);
+    }
+    int64_t pads[2 * POOL_MAX_DIMS] = {0};
+    ox_onode *n = x ? api->op(g, "AveragePool", 1, &x, 1) : NULL;
+    if (n) {
+        api->attr_ints(n, "kernel_shape", p.kernel, (size_t)nd);
+        api->attr_ints(n, "strides", p.stride, (size_t)nd);
+        api->attr_ints(n, "pads", pads, 2 * (size_t)nd);
+    }
+    ys[0] = at_out(g, api, n, "AveragePool");
+    return set_pooled(g, api, unbatched, 1, ys);
+}
+
+/* Schemas of torch 1.13 (torch._C._jit_get_schemas_for_operator); the 1-D
+ * forms spell their int defaults as lists, the others as ints. */
 static const int64_t one[] = {1}, zero[] = {0};
-static const ox_param_decl p_max_pool2d[] = {
+#define MAX_POOL_PARAMS                                                                   \
+    {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("kernel_size", OX_ARG_INTS),               \
+     OX_PARAM_EMPTY_INTS("stride"), /* empty: the kernel size */                          \
+     OX_PARAM_INTS("padding", zero), OX_PARAM_INTS("dilation", one),                      \
+     OX_PARAM_BOOL("ceil_mode", 0)}
+static const ox_param_decl p_max_pool[] = MAX_POOL_PARAMS;
+static const ox_param_decl p_avg_pool1d[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("kernel_size", OX_ARG_INTS),
-    OX_PARAM_EMPTY_INTS("stride"), /* empty: the kernel size */
-    OX_PARAM_INTS("padding", zero), OX_PARAM_INTS("dilation", one),
-    OX_PARAM_BOOL("ceil_mode", 0)};
-static const ox_param_decl p_avg_pool2d[] = {
+    OX_PARAM_EMPTY_INTS("stride"), OX_PARAM_INTS("padding", zero),
+    OX_PARAM_BOOL("ceil_mode", 0), OX_PARAM_BOOL("count_include_pad", 1)};
+static const ox_param_decl p_avg_pool[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("kernel_size", OX_ARG_INTS),
     OX_PARAM_EMPTY_INTS("stride"), OX_PARAM_INTS("padding", zero),
     OX_PARAM_BOOL("ceil_mode", 0), OX_PARAM_BOOL("count_include_pad", 1),
     OX_PARAM_NULL("divisor_override", OX_ARG_INT)};
-static const ox_param_decl p_adaptive_avg_pool2d[] = {OX_PARAM("self", OX_ARG_TENSOR),
-                                                      OX_PARAM("output_size", OX_ARG_INTS)};
+static const ox_param_decl p_adaptive_pool[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                                OX_PARAM("output_size", OX_ARG_INTS)};
 
 const ox_op_decl at_ops_pool[] = {
-    OX_OP("aten::max_pool2d", 7, p_max_pool2d, 1, sym_max_pool2d),
-    OX_OP("aten::avg_pool2d", 7, p_avg_pool2d, 1, sym_avg_pool2d),
-    OX_OP_EX("aten::adaptive_avg_pool2d", 7, p_adaptive_avg_pool2d, 1, sym_adaptive_avg_pool2d, 0,
-             check_adaptive_avg_pool2d),
+    OX_OP_EX("aten::max_pool1d", 9, p_max_pool, 1, sym_max_pool, 0, check_pool),
+    OX_OP_EX("aten::max_pool2d", 7, p_max_pool, 1, sym_max_pool, 0, check_pool),
+    OX_OP_EX("aten::max_pool3d", 9, p_max_pool, 1, sym_max_pool, 0, check_pool),
+    OX_OP_EX("aten::max_pool1d_with_indices", 9, p_max_pool, 2, sym_max_pool, 0, check_pool),
+    OX_OP_EX("aten::max_pool2d_with_indices", 9, p_max_pool, 2, sym_max_pool, 0, check_pool),
+    OX_OP_EX("aten::max_pool3d_with_indices", 9, p_max_pool, 2, sym_max_pool, 0, check_pool),
+    OX_OP_EX("aten::avg_pool1d", 9, p_avg_pool1d, 1, sym_avg_pool, 0, check_pool),
+    OX_OP_EX("aten::avg_pool2d", 7, p_avg_pool, 1, sym_avg_pool, 0, check_pool),
+    OX_OP_EX("aten::avg_pool3d", 9, p_avg_pool, 1, sym_avg_pool, 0, check_pool),
+    OX_OP_EX("aten::adaptive_avg_pool1d", 9, p_adaptive_pool, 1, sym_adaptive_pool, 0,
+             check_adaptive_pool),
+    OX_OP_EX("aten::adaptive_avg_pool2d", 7, p_adaptive_pool, 1, sym_adaptive_pool, 0,
+             check_adaptive_pool),
+    OX_OP_EX("aten::adaptive_avg_pool3d", 9, p_adaptive_pool, 1, sym_adaptive_pool, 0,
+             check_adaptive_pool),
+    OX_OP_EX("aten::adaptive_max_pool1d", 9, p_adaptive_pool, 2, sym_adaptive_pool, 0,
+             check_adaptive_pool),
+    OX_OP_EX("aten::adaptive_max_pool2d", 9, p_adaptive_pool, 2, sym_adaptive_pool, 0,
+             check_adaptive_pool),
+    OX_OP_EX("aten::adaptive_max_pool3d", 9, p_adaptive_pool, 2, sym_adaptive_pool, 0,
+             check_adaptive_pool),
 };
 AT_FAMILY_SIZE(at_ops_pool);

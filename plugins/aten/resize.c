@@ -4,7 +4,9 @@
  * (pytorch_half_pixel).  The recorded output_size is the spatial size: two
  * numbers, or a 1-D int64 tensor built from traced sizes; or, for a
  * scale_factor, `scales` (two floats), so the output follows the input's
- * size at run time.  pixel_shuffle (sub-pixel upsampling) -> DepthToSpace. */
+ * size at run time.  The other spatial ranks and modes share one N-D
+ * symbolic (below).  pixel_shuffle (sub-pixel upsampling) -> DepthToSpace;
+ * pixel_unshuffle -> Reshape, Transpose, Reshape. */
 #include <string.h>
 
 #include "aten_family.h"
@@ -133,16 +135,17 @@ static int check_upsample(ox_sym *g, const ox_api *api)
 
 static int sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
+    ox_vid src = api->arg_tensor(g, "self");
     int64_t hw[2];
-    if (out_hw(g, api, x, hw))
+    if (out_hw(g, api, src, hw))
         return 1;
+    ox_vid x = at_float64_as_float(g, api, src);
     int opset = api->opset(g);
     ox_vid y;
     if (opset >= 11) {
         y = resize_11(g, api, x, hw, "nearest", "asymmetric");
     } else {
-        ox_vid in[2] = {x, has_scales(g, api) ? recorded_scales(g, api) : scales(g, api, x, hw)};
+        ox_vid in[2] = {x, has_scales(g, api) ? recorded_scales(g, api) : scales(g, api, src, hw)};
         if (!in[1])
             return 1;
         const char *type = opset < 10 ? "Upsample" : "Resize";
@@ -151,7 +154,7 @@ static int sym_upsample_nearest2d(ox_sym *g, const ox_api *api)
             api->attr_string(n, "mode", "nearest");
         y = at_out(g, api, n, type);
     }
-    return oxu_set_result(g, api, 0, y);
+    return oxu_set_result_recorded(g, api, 0, y);
 }
 
 static int sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
@@ -161,8 +164,153 @@ static int sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
     if (out_hw(g, api, x, hw))
         return 1;
     int align = api->arg_int(g, "align_corners", 0) != 0;
-    ox_vid y = resize_11(g, api, x, hw, "linear", align ? "align_corners" : "pytorch_half_pixel");
-    return oxu_set_result(g, api, 0, y);
+    ox_vid y = resize_11(g, api, at_float64_as_float(g, api, x), hw, "linear",
+                         align ? "align_corners" : "pytorch_half_pixel");
+    return oxu_set_result_recorded(g, api, 0, y);
+}
+
+/* ---------------------------------------------------------------- N-D interpolation
+ *
+ * upsample_nearest1d/3d, upsample_linear1d, upsample_bicubic2d and
+ * upsample_trilinear3d: one symbolic over oxu_resize.  The spatial rank is
+ * the operator name's digit; the mode its word.  Nearest maps coordinates
+ * as torch does (asymmetric, floor) at every opset; linear and cubic need
+ * Resize-11's pytorch_half_pixel / align_corners, so they start at 11 (as
+ * in torch.onnx). */
+
+#define UPSAMPLE_MAX_DIMS 3
+
+static int upsample_dims(ox_sym *g, const ox_api *api)
+{
+    const char *name = api->op_name(g);
+    size_t n = strlen(name);
+    for (size_t i = n; i > 0; i--)
+        if (name[i - 1] >= '1' && name[i - 1] <= '3')
+            return name[i - 1] - '0';
+    return 2;
+}
+
+static int sym_upsample(ox_sym *g, const ox_api *api)
+{
+    ox_vid src = api->arg_tensor(g, "self");
+    int nd = upsample_dims(g, api);
+    const char *name = api->op_name(g);
+    int nearest = strstr(name, "nearest") != NULL, cubic = strstr(name, "bicubic") != NULL;
+    if (api->rank(g, src) != nd + 2)
+        return api->fail(g, "%s needs a rank-%d input (batch, channels, %d spatial), got rank %d",
+                         name, nd + 2, nd, api->rank(g, src));
+    ox_vid x = at_float64_as_float(g, api, src);
+    int align = !nearest && api->arg_int(g, "align_corners", 0) != 0;
+    oxu_resize_opts o = {
+        .mode = nearest ? "nearest" : cubic ? "cubic" : "linear",
+        .coordinate_transformation_mode = nearest ? "asymmetric"
+                                          : align ? "align_corners"
+                                                  : "pytorch_half_pixel",
+        .nearest_mode = nearest && api->opset(g) >= 11 ? "floor" : NULL};
+    if (nearest && api->opset(g) < 11)
+        o.coordinate_transformation_mode = NULL; /* Upsample's only mapping: asymmetric */
+    float sc[UPSAMPLE_MAX_DIMS + 2] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+    size_t n = (size_t)nd + 2;
+    if (has_scales(g, api)) {
+        const double *f = NULL;
+        if (api->arg_floats(g, "scales", &f) != (size_t)nd)
+            return api->fail(g, "argument 'scales' must hold %d factors", nd);
+        for (int i = 0; i < nd; i++)
+            sc[2 + i] = (float)f[i];
+        return oxu_set_result_recorded(g, api, 0, oxu_resize(g, api, x, sc, n, 0, &o));
+    }
+    if (api->arg_kind(g, "output_size") == OX_ARG_TENSOR) {
+        /* traced sizes: from opset 11 (check_upsample) */
+        ox_vid parts[2] = {oxu_shape_slice(g, api, x, 0, 2), api->arg_tensor(g, "output_size")};
+        return oxu_set_result_recorded(
+            g, api, 0, oxu_resize(g, api, x, NULL, n, oxu_concat(g, api, parts, 2, 0), &o));
+    }
+    const int64_t *os = NULL;
+    if (api->arg_ints(g, "output_size", &os) != (size_t)nd)
+        return api->fail(g, "argument 'output_size' must hold %d sizes", nd);
+    if (api->opset(g) < 11) {
+        /* Upsample-9 / Resize-10 take scales only: out / in from the
+         * recorded sizes */
+        for (int i = 0; i < nd; i++) {
+            int64_t len = api->size(g, src, 2 + i);
+            if (len <= 0)
+                return api->fail(g, "interpolation before opset 11 needs the input's spatial "
+                                    "sizes, which are unknown; record them or export with "
+                                    "opset 11");
+            sc[2 + i] = (float)((double)os[i] / (double)len);
+        }
+        return oxu_set_result_recorded(g, api, 0, oxu_resize(g, api, x, sc, n, 0, &o));
+    }
+    ox_vid parts[2] = {oxu_shape_slice(g, api, x, 0, 2), oxu_const_ints(g, api, os, (size_t)nd)};
+    return oxu_set_result_recorded(
+        g, api, 0, oxu_resize(g, api, x, NULL, n, oxu_concat(g, api, parts, 2, 0), &o));
+}
+
+/* pixel_unshuffle (space to depth in torch's channel order, which is
+ * SpaceToDepth's transposed): [N, C, H, W] -> [N, C, H/r, r, W/r, r] ->
+ * permute(0, 1, 3, 5, 2, 4) -> [N, C*r*r, H/r, W/r]. */
+static int sym_pixel_unshuffle(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t r = api->arg_int(g, "downscale_factor", 1);
+    if (api->rank(g, x) != 4)
+        return api->fail(g, "pixel_unshuffle is exported for rank-4 inputs only (got rank %d)",
+                         api->rank(g, x));
+    int64_t c = api->size(g, x, 1), h = api->size(g, x, 2), w = api->size(g, x, 3);
+    if (c < 0 || h < 0 || w < 0)
+        return api->fail(g, "pixel_unshuffle needs the input's channel and spatial sizes, which "
+                            "are unknown; record them");
+    if (r < 1 || h % r != 0 || w % r != 0)
+        return api->fail(g, "pixel_unshuffle: spatial size %lldx%lld is not divisible by "
+                            "downscale_factor %lld",
+                         (long long)h, (long long)w, (long long)r);
+    int64_t s1[6] = {0, c, h / r, r, w / r, r};
+    static const int64_t perm[6] = {0, 1, 3, 5, 2, 4};
+    int64_t s2[4] = {0, c * r * r, h / r, w / r};
+    ox_vid y = at_reshape(g, api, x, s1, 6);
+    y = at_transpose(g, api, y, perm, 6);
+    return oxu_set_result(g, api, 0, at_reshape(g, api, y, s2, 4));
+}
+
+/* grid_sampler (F.grid_sample) -> GridSample, from opset 16; torch's mode
+ * and padding numbers name GridSample's strings.  GridSample-16 samples 2-D
+ * (rank-4) inputs only. */
+static const char *const grid_modes[] = {"bilinear", "nearest", "bicubic"};
+static const char *const grid_paddings[] = {"zeros", "border", "reflection"};
+
+static int check_grid_sampler(ox_sym *g, const ox_api *api)
+{
+    int64_t m = api->arg_int(g, "interpolation_mode", 0), p = api->arg_int(g, "padding_mode", 0);
+    int rank = api->rank(g, api->arg_tensor(g, "input"));
+    if (m < 0 || m > 2 || p < 0 || p > 2)
+        return api->limit(g, 0, "grid_sampler with interpolation_mode %lld / padding_mode %lld: "
+                                "expected 0 to 2 each (bilinear, nearest, bicubic / zeros, border, "
+                                "reflection)",
+                          (long long)m, (long long)p);
+    if (rank >= 0 && rank != 4)
+        return api->limit(g, 0, "grid_sampler of a rank-%d input: GridSample samples rank-4 "
+                                "(2-D) inputs up to opset 17",
+                          rank);
+    return 0;
+}
+
+static int sym_grid_sampler(ox_sym *g, const ox_api *api)
+{
+    int64_t m = api->arg_int(g, "interpolation_mode", 0), p = api->arg_int(g, "padding_mode", 0);
+    if (m < 0 || m > 2 || p < 0 || p > 2) /* the check hook states it; never index past */
+        return api->fail(g, "grid_sampler: interpolation_mode %lld / padding_mode %lld out of "
+                            "range",
+                         (long long)m, (long long)p);
+    ox_vid in[2] = {at_float64_as_float(g, api, api->arg_tensor(g, "input")),
+                    api->arg_tensor(g, "grid")};
+    in[1] = oxu_cast_to(g, api, in[1], api->dtype(g, in[0]));
+    ox_onode *n = in[0] && in[1] ? api->op(g, "GridSample", 2, in, 1) : NULL;
+    if (n) {
+        api->attr_int(n, "align_corners", api->arg_int(g, "align_corners", 0) != 0);
+        api->attr_string(n, "mode", grid_modes[m]);
+        api->attr_string(n, "padding_mode", grid_paddings[p]);
+    }
+    return oxu_set_result_recorded(g, api, 0, at_out(g, api, n, "GridSample"));
 }
 
 /* DepthToSpace (and the opset-9 spelling) take rank-4 inputs: another
@@ -223,6 +371,12 @@ static const ox_param_decl p_upsample_nearest[] = {
 static const ox_param_decl p_upsample_bilinear[] = {
     OX_PARAM("self", OX_ARG_TENSOR), AT_PARAM_OR_NULL("output_size", OX_ARG_INTS, OX_ARG_TENSOR),
     OX_PARAM_BOOL("align_corners", 0), OX_PARAM_NULL("scales", OX_ARG_FLOATS)};
+static const ox_param_decl p_grid_sampler[] = {
+    OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("grid", OX_ARG_TENSOR),
+    OX_PARAM("interpolation_mode", OX_ARG_INT), OX_PARAM("padding_mode", OX_ARG_INT),
+    OX_PARAM("align_corners", OX_ARG_BOOL)};
+static const ox_param_decl p_pixel_unshuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                                  OX_PARAM("downscale_factor", OX_ARG_INT)};
 static const ox_param_decl p_pixel_shuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                                 OX_PARAM("upscale_factor", OX_ARG_INT)};
 
@@ -230,6 +384,16 @@ const ox_op_decl at_ops_resize[] = {
     OX_OP_EX("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, sym_upsample_nearest2d, 0u,
              check_upsample),
     OX_OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, sym_upsample_bilinear2d),
+    OX_OP_EX("aten::upsample_nearest1d", 9, p_upsample_nearest, 1, sym_upsample, 0u,
+             check_upsample),
+    OX_OP_EX("aten::upsample_nearest3d", 9, p_upsample_nearest, 1, sym_upsample, 0u,
+             check_upsample),
+    OX_OP("aten::upsample_linear1d", 11, p_upsample_bilinear, 1, sym_upsample),
+    OX_OP("aten::upsample_bicubic2d", 11, p_upsample_bilinear, 1, sym_upsample),
+    OX_OP("aten::upsample_trilinear3d", 11, p_upsample_bilinear, 1, sym_upsample),
+    OX_OP_EX("aten::grid_sampler", 16, p_grid_sampler, 1, sym_grid_sampler, 0,
+             check_grid_sampler),
+    OX_OP("aten::pixel_unshuffle", 9, p_pixel_unshuffle, 1, sym_pixel_unshuffle),
     OX_OP_EX("aten::pixel_shuffle", 7, p_pixel_shuffle, 1, sym_pixel_shuffle_9, 0,
              check_pixel_shuffle),
     OX_OP_EX("aten::pixel_shuffle", 11, p_pixel_shuffle, 1, sym_pixel_shuffle_11, 0,

@@ -49,13 +49,13 @@ class SupportedOperators(unittest.TestCase):
 
     def test_a_limitation_names_the_opset_lifting_it(self):
         pool = {o["name"]: o for o in oxt.supported_operators(9)}["aten::max_pool2d"]
-        ceil = [x for x in pool["limitations"] if x["arg"] == "ceil_mode"]
-        self.assertEqual(ceil, [{"arg": "ceil_mode", "when": "ceil_mode = true",
-                                 "message": "MaxPool has no ceil_mode attribute before opset 10",
-                                 "lifted_at_opset": 10}])
+        dil = [x for x in pool["limitations"] if x["arg"] == "dilation"]
+        self.assertEqual(dil, [{"arg": "dilation", "when": "dilation outside [1, 1]",
+                                "message": "MaxPool has no dilations attribute before opset 10",
+                                "lifted_at_opset": 10}])
         self.assertEqual(pool["n_outputs"], 1)
         pool13 = {o["name"]: o for o in oxt.supported_operators(13)}["aten::max_pool2d"]
-        self.assertFalse([x for x in pool13["limitations"] if x["arg"] == "ceil_mode"])
+        self.assertFalse([x for x in pool13["limitations"] if x["arg"] == "dilation"])
 
     def test_unsupported_ones_on_request(self):
         with tempfile.TemporaryDirectory(prefix="oxport-introspect-") as tmp:

@@ -222,13 +222,8 @@ def unsupported(op, scope, lift):
 
 # ---------------------------------------------------------------- torchvision
 
-# SqueezeNet pools with ceil_mode, which MaxPool gains at opset 10: at opset 9 the export
-# must fail in the pre-scan, naming the op and the opset that lifts it.
-SQUEEZE_9 = ("aten::max_pool2d(ceil_mode=True) at SqueezeNet/Sequential[features]/MaxPool2d[2]: "
-             "MaxPool has no ceil_mode attribute before opset 10; supported from opset 10")
-
-GOOGLENET_9 = ("aten::max_pool2d(ceil_mode=True) at GoogLeNet/MaxPool2d[maxpool1]: MaxPool has no ceil_mode "
-               "attribute before opset 10; supported from opset 10")
+# SqueezeNet and GoogLeNet pool with ceil_mode, which MaxPool gains at opset 10: at opset 9
+# it is exported as extra end padding computed from the traced sizes.
 # Swin's patch merging slices with step 2 (x[..., 0::2, 1::2, :]): Slice gains steps at opset 10.
 SWIN_9 = ("aten::slice(step=2) at SwinTransformer/Sequential[features]/PatchMerging[2]: Slice has no steps "
           "before opset 10; supported from opset 10")
@@ -239,15 +234,14 @@ GROUPS = {
     "mobile": [
         ("mobilenet_v2", tv("mobilenet_v2", 64), (9, 13, 17), None),
         ("mobilenet_v3_small", tv("mobilenet_v3_small", 64), (9, 13, 17), None),
-        ("squeezenet1_1", tv("squeezenet1_1", 64), ((9, SQUEEZE_9), 13, 17), None),
+        ("squeezenet1_1", tv("squeezenet1_1", 64), (9, 13, 17), None),
         ("shufflenet_v2_x0_5", tv("shufflenet_v2_x0_5", 64), (9, 13, 17), None),
         ("mnasnet0_5", tv("mnasnet0_5", 64), (9, 13, 17), None),
     ],
     "efficient": [
         ("efficientnet_b0", tv("efficientnet_b0", 64), (9, 13, 17), None),
         ("regnet_y_400mf", tv("regnet_y_400mf", 64), (13, 17), None),
-        ("googlenet", tv("googlenet", 64, aux_logits=False, init_weights=True), ((9, GOOGLENET_9), 13, 17),
-         None),
+        ("googlenet", tv("googlenet", 64, aux_logits=False, init_weights=True), (9, 13, 17), None),
     ],
     "resnext_convnext": [
         ("resnext50_32x4d", tv("resnext50_32x4d", 64), (13, 17), None),

@@ -10,6 +10,9 @@ the call is then recorded at the dispatcher level instead, so the engine reports
 ATen op it does not support rather than the trace silently losing it.
 """
 
+import sys
+import weakref
+
 import torch
 import torch.nn.functional as F
 
@@ -341,15 +344,21 @@ HANDLERS[torch.conv2d] = _conv(2)
 HANDLERS[torch.conv3d] = _conv(3)
 
 
-@handles(torch.conv_transpose2d)
-def _conv_transpose2d(rec, func, args, kwargs):
-    b = bind(args, kwargs, ("input", "weight", "bias", "stride", "padding", "output_padding", "groups",
-                            "dilation"), bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1)
-    return rec.record("aten::conv_transpose2d", [
-        ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
-        ("stride", ntuple(b["stride"], 2)), ("padding", ntuple(b["padding"], 2)),
-        ("output_padding", ntuple(b["output_padding"], 2)), ("groups", int(b["groups"])),
-        ("dilation", ntuple(b["dilation"], 2))], func, args, kwargs)
+def _conv_transpose(n):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "weight", "bias", "stride", "padding", "output_padding", "groups",
+                                "dilation"), bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1)
+        return rec.record(f"aten::conv_transpose{n}d", [
+            ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
+            ("stride", ntuple(b["stride"], n)), ("padding", ntuple(b["padding"], n)),
+            ("output_padding", ntuple(b["output_padding"], n)), ("groups", int(b["groups"])),
+            ("dilation", ntuple(b["dilation"], n))], func, args, kwargs)
+    return h
+
+
+HANDLERS[torch.conv_transpose1d] = _conv_transpose(1)
+HANDLERS[torch.conv_transpose2d] = _conv_transpose(2)
+HANDLERS[torch.conv_transpose3d] = _conv_transpose(3)
 
 
 @handles(F.batch_norm)
@@ -432,42 +441,94 @@ HANDLERS[torch.square_] = HANDLERS[T.square_] = _unary("aten::square", True)
 
 
 # ---------------------------------------------------------------- pooling
+#
+# Recorded with the dimensionality the model asked for (aten::max_pool1d, not the
+# unsqueezed 2-D op ATen runs it as), as torch.onnx names them.
 
-@handles(F.max_pool2d, torch.max_pool2d)
-def _max_pool2d(rec, func, args, kwargs):
-    b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
-                            "return_indices"), stride=None, padding=0, dilation=1, ceil_mode=False,
-             return_indices=False)
-    if b["return_indices"]:
-        return NotImplemented
-    k = ntuple(b["kernel_size"], 2)
-    s = ntuple(b["stride"], 2) if b["stride"] not in (None, [], ()) else k
-    return rec.record("aten::max_pool2d", [
-        ("self", b["input"]), ("kernel_size", k), ("stride", s), ("padding", ntuple(b["padding"], 2)),
-        ("dilation", ntuple(b["dilation"], 2)), ("ceil_mode", bool(b["ceil_mode"]))], func, args, kwargs)
+def _pool_stride(b, k, n):
+    return ntuple(b["stride"], n) if b["stride"] not in (None, [], ()) else k
 
 
-@handles(F.avg_pool2d)
-def _avg_pool2d(rec, func, args, kwargs):
-    b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                            "divisor_override"), stride=None, padding=0, ceil_mode=False,
-             count_include_pad=True, divisor_override=None)
-    k = ntuple(b["kernel_size"], 2)
-    s = ntuple(b["stride"], 2) if b["stride"] not in (None, [], ()) else k
-    return rec.record("aten::avg_pool2d", [
-        ("self", b["input"]), ("kernel_size", k), ("stride", s), ("padding", ntuple(b["padding"], 2)),
-        ("ceil_mode", bool(b["ceil_mode"])), ("count_include_pad", bool(b["count_include_pad"])),
-        ("divisor_override", b["divisor_override"])], func, args, kwargs)
+def _max_pool(n, with_indices):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
+                                "return_indices"), stride=None, padding=0, dilation=1, ceil_mode=False,
+                 return_indices=with_indices)
+        if bool(b["return_indices"]) != with_indices:
+            return NotImplemented
+        k = ntuple(b["kernel_size"], n)
+        kind = f"aten::max_pool{n}d_with_indices" if with_indices else f"aten::max_pool{n}d"
+        return rec.record(kind, [
+            ("self", b["input"]), ("kernel_size", k), ("stride", _pool_stride(b, k, n)),
+            ("padding", ntuple(b["padding"], n)), ("dilation", ntuple(b["dilation"], n)),
+            ("ceil_mode", bool(b["ceil_mode"]))], func, args, kwargs)
+    return h
 
 
-@handles(F.adaptive_avg_pool2d, torch._C._nn.adaptive_avg_pool2d)
-def _adaptive_avg_pool2d(rec, func, args, kwargs):
-    b = bind(args, kwargs, ("input", "output_size"))
-    x = b["input"]
-    os_ = b["output_size"]
-    os_ = list(os_) if isinstance(os_, (list, tuple, torch.Size)) else [os_, os_]
-    os_ = [int(x.shape[-2 + i]) if v is None else int(v) for i, v in enumerate(os_)]
-    return rec.record("aten::adaptive_avg_pool2d", [("self", x), ("output_size", os_)], func, args, kwargs)
+for _n in (1, 2, 3):
+    HANDLERS[getattr(F, f"max_pool{_n}d")] = _max_pool(_n, False)
+    HANDLERS[getattr(F, f"max_pool{_n}d_with_indices")] = _max_pool(_n, True)
+HANDLERS[torch.max_pool1d] = _max_pool(1, False)
+HANDLERS[torch.max_pool2d] = _max_pool(2, False)
+HANDLERS[torch.max_pool3d] = _max_pool(3, False)
+
+
+def _avg_pool(n):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                "divisor_override"), stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None)
+        k = ntuple(b["kernel_size"], n)
+        arglist = [("self", b["input"]), ("kernel_size", k), ("stride", _pool_stride(b, k, n)),
+                   ("padding", ntuple(b["padding"], n)), ("ceil_mode", bool(b["ceil_mode"])),
+                   ("count_include_pad", bool(b["count_include_pad"]))]
+        if n > 1:  # aten::avg_pool1d has no divisor_override
+            arglist.append(("divisor_override", b["divisor_override"]))
+        return rec.record(f"aten::avg_pool{n}d", arglist, func, args, kwargs)
+    return h
+
+
+HANDLERS[F.avg_pool1d] = _avg_pool(1)
+HANDLERS[F.avg_pool2d] = _avg_pool(2)
+HANDLERS[F.avg_pool3d] = _avg_pool(3)
+
+
+def _adaptive_size(x, os_, n):
+    os_ = list(os_) if isinstance(os_, (list, tuple, torch.Size)) else [os_] * n
+    return [int(x.shape[-n + i]) if v is None else int(v) for i, v in enumerate(os_)]
+
+
+def _adaptive_avg_pool(n):
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "output_size"))
+        x = b["input"]
+        return rec.record(f"aten::adaptive_avg_pool{n}d",
+                          [("self", x), ("output_size", _adaptive_size(x, b["output_size"], n))],
+                          func, args, kwargs)
+    return h
+
+
+HANDLERS[F.adaptive_avg_pool1d] = _adaptive_avg_pool(1)
+HANDLERS[F.adaptive_avg_pool2d] = HANDLERS[torch._C._nn.adaptive_avg_pool2d] = _adaptive_avg_pool(2)
+HANDLERS[F.adaptive_avg_pool3d] = HANDLERS[torch._C._nn.adaptive_avg_pool3d] = _adaptive_avg_pool(3)
+
+
+def _adaptive_max_pool(n, with_indices):
+    # aten::adaptive_max_pool<n>d always computes (values, indices); without
+    # return_indices the model sees the values only.
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "output_size", "return_indices"), return_indices=with_indices)
+        x = b["input"]
+        resolved = rec.resolve([("self", x), ("output_size", _adaptive_size(x, b["output_size"], n))])
+        both = getattr(F, f"adaptive_max_pool{n}d_with_indices")(x, b["output_size"])
+        rec.emit(f"aten::adaptive_max_pool{n}d", resolved, both)
+        return both if b["return_indices"] else both[0]
+    return h
+
+
+for _n in (1, 2, 3):
+    HANDLERS[getattr(F, f"adaptive_max_pool{_n}d")] = _adaptive_max_pool(_n, False)
+    HANDLERS[getattr(F, f"adaptive_max_pool{_n}d_with_indices")] = _adaptive_max_pool(_n, True)
 
 
 # ---------------------------------------------------------------- linear algebra
@@ -1002,6 +1063,9 @@ def _pad(rec, func, args, kwargs):
         n = len(b["pad"]) // 2
         return rec.record(f"{_PAD_MODES[b['mode']]}{n}d",
                           [("self", b["input"]), ("padding", [int(p) for p in b["pad"]])], func, args, kwargs)
+    if b["mode"] == "circular":
+        return rec.record("aten::pad", [("self", b["input"]), ("pad", [int(p) for p in b["pad"]]),
+                                        ("mode", "circular"), ("value", None)], func, args, kwargs)
     if b["mode"] != "constant":
         return NotImplemented
     v = b["value"]
@@ -1029,6 +1093,60 @@ def _embedding(rec, func, args, kwargs):
     return rec.record("aten::embedding", [("weight", w), ("indices", b["input"]), ("padding_idx", pi),
                                           ("scale_grad_by_freq", bool(b["scale_grad_by_freq"])),
                                           ("sparse", bool(b["sparse"]))], func, args, kwargs)
+
+
+_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+@handles(F.embedding_bag)
+def _embedding_bag(rec, func, args, kwargs):
+    # One output: the bags (ATen's three others are backward's bookkeeping).  A 2-D
+    # input (fixed-length bags) is recorded as such, with offsets None.
+    b = bind(args, kwargs, ("input", "weight", "offsets", "max_norm", "norm_type", "scale_grad_by_freq", "mode",
+                            "sparse", "per_sample_weights", "include_last_offset", "padding_idx"),
+             offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean", sparse=False,
+             per_sample_weights=None, include_last_offset=False, padding_idx=None)
+    w, x = b["weight"], b["input"]
+    if b["max_norm"] is not None or b["mode"] not in _BAG_MODES or w.dtype == torch.long:
+        return NotImplemented
+    pi = b["padding_idx"]
+    pi = -1 if pi is None else (int(pi) if pi >= 0 else w.size(0) + int(pi))
+    return rec.record("aten::embedding_bag", [
+        ("weight", w), ("indices", x), ("offsets", b["offsets"]),
+        ("scale_grad_by_freq", bool(b["scale_grad_by_freq"])), ("mode", _BAG_MODES[b["mode"]]),
+        ("sparse", bool(b["sparse"])), ("per_sample_weights", b["per_sample_weights"]),
+        ("include_last_offset", bool(b["include_last_offset"])), ("padding_idx", pi)], func, args, kwargs)
+
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+@handles(F.grid_sample)
+def _grid_sample(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "grid", "mode", "padding_mode", "align_corners"), mode="bilinear",
+             padding_mode="zeros", align_corners=None)
+    if b["mode"] not in _GRID_MODES or b["padding_mode"] not in _GRID_PADDING:
+        return NotImplemented
+    return rec.record("aten::grid_sampler", [
+        ("input", b["input"]), ("grid", b["grid"]), ("interpolation_mode", _GRID_MODES[b["mode"]]),
+        ("padding_mode", _GRID_PADDING[b["padding_mode"]]), ("align_corners", bool(b["align_corners"]))],
+        func, args, kwargs)
+
+
+@handles(torch._weight_norm)
+def _weight_norm(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("v", "g", "dim"), dim=0)
+    return rec.record("aten::_weight_norm", [("v", b["v"]), ("g", b["g"]), ("dim", int(b["dim"]))],
+                      func, args, kwargs)
+
+
+@handles(torch.lstm_cell)
+def _lstm_cell(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "hx", "w_ih", "w_hh", "b_ih", "b_hh"), b_ih=None, b_hh=None)
+    return rec.record("aten::lstm_cell", [
+        ("input", b["input"]), ("hx", list(b["hx"])), ("w_ih", b["w_ih"]), ("w_hh", b["w_hh"]),
+        ("b_ih", b["b_ih"]), ("b_hh", b["b_hh"])], func, args, kwargs)
 
 
 @handles(F.one_hot)
@@ -1070,10 +1188,106 @@ def _rnn(kind, hx_is_list):
     return h
 
 
-HANDLERS[torch.lstm] = _rnn("aten::lstm", True)
-HANDLERS[torch.gru] = _rnn("aten::gru", False)
-HANDLERS[torch.rnn_tanh] = _rnn("aten::rnn_tanh", False)
-HANDLERS[torch.rnn_relu] = _rnn("aten::rnn_relu", False)
+# Packed sequences, as torch.onnx carries them: the trace holds a PackedSequence's
+# data as the padded, time-major tensor (T, B, *) and its batch_sizes as the
+# sequence lengths (B,); the RNNs take the lengths as ONNX's sequence_lens, and
+# _pad_packed_sequence turns the padded tensor back.  The eager tensors (packed
+# rows, batch sizes) are mapped to those values; `rec.packed` keeps the padded
+# shape of each packed data tensor the trace made.
+
+def _packed_shapes(rec):
+    if not hasattr(rec, "packed"):
+        rec.packed = {}
+    return rec.packed
+
+
+def _stand_in(shape, like):
+    """A tensor that only describes a recorded output's shape and dtype."""
+    return torch.empty(list(shape), dtype=like.dtype)
+
+
+@handles(torch._pack_padded_sequence)
+def _pack_padded_sequence(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "lengths", "batch_first"))
+    x, lengths, batch_first = b["input"], b["lengths"], bool(b["batch_first"])
+    resolved = rec.resolve([("input", x), ("lengths", lengths), ("batch_first", batch_first)])
+    data, batch_sizes = func(*args, **kwargs)
+    shape = list(x.shape)
+    if batch_first:
+        shape[0], shape[1] = shape[1], shape[0]
+    padded, lens = _stand_in(shape, x), _stand_in(lengths.shape, lengths)
+    rec.emit("aten::_pack_padded_sequence", resolved, (padded, lens))
+    rec.set_vid(data, rec.lookup(padded))
+    rec.set_vid(batch_sizes, rec.lookup(lens))
+    _packed_shapes(rec)[id(data)] = (weakref.ref(data), shape)
+    return data, batch_sizes
+
+
+def _rnn_packed(rec, func, kind, args):
+    # (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+    data, batch_sizes, hx, params = args[0], args[1], args[2], args[3]
+    ent = _packed_shapes(rec).get(id(data))
+    if ent is None or ent[0]() is not data or not isinstance(params, (list, tuple)):
+        return NotImplemented
+    T, B = ent[1][0], ent[1][1]
+    is_lstm = kind == "aten::lstm"
+    arglist = [("input", data), ("hx", list(hx) if is_lstm else hx), ("params", list(params))]
+    arglist += [(n, float(v) if n == "dropout" else v) for n, v in zip(_RNN_TAIL[:-1], args[4:])]
+    arglist += [("batch_first", False), ("batch_sizes", batch_sizes)]
+    resolved = rec.resolve(arglist)
+    res = func(*args)
+    out = res[0]
+    y = _stand_in([T, B, out.shape[-1]], out)
+    rec.emit(kind, resolved, (y,) + tuple(res[1:]))
+    rec.set_vid(out, rec.lookup(y))
+    _packed_shapes(rec)[id(out)] = (weakref.ref(out), [T, B, out.shape[-1]])
+    return res
+
+
+def _rnn_any(kind, hx_is_list):
+    padded = _rnn(kind, hx_is_list)
+
+    def h(rec, func, args, kwargs):
+        if len(args) == 9 and not kwargs and isinstance(args[1], torch.Tensor) and \
+                isinstance(args[2], (list, tuple)) == hx_is_list and not isinstance(args[3], torch.Tensor):
+            return _rnn_packed(rec, func, kind, args)
+        return padded(rec, func, args, kwargs)
+    return h
+
+
+HANDLERS[torch.lstm] = _rnn_any("aten::lstm", True)
+HANDLERS[torch.gru] = _rnn_any("aten::gru", False)
+HANDLERS[torch.rnn_tanh] = _rnn_any("aten::rnn_tanh", False)
+HANDLERS[torch.rnn_relu] = _rnn_any("aten::rnn_relu", False)
+
+
+def _longest_by_default():
+    """Whether this call comes from nn.utils.rnn.pad_packed_sequence without a
+    total_length (it then passes the longest length)."""
+    code = torch.nn.utils.rnn.pad_packed_sequence.__code__
+    f = sys._getframe(1)
+    while f is not None and f.f_code is not code:
+        f = f.f_back
+    return f is not None and f.f_locals.get("total_length") is None
+
+
+@handles(torch._pad_packed_sequence)
+def _pad_packed_sequence(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("data", "batch_sizes", "batch_first", "padding_value", "total_length"))
+    ent = _packed_shapes(rec).get(id(b["data"]))
+    if ent is None or ent[0]() is not b["data"]:
+        return NotImplemented
+    pv = b["padding_value"]
+    # nn.utils.rnn.pad_packed_sequence passes the longest length (batch_sizes.size(0))
+    # when its caller gave no total_length: recorded as -1, "the longest at run time",
+    # since the trace's batch_sizes are the lengths themselves.
+    total = int(b["total_length"])
+    if _longest_by_default():
+        total = -1
+    return rec.record("aten::_pad_packed_sequence", [
+        ("data", b["data"]), ("batch_sizes", b["batch_sizes"]), ("batch_first", bool(b["batch_first"])),
+        ("padding_value", float(pv) if isinstance(pv, float) else pv), ("total_length", total)],
+        func, args, kwargs)
 
 
 # ---------------------------------------------------------------- more activations
@@ -1403,34 +1617,42 @@ ATEN_HANDLERS["aten::_log_softmax"] = _aten_softmax("aten::log_softmax")
 
 # ---------------------------------------------------------------- interpolation
 
+# F.interpolate's modes by spatial rank, as ATen (and torch.onnx) name them.
+_UPSAMPLE = {("nearest", 1): "nearest1d", ("nearest", 2): "nearest2d", ("nearest", 3): "nearest3d",
+             ("linear", 1): "linear1d", ("bilinear", 2): "bilinear2d", ("bicubic", 2): "bicubic2d",
+             ("trilinear", 3): "trilinear3d"}
+
+
 @handles(F.interpolate, F.upsample)
 def _interpolate(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor",
                             "antialias"), size=None, scale_factor=None, mode="nearest", align_corners=None,
              recompute_scale_factor=None, antialias=False)
     x = b["input"]
-    if x.dim() != 4 or b["mode"] not in ("nearest", "bilinear") or b["antialias"]:
+    n = x.dim() - 2
+    kind = _UPSAMPLE.get((b["mode"], n))
+    if kind is None or b["antialias"]:
         return NotImplemented
     out = func(*args, **kwargs)
     size, sf = b["size"], b["scale_factor"]
     if size is not None:
         # Given sizes (possibly traced: 2 * h) are the output size.
-        size = list(size) if isinstance(size, (list, tuple)) else [size, size]
+        size = list(size) if isinstance(size, (list, tuple)) else [size] * n
         arglist = [("self", x), ("output_size", Dyn(size, need=11))]
     elif sf is not None and not b["recompute_scale_factor"]:
         # torch maps coordinates with the given factor and sizes the output
         # floor(in * factor): Resize with scales does both, at any input size.
-        sf = [float(v) for v in sf] if isinstance(sf, (list, tuple)) else [float(sf)] * 2
+        sf = [float(v) for v in sf] if isinstance(sf, (list, tuple)) else [float(sf)] * n
         arglist = [("self", x), ("output_size", None), ("scales", sf)]
     else:
         hw = [int(v) for v in out.shape[2:]]
         S.warn_fixed(rec, "F.interpolate with recompute_scale_factor=True (the output size is "
                           "computed in Python)", hw)
         arglist = [("self", x), ("output_size", hw)]
-    if b["mode"] == "bilinear":
+    if b["mode"] != "nearest":
         arglist.append(("align_corners", bool(b["align_corners"])))
     resolved = rec.resolve(arglist)
-    return rec.emit(f"aten::upsample_{b['mode']}2d", resolved, out)
+    return rec.emit(f"aten::upsample_{kind}", resolved, out)
 
 
 # ---------------------------------------------------------------- max / min
