@@ -301,6 +301,20 @@ static int accept_desc(const char *path, const ox_plugin_desc *d, loaded_pack *p
     return 0;
 }
 
+/* glibc's dlerror() text when an allocation of the dynamic loader failed:
+ * "cannot allocate ...", "...: Cannot allocate memory", "cannot create shared
+ * object descriptor", or "cannot open shared object file" with no reason
+ * after it (a missing file says ": No such file or directory").  Matching
+ * the loader's words is the only way to tell; another libc's messages read
+ * as "cannot open". */
+static bool dlopen_out_of_memory(const char *e)
+{
+    static const char tail[] = "cannot open shared object file";
+    size_t n = strlen(e), t = sizeof tail - 1;
+    return strstr(e, "annot allocate") || strstr(e, "cannot create shared object descriptor") ||
+           (n >= t && strcmp(e + n - t, tail) == 0);
+}
+
 /* dlopen + entry symbol, then the descriptor checks. */
 static int open_pack(const char *path, loaded_pack *p, ox_report *r)
 {
@@ -308,7 +322,10 @@ static int open_pack(const char *path, loaded_pack *p, ox_report *r)
     p->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!p->handle) {
         const char *e = dlerror();
-        ox_report_add(r, "plugin %s: cannot open: %s", path, e ? e : "unknown dlopen error");
+        if (e && dlopen_out_of_memory(e))
+            ox_report_add(r, "plugin %s: out of memory in the dynamic loader (%s)", path, e);
+        else
+            ox_report_add(r, "plugin %s: cannot open: %s", path, e ? e : "unknown dlopen error");
         return -1;
     }
     dlerror();
@@ -741,13 +758,17 @@ ox_status ox_registry_load(ox_context *ctx)
     if (!r.n && build_sorted(reg) != 0)
         ox_report_add(&r, "out of memory indexing operators");
     if (r.n || r.oom) {
+        /* every problem an allocation failure: the packs are fine, memory is not */
+        bool all_oom = r.n > 0;
+        for (size_t i = 0; i < r.n && all_oom; i++)
+            all_oom = strstr(r.lines[i], "out of memory") != NULL;
         char *msg = r.oom ? NULL : ox_report_join(&r, NULL);
         ox_report_free(&r);
         ox_registry_free(reg);
         if (!msg)
-            return ox_fail(ctx, OX_EPLUGIN, "a symbolic pack was rejected (out of memory "
-                                            "formatting the message)");
-        return ox_fail_take(ctx, OX_EPLUGIN, msg);
+            return ox_fail(ctx, OX_ENOMEM, "a symbolic pack could not be loaded (out of memory "
+                                           "formatting the message)");
+        return ox_fail_take(ctx, all_oom ? OX_ENOMEM : OX_EPLUGIN, msg);
     }
     ox_report_free(&r);
     ctx->registry = reg;
