@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_json.h"
 #include "ir.h"
 #include "oxport/json.h"
 
@@ -608,16 +609,7 @@ static void summary_json(ox_json *j, const char *key, const char *path, const ox
     ox_json_key(j, "producer_version");
     ox_json_string(j, g->producer_version);
     ox_json_key(j, "opset_imports");
-    ox_json_array(j);
-    for (uint32_t i = 0; i < g->n_opsets; i++) {
-        ox_json_object(j);
-        ox_json_key(j, "domain");
-        ox_json_string(j, g->opsets[i].domain ? g->opsets[i].domain : "");
-        ox_json_key(j, "version");
-        ox_json_int(j, g->opsets[i].version);
-        ox_json_object_end(j);
-    }
-    ox_json_array_end(j);
+    ox_json_opset_imports(j, g);
     ox_json_key(j, "nodes");
     ox_json_uint(j, g->n_nodes);
     ox_json_key(j, "initializers");

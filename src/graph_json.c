@@ -200,7 +200,7 @@ static void json_node(ox_json *j, const ox_graph *g, const ox_node *n)
     ox_json_object_end(j);
 }
 
-static void json_opsets(ox_json *j, const ox_graph *g)
+void ox_json_opset_imports(ox_json *j, const ox_graph *g)
 {
     ox_json_array(j);
     for (uint32_t i = 0; i < g->n_opsets; i++) {
@@ -241,7 +241,7 @@ static void json_function(ox_json *j, const ox_function *f)
         ox_json_string(j, f->attributes[i]);
     ox_json_array_end(j);
     ox_json_key(j, "opset_imports");
-    json_opsets(j, b);
+    ox_json_opset_imports(j, b);
     ox_json_key(j, "nodes");
     ox_json_array(j);
     for (const ox_node *n = b->first; n; n = n->next)
@@ -275,7 +275,7 @@ void ox_json_model(ox_json *j, const ox_graph *g)
     ox_json_key(j, "ir_version");
     ox_json_int(j, g->ir_version);
     ox_json_key(j, "opset_imports");
-    json_opsets(j, g);
+    ox_json_opset_imports(j, g);
     ox_json_key(j, "producer_name");
     ox_json_string(j, g->producer_name ? g->producer_name : "");
     ox_json_key(j, "producer_version");

@@ -16,6 +16,8 @@
  * is unknown, "other" the printed form of a non-tensor type such as
  * "Sequence(Float)", else null). */
 void ox_json_type(ox_json *j, const ox_type *t);
+/* A graph's opset imports: [{"domain": "", "version": 13}, ...]. */
+void ox_json_opset_imports(ox_json *j, const ox_graph *g);
 /* The "model" object: metadata and the main graph. */
 void ox_json_model(ox_json *j, const ox_graph *g);
 

@@ -436,15 +436,20 @@ static ox_status build_rows(ox_context *ctx, int opset, opset_row **out, size_t 
 
 /* The rows of `opset`, built on first use and kept until another opset is
  * asked about. */
-static ox_status rows_at(ox_context *ctx, const char *fn, int opset, struct ox_introspection **out)
+static ox_status opset_in_descriptors(ox_context *ctx, const char *fn, int opset)
 {
-    ox_status st = load_all(ctx, fn);
-    if (st != OX_OK)
-        return st;
     int lo = ox_opset_db_min(ctx->opsets), hi = ox_opset_db_max(ctx->opsets);
     if (opset < lo || opset > hi)
         return ox_fail(ctx, OX_EINVAL, "%s: opset %d is outside the descriptors' range %d..%d",
                        fn, opset, lo, hi);
+    return OX_OK;
+}
+
+static ox_status rows_at(ox_context *ctx, const char *fn, int opset, struct ox_introspection **out)
+{
+    ox_status st = load_all(ctx, fn);
+    if (st != OX_OK || (st = opset_in_descriptors(ctx, fn, opset)) != OX_OK)
+        return st;
     struct ox_introspection *in = state(ctx);
     if (!in)
         return ox_fail(ctx, OX_ENOMEM, "out of memory listing the operators");
@@ -564,13 +569,7 @@ OX_API ox_status ox_context_opset_limitation(ox_context *ctx, int opset, size_t 
 static ox_status opset_in_range(ox_context *ctx, const char *fn, int opset)
 {
     ox_status st = load_opsets(ctx);
-    if (st != OX_OK)
-        return st;
-    int lo = ox_opset_db_min(ctx->opsets), hi = ox_opset_db_max(ctx->opsets);
-    if (opset < lo || opset > hi)
-        return ox_fail(ctx, OX_EINVAL, "%s: opset %d is outside the descriptors' range %d..%d",
-                       fn, opset, lo, hi);
-    return OX_OK;
+    return st != OX_OK ? st : opset_in_descriptors(ctx, fn, opset);
 }
 
 OX_API ox_status ox_context_exclusion_count(ox_context *ctx, int opset, size_t *n)

@@ -206,27 +206,17 @@ START_TEST(every_allocation_of_an_export_with_functions)
 }
 END_TEST
 
-/* Loading the context's opset descriptors (YAML) and a config (the packs:
- * every_allocation_of_loading_packs). */
-START_TEST(every_allocation_of_loading_opsets_and_a_config)
+/* A context loaded by `load` once to count its allocations, then once per
+ * allocation in a forked child with exactly that one failing: it must load
+ * or fail with OX_ENOMEM and "out of memory", and free everything. */
+static void every_allocation_of_loading(const char *what, ox_status (*load)(ox_context **))
 {
-    char config[300];
-    snprintf(config, sizeof config, "%s/oxport.yaml", dir);
-    FILE *f = fopen(config, "w");
-    fputs("target_opset: 13\nopsets: {min: 9, max: 13}\ndisabled_operators: [aten::dropout]\n"
-          "custom_domains: {com.example: 1}\nsync: true\n", f);
-    fclose(f);
-    /* the test descriptors: every feature of the format in four small files */
-    char opsets[300];
-    snprintf(opsets, sizeof opsets, "%s/tests/fixtures/yaml/good", srcdir());
     long before = failmalloc_calls();
     ox_context *ctx = NULL;
-    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx), OX_OK);
-    ck_assert_int_eq(ox_context_set_opset_dir(ctx, opsets), OX_OK);
-    ck_assert_int_eq(ox_context_load_config(ctx, config), OX_OK);
-    ck_assert_msg(ox_context_load(ctx) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_msg(load(&ctx) == OX_OK, "%s", ctx ? ox_errmsg(ctx) : "");
     ox_context_free(ctx);
     long total = failmalloc_calls() - before;
+    ck_assert_int_gt(total, 20);
     long failed = 0, absorbed = 0;
     for (long k = 1; k <= total; k++) {
         fflush(NULL);
@@ -236,23 +226,16 @@ START_TEST(every_allocation_of_loading_opsets_and_a_config)
             failmalloc_fail_after(k);
             failmalloc_track(1);
             ox_context *c = NULL;
-            ox_status st = ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS, &c);
-            if (st == OX_OK)
-                st = ox_context_set_opset_dir(c, opsets);
-            if (st == OX_OK)
-                st = ox_context_load_config(c, config);
-            if (st == OX_OK)
-                st = ox_context_load(c);
+            ox_status st = load(&c);
             failmalloc_fail_after(0);
-            /* without a context the status alone says it */
-            int bad = st != OX_OK && (st != OX_ENOMEM ||
-                                      (c && !strstr(ox_errmsg(c), "out of memory")));
-            if (bad)
-                fprintf(stderr, "allocation %ld: status %s, message: %s\n", k, ox_strerror(st),
-                        ox_errmsg(c));
             char msg[2048];
             snprintf(msg, sizeof msg, "%s", c ? ox_errmsg(c) : "");
+            /* without a context the status alone says it */
+            int bad = st != OX_OK && (st != OX_ENOMEM || (c && !strstr(msg, "out of memory")));
+            if (bad)
+                fprintf(stderr, "allocation %ld: status %s, message: %s\n", k, ox_strerror(st), msg);
             ox_context_free(c);
+            dlerror(); /* glibc keeps a failed dlopen's message until the next call */
             long live = failmalloc_live();
             failmalloc_track(0);
             live -= libyaml_lost(live, msg);
@@ -272,9 +255,37 @@ START_TEST(every_allocation_of_loading_opsets_and_a_config)
         else if (WEXITSTATUS(status) == 2)
             absorbed++;
     }
-    fprintf(stderr, "every_allocation_of_loading_opsets_and_a_config: %ld allocations, %ld failures "
-            "absorbed, %ld wrong\n", total, absorbed, failed);
+    fprintf(stderr, "%s: %ld allocations, %ld failures absorbed, %ld wrong\n", what, total,
+            absorbed, failed);
     ck_assert_int_eq(failed, 0);
+}
+
+/* Loading the context's opset descriptors (YAML) and a config: the test
+ * descriptors, every feature of the format in four small files. */
+static char config_path[300], yaml_opsets[300];
+
+static ox_status load_opsets_and_config(ox_context **out)
+{
+    ox_status st = ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS, out);
+    if (st == OX_OK)
+        st = ox_context_set_opset_dir(*out, yaml_opsets);
+    if (st == OX_OK)
+        st = ox_context_load_config(*out, config_path);
+    if (st == OX_OK)
+        st = ox_context_load(*out);
+    return st;
+}
+
+START_TEST(every_allocation_of_loading_opsets_and_a_config)
+{
+    snprintf(config_path, sizeof config_path, "%s/oxport.yaml", dir);
+    FILE *f = fopen(config_path, "w");
+    fputs("target_opset: 13\nopsets: {min: 9, max: 13}\ndisabled_operators: [aten::dropout]\n"
+          "custom_domains: {com.example: 1}\nsync: true\n", f);
+    fclose(f);
+    snprintf(yaml_opsets, sizeof yaml_opsets, "%s/tests/fixtures/yaml/good", srcdir());
+    every_allocation_of_loading("every_allocation_of_loading_opsets_and_a_config",
+                                load_opsets_and_config);
 }
 END_TEST
 
@@ -308,52 +319,7 @@ static ox_status load_packs(ox_context **out)
 
 START_TEST(every_allocation_of_loading_packs)
 {
-    long before = failmalloc_calls();
-    ox_context *ctx = NULL;
-    ck_assert_msg(load_packs(&ctx) == OX_OK, "%s", ctx ? ox_errmsg(ctx) : "");
-    ox_context_free(ctx);
-    long total = failmalloc_calls() - before;
-    ck_assert_int_gt(total, 20);
-    long failed = 0, absorbed = 0;
-    for (long k = 1; k <= total; k++) {
-        fflush(NULL);
-        pid_t pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-            failmalloc_fail_after(k);
-            failmalloc_track(1);
-            ox_context *c = NULL;
-            ox_status st = load_packs(&c);
-            failmalloc_fail_after(0);
-            char msg[2048];
-            snprintf(msg, sizeof msg, "%s", c ? ox_errmsg(c) : "");
-            int bad = st != OX_OK && (st != OX_ENOMEM || (c && !strstr(msg, "out of memory")));
-            if (bad)
-                fprintf(stderr, "allocation %ld: status %s, message: %s\n", k, ox_strerror(st), msg);
-            ox_context_free(c);
-            dlerror(); /* glibc keeps a failed dlopen's message until the next call */
-            long live = failmalloc_live();
-            failmalloc_track(0);
-            live -= libyaml_lost(live, msg);
-            if (live != 0) {
-                fprintf(stderr, "allocation %ld (%s: %s): %ld allocations not freed\n", k,
-                        ox_strerror(st), msg, live);
-                bad = 1;
-            }
-            _exit(bad ? 1 : st == OX_OK ? 2 : 0);
-        }
-        int status;
-        waitpid(pid, &status, 0);
-        ck_assert_msg(WIFEXITED(status), "allocation %ld: loading died of signal %d", k,
-                      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-        if (WEXITSTATUS(status) == 1)
-            failed++;
-        else if (WEXITSTATUS(status) == 2)
-            absorbed++;
-    }
-    fprintf(stderr, "every_allocation_of_loading_packs: %ld allocations, %ld failures absorbed, "
-            "%ld wrong\n", total, absorbed, failed);
-    ck_assert_int_eq(failed, 0);
+    every_allocation_of_loading("every_allocation_of_loading_packs", load_packs);
 }
 END_TEST
 
