@@ -15,6 +15,7 @@
 #include "config.h"
 #include "opset_yaml.h"
 #include "yaml_read.h"
+#include "yaml_stress.h"
 
 /* Process CPU time: on a shared machine wall time mostly measures the others. */
 static double now(void)
@@ -70,15 +71,8 @@ int main(int argc, char **argv)
     printf("%-34s %14s %10s  %s\n", "file", "size", "CPU time", "result");
 
     /* one 5000-entry list aliased 5000 times */
-    FILE *f = fopen(path, "w");
-    fputs("a: &a [", f);
-    for (int i = 0; i < 5000; i++)
-        fprintf(f, "%sentry_number_%05d", i ? ", " : "", i);
-    fputs("]\nb: [", f);
-    for (int i = 0; i < 5000; i++)
-        fprintf(f, "%s*a", i ? ", " : "");
-    fputs("]\n", f);
-    fclose(f);
+    if (yaml_stress_alias_bomb(path, 5000, "entry_number_") != 0)
+        return 1;
     double t = now();
     ox_status st = load_and_check(ctx, path);
     report("5000 aliases of a 5000-list", path, now() - t, st, ctx);
@@ -88,15 +82,13 @@ int main(int argc, char **argv)
     report("  same file as a config", path, now() - t, st, ctx);
     ox_config_free(cfg);
 
-    f = fopen(path, "w");
-    for (int i = 0; i < 100000; i++)
-        fprintf(f, "k%d: %d\n", i, i);
-    fclose(f);
+    if (yaml_stress_keys(path, 100000) != 0)
+        return 1;
     t = now();
     st = load_and_check(ctx, path);
     report("100k keys", path, now() - t, st, ctx);
 
-    f = fopen(path, "w");
+    FILE *f = fopen(path, "w");
     for (int i = 0; i < 1000000; i++)
         fputc('[', f);
     for (int i = 0; i < 1000000; i++)
@@ -109,19 +101,8 @@ int main(int argc, char **argv)
 
     snprintf(path, sizeof path, "%s/opset_9.yaml", dir);
     snprintf(p10, sizeof p10, "%s/opset_10.yaml", dir);
-    f = fopen(path, "w");
-    fputs("opset: 9\noperators:\n", f);
-    for (int i = 0; i < 100000; i++)
-        fprintf(f, "  aten::op%d: {params: [self]}\n", i);
-    fclose(f);
-    f = fopen(p10, "w");
-    fputs("opset: 10\noperators:\n", f);
-    for (int i = 0; i < 50000; i++)
-        fprintf(f, "  aten::new%d: {params: [self]}\n", i);
-    fputs("removed:\n", f);
-    for (int i = 0; i < 100000; i += 2)
-        fprintf(f, "  - aten::op%d\n", i);
-    fclose(f);
+    if (yaml_stress_descriptors(path, p10, 100000, 50000) != 0)
+        return 1;
     ox_opset_db *db = NULL;
     t = now();
     st = ox_opset_db_load(ctx, dir, &db);

@@ -9,6 +9,7 @@
 
 #include "opset_yaml.h"
 #include "test_util.h"
+#include "yaml_stress.h"
 #include "yaml_limits.h"
 #include "yaml_read.h"
 
@@ -51,15 +52,7 @@ static void expect_refused(const char *rest)
  * reader that walks it.  Refused at the alias that crosses the budget. */
 START_TEST(aliases_count_against_the_node_budget)
 {
-    FILE *f = create();
-    fputs("a: &a [", f);
-    for (int i = 0; i < 5000; i++)
-        fprintf(f, "%sx%d", i ? ", " : "", i);
-    fputs("]\nb: [", f);
-    for (int i = 0; i < 5000; i++)
-        fprintf(f, "%s*a", i ? ", " : "");
-    fputs("]\n", f);
-    fclose(f);
+    ck_assert_int_eq(yaml_stress_alias_bomb(path, 5000, "x"), 0);
     /* before b's aliases: the root, key a, a's 5001 nodes, key b, b itself */
     unsigned long k = (OX_YAML_MAX_NODES - 5005) / 5001 + 1; /* 1-based alias that crosses */
     char rest[256];
@@ -68,7 +61,7 @@ START_TEST(aliases_count_against_the_node_budget)
     expect_refused(rest);
 
     /* a few aliases are fine */
-    f = create();
+    FILE *f = create();
     fputs("a: &a [1, 2, 3]\nb: [*a, *a]\nc: *a\n", f);
     fclose(f);
     ox_yaml y;
@@ -127,16 +120,13 @@ END_TEST
 /* 100 k keys: the duplicate check is hashed (it was quadratic). */
 START_TEST(many_keys_checked_in_linear_time)
 {
-    FILE *f = create();
-    for (int i = 0; i < 100000; i++)
-        fprintf(f, "k%d: %d\n", i, i);
-    fclose(f);
+    ck_assert_int_eq(yaml_stress_keys(path, 100000), 0);
     ox_yaml y;
     ck_assert_int_eq(ox_yaml_load(ctx, path, &y), OX_OK);
     ck_assert_int_eq(ox_yaml_check_mapping(ctx, &y, ox_yaml_root(&y), "a mapping", NULL), OX_OK);
     ox_yaml_free(&y);
 
-    f = fopen(path, "a");
+    FILE *f = fopen(path, "a");
     fputs("k99998: again\n", f);
     fclose(f);
     ck_assert_int_eq(ox_yaml_load(ctx, path, &y), OX_OK);
@@ -157,19 +147,7 @@ START_TEST(descriptors_with_many_operators)
     char p9[600], p10[600];
     snprintf(p9, sizeof p9, "%s/opset_9.yaml", dir);
     snprintf(p10, sizeof p10, "%s/opset_10.yaml", dir);
-    FILE *f = fopen(p9, "w");
-    fputs("opset: 9\noperators:\n", f);
-    for (int i = 0; i < 100000; i++)
-        fprintf(f, "  aten::op%d: {params: [self]}\n", i);
-    fclose(f);
-    f = fopen(p10, "w");
-    fputs("opset: 10\noperators:\n", f);
-    for (int i = 0; i < 50000; i++)
-        fprintf(f, "  aten::new%d: {params: [self]}\n", i);
-    fputs("removed:\n", f);
-    for (int i = 0; i < 100000; i += 2)
-        fprintf(f, "  - aten::op%d\n", i);
-    fclose(f);
+    ck_assert_int_eq(yaml_stress_descriptors(p9, p10, 100000, 50000), 0);
     ox_opset_db *db = NULL;
     ck_assert_msg(ox_opset_db_load(ctx, dir, &db) == OX_OK, "%s", ox_errmsg(ctx));
     const ox_opset_op *const *ops;
@@ -181,7 +159,7 @@ START_TEST(descriptors_with_many_operators)
     ox_opset_db_free(db);
 
     /* the same operator declared and removed: still refused */
-    f = fopen(p10, "w");
+    FILE *f = fopen(p10, "w");
     fputs("opset: 10\noperators:\n  aten::op1: {params: [self]}\nremoved:\n", f);
     for (int i = 0; i < 100000; i += 2)
         fprintf(f, "  - aten::op%d\n", i);
