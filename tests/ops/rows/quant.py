@@ -7,7 +7,111 @@ import torch.nn.functional as F
 
 from optable import Refuse, Row, T
 
+F64, F16, I32 = torch.float64, torch.float16, torch.int32
+
+
+def _fq(scale=0.05, zp=3, qmin=-128, qmax=127):
+    return lambda x: torch.fake_quantize_per_tensor_affine(x, scale, zp, qmin, qmax)
+
+
+def _fq_tensor(scale, zp, qmin, qmax):
+    """The .tensor_qparams overload (torch.ao's FakeQuantize modules call it)."""
+    return lambda x: torch.fake_quantize_per_tensor_affine(x, torch.tensor(scale), torch.tensor(zp, dtype=I32),
+                                                         qmin, qmax)
+
+
+def _fq_channel(scales, zps, axis, qmin=-128, qmax=127, zp_dtype=I32):
+    return lambda x: torch.fake_quantize_per_channel_affine(x, torch.tensor(scales), torch.tensor(zps, dtype=zp_dtype),
+                                                          axis, qmin, qmax)
+
+
+class _LearnedQParams(nn.Module):
+    """Scale and zero point as buffers (initializers), as a quantization-aware model holds them."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.tensor([0.04]))
+        self.register_buffer("zero_point", torch.tensor([128], dtype=I32))
+
+    def forward(self, x):
+        return torch.fake_quantize_per_tensor_affine(x, self.scale, self.zero_point, 0, 255)
+
+
+def _calibrated(per_channel):
+    """torch.ao's FakeQuantize after calibration, its observer frozen: what a
+    quantization-aware model holds at export."""
+    from torch.ao import quantization as tq
+    if per_channel:
+        fq = tq.FakeQuantize(observer=tq.MovingAveragePerChannelMinMaxObserver, quant_min=-128, quant_max=127,
+                             dtype=torch.qint8, qscheme=torch.per_channel_symmetric, ch_axis=1)
+    else:
+        fq = tq.FakeQuantize()
+    fq(torch.linspace(-2, 2, 24).reshape(4, 6) * torch.linspace(0.5, 1, 6))
+    fq.disable_observer()
+    return fq
+
+
+QOPSETS = (10, 12, 13, 17)
+
 ROWS = [
+    # ---------------------------------------------------------------- per tensor
+    Row("fake_quantize_per_tensor_affine", "aten::fake_quantize_per_tensor_affine", _fq(), [T(3, 4)],
+        opsets=QOPSETS),
+    Row("fake_quantize_per_tensor_affine.uint8", "aten::fake_quantize_per_tensor_affine", _fq(0.02, 128, 0, 255),
+        [T(2, 3, 4)], opsets=QOPSETS),
+    Row("fake_quantize_per_tensor_affine.saturating", "aten::fake_quantize_per_tensor_affine", _fq(0.01, -20),
+        [T(3, 4, lo=-3, hi=3)], opsets=QOPSETS),
+    Row("fake_quantize_per_tensor_affine.tensor_qparams", "aten::fake_quantize_per_tensor_affine",
+        _fq_tensor([0.05], [10], -128, 127), [T(3, 4)], opsets=QOPSETS),
+    Row("fake_quantize_per_tensor_affine.tensor_qparams_rank0", "aten::fake_quantize_per_tensor_affine",
+        _fq_tensor(0.03, 100, 0, 255), [T(3, 4)], opsets=QOPSETS),
+    Row("fake_quantize_per_tensor_affine.buffers", "aten::fake_quantize_per_tensor_affine",
+        module=_LearnedQParams, inputs=[T(2, 5)], opsets=QOPSETS),
+    Row("fake_quantize_per_tensor_affine.ao_module", "aten::fake_quantize_per_tensor_affine",
+        module=lambda: _calibrated(False), inputs=[T(3, 6)], opsets=QOPSETS),
+    Row("fake_quantize_per_tensor_affine.reduced_range", "aten::fake_quantize_per_tensor_affine",
+        _fq(0.02, 20, 0, 127), [T(3, 4)], opsets=(12, 13, 17)),
+    Row("fake_quantize_per_tensor_affine.reduced_range_refused", "aten::fake_quantize_per_tensor_affine",
+        _fq(0.02, 20, 0, 127), [T(3, 4)], opsets=(10, 11, 12),
+        refuse=Refuse("the reduced range (0, 127) clips the quantized uint8 values with Clip", below=12)),
+    Row("fake_quantize_per_tensor_affine.float64", "aten::fake_quantize_per_tensor_affine", _fq(),
+        [T(3, 4, dtype=F64)], opsets=QOPSETS),
+    Row("fake_quantize_per_tensor_affine.zero_dim", "aten::fake_quantize_per_tensor_affine", _fq(), [T()],
+        opsets=QOPSETS),
+    Row("fake_quantize_per_tensor_affine.dynamic", "aten::fake_quantize_per_tensor_affine", _fq(), [T(2, 3)],
+        opsets=QOPSETS, dynamic={"in0": {0: "n"}, "out0": {0: "n"}}),
+    Row("fake_quantize_per_tensor_affine.range_refused", "aten::fake_quantize_per_tensor_affine",
+        _fq(0.1, 0, 0, 15), [T(3, 4)], opsets=(10, 17),
+        refuse=Refuse("(quant_min, quant_max) is (0, 15); ONNX quantizes to uint8 (0, 255), int8 (-128, 127) "
+                      "or reduced-range uint8 (0, 127) only")),
+    Row("fake_quantize_per_tensor_affine.opset9_refused", "aten::fake_quantize_per_tensor_affine", _fq(),
+        [T(3, 4)], opsets=(9,), refuse=Refuse("no symbolic for aten::fake_quantize_per_tensor_affine is registered (scope: Fn); supported from opset 10")),
+    # ---------------------------------------------------------------- per channel
+    Row("fake_quantize_per_channel_affine", "aten::fake_quantize_per_channel_affine",
+        _fq_channel([0.05, 0.02, 0.1], [0, 3, -2], 1), [T(2, 3, 4)], opsets=(13, 17)),
+    Row("fake_quantize_per_channel_affine.ao_module", "aten::fake_quantize_per_channel_affine",
+        module=lambda: _calibrated(True), inputs=[T(3, 6)], opsets=(13, 17)),
+    Row("fake_quantize_per_channel_affine.axis0_uint8", "aten::fake_quantize_per_channel_affine",
+        _fq_channel([0.02, 0.03, 0.01, 0.05], [128, 100, 0, 255], 0, 0, 255), [T(4, 5)], opsets=(13, 17)),
+    Row("fake_quantize_per_channel_affine.last_axis", "aten::fake_quantize_per_channel_affine",
+        _fq_channel([0.05, 0.02], [1, -1], 2), [T(3, 4, 2)], opsets=(13, 17)),
+    Row("fake_quantize_per_channel_affine.reduced_range", "aten::fake_quantize_per_channel_affine",
+        _fq_channel([0.02, 0.01, 0.03], [10, 64, 0], 1, 0, 127), [T(2, 3)], opsets=(13, 17)),
+    Row("fake_quantize_per_channel_affine.float64", "aten::fake_quantize_per_channel_affine",
+        _fq_channel([0.05, 0.02, 0.1], [0, 3, -2], 0), [T(3, 4, dtype=F64)], opsets=(13, 17)),
+    Row("fake_quantize_per_channel_affine.dynamic", "aten::fake_quantize_per_channel_affine",
+        _fq_channel([0.05, 0.02, 0.1], [0, 3, -2], 1), [T(2, 3, 4)], opsets=(13, 17),
+        dynamic={"in0": {0: "n", 2: "w"}, "out0": {0: "n", 2: "w"}}),
+    Row("fake_quantize_per_channel_affine.float_zero_point_refused", "aten::fake_quantize_per_channel_affine",
+        _fq_channel([0.05, 0.02, 0.1], [0.5, 3, -2], 1, zp_dtype=torch.float32), [T(2, 3, 4)], opsets=(13, 17),
+        refuse=Refuse("zero_point is a floating tensor (learnable fake quantization); ONNX's zero point is an "
+                      "integer")),
+    Row("fake_quantize_per_channel_affine.range_refused", "aten::fake_quantize_per_channel_affine",
+        _fq_channel([0.05, 0.02, 0.1], [0, 3, 2], 1, 0, 63), [T(2, 3, 4)], opsets=(13, 17),
+        refuse=Refuse("(quant_min, quant_max) is (0, 63)")),
+    Row("fake_quantize_per_channel_affine.opset12_refused", "aten::fake_quantize_per_channel_affine",
+        _fq_channel([0.05, 0.02, 0.1], [0, 3, -2], 1), [T(2, 3, 4)], opsets=(12,),
+        refuse=Refuse("no symbolic for aten::fake_quantize_per_channel_affine is registered (scope: Fn); supported from opset 13")),
     # ---------------------------------------------------------------- comparisons met on the way
     # torch.ao's FakeQuantize tests its uint8 enable flags with ==: Equal takes
     # uint8/int8/int16 only from opset 11.
