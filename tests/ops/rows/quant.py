@@ -52,6 +52,15 @@ def _calibrated(per_channel):
 
 
 QOPSETS = (10, 12, 13, 17)
+I64 = torch.int64
+
+
+def _renorm_and_weight(max_norm, p):
+    """The lookup and the renormed weight: rows the indices do not name stay as they were."""
+    def f(i, w):
+        w = w * 2
+        return F.embedding(i, w, max_norm=max_norm, norm_type=p), w
+    return f
 
 ROWS = [
     # ---------------------------------------------------------------- per tensor
@@ -112,6 +121,43 @@ ROWS = [
     Row("fake_quantize_per_channel_affine.opset12_refused", "aten::fake_quantize_per_channel_affine",
         _fq_channel([0.05, 0.02, 0.1], [0, 3, -2], 1), [T(2, 3, 4)], opsets=(12,),
         refuse=Refuse("no symbolic for aten::fake_quantize_per_channel_affine is registered (scope: Fn); supported from opset 13")),
+    # ---------------------------------------------------------------- embedding with max_norm
+    # The weight is an input (times 2, so most rows exceed the norm): the file must
+    # renorm it; a module's weight is renormed in place by each eager run.
+    Row("embedding_renorm", "aten::embedding_renorm", lambda i, w: F.embedding(i, w * 2, max_norm=1.0),
+        [T(2, 3, dtype=I64, lo=0, hi=9), T(10, 4)], since=11),
+    Row("embedding_renorm.new_weight", "aten::embedding_renorm", _renorm_and_weight(1.5, 2.0),
+        [T(5, dtype=I64, lo=0, hi=4), T(8, 3)], since=11),
+    Row("embedding_renorm.repeated_indices", "aten::embedding_renorm", _renorm_and_weight(1.0, 2.0),
+        [T(12, dtype=I64, lo=0, hi=2), T(6, 4)], since=11),
+    Row("embedding_renorm.l1", "aten::embedding_renorm", lambda i, w: F.embedding(i, w * 2, max_norm=2.0,
+                                                                                  norm_type=1.0),
+        [T(4, dtype=I64, lo=0, hi=9), T(10, 4)], since=11),
+    Row("embedding_renorm.p3", "aten::embedding_renorm", _renorm_and_weight(1.0, 3.0),
+        [T(6, dtype=I64, lo=0, hi=6), T(7, 4)], since=11),
+    Row("embedding_renorm.inf", "aten::embedding_renorm", _renorm_and_weight(0.5, float("inf")),
+        [T(6, dtype=I64, lo=0, hi=6), T(7, 4)], since=11),
+    Row("embedding_renorm.int32_indices", "aten::embedding_renorm", lambda i, w: F.embedding(i, w * 2, max_norm=1.0),
+        [T(2, 3, dtype=I32, lo=0, hi=9), T(10, 4)], since=11),
+    Row("embedding_renorm.float64", "aten::embedding_renorm", _renorm_and_weight(1.0, 2.0),
+        [T(5, dtype=I64, lo=0, hi=5), T(6, 4, dtype=F64)], since=11),
+    Row("embedding_renorm.module", "aten::embedding_renorm", module=lambda: nn.Embedding(10, 4, max_norm=1.0),
+        inputs=[T(2, 3, dtype=I64, lo=0, hi=9)], since=11),
+    Row("embedding_renorm.module_padding_idx", "aten::embedding_renorm",
+        module=lambda: nn.Embedding(10, 4, padding_idx=0, max_norm=0.5), inputs=[T(2, 3, dtype=I64, lo=0, hi=9)],
+        since=11),
+    Row("embedding_renorm.dynamic", "aten::embedding_renorm", lambda i, w: F.embedding(i, w * 2, max_norm=1.0),
+        [T(2, 3, dtype=I64, lo=0, hi=9), T(10, 4)], since=11,
+        dynamic={"in0": {0: "b", 1: "s"}, "out0": {0: "b", 1: "s"}}),
+    Row("embedding_renorm.opset10_refused", "aten::embedding_renorm",
+        lambda i, w: F.embedding(i, w * 2, max_norm=1.0), [T(2, 3, dtype=I64, lo=0, hi=9), T(10, 4)],
+        opsets=(9, 10), refuse=Refuse("no symbolic for aten::embedding_renorm_ is registered (scope: Fn); "
+                                      "supported from opset 11")),
+    Row("embedding_renorm.norm_type_refused", "aten::embedding_renorm",
+        lambda i, w: F.embedding(i, w * 2, max_norm=1.0, norm_type=-1.0),
+        [T(2, 3, dtype=I64, lo=0, hi=9), T(10, 4)], opsets=(11, 17),
+        refuse=Refuse("embedding_renorm norm_type -1 is not positive; max_norm is exported for p-norms with "
+                      "p > 0 (and inf)")),
     # ---------------------------------------------------------------- comparisons met on the way
     # torch.ao's FakeQuantize tests its uint8 enable flags with ==: Equal takes
     # uint8/int8/int16 only from opset 11.
