@@ -8,13 +8,19 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
-/* Equal takes floats only from opset 11: below, a == b is not (a < b or
- * a > b), exact for every non-NaN pair. */
+/* Equal takes floats and the integers other than int32/int64 only from
+ * opset 11.  Below, a == b is not (a < b or a > b) for floats, exact for
+ * every non-NaN pair, and the other integers compare as int64 (every value
+ * of uint8 ... uint32 is one; torch.ao's FakeQuantize compares uint8 flags). */
 static ox_vid equal(ox_sym *g, const ox_api *api, ox_vid a, ox_vid b)
 {
     ox_dtype t = api->dtype(g, a);
     int is_float = t == OX_FLOAT || t == OX_DOUBLE || t == OX_FLOAT16;
-    if (api->opset(g) >= 11 || !is_float)
+    if (api->opset(g) >= 11 || t == OX_INT32 || t == OX_INT64 || t == OX_BOOL)
+        return at_op2(g, api, "Equal", a, b);
+    if (!is_float && oxu_is_integer(t))
+        return at_op2(g, api, "Equal", oxu_cast(g, api, a, OX_INT64), oxu_cast(g, api, b, OX_INT64));
+    if (!is_float)
         return at_op2(g, api, "Equal", a, b);
     ox_vid neq = at_op2(g, api, "Or", at_op2(g, api, "Less", a, b), at_op2(g, api, "Greater", a, b));
     return at_op1(g, api, "Not", neq);

@@ -1,4 +1,5 @@
-/* aten::embedding -> Gather rows of the weight.  padding_idx, sparse and
+/* aten::embedding -> Gather rows of the weight (with max_norm, after
+ * aten::embedding_renorm below).  padding_idx, sparse and
  * scale_grad_by_freq only affect gradients. */
 #include <math.h>
 
@@ -11,6 +12,61 @@ static int sym_embedding(ox_sym *g, const ox_api *api)
     ox_vid y = at_op2(g, api, "Gather", api->arg_tensor(g, "weight"),
                       api->arg_tensor(g, "indices"));
     return oxu_set_result(g, api, 0, y);
+}
+
+/* ------------------------------------------------ embedding_renorm
+ *
+ * nn.Embedding(max_norm=...) rescales, in place and before the lookup, each
+ * weight row the indices name whose p-norm exceeds max_norm, to max_norm
+ * (ATen divides by norm + 1e-7).  The host records the in-place call; its
+ * result is the whole new weight, which the following aten::embedding (and
+ * any later use of the weight) reads.  The rows named are Unique'd, renormed
+ * and written back with ScatterND, all three opset 11's. */
+
+static int check_embedding_renorm(ox_sym *g, const ox_api *api)
+{
+    double p = api->arg_float(g, "norm_type", 2.0);
+    if (!(p > 0))
+        return api->limit(g, 0, "embedding_renorm norm_type %g is not positive; max_norm is exported "
+                                "for p-norms with p > 0 (and inf)",
+                          p);
+    return 0;
+}
+
+/* The p-norm of each row of w (N, D), as (N, 1). */
+static ox_vid row_norms(ox_sym *g, const ox_api *api, ox_vid w, double p)
+{
+    int64_t last = 1;
+    if (p == 1.0)
+        return oxu_reduce(g, api, "ReduceL1", w, &last, 1, 1);
+    if (p == 2.0)
+        return oxu_reduce(g, api, "ReduceL2", w, &last, 1, 1);
+    ox_vid a = oxu_op1(g, api, "Abs", w);
+    if (isinf(p))
+        return oxu_reduce(g, api, "ReduceMax", a, &last, 1, 1);
+    ox_vid s = oxu_reduce(g, api, "ReduceSum", oxu_op2(g, api, "Pow", a, oxu_scalar_like(g, api, p, w)),
+                          &last, 1, 1);
+    return oxu_op2(g, api, "Pow", s, oxu_scalar_like(g, api, 1.0 / p, w));
+}
+
+static int sym_embedding_renorm(ox_sym *g, const ox_api *api)
+{
+    ox_vid w = api->arg_tensor(g, "self"), idx = api->arg_tensor(g, "indices");
+    double max_norm = api->arg_float(g, "max_norm", 0.0), p = api->arg_float(g, "norm_type", 2.0);
+    if (api->rank(g, w) != 2)
+        return api->fail(g, "embedding_renorm: the weight has rank %d; it is a 2-D (rows, dim) matrix",
+                         api->rank(g, w));
+    int64_t flat = -1;
+    ox_vid ids = oxu_reshape(g, api, oxu_cast_to(g, api, idx, OX_INT64), &flat, 1);
+    ox_vid uniq = oxu_op1(g, api, "Unique", ids); /* each row once: ScatterND's writes stay distinct */
+    ox_vid rows = oxu_op2(g, api, "Gather", w, uniq);
+    ox_vid norm = row_norms(g, api, rows, p);
+    ox_vid limit = oxu_scalar_like(g, api, max_norm, w);
+    ox_vid scale = oxu_op2(g, api, "Div", limit, oxu_op2(g, api, "Add", norm, oxu_scalar_like(g, api, 1e-7, w)));
+    ox_vid sel[3] = {oxu_op2(g, api, "Greater", norm, limit), oxu_op2(g, api, "Mul", rows, scale), rows};
+    ox_vid renormed = oxu_opn(g, api, "Where", 3, sel);
+    ox_vid sc[3] = {w, oxu_unsqueeze(g, api, uniq, 1), renormed};
+    return oxu_set_result(g, api, 0, oxu_opn(g, api, "ScatterND", 3, sc));
 }
 
 /* one_hot -> OneHot(indices, depth, [0, 1]) along a new last axis, in the
@@ -158,6 +214,9 @@ static const ox_param_decl p_embedding_bag[] = {
     OX_PARAM_INT("mode", OX_ARG_INT, 0), OX_PARAM_BOOL("sparse", 0),
     OX_PARAM_NULL("per_sample_weights", OX_ARG_OPT_TENSOR),
     OX_PARAM_BOOL("include_last_offset", 0), OX_PARAM_INT("padding_idx", OX_ARG_INT, -1)};
+static const ox_param_decl p_embedding_renorm[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("indices", OX_ARG_TENSOR),
+    OX_PARAM("max_norm", OX_ARG_FLOAT), OX_PARAM("norm_type", OX_ARG_FLOAT)};
 static const ox_param_decl p_one_hot[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                           OX_PARAM_INT("num_classes", OX_ARG_INT, -1)};
 
@@ -165,6 +224,8 @@ const ox_op_decl at_ops_embedding[] = {
     OX_OP("aten::embedding", 7, p_embedding, 1, sym_embedding),
     OX_OP_EX("aten::embedding_bag", 9, p_embedding_bag, 1, sym_embedding_bag, 0,
              check_embedding_bag),
+    OX_OP_EX("aten::embedding_renorm", 11, p_embedding_renorm, 1, sym_embedding_renorm, 0,
+             check_embedding_renorm),
     OX_OP_EX("aten::one_hot", 9, p_one_hot, 1, sym_one_hot, 0, check_one_hot),
 };
 AT_FAMILY_SIZE(at_ops_embedding);

@@ -1095,6 +1095,29 @@ def _embedding(rec, func, args, kwargs):
                                           ("sparse", bool(b["sparse"]))], func, args, kwargs)
 
 
+# ---------------------------------------------------------------- fake quantization
+# Recorded as the call the model makes: below it ATen runs the *_cachemask
+# variants, whose second output (the gradient mask) only backward reads.
+
+@handles(torch.fake_quantize_per_tensor_affine)
+def _fake_quantize_per_tensor(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "scale", "zero_point", "quant_min", "quant_max"))
+    scale, zp = b["scale"], b["zero_point"]
+    return rec.record("aten::fake_quantize_per_tensor_affine", [
+        ("self", b["input"]), ("scale", scale if isinstance(scale, torch.Tensor) else float(scale)),
+        ("zero_point", zp if isinstance(zp, torch.Tensor) else int(zp)),
+        ("quant_min", int(b["quant_min"])), ("quant_max", int(b["quant_max"]))], func, args, kwargs)
+
+
+@handles(torch.fake_quantize_per_channel_affine)
+def _fake_quantize_per_channel(rec, func, args, kwargs):
+    b = bind(args, kwargs, ("input", "scale", "zero_point", "axis", "quant_min", "quant_max"))
+    return rec.record("aten::fake_quantize_per_channel_affine", [
+        ("self", b["input"]), ("scale", b["scale"]), ("zero_point", b["zero_point"]),
+        ("axis", int(b["axis"])), ("quant_min", int(b["quant_min"])), ("quant_max", int(b["quant_max"]))],
+        func, args, kwargs)
+
+
 _BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
 
 
