@@ -26,7 +26,7 @@ import torchvision.models.video as tvvideo  # noqa: E402
 import test_models  # noqa: E402
 import test_zoo_extra  # noqa: E402
 from test_models import calibrate_bn, randn_inputs  # noqa: E402
-from test_zoo_extra import redraw_degenerate, tv  # noqa: E402
+from test_zoo_extra import redraw_degenerate, tv, unsupported  # noqa: E402
 
 
 class OutMap(nn.Module):
@@ -52,6 +52,34 @@ def video(name, frames, size):
     def make():
         shape = (1, 3, frames, size, size)
         return calibrate_bn(redraw_degenerate(getattr(tvvideo, name)(weights=None)), shape), randn_inputs(shape)
+    return make
+
+
+class LastFlow(nn.Module):
+    """RAFT's last flow estimate after `updates` refinement steps (torchvision returns one
+    per step)."""
+
+    def __init__(self, model, updates):
+        super().__init__()
+        self.model, self.updates = model, updates
+
+    def forward(self, image1, image2):
+        return self.model(image1, image2, num_flow_updates=self.updates)[-1]
+
+
+def raft_small(size, updates):
+    def make():
+        shape = (1, 3, size, size)
+        m = redraw_degenerate(tvm.optical_flow.raft_small(weights=None))
+        # calibrate_bn feeds one batch; RAFT takes two frames
+        bns = [b for b in m.modules() if isinstance(b, nn.modules.batchnorm._BatchNorm)]
+        for b in bns:
+            b.reset_running_stats()
+            b.momentum = None
+        m.train()
+        with torch.no_grad():
+            m(torch.randn((4,) + shape[1:]), torch.randn((4,) + shape[1:]), num_flow_updates=updates)
+        return LastFlow(m.eval(), updates), randn_inputs(shape, shape)
     return make
 
 
@@ -105,6 +133,13 @@ def bag_text():
     return BagTextClassifier(), inputs
 
 
+# RAFT samples its correlation pyramid with grid_sample: ONNX's GridSample is opset 16.
+RAFT_13 = unsupported("grid_sampler", "LastFlow/RAFT[model]", 16)
+
+VGG_32 = ("aten::adaptive_avg_pool2d at VGG/AdaptiveAvgPool2d[avgpool]: aten::adaptive_avg_pool2d from size 1 "
+          "to 7 in spatial dimension 0: ONNX has no adaptive pooling, and the input size is not a multiple of "
+          "the output size")
+
 # group -> list of (label, factory, opsets, constant outputs), as in test_zoo_extra.GROUPS.
 GROUPS = {
     "segmentation": [
@@ -126,6 +161,19 @@ GROUPS = {
         ("squeezenet1_0", tv("squeezenet1_0", 64), (13, 17), None),
         ("swin_v2_t", tv("swin_v2_t", 64), (13, 17), None),
     ],
+    # one model each: these take 224x224 (MaxViT's 7x7 partitions of the last stage, S3D's
+    # final 2x7x7 pooling) or run a refinement loop (RAFT)
+    "maxvit": [("maxvit_t", tv("maxvit_t", 224), (13, 17), None)],
+    # S3D at 16x224x224 takes over a minute per opset here: opset 17 only (13 passes too,
+    # docs/pytorch.md)
+    "s3d": [("s3d", video("s3d", 16, 224), (17,), None)],
+    # At 64x64 RAFT's coarsest correlation level is 1x1, where eager's grid_sample is NaN.
+    "raft": [("raft_small", raft_small(128, 2), ((13, RAFT_13), 17), None)],
+    # At 32x32 VGG's features are 1x1, which its AdaptiveAvgPool2d((7, 7)) would spread over
+    # 7x7: ONNX has no adaptive pooling and oxport exports only sizes that tile the input.
+    "vgg11": [("vgg11_32", tv("vgg11", 32), ((13, VGG_32), (17, VGG_32)), None),
+              # at 224 a minute per opset here; VGG-16 runs at 9, 13, 17 in test_models.py
+              ("vgg11", tv("vgg11", 224), (17,), None)],
     "text": [
         ("lstm_packed_classifier", lstm_text, (13, 17), None),
         ("embedding_bag_classifier", bag_text, (13, 17), None),
