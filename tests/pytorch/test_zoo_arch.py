@@ -155,11 +155,14 @@ GROUPS = {
     "classification": [
         ("resnet18", tv("resnet18", 64), (13, 17), None),
         ("mobilenet_v3_large", tv("mobilenet_v3_large", 64), (13, 17), None),
+        ("squeezenet1_0", tv("squeezenet1_0", 64), (13, 17), None),
+        ("swin_v2_t", tv("swin_v2_t", 64), (13, 17), None),
+    ],
+    # the larger ones, a group of their own to keep each near a minute
+    "classification_large": [
         ("efficientnet_v2_s", tv("efficientnet_v2_s", 64), (13, 17), None),
         ("regnet_x_400mf", tv("regnet_x_400mf", 64), (13, 17), None),
         ("wide_resnet50_2", tv("wide_resnet50_2", 64), (13, 17), None),
-        ("squeezenet1_0", tv("squeezenet1_0", 64), (13, 17), None),
-        ("swin_v2_t", tv("swin_v2_t", 64), (13, 17), None),
     ],
     # one model each: these take 224x224 (MaxViT's 7x7 partitions of the last stage, S3D's
     # final 2x7x7 pooling) or run a refinement loop (RAFT)
