@@ -37,37 +37,46 @@ static int unary(ox_sym *g, const ox_api *api, const char *type)
     return oxu_set_result(g, api, 0, at_op1(g, api, type, api->arg_tensor(g, "self")));
 }
 
-static int sym_exp(ox_sym *g, const ox_api *api) { return unary(g, api, "Exp"); }
-static int sym_log(ox_sym *g, const ox_api *api) { return unary(g, api, "Log"); }
-static int sym_sqrt(ox_sym *g, const ox_api *api) { return unary(g, api, "Sqrt"); }
-static int sym_neg(ox_sym *g, const ox_api *api) { return unary(g, api, "Neg"); }
-static int sym_abs(ox_sym *g, const ox_api *api) { return unary(g, api, "Abs"); }
-
-/* 1 / x of an integer tensor is floating in torch: x in the recorded type
- * first (float32 unless the host says otherwise). */
-static int sym_reciprocal(ox_sym *g, const ox_api *api)
+/* sqrt, exp, 1 / x ... of an integer or bool tensor are floating in torch
+ * (torch.sqrt(torch.tensor(64)) in RAFT's correlation): x in the recorded
+ * type first (float32 unless the host says otherwise), as ONNX defines these
+ * ops for floating types only. */
+static ox_vid as_floating(ox_sym *g, const ox_api *api, ox_vid x)
 {
-    ox_vid x = api->arg_tensor(g, "self");
     if (x && at_is_integer(api->dtype(g, x))) {
         ox_dtype to = OXU_API_HAS(api, output_dtype) ? api->output_dtype(g, 0) : OX_UNDEFINED;
         x = oxu_cast(g, api, x, at_is_floating(to) ? to : OX_FLOAT);
     }
-    return oxu_set_result(g, api, 0, at_op1(g, api, "Reciprocal", x));
+    return x;
 }
+
+static int floating_unary(ox_sym *g, const ox_api *api, const char *type)
+{
+    return oxu_set_result(g, api, 0, at_op1(g, api, type, as_floating(g, api, api->arg_tensor(g, "self"))));
+}
+
+static int sym_exp(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Exp"); }
+static int sym_log(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Log"); }
+static int sym_sqrt(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Sqrt"); }
+static int sym_neg(ox_sym *g, const ox_api *api) { return unary(g, api, "Neg"); }
+static int sym_abs(ox_sym *g, const ox_api *api) { return unary(g, api, "Abs"); }
+
+static int sym_reciprocal(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Reciprocal"); }
 static int sym_floor(ox_sym *g, const ox_api *api) { return unary(g, api, "Floor"); }
 static int sym_ceil(ox_sym *g, const ox_api *api) { return unary(g, api, "Ceil"); }
-static int sym_sin(ox_sym *g, const ox_api *api) { return unary(g, api, "Sin"); }
-static int sym_cos(ox_sym *g, const ox_api *api) { return unary(g, api, "Cos"); }
+static int sym_sin(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Sin"); }
+static int sym_cos(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Cos"); }
 static int sym_sign(ox_sym *g, const ox_api *api) { return unary(g, api, "Sign"); }
-static int sym_atan(ox_sym *g, const ox_api *api) { return unary(g, api, "Atan"); }
-static int sym_acos(ox_sym *g, const ox_api *api) { return unary(g, api, "Acos"); }
-static int sym_asin(ox_sym *g, const ox_api *api) { return unary(g, api, "Asin"); }
-static int sym_tan(ox_sym *g, const ox_api *api) { return unary(g, api, "Tan"); }
+static int sym_atan(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Atan"); }
+static int sym_acos(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Acos"); }
+static int sym_asin(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Asin"); }
+static int sym_tan(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Tan"); }
 
 static int sym_rsqrt(ox_sym *g, const ox_api *api)
 {
     return oxu_set_result(g, api, 0,
-                at_op1(g, api, "Reciprocal", at_op1(g, api, "Sqrt", api->arg_tensor(g, "self"))));
+                at_op1(g, api, "Reciprocal",
+                       at_op1(g, api, "Sqrt", as_floating(g, api, api->arg_tensor(g, "self")))));
 }
 
 /* Integer operands of Pow, Max, Min and Clip are allowed from opset 12. */

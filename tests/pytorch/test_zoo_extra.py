@@ -287,10 +287,12 @@ class ModelCase(test_models.ModelCase):
         self.assertFalse(os.path.exists(path))
 
 
-def make_suite(group):
+def make_suite(group, groups=GROUPS):
+    """One test case per model of groups[group], one test per opset (test_zoo_arch.py
+    passes its own table)."""
     suite = unittest.TestSuite()
     loader = unittest.TestLoader()
-    for label, factory, opsets, constant_outputs in GROUPS[group]:
+    for label, factory, opsets, constant_outputs in groups[group]:
         attrs = {"label": label, "factory": staticmethod(factory), "constant_outputs": constant_outputs or ()}
         for opset in opsets:
             if isinstance(opset, tuple):
