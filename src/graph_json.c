@@ -48,6 +48,15 @@ static void json_value_name(ox_json *j, const ox_graph *g, ox_vid id)
         ox_json_int(j, (int64_t)id);
 }
 
+/* [name, ...]: a node's inputs or outputs, a function's signature. */
+static void json_value_names(ox_json *j, const ox_graph *g, const ox_vid *ids, uint32_t n)
+{
+    ox_json_array(j);
+    for (uint32_t i = 0; i < n; i++)
+        json_value_name(j, g, ids[i]);
+    ox_json_array_end(j);
+}
+
 static void json_values(ox_json *j, const ox_graph *g, const ox_vid *ids, uint32_t n)
 {
     ox_json_array(j);
@@ -169,15 +178,9 @@ static void json_node(ox_json *j, const ox_graph *g, const ox_node *n)
     ox_json_key(j, "scope");
     ox_json_string(j, n->scope ? n->scope : "");
     ox_json_key(j, "inputs");
-    ox_json_array(j);
-    for (uint32_t i = 0; i < n->n_inputs; i++)
-        json_value_name(j, g, n->inputs[i]);
-    ox_json_array_end(j);
+    json_value_names(j, g, n->inputs, n->n_inputs);
     ox_json_key(j, "outputs");
-    ox_json_array(j);
-    for (uint32_t i = 0; i < n->n_outputs; i++)
-        json_value_name(j, g, n->outputs[i]);
-    ox_json_array_end(j);
+    json_value_names(j, g, n->outputs, n->n_outputs);
     ox_json_key(j, "attributes");
     ox_json_array(j);
     for (uint32_t i = 0; i < n->n_attrs; i++) {
@@ -226,15 +229,9 @@ static void json_function(ox_json *j, const ox_function *f)
     ox_json_key(j, "doc_string");
     ox_json_string(j, f->doc ? f->doc : "");
     ox_json_key(j, "inputs");
-    ox_json_array(j);
-    for (uint32_t i = 0; i < b->n_inputs; i++)
-        json_value_name(j, b, b->inputs[i]);
-    ox_json_array_end(j);
+    json_value_names(j, b, b->inputs, b->n_inputs);
     ox_json_key(j, "outputs");
-    ox_json_array(j);
-    for (uint32_t i = 0; i < b->n_outputs; i++)
-        json_value_name(j, b, b->outputs[i]);
-    ox_json_array_end(j);
+    json_value_names(j, b, b->outputs, b->n_outputs);
     ox_json_key(j, "attributes");
     ox_json_array(j);
     for (uint32_t i = 0; i < f->n_attributes; i++)

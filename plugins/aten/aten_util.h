@@ -41,6 +41,23 @@ static inline int at_promote2(ox_sym *g, const ox_api *api, ox_vid *a, ox_vid *b
     return rc;
 }
 
+/* The recorded "dim" list (reductions, norms) as axes in [0, rank of x):
+ * *n of them, at most AT_MAX_RANK.  0, or the api's failure. */
+static inline int at_dim_axes(ox_sym *g, const ox_api *api, ox_vid x, int64_t *axes, size_t *n)
+{
+    const int64_t *dims = NULL;
+    size_t k = api->arg_ints(g, "dim", &dims);
+    if (k > AT_MAX_RANK)
+        return api->fail(g, "argument 'dim' has %zu entries; at most %d are supported", k,
+                         AT_MAX_RANK);
+    int rank = api->rank(g, x);
+    for (size_t i = 0; i < k; i++)
+        if (at_axis(g, api, "dim", dims[i], rank, &axes[i]))
+            return 1;
+    *n = k;
+    return 0;
+}
+
 /* torch's constant padding, shared by aten::constant_pad_nd and
  * fn::ConstantPadNd (whose argument names differ). */
 static inline int at_constant_pad(ox_sym *g, const ox_api *api, const char *input_arg,

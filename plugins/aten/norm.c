@@ -35,20 +35,6 @@ static ox_vid p_norm(ox_sym *g, const ox_api *api, ox_vid x, double p, const int
     return at_op2(g, api, "Pow", s, oxu_scalar_like(g, api, 1.0 / p, x));
 }
 
-static int read_dims(ox_sym *g, const ox_api *api, ox_vid x, int64_t *axes, size_t *n)
-{
-    const int64_t *dims = NULL;
-    size_t k = api->arg_ints(g, "dim", &dims);
-    if (k > AT_MAX_RANK)
-        return api->fail(g, "argument 'dim' has %zu entries; at most %d are supported", k,
-                         AT_MAX_RANK);
-    for (size_t i = 0; i < k; i++)
-        if (at_axis(g, api, "dim", dims[i], api->rank(g, x), &axes[i]))
-            return 1;
-    *n = k;
-    return 0;
-}
-
 /* norm / linalg_vector_norm: the order is `p` or `ord`; `dtype` casts
  * first; an empty or absent dim reduces every element. */
 static int vector_norm(ox_sym *g, const ox_api *api, const char *order_arg)
@@ -56,7 +42,7 @@ static int vector_norm(ox_sym *g, const ox_api *api, const char *order_arg)
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axes[AT_MAX_RANK];
     size_t n = 0;
-    if (read_dims(g, api, x, axes, &n))
+    if (at_dim_axes(g, api, x, axes, &n))
         return 1;
     if (api->arg_kind(g, "dtype") == OX_ARG_DTYPE)
         x = oxu_cast(g, api, x, (ox_dtype)api->arg_int(g, "dtype", OX_FLOAT));
@@ -77,7 +63,7 @@ static int sym_frobenius_norm(ox_sym *g, const ox_api *api)
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axes[AT_MAX_RANK];
     size_t n = 0;
-    if (read_dims(g, api, x, axes, &n))
+    if (at_dim_axes(g, api, x, axes, &n))
         return 1;
     ox_vid y = oxu_reduce(g, api, "ReduceL2", x, axes, n, api->arg_int(g, "keepdim", 0) != 0);
     return oxu_set_result(g, api, 0, y);

@@ -8,21 +8,6 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
-static int read_axes(ox_sym *g, const ox_api *api, ox_vid x, int64_t *axes, size_t *n)
-{
-    const int64_t *dims = NULL;
-    size_t k = api->arg_ints(g, "dim", &dims);
-    if (k > AT_MAX_RANK)
-        return api->fail(g, "argument 'dim' has %zu entries; at most %d are supported", k,
-                         AT_MAX_RANK);
-    int rank = api->rank(g, x);
-    for (size_t i = 0; i < k; i++)
-        if (at_axis(g, api, "dim", dims[i], rank, &axes[i]))
-            return 1;
-    *n = k;
-    return 0;
-}
-
 /* The element type Reduce* computes t's values in at this opset: ONNX
  * defines the reductions for float16/float/double/int32/int64/uint32/uint64,
  * and ReduceMax/ReduceMin also for int8/uint8 from opset 12.  Other types
@@ -59,7 +44,7 @@ static int reduce(ox_sym *g, const ox_api *api, const char *type, int widen_ints
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axes[AT_MAX_RANK];
     size_t n = 0;
-    if (read_axes(g, api, x, axes, &n))
+    if (at_dim_axes(g, api, x, axes, &n))
         return 1;
     if (api->arg_kind(g, "dtype") == OX_ARG_DTYPE)
         x = at_cast(g, api, x, (ox_dtype)api->arg_int(g, "dtype", OX_FLOAT));
@@ -85,7 +70,7 @@ static int any_all(ox_sym *g, const ox_api *api, int all)
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axes[AT_MAX_RANK];
     size_t n = 0;
-    if (read_axes(g, api, x, axes, &n))
+    if (at_dim_axes(g, api, x, axes, &n))
         return 1;
     ox_vid b = oxu_cast_to(g, api, x, OX_BOOL);
     if (all)
@@ -105,7 +90,7 @@ static int sym_aminmax(ox_sym *g, const ox_api *api)
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axes[AT_MAX_RANK];
     size_t n = 0;
-    if (read_axes(g, api, x, axes, &n))
+    if (at_dim_axes(g, api, x, axes, &n))
         return 1;
     int keep = api->arg_int(g, "keepdim", 0) != 0;
     if (oxu_set_result(g, api, 0, reduce_as_is(g, api, "ReduceMin", x, axes, n, keep)))
@@ -119,7 +104,7 @@ static int sym_logsumexp(ox_sym *g, const ox_api *api)
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axes[AT_MAX_RANK];
     size_t n = 0;
-    if (read_axes(g, api, x, axes, &n))
+    if (at_dim_axes(g, api, x, axes, &n))
         return 1;
     if (!at_is_floating(api->dtype(g, x)))
         x = oxu_cast(g, api, x, OX_FLOAT);
@@ -148,7 +133,7 @@ static int moments(ox_sym *g, const ox_api *api, ox_vid *var, ox_vid *mean)
     int64_t axes[AT_MAX_RANK];
     size_t n = 0;
     *var = *mean = 0;
-    if (read_axes(g, api, x, axes, &n))
+    if (at_dim_axes(g, api, x, axes, &n))
         return 1;
     int keep = api->arg_int(g, "keepdim", 0) != 0;
     ox_dtype t = api->dtype(g, x);
