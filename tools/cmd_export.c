@@ -682,6 +682,12 @@ int cmd_export(int argc, char **argv)
         goto out;
     }
     if (a.list) {
+        char err[512];
+        if (a.decoder_config && hc_decoder_configure(a.decoder_config, err, sizeof err) != 0) {
+            fprintf(stderr, "oxport export: --decoder-config: %s\n", err);
+            rc = OX_EXIT_USAGE;
+            goto out;
+        }
         rc = list_models();
         goto out;
     }
