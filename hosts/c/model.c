@@ -131,6 +131,8 @@ void hc_model_trace_params(hc_model *m, hc_rt *rt)
         if (p->file)
             hc_trace_param_file(rt, &p->t, p->name, p->file, p->file_offset,
                                 (uint64_t)hc_numel(&p->t) * hc_dtype_size(p->t.dtype));
+        else if (!p->t.data && hc_numel(&p->t) > 0)
+            hc_trace_param_absent(rt, &p->t, p->name);
         else
             hc_trace_param(rt, &p->t, p->name);
     }

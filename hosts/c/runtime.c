@@ -191,6 +191,25 @@ void hc_trace_param_file(hc_rt *rt, hc_tensor *p, const char *name, const char *
     }
 }
 
+static ox_status no_bytes(void *user, uint64_t offset, void *dst, size_t len)
+{
+    (void)user, (void)offset, (void)dst, (void)len;
+    return OX_EINVAL;
+}
+
+void hc_trace_param_absent(hc_rt *rt, hc_tensor *p, const char *name)
+{
+    if (!hc_tracing(rt))
+        return;
+    ox_status st = ox_trace_param_reader(rt->trace, name, p->dtype, p->rank, p->sizes, no_bytes,
+                                         NULL, &p->vid);
+    if (st != OX_OK) {
+        char what[300];
+        snprintf(what, sizeof what, "ox_trace_param_reader(%s)", name);
+        hc_fail(rt, st, what);
+    }
+}
+
 void hc_trace_const(hc_rt *rt, hc_tensor *c)
 {
     if (!hc_tracing(rt))

@@ -92,6 +92,10 @@ void hc_trace_param(hc_rt *rt, hc_tensor *p, const char *name);
  * `path` (the engine reads them while writing: ox_trace_param_file). */
 void hc_trace_param_file(hc_rt *rt, hc_tensor *p, const char *name, const char *path,
                          uint64_t offset, uint64_t length);
+/* Declare a parameter the host has no bytes for (a shape-only model without
+ * a weights file): an export without weights (--no-params) needs none, and
+ * one that asks for them fails naming it. */
+void hc_trace_param_absent(hc_rt *rt, hc_tensor *p, const char *name);
 /* Record a constant the forward creates (copied), e.g. a causal mask. */
 void hc_trace_const(hc_rt *rt, hc_tensor *c);
 

@@ -11,6 +11,7 @@ engine (ox_trace_param_file) while it writes.
 - Bad inputs are clean errors that leave no file: a weights file made for
   another configuration, one cut short, --shape-only without weights, a
   model whose forward needs values.
+- Without weights (--no-params) it needs no file and matches eager's file.
 
 usage: shape_only_test.py --oxport BIN --srcdir SRC
 """
@@ -137,6 +138,13 @@ def errors(b, tmp, weights):
 
     r = run(b, "decoder", "--shape-only", "-o", out)
     check(r.returncode == 2 and "--weights" in r.stderr, "--shape-only without weights")
+    np1, np2 = os.path.join(d, "np-eager.onnx"), os.path.join(d, "np-shape.onnx")
+    r1 = run(b, "decoder", "--no-params", "-o", np1)
+    r2 = run(b, "decoder", "--shape-only", "--no-params", "-o", np2)
+    check(r1.returncode == 0 and r2.returncode == 0 and same_bytes(np1, np2),
+          f"--shape-only --no-params reads no weights and matches eager ({r2.stderr.strip()})")
+    os.unlink(np1)
+    os.unlink(np2)
     r = run(b, "alexnet", "--shape-only", "--no-params", "-o", out)
     check(r.returncode == 2 and "shape-only" in r.stderr, "--shape-only on a model needing values")
     r = run(b, "decoder", "--weights", weights, "-o", out)
