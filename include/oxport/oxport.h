@@ -235,7 +235,8 @@ OX_API ox_status ox_trace_param_reader(ox_trace *t, const char *name, ox_dtype d
  * element count times the element size of `dtype`, and the region must lie
  * inside the file: both are checked now (OX_EINVAL / OX_EIO) and the file is
  * checked again when written, since it may change in between.  The path is
- * copied. */
+ * copied; a relative one is opened relative to the working directory of the
+ * moment (at this call and again at the write). */
 OX_API ox_status ox_trace_param_file(ox_trace *t, const char *name, ox_dtype dtype,
                                      uint32_t rank, const int64_t *sizes, const char *path,
                                      uint64_t offset, uint64_t length, ox_vid *out);
