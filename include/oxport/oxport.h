@@ -220,7 +220,9 @@ OX_API ox_status ox_trace_param(ox_trace *t, const char *name, ox_dtype dtype, u
 /* Fill dst with `len` bytes of the parameter's data starting at byte
  * `offset` (0 is the first element).  Calls for one parameter come in
  * increasing offset order and cover its bytes once per write.  Return
- * OX_OK, or any other status to fail the export (OX_EIO for a read error). */
+ * OX_OK, or any other status to fail the export (OX_EIO for a read error);
+ * the export then returns OX_EIO (OX_ENOMEM when that is what the callback
+ * returned) with a message naming the parameter, the bytes and the status. */
 typedef ox_status (*ox_param_read_fn)(void *user, uint64_t offset, void *dst, size_t len);
 
 /* A parameter read through `read(user, ...)`.  `read` and `user` must stay
