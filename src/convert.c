@@ -175,6 +175,7 @@ static ox_status map_sources(conv *c)
         o->tensor.data = t->tensor.data;
         o->tensor.nbytes = t->tensor.nbytes;
         o->tensor.owned = false;
+        o->source = t->source; /* bytes read on demand, by the writer */
         c->vmap[t->id] = o->id;
     }
     for (uint32_t v = 1; v < tg->n_values; v++) {

@@ -63,6 +63,10 @@ typedef struct ox_value {
     uint32_t producer_index;
     uint32_t n_uses;      /* number of node input slots referring to it */
     ox_tensor_data tensor; /* PARAM / CONST */
+    /* A PARAM whose bytes are read on demand (ox_trace_param_reader, _file,
+     * _fd; param_source.h): tensor.data is NULL, tensor.nbytes their count,
+     * and only the writer reads them, in bounded chunks. */
+    const struct ox_tensor_source *source;
     bool is_output;
     /* A parameter the file it was read from also listed as a graph input
      * (the IR <= 3 layout): io_layout.c keeps that layout when writing it. */

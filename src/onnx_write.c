@@ -32,11 +32,14 @@
 #include "onnx.pb-c.h"
 #include "onnx_locations.h"
 #include "io_layout.h"
+#include "param_source.h"
 #include "write_files.h"
 
 #define WBUF_CAP ((size_t)1 << 20)
 
 /* ------------------------------------------------------------ file output */
+
+struct wctx;
 
 typedef struct wbuf {
     ProtobufCBuffer base;
@@ -45,7 +48,16 @@ typedef struct wbuf {
     size_t len;
     uint64_t total; /* bytes appended so far */
     int err;        /* first errno seen; later appends are dropped */
+    /* The initializer being packed whose bytes are read on demand: its
+     * raw_data field holds the address of its source in place of a data
+     * pointer (build_tensor), and the append that receives that address
+     * reads the bytes in chunks instead (wbuf_stream). */
+    struct wctx *wc;
+    const ox_value *streaming;
+    const char *streaming_name;
 } wbuf;
+
+static void wbuf_stream(wbuf *w);
 
 static int write_all(int fd, const void *p, size_t n)
 {
@@ -79,6 +91,11 @@ static void wbuf_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
     w->total += len;
     if (w->err || len == 0) /* an empty tensor may come with a NULL pointer */
         return;
+    if (w->streaming && data == (const uint8_t *)w->streaming->source &&
+        len == w->streaming->tensor.nbytes) {
+        wbuf_stream(w);
+        return;
+    }
     if (len >= WBUF_CAP / 4) {
         /* big bytes (weights): straight from the caller's memory */
         wbuf_flush(w);
@@ -143,6 +160,7 @@ typedef struct wctx {
     char *location;     /* side file name, relative to the model's directory */
     ext_entry *ext;     /* per initializer index of the main graph */
     uint64_t ext_total;
+    unsigned char *chunk; /* OX_PARAM_CHUNK bytes when a parameter is read on demand */
     /* first error */
     ox_status st;
 } wctx;
@@ -170,6 +188,51 @@ static ox_status werr(wctx *w, ox_status st, const char *fmt, ...)
 static ox_status oom(wctx *w)
 {
     return werr(w, OX_ENOMEM, "ox_write: out of memory");
+}
+
+/* A failure param_source.c already described on the context. */
+static ox_status wsrc(wctx *w, ox_status st)
+{
+    if (st != OX_OK && w->st == OX_OK)
+        w->st = st;
+    return st;
+}
+
+/* The side file's hash covers SIDE_CHUNK pieces at multiples of SIDE_CHUNK;
+ * a read chunk holds whole pieces, so the tag does not depend on how the
+ * bytes arrived. */
+#define SIDE_CHUNK ((size_t)1 << 20)
+_Static_assert(OX_PARAM_CHUNK % SIDE_CHUNK == 0, "read chunks hold whole hash pieces");
+
+/* Copy an on-demand parameter's bytes to `fd` chunk by chunk, mixing each
+ * SIDE_CHUNK piece into *hash when hash is not NULL.  Returns 0, or an errno
+ * of the write (a read failure is w->st with its message). */
+static int copy_source(wctx *w, const ox_value *v, const char *name, int fd, uint64_t *hash)
+{
+    ox_source_cursor c;
+    int e = 0;
+    if (wsrc(w, ox_source_open(w->ctx, &c, v->source, name, v->tensor.nbytes)) == OX_OK) {
+        while (!e && c.done < c.nbytes) {
+            uint64_t at = c.done;
+            size_t got;
+            if (wsrc(w, ox_source_next(w->ctx, &c, w->chunk, OX_PARAM_CHUNK, &got)) != OX_OK)
+                break;
+            for (size_t k = 0; hash && k < got; k += SIDE_CHUNK) {
+                size_t n = got - k < SIDE_CHUNK ? got - k : SIDE_CHUNK;
+                *hash = ox_hash64_mix(*hash, ox_hash64(w->chunk + k, n, at + k));
+            }
+            e = write_all(fd, w->chunk, got);
+        }
+    }
+    ox_source_close(&c);
+    return e;
+}
+
+static void wbuf_stream(wbuf *b)
+{
+    wbuf_flush(b);
+    if (!b->err && b->wc->st == OX_OK)
+        b->err = copy_source(b->wc, b->streaming, b->streaming_name, b->fd, NULL);
 }
 
 /* ------------------------------------------------------- message builders */
@@ -219,7 +282,8 @@ static int64_t *ci64(const int64_t *p)
 
 /* A tensor's bytes must match its type and shape exactly. */
 static ox_status tensor_shape_ok(wctx *w, const char *what, const char *name, ox_dtype dt,
-                                 int64_t rank, const int64_t *dims, const ox_tensor_data *d)
+                                 int64_t rank, const int64_t *dims, const ox_tensor_data *d,
+                                 const ox_tensor_source *src)
 {
     if (dt == OX_STRING || !ox_dtype_valid((int)dt) || ox_dtype_size(dt) == 0)
         return werr(w, OX_EINVAL, "ox_write: %s '%s' has element type %s, which oxport cannot "
@@ -243,7 +307,7 @@ static ox_status tensor_shape_ok(wctx *w, const char *what, const char *name, ox
                     "(%llu elements of %s) need %llu; record the tensor with matching sizes",
                     what, name, (unsigned long long)d->nbytes, (unsigned long long)count,
                     ox_dtype_name(dt), (unsigned long long)(count * es));
-    if (d->nbytes && !d->data)
+    if (d->nbytes && !d->data && !src)
         return werr(w, OX_EINVAL, "ox_write: %s '%s' has %llu bytes but no data pointer", what,
                     name, (unsigned long long)d->nbytes);
     return OX_OK;
@@ -251,7 +315,7 @@ static ox_status tensor_shape_ok(wctx *w, const char *what, const char *name, ox
 
 static Onnx__TensorProto *build_tensor(wctx *w, const char *name, ox_dtype dt, int64_t rank,
                                        const int64_t *dims, const ox_tensor_data *d,
-                                       const ext_entry *ext)
+                                       const ox_tensor_source *src, const ext_entry *ext)
 {
     Onnx__TensorProto *t = NEW(w, Onnx__TensorProto, init_tensor);
     if (!t)
@@ -284,7 +348,9 @@ static Onnx__TensorProto *build_tensor(wctx *w, const char *name, ox_dtype dt, i
     } else {
         t->has_raw_data = 1;
         t->raw_data.len = (size_t)d->nbytes;
-        t->raw_data.data = cb(d->data);
+        /* bytes read on demand: the source's address marks the field for
+         * wbuf_append, which reads them in chunks (nothing dereferences it) */
+        t->raw_data.data = src ? cb(src) : cb(d->data);
     }
     return t;
 }
@@ -362,9 +428,10 @@ static Onnx__TensorProto *build_attr_tensor(wctx *w, const ox_attr_tensor *at, c
     }
     char label[512];
     snprintf(label, sizeof label, "%s.%s", node, attr);
-    if (tensor_shape_ok(w, "attribute tensor", label, at->dtype, at->rank, at->dims, &at->data))
+    if (tensor_shape_ok(w, "attribute tensor", label, at->dtype, at->rank, at->dims, &at->data,
+                        NULL))
         return NULL;
-    return build_tensor(w, at->name, at->dtype, at->rank, at->dims, &at->data, NULL);
+    return build_tensor(w, at->name, at->dtype, at->rank, at->dims, &at->data, NULL, NULL);
 }
 
 static Onnx__AttributeProto *build_attr(wctx *w, const ox_attr *a, const char *node)
@@ -528,8 +595,18 @@ nomem:
 static ox_status check_init(wctx *w, const ox_io_plan *p, ox_vid id)
 {
     const ox_value *v = p->g->values[id];
-    return tensor_shape_ok(w, "initializer", p->names[id], v->type.dtype, v->type.rank,
-                           v->type.dims, &v->tensor);
+    if (tensor_shape_ok(w, "initializer", p->names[id], v->type.dtype, v->type.rank,
+                        v->type.dims, &v->tensor, v->source) != OX_OK)
+        return w->st;
+    if (!v->source)
+        return OX_OK;
+    /* a file changed since the trace fails here, before any file is made */
+    if (wsrc(w, ox_source_check(w->ctx, "ox_write", p->names[id], v->source,
+                                v->tensor.nbytes)) != OX_OK)
+        return w->st;
+    if (!w->chunk && !(w->chunk = malloc(OX_PARAM_CHUNK)))
+        return oom(w);
+    return OX_OK;
 }
 
 /* A subgraph (GRAPH attribute) is small: built whole, weights inline. */
@@ -568,8 +645,13 @@ static Onnx__GraphProto *build_subgraph(wctx *w, const ox_graph *g)
         const ox_value *v = g->values[id];
         if (check_init(w, &p, id) != OX_OK)
             return NULL;
+        if (v->source) {
+            werr(w, OX_EINVAL, "ox_write: initializer '%s' of subgraph '%s' is read on demand; "
+                 "only the main graph's parameters can be", p.names[id], g->name ? g->name : "");
+            return NULL;
+        }
         if (!(gp->initializer[i] = build_tensor(w, p.names[id], v->type.dtype, v->type.rank,
-                                                v->type.dims, &v->tensor, NULL)))
+                                                v->type.dims, &v->tensor, NULL, NULL)))
             goto nomem;
     }
     gp->n_initializer = p.n_inits;
@@ -645,11 +727,17 @@ static ox_status graph_items(wctx *w)
         const ox_value *v = g->values[id];
         const ext_entry *e = w->external && w->ext[i].length ? &w->ext[i] : NULL;
         Onnx__TensorProto *t = build_tensor(w, p->names[id], v->type.dtype, v->type.rank,
-                                            v->type.dims, &v->tensor, e);
-        if (!t)
+                                            v->type.dims, &v->tensor, v->source, e);
+        if (!t) {
             oom(w);
-        else
+        } else if (!w->measuring && !e && v->source) {
+            w->out->streaming = v;
+            w->out->streaming_name = p->names[id];
             emit_msg(w, 5, &t->base);
+            w->out->streaming = NULL;
+        } else {
+            emit_msg(w, 5, &t->base);
+        }
         scratch_reset(w);
     }
     for (size_t i = 0; i < p->n_ins && w->st == OX_OK; i++) {
@@ -970,7 +1058,6 @@ static bool earlier_side_file(const wctx *w, const char *old, const char *reques
 /* ------------------------------------------------------------ the files */
 
 /* The side file, hashing what it holds into the tag. */
-#define SIDE_CHUNK ((size_t)1 << 20)
 static ox_status write_side(wctx *w, ox_temp *t, const char *side_path, uint64_t *tag)
 {
     static const unsigned char zeros[OX_EXTERNAL_ALIGN];
@@ -985,6 +1072,14 @@ static ox_status write_side(wctx *w, ox_temp *t, const char *side_path, uint64_t
             e = write_all(t->fd, zeros, (size_t)(w->ext[i].offset - pos));
         h = ox_hash64_mix(h, w->ext[i].offset);
         h = ox_hash64_mix(h, w->ext[i].length);
+        if (v->source) {
+            if (!e)
+                e = copy_source(w, v, p->names[p->inits[i]], t->fd, &h);
+            if (w->st != OX_OK)
+                return w->st;
+            pos = w->ext[i].offset + w->ext[i].length;
+            continue;
+        }
         /* hash a chunk, then write it while it is still in cache */
         const unsigned char *data = v->tensor.data;
         for (uint64_t done = 0; done < v->tensor.nbytes && !e;) {
@@ -1008,6 +1103,7 @@ static ox_status write_model(wctx *w, ox_temp *t, const char *path)
     memset(&out, 0, sizeof out);
     out.base.append = wbuf_append;
     out.fd = t->fd;
+    out.wc = w;
     out.buf = malloc(WBUF_CAP);
     if (!out.buf)
         return oom(w);
@@ -1275,6 +1371,7 @@ done:
     free(c.side_path);
     free(c.dir);
     free(c.dest);
+    free(w.chunk);
     ox_arena_free(&w.scratch);
     ox_arena_free(&w.keep);
     return w.st;

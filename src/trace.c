@@ -9,6 +9,7 @@
 
 #include "context.h"
 #include "ir.h"
+#include "param_source.h"
 #include "strmap.h"
 
 #define OX_MAX_RANK 64
@@ -203,6 +204,98 @@ ox_status ox_trace_param(ox_trace *t, const char *name, ox_dtype dtype, uint32_t
                        "\"features.0.weight\")");
     return add_tensor_value(t, "ox_trace_param", OX_VAL_PARAM, name, dtype, rank, sizes, data,
                             own, out);
+}
+
+/* A parameter whose bytes stay with the host: checked like ox_trace_param's,
+ * with `src` (copied) in place of a data pointer.  `length` is the region's
+ * declared size (UINT64_MAX for a callback, which has none). */
+static ox_status add_source_param(ox_trace *t, const char *what, const char *name,
+                                  ox_dtype dtype, uint32_t rank, const int64_t *sizes,
+                                  const ox_tensor_source *src, uint64_t length, ox_vid *out)
+{
+    if (!name || !*name)
+        return ox_fail(t->ctx, OX_EINVAL,
+                       "%s: a parameter needs a name (its state_dict key, e.g. "
+                       "\"features.0.weight\")", what);
+    if (!out)
+        return ox_fail(t->ctx, OX_EINVAL, "%s(\"%s\"): out is NULL", what, name);
+    ox_status st = check_type(t, what, dtype, rank, sizes, true);
+    if (st != OX_OK)
+        return st;
+    if (dtype == OX_STRING)
+        return ox_fail(t->ctx, OX_EINVAL, "%s(\"%s\"): string tensors cannot be read as raw "
+                       "bytes", what, name);
+    uint64_t n = elem_count(rank, sizes);
+    uint64_t esz = ox_dtype_size(dtype);
+    if (n == UINT64_MAX || n > UINT64_MAX / esz)
+        return ox_fail(t->ctx, OX_EINVAL, "%s(\"%s\"): tensor size overflows", what, name);
+    uint64_t nbytes = n * esz;
+    if (length != UINT64_MAX && length != nbytes)
+        return ox_fail(t->ctx, OX_EINVAL,
+                       "%s(\"%s\"): the region holds %llu bytes but %s with %llu elements "
+                       "needs %llu; give the region of this tensor's bytes",
+                       what, name, (unsigned long long)length, ox_dtype_name(dtype),
+                       (unsigned long long)n, (unsigned long long)nbytes);
+    if (src->kind != OX_SOURCE_CALLBACK && src->offset > UINT64_MAX - nbytes)
+        return ox_fail(t->ctx, OX_EINVAL, "%s(\"%s\"): offset + length overflows", what, name);
+    if ((st = ox_source_check(t->ctx, what, name, src, nbytes)) != OX_OK)
+        return st;
+    ox_tensor_source *copy = ox_arena_memdup(&t->g->arena, src, sizeof *src);
+    char *nm = ox_arena_strdup(&t->g->arena, name);
+    if (!copy || !nm || (src->path && !(copy->path = ox_arena_strdup(&t->g->arena, src->path))))
+        return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
+    if ((st = claim_name(t, what, nm)) != OX_OK)
+        return st;
+    ox_value *v = ox_graph_add_value(t->g, OX_VAL_PARAM, dtype, (int32_t)rank, sizes);
+    if (!v || ox_graph_add_param(t->g, v->id) != 0)
+        return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
+    v->name = nm;
+    v->tensor.data = NULL;
+    v->tensor.nbytes = nbytes;
+    v->tensor.owned = false;
+    v->source = copy;
+    *out = v->id;
+    return OX_OK;
+}
+
+ox_status ox_trace_param_reader(ox_trace *t, const char *name, ox_dtype dtype, uint32_t rank,
+                                const int64_t *sizes, ox_param_read_fn read, void *user,
+                                ox_vid *out)
+{
+    if (!t)
+        return OX_EINVAL;
+    if (!read)
+        return ox_fail(t->ctx, OX_EINVAL, "ox_trace_param_reader(\"%s\"): read is NULL",
+                       name ? name : "");
+    ox_tensor_source s = {.kind = OX_SOURCE_CALLBACK, .read = read, .user = user, .fd = -1};
+    return add_source_param(t, "ox_trace_param_reader", name, dtype, rank, sizes, &s,
+                            UINT64_MAX, out);
+}
+
+ox_status ox_trace_param_file(ox_trace *t, const char *name, ox_dtype dtype, uint32_t rank,
+                              const int64_t *sizes, const char *path, uint64_t offset,
+                              uint64_t length, ox_vid *out)
+{
+    if (!t)
+        return OX_EINVAL;
+    if (!path || !*path)
+        return ox_fail(t->ctx, OX_EINVAL, "ox_trace_param_file(\"%s\"): path is empty",
+                       name ? name : "");
+    ox_tensor_source s = {.kind = OX_SOURCE_PATH, .path = path, .fd = -1, .offset = offset};
+    return add_source_param(t, "ox_trace_param_file", name, dtype, rank, sizes, &s, length, out);
+}
+
+ox_status ox_trace_param_fd(ox_trace *t, const char *name, ox_dtype dtype, uint32_t rank,
+                            const int64_t *sizes, int fd, uint64_t offset, uint64_t length,
+                            ox_vid *out)
+{
+    if (!t)
+        return OX_EINVAL;
+    if (fd < 0)
+        return ox_fail(t->ctx, OX_EINVAL, "ox_trace_param_fd(\"%s\"): fd %d is not open",
+                       name ? name : "", fd);
+    ox_tensor_source s = {.kind = OX_SOURCE_FD, .fd = fd, .offset = offset};
+    return add_source_param(t, "ox_trace_param_fd", name, dtype, rank, sizes, &s, length, out);
 }
 
 ox_status ox_trace_const(ox_trace *t, ox_dtype dtype, uint32_t rank, const int64_t *sizes,

@@ -476,6 +476,8 @@ START_TEST(zoo_parameter_counts_match_torchvision)
         {"dcgan_discriminator", 2765568, "main.0.weight", "main.11.weight"},
         {"superresolution", 59657, "conv1.weight", "conv4.bias"},
         {"word_language_model", 4653200, "encoder.weight", "decoder.bias"},
+        /* 2 x (4 x 64 x 64 + 3 x 64 x 160 + 2 x 64) + 2 x 128 x 64 + 64 */
+        {"decoder", 110912, "model.embed_tokens.weight", "lm_head.weight"},
     };
     size_t n;
     hc_zoo_models(&n);
@@ -492,6 +494,25 @@ START_TEST(zoo_parameter_counts_match_torchvision)
         hc_model_free(&m);
     }
     ck_assert_ptr_null(hc_zoo_find("resnet18"));
+}
+END_TEST
+
+START_TEST(decoder_7b_configuration_has_llama_7b_parameter_count)
+{
+    /* LLaMA-7B's configuration; Hugging Face counts 6,738,415,616 parameters */
+    char err[256];
+    ck_assert_int_eq(hc_decoder_configure("layers=32,dim=4096,hidden=11008,heads=32,vocab=32000",
+                                          err, sizeof err), 0);
+    hc_model m;
+    ck_assert_int_eq(hc_zoo_build(&hc_zoo_decoder, &m, 0, 1), 0);
+    ck_assert_uint_eq(m.n_elements, 6738415616u);
+    ck_assert_uint_eq(m.n_params, 2 + 32 * 9 + 1);
+    hc_model_free(&m);
+    ck_assert_int_eq(hc_decoder_configure("dim=4095", err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "multiple of heads"));
+    ck_assert_int_eq(hc_decoder_current()->dim, 4096); /* a refused spec changes nothing */
+    ck_assert_int_eq(hc_decoder_configure("layers=2,dim=64,hidden=160,heads=4,vocab=128", err,
+                                          sizeof err), 0);
 }
 END_TEST
 
@@ -556,6 +577,7 @@ static Suite *kernels_suite(void)
     TCase *z = tcase_create("zoo");
     tcase_set_timeout(z, 120);
     tcase_add_test(z, zoo_parameter_counts_match_torchvision);
+    tcase_add_test(z, decoder_7b_configuration_has_llama_7b_parameter_count);
     tcase_add_test(z, zoo_forward_is_deterministic);
     suite_add_tcase(s, z);
     return s;

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "tensor_proto.h"
+#include "weights_file.h"
 #include "zoo/zoo.h"
 
 #define MAX_PLUGIN_PATHS 32
@@ -40,6 +41,11 @@ typedef struct export_args {
     long batch;
     unsigned long long seed;
     int verbose, no_params, no_check, keep_inits, external_data, sync, list, help;
+    int shape_only;             /* --shape-only: trace without computing */
+    const char *weights;        /* --weights FILE: parameters from a weights file */
+    const char *save_weights;   /* --save-weights FILE: write one instead of exporting */
+    ox_dtype weights_dtype;     /* --weights-dtype, for --save-weights */
+    const char *decoder_config; /* --decoder-config k=v,... */
     const char *report; /* --report FILE.json (export_report.h) */
 } export_args;
 
@@ -76,6 +82,18 @@ static void usage(FILE *f)
           "  --config FILE                  oxport.yaml: opset, plugin dirs, disabled ops\n"
           "  --plugin-path DIR              extra symbolic pack directory or .so (repeatable)\n"
           "  --seed N                       weight seed (default 0)\n"
+          "  --shape-only                   trace with shape functions only: no kernel runs\n"
+          "                                 and no weight is loaded (needs --weights, or\n"
+          "                                 --no-params; models that support it: decoder)\n"
+          "  --weights FILE                 take the parameters from a safetensors-layout\n"
+          "                                 file (names and shapes must match; F32 or F16);\n"
+          "                                 the engine reads them while writing\n"
+          "  --save-weights FILE            write the model's weights (its deterministic\n"
+          "                                 initialisation, --seed) to FILE, chunk by chunk,\n"
+          "                                 and export nothing\n"
+          "  --weights-dtype float32|float16  element type --save-weights writes (float32)\n"
+          "  --decoder-config K=V,...       the decoder's size: layers, dim, hidden, heads,\n"
+          "                                 vocab, seq, rope (0|1), eps\n"
           "  --report FILE.json|FILE.html   also write what happened: problems grouped, time\n"
           "                                 per stage, a summary of the file; the HTML page\n"
           "                                 adds ops by module and the graph; '-': JSON on stdout\n"
@@ -115,6 +133,7 @@ static int parse_args(int argc, char **argv, export_args *a)
 {
     memset(a, 0, sizeof *a);
     a->batch = 1;
+    a->weights_dtype = OX_FLOAT;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         const char *val = NULL;
@@ -182,6 +201,28 @@ static int parse_args(int argc, char **argv, export_args *a)
             a->external_data = 1;
         } else if (!strcmp(s, "--sync")) {
             a->sync = 1;
+        } else if (!strcmp(s, "--shape-only")) {
+            a->shape_only = 1;
+        } else if (!strcmp(s, "--weights")) {
+            NEEDS_VALUE();
+            a->weights = val;
+        } else if (!strcmp(s, "--save-weights")) {
+            NEEDS_VALUE();
+            a->save_weights = val;
+        } else if (!strcmp(s, "--weights-dtype")) {
+            NEEDS_VALUE();
+            if (!strcmp(val, "float32")) {
+                a->weights_dtype = OX_FLOAT;
+            } else if (!strcmp(val, "float16")) {
+                a->weights_dtype = OX_FLOAT16;
+            } else {
+                fprintf(stderr, "oxport export: --weights-dtype is float32 or float16, got "
+                                "'%s'\n", val);
+                return -1;
+            }
+        } else if (!strcmp(s, "--decoder-config")) {
+            NEEDS_VALUE();
+            a->decoder_config = val;
         } else if (!strcmp(s, "--test-data")) {
             NEEDS_VALUE();
             a->test_data = val;
@@ -457,11 +498,19 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     double t_start = now_seconds(), t_built, t_traced; /* for --report */
     if (tty)
         fprintf(stderr, "oxport: building %s...\n", z->name);
-    if (hc_zoo_build(z, &m, a->seed, 0) != 0) {
+    if (hc_zoo_build(z, &m, a->seed, a->shape_only) != 0) {
         fprintf(stderr, "oxport export: out of memory building %s's weights\n", z->name);
         goto done;
     }
     have_model = 1;
+    if (a->weights) {
+        char err[1024];
+        if (hc_weights_bind(&m, a->weights, err, sizeof err) != 0) {
+            fprintf(stderr, "oxport export: --weights: %s\n", err);
+            rc = OX_EXIT_USAGE;
+            goto done;
+        }
+    }
     t_built = now_seconds();
 
     ox_trace *trace = NULL;
@@ -470,6 +519,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         goto done;
     }
     hc_rt_init(&rt, ctx, trace);
+    rt.shape_only = a->shape_only;
     hc_tensor *inputs[HC_ZOO_MAX_IO] = {0}, *outputs[HC_ZOO_MAX_IO] = {0};
     if (tty)
         fprintf(stderr, "oxport: running %s forward (batch %ld) with tracing...\n", z->name,
@@ -556,6 +606,68 @@ done:
     return rc;
 }
 
+/* --shape-only, --weights, --save-weights and --decoder-config: the
+ * combinations that make sense, and the decoder's size applied. */
+static int check_weight_options(const export_args *a, const hc_zoo_model *z)
+{
+    if (a->decoder_config) {
+        char err[512];
+        if (z != &hc_zoo_decoder) {
+            fputs("oxport export: --decoder-config sizes the decoder model only\n", stderr);
+            return OX_EXIT_USAGE;
+        }
+        if (hc_decoder_configure(a->decoder_config, err, sizeof err) != 0) {
+            fprintf(stderr, "oxport export: --decoder-config: %s\n", err);
+            return OX_EXIT_USAGE;
+        }
+    }
+    if (a->shape_only && !z->shape_only) {
+        fprintf(stderr, "oxport export: --shape-only: %s's forward uses kernels that need "
+                "values; models that run shape-only: decoder\n", z->name);
+        return OX_EXIT_USAGE;
+    }
+    if (a->shape_only && !a->weights && !a->no_params && !a->save_weights) {
+        fputs("oxport export: --shape-only loads no weights: give --weights FILE (make one "
+              "with --save-weights) or --no-params\n", stderr);
+        return OX_EXIT_USAGE;
+    }
+    if (a->shape_only && a->test_data) {
+        fputs("oxport export: --shape-only computes no outputs, so it cannot write "
+              "--test-data\n", stderr);
+        return OX_EXIT_USAGE;
+    }
+    if (a->weights && !a->shape_only) {
+        fputs("oxport export: --weights needs --shape-only (the host's kernels compute from "
+              "the weights they built)\n", stderr);
+        return OX_EXIT_USAGE;
+    }
+    if (a->save_weights && (a->output || a->test_data || a->weights)) {
+        fputs("oxport export: --save-weights writes a weights file and exports nothing; "
+              "leave out -o, --test-data and --weights\n", stderr);
+        return OX_EXIT_USAGE;
+    }
+    return OX_EXIT_OK;
+}
+
+/* The model's weights to a file, generated chunk by chunk from its
+ * deterministic initialisation (never all in memory). */
+static int save_weights(const export_args *a, const hc_zoo_model *z)
+{
+    hc_model m;
+    if (hc_zoo_build(z, &m, a->seed, 1) != 0) {
+        fprintf(stderr, "oxport export: out of memory building %s\n", z->name);
+        return OX_EXIT_FAILURE;
+    }
+    char err[1024];
+    int rc = hc_weights_save(&m, a->save_weights, a->weights_dtype, err, sizeof err);
+    hc_model_free(&m);
+    if (rc != 0) {
+        fprintf(stderr, "oxport export: --save-weights: %s\n", err);
+        return OX_EXIT_FAILURE;
+    }
+    return OX_EXIT_OK;
+}
+
 int cmd_export(int argc, char **argv)
 {
     export_args a;
@@ -570,6 +682,12 @@ int cmd_export(int argc, char **argv)
         goto out;
     }
     if (a.list) {
+        char err[512];
+        if (a.decoder_config && hc_decoder_configure(a.decoder_config, err, sizeof err) != 0) {
+            fprintf(stderr, "oxport export: --decoder-config: %s\n", err);
+            rc = OX_EXIT_USAGE;
+            goto out;
+        }
         rc = list_models();
         goto out;
     }
@@ -584,6 +702,12 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "oxport export: unknown model '%s' (oxport export --list shows the zoo)\n",
                 a.model);
         rc = OX_EXIT_USAGE;
+        goto out;
+    }
+    if ((rc = check_weight_options(&a, z)) != OX_EXIT_OK)
+        goto out;
+    if (a.save_weights) {
+        rc = save_weights(&a, z);
         goto out;
     }
     if (!a.output && !a.test_data) {

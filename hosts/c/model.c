@@ -49,6 +49,7 @@ void hc_model_free(hc_model *m)
         free(m->params[i]);
     }
     free(m->params);
+    free(m->weights_file);
     if (m->state && m->free_state)
         m->free_state(m->state);
     else
@@ -98,22 +99,41 @@ hc_tensor *hc_param_uniform(hc_model *m, uint32_t rank, const int64_t *sizes, fl
         m->n_buffer_elements += (size_t)n;
     else
         m->n_elements += (size_t)n;
+    p->lo = lo;
+    p->hi = hi;
     m->params[m->n_params++] = p;
     if (m->shape_only)
         return &p->t;
     float *d = malloc((size_t)(n ? n : 1) * sizeof *d);
     if (!d)
         return placeholder(m);
-    hc_rng r;
-    hc_rng_seed(&r, m->seed ^ hc_hash_str(name));
-    for (int64_t i = 0; i < n; i++)
-        d[i] = hc_rng_uniform(&r, lo, hi);
+    hc_param_fill(m, p, 0, n, d);
     p->t.data = d;
     return &p->t;
 }
 
+void hc_param_fill(const hc_model *m, const hc_param *p, int64_t first, int64_t n, float *out)
+{
+    /* one draw per element; splitmix64's state is a counter, so starting at
+     * element `first` is one multiply-add, and a weights file can be
+     * generated a chunk at a time with the very values the zoo computes */
+    hc_rng r;
+    hc_rng_seed(&r, m->seed ^ hc_hash_str(p->name));
+    r.s += 0x9e3779b97f4a7c15ull * (uint64_t)first;
+    for (int64_t i = 0; i < n; i++)
+        out[i] = hc_rng_uniform(&r, p->lo, p->hi);
+}
+
 void hc_model_trace_params(hc_model *m, hc_rt *rt)
 {
-    for (size_t i = 0; i < m->n_params; i++)
-        hc_trace_param(rt, &m->params[i]->t, m->params[i]->name);
+    for (size_t i = 0; i < m->n_params; i++) {
+        hc_param *p = m->params[i];
+        if (p->file)
+            hc_trace_param_file(rt, &p->t, p->name, p->file, p->file_offset,
+                                (uint64_t)hc_numel(&p->t) * hc_dtype_size(p->t.dtype));
+        else if (!p->t.data && hc_numel(&p->t) > 0)
+            hc_trace_param_absent(rt, &p->t, p->name);
+        else
+            hc_trace_param(rt, &p->t, p->name);
+    }
 }

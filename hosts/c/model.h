@@ -12,6 +12,11 @@
 typedef struct hc_param {
     char *name;
     hc_tensor t; /* t.data owned by the model */
+    float lo, hi; /* its U(lo, hi) initialisation, so a weights file can be made without it */
+    /* Bytes in a weights file instead of t.data (hc_weights_bind): t.dtype
+     * is the file's, and the trace declares them with ox_trace_param_file. */
+    const char *file;
+    uint64_t file_offset;
 } hc_param;
 
 typedef struct hc_model {
@@ -22,6 +27,7 @@ typedef struct hc_model {
     size_t n_params, cap;
     size_t n_elements; /* learnable parameter elements (torchvision's count) */
     size_t n_buffer_elements; /* batch-norm running statistics */
+    char *weights_file; /* hc_weights_bind's file, which params' `file` point into */
     void *state;       /* the architecture's own struct of modules */
     void (*free_state)(void *state);
 } hc_model;
@@ -29,9 +35,13 @@ typedef struct hc_model {
 void hc_model_init(hc_model *m, uint64_t seed, int shape_only);
 void hc_model_free(hc_model *m);
 
-/* Register a float parameter filled from U(lo, hi), seeded by its name. */
+/* Register a float parameter filled from U(lo, hi), seeded by its name
+ * (hc_param_fill); with m->shape_only, registered without bytes. */
 hc_tensor *hc_param_uniform(hc_model *m, uint32_t rank, const int64_t *sizes, float lo, float hi,
                             const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* The values hc_param_uniform gives elements [first, first + n) of p. */
+void hc_param_fill(const hc_model *m, const hc_param *p, int64_t first, int64_t n, float *out);
 
 /* Declare every parameter to rt's trace (no-op when not tracing). */
 void hc_model_trace_params(hc_model *m, hc_rt *rt);

@@ -76,4 +76,24 @@ int hc_lstm(hc_rt *rt, hc_tensor *input, hc_tensor *h0, hc_tensor *c0, hc_tensor
             int64_t num_layers, double dropout, hc_tensor **out, hc_tensor **h_n,
             hc_tensor **c_n);
 
+/* Transformer decoder ops (ops_transformer.c).  These, and linear,
+ * embedding, add, mul, softmax, cat and view above, honour rt->shape_only
+ * (record the output type, compute nothing); the others need bytes. */
+/* aten::matmul of equal-rank batches of matrices [..., m, k] x [..., k, n]. */
+hc_tensor *hc_matmul(hc_rt *rt, hc_tensor *a, hc_tensor *b);
+hc_tensor *hc_transpose(hc_rt *rt, hc_tensor *x, int64_t dim0, int64_t dim1);
+/* aten::slice with step 1: x[..., start:end, ...] on `dim`. */
+hc_tensor *hc_slice(hc_rt *rt, hc_tensor *x, int64_t dim, int64_t start, int64_t end);
+/* aten::reshape to `shape` (no -1). */
+hc_tensor *hc_reshape(hc_rt *rt, hc_tensor *x, const int64_t *shape, size_t n);
+/* aten::mean over the last dim, keepdim. */
+hc_tensor *hc_mean_last(hc_rt *rt, hc_tensor *x);
+hc_tensor *hc_rsqrt(hc_rt *rt, hc_tensor *x);
+hc_tensor *hc_neg(hc_rt *rt, hc_tensor *x);
+hc_tensor *hc_silu(hc_rt *rt, hc_tensor *x);
+/* x ** e, x + s, x * s with a Python number (recorded as a scalar). */
+hc_tensor *hc_pow_scalar(hc_rt *rt, hc_tensor *x, double e);
+hc_tensor *hc_add_scalar(hc_rt *rt, hc_tensor *x, double s);
+hc_tensor *hc_mul_scalar(hc_rt *rt, hc_tensor *x, double s);
+
 #endif /* HC_OPS_H */

@@ -83,10 +83,12 @@ static hc_tensor *softmax_common(hc_rt *rt, hc_tensor *x, int64_t dim, int log_f
     if (!x)
         return NULL;
     int64_t d = dim < 0 ? dim + x->rank : dim;
-    hc_tensor *y = hc_new(rt, OX_FLOAT, x->rank, x->sizes);
+    hc_tensor *y = hc_new(rt, x->dtype, x->rank, x->sizes);
     if (!y)
         return NULL;
     int64_t outer = 1, len = x->sizes[d], inner = 1;
+    if (rt->shape_only)
+        outer = 0; /* the type only */
     for (int64_t i = 0; i < d; i++)
         outer *= x->sizes[i];
     for (uint32_t i = (uint32_t)d + 1; i < x->rank; i++)

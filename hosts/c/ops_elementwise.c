@@ -49,9 +49,11 @@ static hc_tensor *binary(hc_rt *rt, hc_tensor *a, hc_tensor *b, binop op, double
         hc_fail(rt, OX_EINVAL, "elementwise op: shapes do not broadcast");
         return NULL;
     }
-    hc_tensor *y = inplace ? a : hc_new(rt, OX_FLOAT, r, osz);
+    hc_tensor *y = inplace ? a : hc_new(rt, a->dtype, r, osz);
     if (!y)
         return NULL;
+    if (rt->shape_only)
+        goto record;
     float al = (float)alpha;
     const float *as = hc_f32(a), *bs = hc_f32(b);
     float *ys = hc_f32(y);
@@ -74,6 +76,7 @@ static hc_tensor *binary(hc_rt *rt, hc_tensor *a, hc_tensor *b, binop op, double
             ys[o] = op == OP_ADD ? as[ia] + al * bs[ib] : as[ia] * bs[ib];
         }
     }
+record:
     if (op == OP_ADD) {
         ox_arg args[3] = {ox_arg_tensor("self", a->vid), ox_arg_tensor("other", b->vid),
                           ox_arg_float("alpha", alpha)};

@@ -14,10 +14,10 @@ hc_tensor *hc_embedding(hc_rt *rt, hc_tensor *weight, hc_tensor *indices)
     for (uint32_t i = 0; i < indices->rank; i++)
         osz[i] = indices->sizes[i];
     osz[indices->rank] = d;
-    hc_tensor *y = hc_new(rt, OX_FLOAT, indices->rank + 1, osz);
+    hc_tensor *y = hc_new(rt, weight->dtype, indices->rank + 1, osz);
     if (!y)
         return NULL;
-    int64_t n = hc_numel(indices);
+    int64_t n = rt->shape_only ? 0 : hc_numel(indices);
     for (int64_t i = 0; i < n; i++) {
         int64_t ix = hc_i64(indices)[i];
         if (ix < 0 || ix >= v) {

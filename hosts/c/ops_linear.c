@@ -15,16 +15,18 @@ hc_tensor *hc_linear(hc_rt *rt, hc_tensor *x, hc_tensor *w, hc_tensor *b)
     for (uint32_t i = 0; i < x->rank; i++)
         osz[i] = x->sizes[i];
     osz[x->rank - 1] = out;
-    hc_tensor *y = hc_new(rt, OX_FLOAT, x->rank, osz);
+    hc_tensor *y = hc_new(rt, x->dtype, x->rank, osz);
     if (!y)
         return NULL;
-    float *ys = hc_f32(y);
-    if (b)
-        for (int64_t r = 0; r < rows; r++)
-            for (int64_t j = 0; j < out; j++)
-                ys[r * out + j] = hc_f32(b)[j];
-    hc_sgemm(0, 1, (size_t)rows, (size_t)out, (size_t)in, 1.0f, hc_f32(x), (size_t)in,
-             hc_f32(w), (size_t)in, b ? 1.0f : 0.0f, ys, (size_t)out);
+    if (!rt->shape_only) {
+        float *ys = hc_f32(y);
+        if (b)
+            for (int64_t r = 0; r < rows; r++)
+                for (int64_t j = 0; j < out; j++)
+                    ys[r * out + j] = hc_f32(b)[j];
+        hc_sgemm(0, 1, (size_t)rows, (size_t)out, (size_t)in, 1.0f, hc_f32(x), (size_t)in,
+                 hc_f32(w), (size_t)in, b ? 1.0f : 0.0f, ys, (size_t)out);
+    }
     ox_arg args[3] = {
         ox_arg_tensor("input", x->vid),
         ox_arg_tensor("weight", w->vid),

@@ -40,6 +40,8 @@ hc_tensor *hc_cat(hc_rt *rt, hc_tensor *const *xs, size_t n, int64_t dim)
     int64_t outer = 1, inner = 1;
     for (int64_t i = 0; i < d; i++)
         outer *= osz[i];
+    if (rt->shape_only)
+        outer = 0; /* the type only */
     for (uint32_t i = (uint32_t)d + 1; i < x0->rank; i++)
         inner *= osz[i];
     char *dst = y->data;

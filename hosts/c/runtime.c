@@ -54,6 +54,8 @@ size_t hc_dtype_size(ox_dtype dt)
     case OX_FLOAT:
     case OX_INT32:
         return 4;
+    case OX_FLOAT16:
+        return 2;
     default:
         return 1;
     }
@@ -100,6 +102,8 @@ hc_tensor *hc_new(hc_rt *rt, ox_dtype dt, uint32_t rank, const int64_t *sizes)
     hc_tensor *t = link_new(rt, dt, rank, sizes);
     if (!t)
         return NULL;
+    if (rt->shape_only)
+        return t; /* a type without bytes */
     size_t bytes = (size_t)hc_numel(t) * hc_dtype_size(dt);
     t->data = calloc(bytes ? bytes : 1, 1);
     if (!t->data) {
@@ -171,6 +175,49 @@ void hc_trace_param(hc_rt *rt, hc_tensor *p, const char *name)
         snprintf(what, sizeof what, "ox_trace_param(%s)", name);
         hc_fail(rt, st, what);
     }
+}
+
+void hc_trace_param_file(hc_rt *rt, hc_tensor *p, const char *name, const char *path,
+                         uint64_t offset, uint64_t length)
+{
+    if (!hc_tracing(rt))
+        return;
+    ox_status st = ox_trace_param_file(rt->trace, name, p->dtype, p->rank, p->sizes, path,
+                                       offset, length, &p->vid);
+    if (st != OX_OK) {
+        char what[300];
+        snprintf(what, sizeof what, "ox_trace_param_file(%s)", name);
+        hc_fail(rt, st, what);
+    }
+}
+
+static ox_status no_bytes(void *user, uint64_t offset, void *dst, size_t len)
+{
+    (void)user, (void)offset, (void)dst, (void)len;
+    return OX_EINVAL;
+}
+
+void hc_trace_param_absent(hc_rt *rt, hc_tensor *p, const char *name)
+{
+    if (!hc_tracing(rt))
+        return;
+    ox_status st = ox_trace_param_reader(rt->trace, name, p->dtype, p->rank, p->sizes, no_bytes,
+                                         NULL, &p->vid);
+    if (st != OX_OK) {
+        char what[300];
+        snprintf(what, sizeof what, "ox_trace_param_reader(%s)", name);
+        hc_fail(rt, st, what);
+    }
+}
+
+void hc_trace_const(hc_rt *rt, hc_tensor *c)
+{
+    if (!hc_tracing(rt))
+        return;
+    ox_status st = ox_trace_const(rt->trace, c->dtype, c->rank, c->sizes, c->data, OX_COPY,
+                                  &c->vid);
+    if (st != OX_OK)
+        hc_fail(rt, st, "ox_trace_const");
 }
 
 void hc_record(hc_rt *rt, const char *kind, size_t n_args, const ox_arg *args,

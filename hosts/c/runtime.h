@@ -39,6 +39,11 @@ typedef struct hc_tensor {
 typedef struct hc_rt {
     ox_context *ctx;  /* for ox_errmsg; may be NULL when not tracing */
     ox_trace *trace;  /* NULL: compute only */
+    /* Shape functions only: ops work out and record their outputs' types but
+     * compute nothing, and new tensors get no bytes (data NULL).  Lets a host
+     * trace a model whose weights it never loads (oxport export --shape-only);
+     * only the ops that check it (ops.h says which) may run this way. */
+    int shape_only;
     ox_status status; /* first recording failure, OX_OK otherwise */
     char errmsg[1024];
     hc_tensor *temps; /* tensors created during the forward */
@@ -57,8 +62,8 @@ static inline int64_t *hc_i64(const hc_tensor *t) { return (int64_t *)t->data; }
 int64_t hc_numel(const hc_tensor *t);
 size_t hc_dtype_size(ox_dtype dt);
 
-/* A new zero-filled temporary owned by rt.  Returns NULL only when memory is
- * exhausted (rt->status is then OX_ENOMEM). */
+/* A new zero-filled temporary owned by rt (no bytes when rt->shape_only).
+ * Returns NULL only when memory is exhausted (rt->status is then OX_ENOMEM). */
 hc_tensor *hc_new(hc_rt *rt, ox_dtype dt, uint32_t rank, const int64_t *sizes);
 /* A temporary that shares `x`'s bytes with other sizes (a view). */
 hc_tensor *hc_alias(hc_rt *rt, const hc_tensor *x, uint32_t rank, const int64_t *sizes);
@@ -83,6 +88,16 @@ void hc_trace_input(hc_rt *rt, hc_tensor *x, const char *name);
 void hc_trace_output(hc_rt *rt, const hc_tensor *x, const char *name);
 /* Declare a parameter (borrowed bytes). */
 void hc_trace_param(hc_rt *rt, hc_tensor *p, const char *name);
+/* Declare a parameter whose bytes are `length` bytes at `offset` of the file
+ * `path` (the engine reads them while writing: ox_trace_param_file). */
+void hc_trace_param_file(hc_rt *rt, hc_tensor *p, const char *name, const char *path,
+                         uint64_t offset, uint64_t length);
+/* Declare a parameter the host has no bytes for (a shape-only model without
+ * a weights file): an export without weights (--no-params) needs none, and
+ * one that asks for them fails naming it. */
+void hc_trace_param_absent(hc_rt *rt, hc_tensor *p, const char *name);
+/* Record a constant the forward creates (copied), e.g. a causal mask. */
+void hc_trace_const(hc_rt *rt, hc_tensor *c);
 
 /* Record one executed op whose outputs the kernel already computed; gives
  * each output its new value id. */

@@ -201,6 +201,55 @@ OX_API ox_status ox_trace_param(ox_trace *t, const char *name, ox_dtype dtype, u
                                 const int64_t *sizes, const void *data, ox_ownership own,
                                 ox_vid *out);
 
+/* Parameters whose bytes are read on demand.  A model larger than RAM (a
+ * 7B-parameter decoder in a safetensors file, weights on another device)
+ * cannot hand the engine a pointer to all of its bytes; these declare a
+ * parameter exactly as ox_trace_param does (same name, type and shape rules,
+ * same file bytes) but the writer fetches the bytes while it writes them,
+ * OX_PARAM_CHUNK bytes at a time, so memory stays flat whatever the weight
+ * size.  Nothing is read before ox_export (or ox_write) writes the
+ * parameter; an export without weights (export_params = 0) reads nothing.
+ *
+ * A failure while reading (the callback's status, a short or missing file)
+ * fails the export with a message naming the parameter, and leaves no file
+ * behind: neither the model nor its external data file is put in place. */
+
+/* The largest `len` the engine asks for in one read. */
+#define OX_PARAM_CHUNK ((size_t)4 << 20)
+
+/* Fill dst with `len` bytes of the parameter's data starting at byte
+ * `offset` (0 is the first element).  Calls for one parameter come in
+ * increasing offset order and cover its bytes once per write.  Return
+ * OX_OK, or any other status to fail the export (OX_EIO for a read error);
+ * the export then returns OX_EIO (OX_ENOMEM when that is what the callback
+ * returned) with a message naming the parameter, the bytes and the status. */
+typedef ox_status (*ox_param_read_fn)(void *user, uint64_t offset, void *dst, size_t len);
+
+/* A parameter read through `read(user, ...)`.  `read` and `user` must stay
+ * valid until the last export of the graph returns. */
+OX_API ox_status ox_trace_param_reader(ox_trace *t, const char *name, ox_dtype dtype,
+                                       uint32_t rank, const int64_t *sizes, ox_param_read_fn read,
+                                       void *user, ox_vid *out);
+
+/* A parameter stored as `length` raw little-endian bytes at `offset` of the
+ * file `path` (a safetensors file's data section, a raw dump): the writer
+ * opens it and reads it with pread in chunks.  `length` must equal the
+ * element count times the element size of `dtype`, and the region must lie
+ * inside the file: both are checked now (OX_EINVAL / OX_EIO) and the file is
+ * checked again when written, since it may change in between.  The path is
+ * copied; a relative one is opened relative to the working directory of the
+ * moment (at this call and again at the write). */
+OX_API ox_status ox_trace_param_file(ox_trace *t, const char *name, ox_dtype dtype,
+                                     uint32_t rank, const int64_t *sizes, const char *path,
+                                     uint64_t offset, uint64_t length, ox_vid *out);
+
+/* The same from an open file descriptor, which the host keeps open (and
+ * does not truncate) until the last export of the graph returns; the
+ * engine never moves its file position (pread) nor closes it. */
+OX_API ox_status ox_trace_param_fd(ox_trace *t, const char *name, ox_dtype dtype, uint32_t rank,
+                                   const int64_t *sizes, int fd, uint64_t offset, uint64_t length,
+                                   ox_vid *out);
+
 /* A constant the forward pass created (not a parameter).  Converted graphs
  * see it as a constant value; symbolic functions can read its data. */
 OX_API ox_status ox_trace_const(ox_trace *t, ox_dtype dtype, uint32_t rank, const int64_t *sizes,

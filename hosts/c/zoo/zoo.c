@@ -10,6 +10,7 @@ static const hc_zoo_model *const all[] = {
     &hc_zoo_alexnet,         &hc_zoo_vgg16,          &hc_zoo_resnet50,
     &hc_zoo_densenet121,     &hc_zoo_inception_v3,   &hc_zoo_dcgan_generator,
     &hc_zoo_dcgan_discriminator, &hc_zoo_superresolution, &hc_zoo_word_language_model,
+    &hc_zoo_decoder,
 };
 
 const hc_zoo_model *const *hc_zoo_models(size_t *n)
@@ -55,7 +56,7 @@ int hc_zoo_run_set(const hc_zoo_model *z, hc_model *m, hc_rt *rt, int64_t batch,
             return -1;
         hc_rng r;
         hc_rng_seed(&r, 0x5eed0000u + 0x100u * input_set + i);
-        int64_t n = hc_numel(t);
+        int64_t n = rt->shape_only ? 0 : hc_numel(t); /* shape-only: a type, no values */
         for (int64_t k = 0; k < n; k++) {
             if (spec->dtype == OX_INT64)
                 hc_i64(t)[k] = (int64_t)(hc_rng_next(&r) % (uint64_t)spec->max_index);

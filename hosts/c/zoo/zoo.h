@@ -28,6 +28,9 @@ typedef struct hc_zoo_model {
     int (*build)(hc_model *m);
     /* Runs the forward on rt; fills out[0..n_outputs).  0 on success. */
     int (*forward)(const hc_model *m, hc_rt *rt, hc_tensor *const *in, hc_tensor **out);
+    /* The forward uses only ops that honour rt->shape_only (ops.h), so it
+     * can be traced without weights (oxport export --shape-only). */
+    int shape_only;
 } hc_zoo_model;
 
 const hc_zoo_model *const *hc_zoo_models(size_t *n);
@@ -58,5 +61,21 @@ extern const hc_zoo_model hc_zoo_dcgan_generator;
 extern const hc_zoo_model hc_zoo_dcgan_discriminator;
 extern const hc_zoo_model hc_zoo_superresolution;
 extern const hc_zoo_model hc_zoo_word_language_model;
+/* Not const: hc_decoder_configure sets its input's sequence length and
+ * token range. */
+extern hc_zoo_model hc_zoo_decoder;
+
+/* The decoder's size (zoo/decoder.c). */
+typedef struct hc_decoder_config {
+    int64_t layers, dim, hidden, heads, vocab, seq;
+    int rope;   /* rotary position embedding on q and k */
+    double eps; /* RMSNorm's */
+} hc_decoder_config;
+
+/* Set it from "layers=32,dim=4096,hidden=11008,heads=32,vocab=32000" (keys
+ * not named keep their value; seq, rope=0|1, eps too).  0, or -1 with a
+ * message in err and the configuration unchanged. */
+int hc_decoder_configure(const char *spec, char *err, size_t n_err);
+const hc_decoder_config *hc_decoder_current(void);
 
 #endif /* HC_ZOO_H */
