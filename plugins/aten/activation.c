@@ -75,28 +75,41 @@ static int sym_leaky_relu(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "LeakyRelu"));
 }
 
-/* Clip's bounds are attributes before opset 11. */
-static int sym_hardtanh_9(ox_sym *g, const ox_api *api)
+/* self clipped to [lo, hi] (hardtanh, relu6): Clip's bounds are attributes
+ * before opset 11, inputs typed like x from 11. */
+static int clip_9(ox_sym *g, const ox_api *api, double lo, double hi)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ox_onode *n = api->op(g, "Clip", 1, &x, 1);
     if (n) {
-        api->attr_float(n, "min", api->arg_float(g, "min_val", -1.0));
-        api->attr_float(n, "max", api->arg_float(g, "max_val", 1.0));
+        api->attr_float(n, "min", lo);
+        api->attr_float(n, "max", hi);
     }
     return oxu_set_result(g, api, 0, at_out(g, api, n, "Clip"));
 }
 
-/* From opset 11 they are inputs typed like x. */
-static int sym_hardtanh_11(ox_sym *g, const ox_api *api)
+static int clip_11(ox_sym *g, const ox_api *api, double lo, double hi)
 {
     ox_vid x = api->arg_tensor(g, "self");
-    ox_vid in[3] = {x, api->scalar_like(g, api->arg_float(g, "min_val", -1.0), x),
-                    api->scalar_like(g, api->arg_float(g, "max_val", 1.0), x)};
+    ox_vid in[3] = {x, api->scalar_like(g, lo, x), api->scalar_like(g, hi, x)};
     if (!in[1] || !in[2])
         return api->fail(g, "could not create Clip's bound constants");
     return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Clip", 3, in, 1), "Clip"));
 }
+
+static int sym_hardtanh_9(ox_sym *g, const ox_api *api)
+{
+    return clip_9(g, api, api->arg_float(g, "min_val", -1.0), api->arg_float(g, "max_val", 1.0));
+}
+
+static int sym_hardtanh_11(ox_sym *g, const ox_api *api)
+{
+    return clip_11(g, api, api->arg_float(g, "min_val", -1.0), api->arg_float(g, "max_val", 1.0));
+}
+
+/* relu6(self) = hardtanh(self, 0, 6). */
+static int sym_relu6_9(ox_sym *g, const ox_api *api) { return clip_9(g, api, 0.0, 6.0); }
+static int sym_relu6_11(ox_sym *g, const ox_api *api) { return clip_11(g, api, 0.0, 6.0); }
 
 static ox_vid scalar(ox_sym *g, const ox_api *api, double v, ox_vid like)
 {
@@ -460,6 +473,8 @@ const ox_op_decl at_ops_activation[] = {
     OX_OP("aten::leaky_relu", 7, p_leaky_relu, 1, sym_leaky_relu),
     OX_OP("aten::hardtanh", 7, p_hardtanh, 1, sym_hardtanh_9),
     OX_OP("aten::hardtanh", 11, p_hardtanh, 1, sym_hardtanh_11),
+    OX_OP("aten::relu6", 7, p_self, 1, sym_relu6_9),
+    OX_OP("aten::relu6", 11, p_self, 1, sym_relu6_11),
     OX_OP("aten::gelu", 9, p_gelu, 1, sym_gelu),
     OX_OP("aten::silu", 7, p_self, 1, sym_silu),
     OX_OP("aten::hardsigmoid", 7, p_self, 1, sym_hardsigmoid),

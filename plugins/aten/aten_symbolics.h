@@ -18,4 +18,9 @@ ox_vid at_operand(ox_sym *g, const ox_api *api, const char *name, ox_vid like);
 /* Erf of x; in float64 (no ONNX Runtime kernel) a float64 series (math.c). */
 ox_vid at_erf(ox_sym *g, const ox_api *api, ox_vid x);
 
+/* The elementwise Max (max != 0) or Min of `self` and `other` as result 0,
+ * a symbolic's return value (math.c, maximum's lowering; reduce.c's
+ * max.other/min.other). */
+int at_elementwise_max_min(ox_sym *g, const ox_api *api, int max);
+
 #endif /* OX_ATEN_SYMBOLICS_H */

@@ -155,6 +155,39 @@ static int sym_nonzero(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_transpose(g, api, at_op1(g, api, "NonZero", x), perm, 2));
 }
 
+/* nonzero_numpy(self): one int64 index tensor per dim (NumPy's nonzero,
+ * torch.nonzero(as_tuple=True)): the columns of nonzero's [n, rank]. */
+static int sym_nonzero_numpy(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int rank = api->rank(g, x);
+    if (rank < 0 || (uint32_t)(rank ? rank : 1) != api->n_outputs(g))
+        return api->fail(g, "nonzero_numpy of a rank-%d input, but the host recorded %u outputs",
+                         rank, api->n_outputs(g));
+    ox_dtype t = api->dtype(g, x);
+    if (t != OX_BOOL && t != OX_FLOAT && t != OX_INT32 && t != OX_INT64 && t != OX_UINT8)
+        x = oxu_cast(g, api, x, OX_BOOL);
+    if (rank == 0) /* torch treats a 0-dim input as 1-dim */
+        x = at_unsqueeze(g, api, x, 0);
+    ox_vid nz = at_op1(g, api, "NonZero", x);  /* [rank, n] */
+    ox_vid rows[OXU_MAX_RANK];
+    uint32_t n = (uint32_t)(rank ? rank : 1);
+    if (n > OXU_MAX_RANK)
+        return api->fail(g, "nonzero_numpy supports inputs up to rank %d", OXU_MAX_RANK);
+    if (n == 1) {
+        int64_t zero = 0;
+        return oxu_set_result(g, api, 0, oxu_squeeze(g, api, nz, &zero, 1));
+    }
+    if (oxu_split(g, api, nz, 0, NULL, n, rows))
+        return 1;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t zero = 0;
+        if (oxu_set_result(g, api, i, oxu_squeeze(g, api, rows[i], &zero, 1)))
+            return 1;
+    }
+    return 0;
+}
+
 /* as_strided(self, size, stride, storage_offset): the flat positions
  * offset + sum_i k_i * stride_i over every index (k_0, ...) of size, a
  * constant of size's shape, gathered from the flattened self.  self's
@@ -235,6 +268,8 @@ const ox_op_decl at_ops_gather[] = {
     OX_OP("aten::take", 9, p_take, 1, sym_take),
     OX_OP("aten::masked_select", 9, p_masked_select, 1, sym_masked_select),
     OX_OP("aten::nonzero", 9, p_nonzero, 1, sym_nonzero),
+    OX_OP_EX("aten::nonzero_numpy", 9, p_nonzero, 1, sym_nonzero_numpy,
+             OX_OP_OUTPUTS_AS_RECORDED, NULL),
     OX_OP("aten::as_strided", 9, p_as_strided, 1, sym_as_strided),
 };
 AT_FAMILY_SIZE(at_ops_gather);

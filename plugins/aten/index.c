@@ -353,6 +353,43 @@ static int sym_slice(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_slice(g, api, x, dim, start, end, step));
 }
 
+/* narrow(self, dim, start, length): self[start:start + length] along dim.
+ * A number start may be negative (from the end: Slice counts it so at any
+ * size); a traced start (narrow.Tensor, a rank-0 integer) goes in as Slice's
+ * starts input, from opset 10 (check_narrow), and must be non-negative, as
+ * torch requires of it. */
+static int sym_narrow(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t dim, length = api->arg_int(g, "length", 0);
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &dim))
+        return 1;
+    if (length < 0)
+        return api->fail(g, "argument 'length' is %lld; it must be non-negative",
+                         (long long)length);
+    if (api->arg_kind(g, "start") == OX_ARG_TENSOR) {
+        ox_vid start = ax_slice_bound(g, api, "start", 0);
+        ox_vid end = start ? at_op2(g, api, "Add", start, api->const_ints(g, &length, 1)) : 0;
+        int64_t one = 1;
+        ox_vid in[5] = {x, start, end, api->const_ints(g, &dim, 1), api->const_ints(g, &one, 1)};
+        for (int i = 0; i < 5; i++)
+            if (!in[i])
+                return api->fail(g, "could not create the Slice inputs");
+        return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Slice", 5, in, 1), "Slice"));
+    }
+    int64_t start = api->arg_int(g, "start", 0);
+    int64_t end = start < 0 && start + length >= 0 ? INT64_MAX : start + length;
+    return oxu_set_result(g, api, 0, at_slice(g, api, x, dim, start, end, 1));
+}
+
+static int check_narrow(ox_sym *g, const ox_api *api)
+{
+    if (api->opset(g) < 10 && api->arg_kind(g, "start") == OX_ARG_TENSOR)
+        return api->limit(g, 10, "narrow with a start computed from traced sizes needs Slice's "
+                                 "inputs");
+    return 0;
+}
+
 /* Slice takes its bounds as inputs from opset 10; before, they are
  * attributes, which cannot follow a traced size. */
 static int check_slice(ox_sym *g, const ox_api *api)
@@ -384,6 +421,10 @@ static const ox_param_decl p_slice[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM_INT("dim", OX_ARG_INT, 0),
     AT_PARAM_OR_NULL("start", OX_ARG_INT, OX_ARG_TENSOR),
     AT_PARAM_OR_NULL("end", OX_ARG_INT, OX_ARG_TENSOR), OX_PARAM_INT("step", OX_ARG_INT, 1)};
+/* narrow(self, dim, start, length) and narrow.Tensor (start a rank-0 tensor) */
+static const ox_param_decl p_narrow[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dim", OX_ARG_INT),
+                                         AT_PARAM_OR("start", OX_ARG_INT, OX_ARG_TENSOR),
+                                         OX_PARAM("length", OX_ARG_INT)};
 static const ox_param_decl p_index[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                         OX_PARAM("indices", OX_ARG_TENSOR_LIST)};
 
@@ -391,5 +432,6 @@ const ox_op_decl at_ops_index[] = {
     OX_OP("aten::select", 7, p_select, 1, sym_select),
     OX_OP_EX("aten::slice", 7, p_slice, 1, sym_slice, 0u, check_slice),
     OX_OP_EX("aten::index", 9, p_index, 1, sym_index, 0u, check_index),
+    OX_OP_EX("aten::narrow", 7, p_narrow, 1, sym_narrow, 0u, check_narrow),
 };
 AT_FAMILY_SIZE(at_ops_index);

@@ -204,6 +204,64 @@ static int sym_unbind(ox_sym *g, const ox_api *api)
     return split_into(g, api, x, dim, NULL, n, 1);
 }
 
+/* tensor_split: pieces by `sections` (the first len % sections one longer)
+ * or by the cut positions `indices` (slices between them, Python's bounds:
+ * negative from the end, clamped, an empty piece where a cut goes back).
+ * The .tensor_indices_or_sections overload (a tensor holding either) is not
+ * declared: its values are known only at run time while the pieces' count
+ * is fixed by the recording, so a host records the int or list overload.
+ * One Slice per piece: the pieces of decreasing cuts need not cover the dim. */
+static int sym_tensor_split(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t dim;
+    if (split_dim(g, api, x, &dim))
+        return 1;
+    int64_t len = split_length(g, api, x, dim);
+    if (len < 0)
+        return 1;
+    uint32_t n = api->n_outputs(g);
+    if (n > AT_SPLIT_MAX)
+        return api->fail(g, "tensor_split into %u pieces; at most %d are supported", n,
+                         AT_SPLIT_MAX);
+    int64_t start[AT_SPLIT_MAX], end[AT_SPLIT_MAX];
+    if (api->arg_kind(g, "sections") == OX_ARG_INT) {
+        int64_t k = api->arg_int(g, "sections", 1);
+        if (k < 1 || k != (int64_t)n)
+            return api->fail(g, "argument 'sections' is %lld, but the host recorded %u outputs",
+                             (long long)k, n);
+        int64_t pos = 0;
+        for (int64_t i = 0; i < k; i++) {
+            int64_t size = len / k + (i < len % k);
+            start[i] = pos;
+            end[i] = pos += size;
+        }
+    } else if (api->arg_kind(g, "indices") != OX_ARG_INTS) {
+        return api->fail(g, "tensor_split needs 'sections' (an int) or 'indices' (an int list)");
+    } else {
+        const int64_t *cuts = NULL;
+        size_t k = api->arg_ints(g, "indices", &cuts);
+        if (k + 1 != n)
+            return api->fail(g, "argument 'indices' has %zu cuts, but the host recorded %u outputs",
+                             k, n);
+        int64_t prev = 0;
+        for (size_t i = 0; i <= k; i++) {
+            int64_t c = len;
+            if (i < k) {
+                c = cuts[i] < 0 ? cuts[i] + len : cuts[i];
+                c = c < 0 ? 0 : c > len ? len : c;
+            }
+            start[i] = prev;
+            end[i] = c < prev ? prev : c;
+            prev = c;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (oxu_set_result(g, api, i, at_slice(g, api, x, dim, start[i], end[i], 1)))
+            return 1;
+    return 0;
+}
+
 static const ox_param_decl p_cat[] = {OX_PARAM("tensors", OX_ARG_TENSOR_LIST),
                                       OX_PARAM_INT("dim", OX_ARG_INT, 0)};
 /* split.Tensor takes an int, split.sizes an int list, both named split_size. */
@@ -218,6 +276,17 @@ static const ox_param_decl p_chunk[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARA
 static const ox_param_decl p_unbind[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                          OX_PARAM_INT("dim", OX_ARG_INT, 0)};
 
+/* tensor_split.sections (self, sections, dim) and .indices (self, indices,
+ * dim): one declaration, the recorded one of the two present */
+static const ox_param_decl p_tensor_split[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                               OX_PARAM_NULL("sections", OX_ARG_INT),
+                                               OX_PARAM_NULL("indices", OX_ARG_INTS),
+                                               OX_PARAM_INT("dim", OX_ARG_INT, 0)};
+/* unsafe_split.Tensor: split_size is an int */
+static const ox_param_decl p_unsafe_split[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                               OX_PARAM("split_size", OX_ARG_INT),
+                                               OX_PARAM_INT("dim", OX_ARG_INT, 0)};
+
 #define AS_RECORDED OX_OP_OUTPUTS_AS_RECORDED
 const ox_op_decl at_ops_join[] = {
     OX_OP("aten::cat", 7, p_cat, 1, sym_cat),
@@ -227,6 +296,12 @@ const ox_op_decl at_ops_join[] = {
              AS_RECORDED, NULL),
     OX_OP_EX("aten::chunk", 7, p_chunk, 1, sym_chunk, AS_RECORDED, NULL),
     OX_OP_EX("aten::unbind", 7, p_unbind, 1, sym_unbind, AS_RECORDED, NULL),
+    /* the unsafe_ forms skip autograd's view checks: the same pieces */
+    OX_OP_EX("aten::unsafe_split", 7, p_unsafe_split, 1, sym_split, AS_RECORDED, NULL),
+    OX_OP_EX("aten::unsafe_split_with_sizes", 7, p_split_with_sizes, 1, sym_split_with_sizes,
+             AS_RECORDED, NULL),
+    OX_OP_EX("aten::unsafe_chunk", 7, p_chunk, 1, sym_chunk, AS_RECORDED, NULL),
+    OX_OP_EX("aten::tensor_split", 7, p_tensor_split, 1, sym_tensor_split, AS_RECORDED, NULL),
 };
 AT_FAMILY_SIZE(at_ops_join);
 

@@ -180,6 +180,11 @@ static int sym_minimum(ox_sym *g, const ox_api *api)
     return min_max(g, api, "Min", "Less");
 }
 
+int at_elementwise_max_min(ox_sym *g, const ox_api *api, int max)
+{
+    return min_max(g, api, max ? "Max" : "Min", max ? "Greater" : "Less");
+}
+
 /* Bound x below by lo and above by hi (either 0: absent), values of one
  * type: Max then Min, or for integers before opset 12 (Max/Min take floats
  * only there) Where(x < lo, lo, x) and the same for hi, exact.  Both forms
@@ -273,6 +278,33 @@ static int sym_to(ox_sym *g, const ox_api *api)
     ox_vid x = api->arg_tensor(g, "self");
     return oxu_set_result(g, api, 0, at_cast(g, api, x, (ox_dtype)api->arg_int(g, "dtype", OX_FLOAT)));
 }
+
+/* type_as(self, other): Cast to other's element type. */
+static int sym_type_as(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self"), other = api->arg_tensor(g, "other");
+    if (!x || !other)
+        return 1;
+    return oxu_set_result(g, api, 0, at_cast(g, api, x, api->dtype(g, other)));
+}
+
+/* _cast_Byte(self, non_blocking) ... _cast_Short: Cast to the named type
+ * (non_blocking is about host memory; nothing to export).  PyTorch 1.13 has
+ * no _cast_Bool operator (torch.onnx registers the name; it stays excluded). */
+#define AT_CAST_SYMBOLIC(nm, dt)                                         \
+    static int sym_cast_##nm(ox_sym *g, const ox_api *api)               \
+    {                                                                    \
+        return oxu_set_result(g, api, 0, at_cast(g, api, api->arg_tensor(g, "self"), dt)); \
+    }
+AT_CAST_SYMBOLIC(Byte, OX_UINT8)
+AT_CAST_SYMBOLIC(Char, OX_INT8)
+AT_CAST_SYMBOLIC(Double, OX_DOUBLE)
+AT_CAST_SYMBOLIC(Float, OX_FLOAT)
+AT_CAST_SYMBOLIC(Half, OX_FLOAT16)
+AT_CAST_SYMBOLIC(Int, OX_INT32)
+AT_CAST_SYMBOLIC(Long, OX_INT64)
+AT_CAST_SYMBOLIC(Short, OX_INT16)
+#undef AT_CAST_SYMBOLIC
 
 /* ---------------------------------------------------------------- logarithms,
  * rounding, fmod, nan/inf tests, lerp, addcmul/addcdiv */
@@ -508,6 +540,16 @@ static const ox_param_decl p_clamp[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                         OX_PARAM_NULL("min", OX_ARG_TENSOR_OR_SCALAR),
                                         OX_PARAM_NULL("max", OX_ARG_TENSOR_OR_SCALAR)};
 static const ox_param_decl p_to[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dtype", OX_ARG_DTYPE)};
+/* clamp_min(Tensor self, Scalar min) / clamp_min.Tensor(Tensor self, Tensor min),
+ * and clamp_max with `max`: clamp with one bound (the other reads as None). */
+static const ox_param_decl p_clamp_min[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                            OX_PARAM("min", OX_ARG_TENSOR_OR_SCALAR)};
+static const ox_param_decl p_clamp_max[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                            OX_PARAM("max", OX_ARG_TENSOR_OR_SCALAR)};
+static const ox_param_decl p_type_as[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                          OX_PARAM("other", OX_ARG_TENSOR)};
+static const ox_param_decl p_cast[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                       OX_PARAM_BOOL("non_blocking", 0)};
 
 static const ox_param_decl p_round[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                         OX_PARAM_INT("decimals", OX_ARG_INT, 0)};
@@ -545,6 +587,19 @@ const ox_op_decl at_ops_math[] = {
     OX_OP("aten::clamp", 9, p_clamp, 1, sym_clamp_9),
     OX_OP("aten::clamp", 11, p_clamp, 1, sym_clamp_11),
     OX_OP("aten::to", 7, p_to, 1, sym_to),
+    OX_OP("aten::clamp_min", 9, p_clamp_min, 1, sym_clamp_9),
+    OX_OP("aten::clamp_min", 11, p_clamp_min, 1, sym_clamp_11),
+    OX_OP("aten::clamp_max", 9, p_clamp_max, 1, sym_clamp_9),
+    OX_OP("aten::clamp_max", 11, p_clamp_max, 1, sym_clamp_11),
+    OX_OP("aten::type_as", 7, p_type_as, 1, sym_type_as),
+    OX_OP("aten::_cast_Byte", 7, p_cast, 1, sym_cast_Byte),
+    OX_OP("aten::_cast_Char", 7, p_cast, 1, sym_cast_Char),
+    OX_OP("aten::_cast_Double", 7, p_cast, 1, sym_cast_Double),
+    OX_OP("aten::_cast_Float", 7, p_cast, 1, sym_cast_Float),
+    OX_OP("aten::_cast_Half", 7, p_cast, 1, sym_cast_Half),
+    OX_OP("aten::_cast_Int", 7, p_cast, 1, sym_cast_Int),
+    OX_OP("aten::_cast_Long", 7, p_cast, 1, sym_cast_Long),
+    OX_OP("aten::_cast_Short", 7, p_cast, 1, sym_cast_Short),
     OX_OP("aten::log10", 9, p_self, 1, sym_log10),
     OX_OP("aten::log2", 9, p_self, 1, sym_log2),
     OX_OP("aten::log1p", 9, p_self, 1, sym_log1p),

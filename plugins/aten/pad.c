@@ -86,6 +86,14 @@ static ox_vid pad_circular_dim(ox_sym *g, const ox_api *api, ox_vid x, int64_t a
     return n == 1 ? x : oxu_concat(g, api, parts, n, axis);
 }
 
+static int pad_circular(ox_sym *g, const ox_api *api, ox_vid x);
+
+/* _pad_circular(self, pad): F.pad's circular mode under its own name. */
+static int sym_pad_circular(ox_sym *g, const ox_api *api)
+{
+    return pad_circular(g, api, api->arg_tensor(g, "self"));
+}
+
 /* aten::pad, F.pad's dispatcher form: every mode.  circular wraps around
  * (torch allows at most one period); the others are Pad's modes. */
 static int sym_pad(ox_sym *g, const ox_api *api)
@@ -104,6 +112,13 @@ static int sym_pad(ox_sym *g, const ox_api *api)
         return api->fail(g, "argument 'mode' is \"%s\"; expected \"constant\", \"reflect\", "
                             "\"replicate\" or \"circular\"",
                          mode);
+    return pad_circular(g, api, x);
+}
+
+/* Circular padding by the `pad` list (torch's order: last dim first), each
+ * amount at most the dimension's size (torch allows one period). */
+static int pad_circular(ox_sym *g, const ox_api *api, ox_vid x)
+{
     const int64_t *pad = NULL;
     size_t np = api->arg_ints(g, "pad", &pad);
     int rank = api->rank(g, x);
@@ -126,6 +141,8 @@ static int sym_pad(ox_sym *g, const ox_api *api)
 static const ox_param_decl p_pad[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("pad", OX_ARG_INTS),
     OX_PARAM_STRING("mode", "constant"), OX_PARAM_NULL("value", OX_ARG_FLOAT)};
+static const ox_param_decl p_pad_circular[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                               OX_PARAM("pad", OX_ARG_INTS)};
 static const ox_param_decl p_constant_pad_nd[] = {
     OX_PARAM("self", OX_ARG_TENSOR),
     AT_PARAM_OR("pad", OX_ARG_INTS, OX_ARG_TENSOR),
@@ -140,6 +157,7 @@ const ox_op_decl at_ops_pad[] = {
     OX_OP("aten::reflection_pad2d", 7, p_pad_mode, 1, sym_reflection_pad),
     OX_OP("aten::reflection_pad3d", 9, p_pad_mode, 1, sym_reflection_pad),
     OX_OP("aten::pad", 9, p_pad, 1, sym_pad),
+    OX_OP("aten::_pad_circular", 9, p_pad_circular, 1, sym_pad_circular),
     OX_OP("aten::replication_pad1d", 7, p_pad_mode, 1, sym_replication_pad),
     OX_OP("aten::replication_pad2d", 7, p_pad_mode, 1, sym_replication_pad),
     OX_OP("aten::replication_pad3d", 7, p_pad_mode, 1, sym_replication_pad),

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "aten_family.h"
+#include "aten_symbolics.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
@@ -181,8 +182,8 @@ static int sym_std_mean(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 1, m);
 }
 
-/* dim None: the index into the flattened tensor. */
-static int arg_reduce(ox_sym *g, const ox_api *api, const char *type)
+/* dim None: the index into the flattened tensor.  0 after api->fail. */
+static ox_vid arg_reduce_value(ox_sym *g, const ox_api *api, const char *type)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t axis = 0;
@@ -194,14 +195,14 @@ static int arg_reduce(ox_sym *g, const ox_api *api, const char *type)
          * of size 1 (torch's shape), a Reshape of ArgMax's [1] */
         if (keep && (rank < 0 || rank > OXU_MAX_RANK))
             return api->fail(g, "argument 'keepdim' is true without 'dim': the result's rank is "
-                                "the input's, which is unknown; record it");
+                                "the input's, which is unknown; record it"), 0;
         int64_t flat = -1;
         x = at_reshape(g, api, x, &flat, 1);
     } else if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &axis)) {
-        return 1;
+        return 0;
     }
     if (!x)
-        return 1;
+        return 0;
     ox_onode *r = api->op(g, type, 1, &x, 1);
     if (r) {
         api->attr_int(r, "axis", axis);
@@ -213,11 +214,46 @@ static int arg_reduce(ox_sym *g, const ox_api *api, const char *type)
             ones[i] = 1;
         y = at_reshape(g, api, y, ones, (size_t)rank);
     }
-    return oxu_set_result(g, api, 0, y);
+    return y;
+}
+
+static int arg_reduce(ox_sym *g, const ox_api *api, const char *type)
+{
+    return oxu_set_result(g, api, 0, arg_reduce_value(g, api, type));
 }
 
 static int sym_argmax(ox_sym *g, const ox_api *api) { return arg_reduce(g, api, "ArgMax"); }
 static int sym_argmin(ox_sym *g, const ox_api *api) { return arg_reduce(g, api, "ArgMin"); }
+
+/* max / min: one operator, three overloads.  max(self): over every element;
+ * max.dim(self, dim, keepdim) -> (values, indices), the indices by ArgMax
+ * (the host may record the values only); max.other(self, other): the
+ * elementwise maximum's lowering. */
+static int max_min(ox_sym *g, const ox_api *api, int max)
+{
+    if (api->arg_kind(g, "other") == OX_ARG_TENSOR)
+        return at_elementwise_max_min(g, api, max);
+    ox_vid x = api->arg_tensor(g, "self");
+    const char *type = max ? "ReduceMax" : "ReduceMin";
+    if (api->arg_kind(g, "dim") == OX_ARG_NONE) {
+        if (api->n_outputs(g) != 1)
+            return api->fail(g, "%s without 'dim' has one output, but the host recorded %u",
+                             api->op_name(g), api->n_outputs(g));
+        return oxu_set_result(g, api, 0, reduce_as_is(g, api, type, x, NULL, 0, 0));
+    }
+    int64_t axis;
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &axis))
+        return 1;
+    int keep = api->arg_int(g, "keepdim", 0) != 0;
+    if (oxu_set_result(g, api, 0, reduce_as_is(g, api, type, x, &axis, 1, keep)))
+        return 1;
+    if (api->n_outputs(g) < 2)
+        return 0;
+    return oxu_set_result(g, api, 1, arg_reduce_value(g, api, max ? "ArgMax" : "ArgMin"));
+}
+
+static int sym_max(ox_sym *g, const ox_api *api) { return max_min(g, api, 1); }
+static int sym_min(ox_sym *g, const ox_api *api) { return max_min(g, api, 0); }
 
 /* CumSum exists from opset 11; its axis is a rank-0 input. */
 static int sym_cumsum(ox_sym *g, const ox_api *api)
@@ -385,6 +421,12 @@ static const ox_param_decl p_moments[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM_NULL("dim", OX_ARG_INTS),
     OX_PARAM_BOOL("unbiased", 1), OX_PARAM_NULL("correction", OX_ARG_INT),
     OX_PARAM_BOOL("keepdim", 0)};
+/* max(self), max.dim(self, dim, keepdim=False), max.other(self, other): one
+ * declaration; dim None is the overload without it (and so is min's). */
+static const ox_param_decl p_max_min[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                          OX_PARAM_NULL("dim", OX_ARG_INT),
+                                          OX_PARAM_BOOL("keepdim", 0),
+                                          OX_PARAM_NULL("other", OX_ARG_TENSOR)};
 /* aten::sort.stable's order; plain aten::sort records no `stable` */
 static const ox_param_decl p_sort[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        OX_PARAM_NULL("stable", OX_ARG_BOOL),
@@ -411,5 +453,7 @@ const ox_op_decl at_ops_reduce[] = {
     OX_OP("aten::std_mean", 9, p_moments, 2, sym_std_mean),
     OX_OP_EX("aten::sort", 9, p_sort, 2, sym_sort, 0u, sort_check),
     OX_OP_EX("aten::argsort", 9, p_sort, 1, sym_argsort, 0u, sort_check),
+    OX_OP_EX("aten::max", 9, p_max_min, 1, sym_max, OX_OP_OUTPUTS_AS_RECORDED, NULL),
+    OX_OP_EX("aten::min", 9, p_max_min, 1, sym_min, OX_OP_OUTPUTS_AS_RECORDED, NULL),
 };
 AT_FAMILY_SIZE(at_ops_reduce);

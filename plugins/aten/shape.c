@@ -1,5 +1,7 @@
-/* Shape and layout: flatten, view/reshape, t/transpose/permute, contiguous,
- * lift, unsqueeze/squeeze -- the same elements under another shape or order. */
+/* Shape and layout: flatten, view/reshape (and _as), t/transpose/permute,
+ * movedim, numpy_T, contiguous, lift, clone/detach/alias and the other
+ * identities, unsqueeze/squeeze -- the same elements under another shape or
+ * order. */
 #include <stdint.h>
 
 #include "aten_family.h"
@@ -127,6 +129,83 @@ static int sym_contiguous(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_op1(g, api, "Identity", api->arg_tensor(g, "self")));
 }
 
+/* view_as / reshape_as(self, other): self in other's shape, read at run time. */
+static int sym_reshape_as(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self"), other = api->arg_tensor(g, "other");
+    if (!x || !other)
+        return 1;
+    return oxu_set_result(g, api, 0, at_op2(g, api, "Reshape", x, oxu_shape(g, api, other)));
+}
+
+/* movedim(self, source, destination), ints or int lists: the moved dims at
+ * their destinations, the others in their order in the remaining places. */
+static int sym_movedim(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int rank = api->rank(g, x);
+    if (rank < 0)
+        return api->fail(g, "movedim needs the input's rank, which is unknown; record the "
+                            "input's sizes");
+    if (rank > AT_MAX_RANK)
+        return api->fail(g, "movedim supports inputs up to rank %d, got rank %d", AT_MAX_RANK,
+                         rank);
+    int64_t src1, dst1;
+    const int64_t *src = &src1, *dst = &dst1;
+    size_t ns = 1, nd = 1;
+    if (api->arg_kind(g, "source") == OX_ARG_INTS)
+        ns = api->arg_ints(g, "source", &src);
+    else
+        src1 = api->arg_int(g, "source", 0);
+    if (api->arg_kind(g, "destination") == OX_ARG_INTS)
+        nd = api->arg_ints(g, "destination", &dst);
+    else
+        dst1 = api->arg_int(g, "destination", 0);
+    if (ns != nd)
+        return api->fail(g, "arguments 'source' (%zu dims) and 'destination' (%zu dims) differ "
+                            "in length", ns, nd);
+    if (ns > (size_t)rank)
+        return api->fail(g, "movedim of %zu dims of a rank-%d input", ns, rank);
+    int64_t perm[AT_MAX_RANK], s[AT_MAX_RANK], d[AT_MAX_RANK];
+    int used_src[AT_MAX_RANK] = {0}, used_dst[AT_MAX_RANK] = {0};
+    for (size_t i = 0; i < ns; i++) {
+        if (at_axis(g, api, "source", src[i], rank, &s[i]) ||
+            at_axis(g, api, "destination", dst[i], rank, &d[i]))
+            return 1;
+        if (used_src[s[i]]++ || used_dst[d[i]]++)
+            return api->fail(g, "movedim: a dim repeats in 'source' or 'destination'");
+        perm[d[i]] = s[i];
+    }
+    int64_t next = 0;
+    for (int i = 0; i < rank; i++) {
+        if (used_dst[i])
+            continue;
+        while (used_src[next])
+            next++;
+        perm[i] = next++;
+    }
+    return oxu_set_result(g, api, 0, at_transpose(g, api, x, perm, (size_t)rank));
+}
+
+/* numpy_T(self), Tensor.T: every dim reversed. */
+static int sym_numpy_T(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int rank = api->rank(g, x);
+    if (rank < 0)
+        return api->fail(g, "numpy_T needs the input's rank, which is unknown; record the "
+                            "input's sizes");
+    if (rank > AT_MAX_RANK)
+        return api->fail(g, "numpy_T supports inputs up to rank %d, got rank %d", AT_MAX_RANK,
+                         rank);
+    if (rank < 2)
+        return oxu_set_result(g, api, 0, at_op1(g, api, "Identity", x));
+    int64_t perm[AT_MAX_RANK];
+    for (int i = 0; i < rank; i++)
+        perm[i] = rank - 1 - i;
+    return oxu_set_result(g, api, 0, at_transpose(g, api, x, perm, (size_t)rank));
+}
+
 static int sym_unsqueeze(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -163,6 +242,15 @@ static const ox_param_decl p_reshape[] = {OX_PARAM("self", OX_ARG_TENSOR),
 static const ox_param_decl p_transpose[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                             OX_PARAM("dim0", OX_ARG_INT), OX_PARAM("dim1", OX_ARG_INT)};
 static const ox_param_decl p_permute[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dims", OX_ARG_INTS)};
+static const ox_param_decl p_reshape_as[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                             OX_PARAM("other", OX_ARG_TENSOR)};
+/* movedim.int (ints) and movedim.intlist (int lists) */
+static const ox_param_decl p_movedim[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                          AT_PARAM_OR("source", OX_ARG_INT, OX_ARG_INTS),
+                                          AT_PARAM_OR("destination", OX_ARG_INT, OX_ARG_INTS)};
+/* clone's memory_format is about strides, which ONNX has none of */
+static const ox_param_decl p_clone[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                        OX_PARAM_NULL("memory_format", OX_ARG_INT)};
 static const ox_param_decl p_unsqueeze[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dim", OX_ARG_INT)};
 /* dim None: every size-1 dim (torch's overload without dim). */
 static const ox_param_decl p_squeeze[] = {OX_PARAM("self", OX_ARG_TENSOR),
@@ -178,6 +266,21 @@ const ox_op_decl at_ops_shape[] = {
     OX_OP("aten::contiguous", 7, p_self, 1, sym_contiguous),
     /* lift (a tensor made a functional value) is the identity too */
     OX_OP("aten::lift", 9, p_self, 1, sym_contiguous),
+    OX_OP("aten::view_as", 7, p_reshape_as, 1, sym_reshape_as),
+    OX_OP("aten::reshape_as", 7, p_reshape_as, 1, sym_reshape_as),
+    OX_OP("aten::movedim", 7, p_movedim, 1, sym_movedim),
+    OX_OP("aten::numpy_T", 7, p_self, 1, sym_numpy_T),
+    /* The same values under another name: a copy, a view without autograd,
+     * an alias, and the conjugate / negative-bit resolutions, which are the
+     * identity on the real tensors a trace holds (there is no complex
+     * element type to record).  _conj stays excluded: torch defines it for
+     * complex tensors only. */
+    OX_OP("aten::clone", 7, p_clone, 1, sym_contiguous),
+    OX_OP("aten::detach", 7, p_self, 1, sym_contiguous),
+    OX_OP("aten::alias", 7, p_self, 1, sym_contiguous),
+    OX_OP("aten::resolve_conj", 7, p_self, 1, sym_contiguous),
+    OX_OP("aten::resolve_neg", 7, p_self, 1, sym_contiguous),
+    OX_OP("aten::conj_physical", 7, p_self, 1, sym_contiguous),
     OX_OP("aten::unsqueeze", 7, p_unsqueeze, 1, sym_unsqueeze),
     OX_OP("aten::squeeze", 7, p_squeeze, 1, sym_squeeze),
 };

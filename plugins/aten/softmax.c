@@ -23,6 +23,8 @@ static int lower_softmax(ox_sym *g, const ox_api *api, const char *type, int ops
     int rank = api->rank(g, x);
     if (api->arg_kind(g, "dtype") == OX_ARG_DTYPE)
         x = at_cast(g, api, x, (ox_dtype)api->arg_int(g, "dtype", OX_FLOAT));
+    else if (api->arg_int(g, "half_to_float", 0) && api->dtype(g, x) == OX_FLOAT16)
+        x = at_cast(g, api, x, OX_FLOAT); /* _log_softmax's flag: computed in float32 */
     if (!x)
         return 1;
     /* dim is required (no default): the pre-scan refuses a node without it. */
@@ -72,6 +74,21 @@ static int sym_log_softmax_13(ox_sym *g, const ox_api *api)
     return lower_softmax(g, api, "LogSoftmax", 1);
 }
 
+/* _log_softmax(self, dim, half_to_float): log_softmax's kernel; with
+ * half_to_float a float16 input is computed in, and gives, float32. */
+static int sym__log_softmax_9(ox_sym *g, const ox_api *api)
+{
+    return lower_softmax(g, api, "LogSoftmax", 0);
+}
+
+static int sym__log_softmax_13(ox_sym *g, const ox_api *api)
+{
+    return lower_softmax(g, api, "LogSoftmax", 1);
+}
+
+static const ox_param_decl p__log_softmax[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                               OX_PARAM("dim", OX_ARG_INT),
+                                               OX_PARAM("half_to_float", OX_ARG_BOOL)};
 static const ox_param_decl p_softmax[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                           OX_PARAM("dim", OX_ARG_INT),
                                           OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
@@ -81,5 +98,7 @@ const ox_op_decl at_ops_softmax[] = {
     OX_OP("aten::softmax", 13, p_softmax, 1, sym_softmax_13),
     OX_OP("aten::log_softmax", 7, p_softmax, 1, sym_log_softmax_9),
     OX_OP("aten::log_softmax", 13, p_softmax, 1, sym_log_softmax_13),
+    OX_OP("aten::_log_softmax", 7, p__log_softmax, 1, sym__log_softmax_9),
+    OX_OP("aten::_log_softmax", 13, p__log_softmax, 1, sym__log_softmax_13),
 };
 AT_FAMILY_SIZE(at_ops_softmax);

@@ -572,6 +572,31 @@ def _returns_tensor_list(schema):
     return len(schema.returns) == 1 and str(schema.returns[0].type) == "List[Tensor]"
 
 
+def schema_arglist(schema, args, kwargs):
+    """[(name, value)] of one ATen call, by the schema's argument names in schema order,
+    defaults filled in; the arguments a trace has no use for (device, layout, memory
+    format, out=, pin_memory, the default generator) left out.  Also used by the operator
+    table's rows that record an operator as is (tests/ops/as_is.py)."""
+    arglist = []
+    for i, a in enumerate(schema.arguments):
+        if a.kwarg_only and a.name in kwargs:
+            v = kwargs[a.name]
+        elif i < len(args) and not a.kwarg_only:
+            v = args[i]
+        elif a.name in kwargs:
+            v = kwargs[a.name]
+        elif a.has_default_value():
+            v = a.default_value
+        else:
+            continue
+        if isinstance(v, (torch.device, torch.layout, torch.memory_format)) or a.name in ("out", "pin_memory"):
+            continue
+        if a.name == "generator" and v is None:
+            continue  # the default generator: random ops draw from ONNX Runtime's own
+        arglist.append((a.name, v))
+    return arglist
+
+
 class AtenMode(TorchDispatchMode):
     """Dispatcher-level recorder: one node per ATen op, argument names from its schema.
     On for the whole forward; idle while a function-level handler runs."""
@@ -607,23 +632,7 @@ class AtenMode(TorchDispatchMode):
                 rec.inside -= 1
             if res is not NotImplemented:
                 return res
-        arglist = []
-        for i, a in enumerate(schema.arguments):
-            if a.kwarg_only and a.name in kwargs:
-                v = kwargs[a.name]
-            elif i < len(args) and not a.kwarg_only:
-                v = args[i]
-            elif a.name in kwargs:
-                v = kwargs[a.name]
-            elif a.has_default_value():
-                v = a.default_value
-            else:
-                continue
-            if isinstance(v, (torch.device, torch.layout, torch.memory_format)) or a.name in ("out", "pin_memory"):
-                continue
-            if a.name == "generator" and v is None:
-                continue  # the default generator: random ops draw from ONNX Runtime's own
-            arglist.append((a.name, v))
+        arglist = schema_arglist(schema, args, kwargs)
         mutated = None
         for i, a in enumerate(schema.arguments):
             if a.alias_info is not None and a.alias_info.is_write and i < len(args) \
