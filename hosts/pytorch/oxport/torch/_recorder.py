@@ -778,7 +778,8 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
             else:
                 hooks = ScopeHooks(rec, model)
         fn_cls.apply = function_apply_wrapper(rec, torch._C._FunctionBase.__dict__["apply"])
-        with in_onnx_export(), tuple_keys(), I.setitem_keys(), FunctionMode(rec), AtenMode(rec):
+        with in_onnx_export(), tuple_keys(), I.setitem_keys(), batched_nms_by_offsets(), FunctionMode(rec), \
+                AtenMode(rec):
             if meta_state is not None:
                 from torch.nn.utils.stateless import functional_call
                 try:
@@ -825,6 +826,28 @@ class in_onnx_export:
 
     def __exit__(self, *exc):
         self.g.in_onnx_export = self.old
+
+
+class batched_nms_by_offsets:
+    """torchvision's batched_nms runs one nms per class in a Python loop over
+    torch.unique(classes) when it has more than 1000 boxes (on CPU): the loop's length
+    is the input's class count, which a trace would fix.  Its other form, one nms over
+    boxes offset apart per class, gives the same kept boxes and is what torchvision
+    itself uses under torch.onnx's tracer; during an oxport trace it is used always."""
+
+    def __enter__(self):
+        try:
+            import torchvision.ops.boxes as tvboxes
+        except ImportError:
+            self.mod = None
+            return
+        self.mod = tvboxes
+        self.saved = tvboxes._batched_nms_vanilla
+        tvboxes._batched_nms_vanilla = tvboxes._batched_nms_coordinate_trick
+
+    def __exit__(self, *exc):
+        if self.mod is not None:
+            self.mod._batched_nms_vanilla = self.saved
 
 
 def warn_scripted(rec, model):
