@@ -10,6 +10,7 @@ every box.  The batch index column alternates between the two images of the batc
 import torch
 import torch.nn as nn
 import torchvision
+import torchvision.models.detection._utils as det_utils
 import torchvision.ops as tvops
 
 from optable import Refuse, Row, T
@@ -107,6 +108,13 @@ ROWS = [
         lambda x, r: tvops.ps_roi_pool(x, _rois(r, 2.0), (2, 2), 0.5),
         [T(2, 8, IMG // 2, IMG // 2), T(K, 4, lo=0.0, hi=1.0)], opsets=(11, 17),
         refuse=Refuse("averages whole feature pixels")),
+    # topk with k computed from a traced size (torchvision's detectors: topk(min(k, n))),
+    # k following the input's size: TopK's K input, from opset 10
+    Row("topk.traced_k", "aten::topk", lambda x: torch.topk(x, x.shape[0] - 2, dim=0),
+        [T(6, 3, distinct=True)], opsets=(10, 13, 17),
+        dynamic={"in0": {0: "n"}, "out0": {0: "k"}, "out1": {0: "k"}}),
+    Row("topk.topk_min", "aten::topk", lambda x: x.topk(det_utils._topk_min(x, 7, 0))[1],
+        [T(6, distinct=True)], opsets=(10, 13, 17), dynamic={"in0": {0: "n"}, "out0": {0: "k"}}),
     # deform_conv2d: DeformConv is ONNX's from opset 19
     Row("torchvision.deform_conv2d", "torchvision::deform_conv2d",
         module=lambda: _Deform(), inputs=[T(1, 2, 5, 5), T(1, 18, 5, 5, lo=-1.0, hi=1.0)],
