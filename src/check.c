@@ -543,6 +543,11 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
             violation(&c, "node %s: op_type is empty", label);
         if (ox_graph_opset(g, dom) == 0 && (dom[0] != '\0' || has_default))
             violation(&c, "node %s: no opset_import for domain '%s'", label, dom);
+        /* a pack's stand-in for an output no ONNX operator computes (a
+         * torchvision kernel's backward bookkeeping, say): harmless while
+         * nothing reads it, and dead-code elimination drops it then */
+        if (strcmp(dom, "oxport.unexpressible") == 0)
+            violation(&c, "node %s: the model reads %s, which no ONNX operator computes", label, op);
         for (uint32_t i = 0; i < n->n_inputs; i++) {
             ox_vid id = n->inputs[i];
             if (id == 0)

@@ -696,6 +696,54 @@ static void scratch_reset(wctx *w)
     ox_arena_init(&w->scratch);
 }
 
+/* Values whose sizes depend on the input's values, not only on its shape:
+ * the outputs of NonZero, NonMaxSuppression, Compress and Unique, and
+ * every output of a node that reads one.  The sizes the host saw are the
+ * example's; written into the file they would let a runtime that trusts
+ * declared shapes fold Shape() of such a value into the example's count.
+ * Returns a calloc'd flag per value id, or NULL when the graph has none
+ * (*oom set when the allocation failed). */
+static uint8_t *data_sized_values(const ox_graph *g, bool *oom)
+{
+    static const char *const sources[] = {"NonZero", "NonMaxSuppression", "Compress", "Unique"};
+    uint8_t *ds = NULL;
+    *oom = false;
+    for (const ox_node *n = g->first; n; n = n->next) {
+        bool src = !n->domain || !n->domain[0];
+        if (src) {
+            src = false;
+            for (size_t k = 0; k < sizeof sources / sizeof sources[0] && !src; k++)
+                src = n->op_type && strcmp(n->op_type, sources[k]) == 0;
+        }
+        for (uint32_t i = 0; i < n->n_inputs && !src && ds; i++)
+            src = n->inputs[i] && n->inputs[i] < g->n_values && ds[n->inputs[i]];
+        if (!src)
+            continue;
+        if (!ds && !(ds = calloc(g->n_values ? g->n_values : 1, 1))) {
+            *oom = true;
+            return NULL;
+        }
+        for (uint32_t i = 0; i < n->n_outputs; i++)
+            if (n->outputs[i] && n->outputs[i] < g->n_values)
+                ds[n->outputs[i]] = 1;
+    }
+    return ds;
+}
+
+/* A graph output whose sizes depend on the input's values: its rank and
+ * element type, every dim unknown. */
+static Onnx__ValueInfoProto *build_vi_unsized(wctx *w, const ox_io_plan *p, ox_vid id)
+{
+    const ox_value *v = p->g->values[id];
+    ox_type ty = v->type;
+    ty.dims = NULL;
+    ty.dim_params = NULL;
+    Onnx__ValueInfoProto *vi = build_vi(w, p, id);
+    if (vi && !v->type.nontensor && !(vi->type = build_type(w, &ty)))
+        return NULL;
+    return vi;
+}
+
 /* Every field of the main GraphProto, in file order. */
 static ox_status graph_items(wctx *w)
 {
@@ -748,8 +796,13 @@ static ox_status graph_items(wctx *w)
             emit_msg(w, 11, &vi->base);
         scratch_reset(w);
     }
+    bool ds_oom;
+    uint8_t *ds = data_sized_values(g, &ds_oom);
+    if (ds_oom)
+        return oom(w);
     for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
-        Onnx__ValueInfoProto *vi = build_vi(w, p, g->outputs[i]);
+        ox_vid id = g->outputs[i];
+        Onnx__ValueInfoProto *vi = ds && ds[id] ? build_vi_unsized(w, p, id) : build_vi(w, p, id);
         if (!vi)
             oom(w);
         else
@@ -772,7 +825,7 @@ static ox_status graph_items(wctx *w)
                 continue;
             const ox_value *v = g->values[n->outputs[i]];
             if (v->is_output || v->type.dtype == OX_UNDEFINED || p->is_input[v->id] ||
-                p->is_init[v->id])
+                p->is_init[v->id] || (ds && ds[v->id]))
                 continue;
             Onnx__ValueInfoProto *vi = build_vi(w, p, v->id);
             if (!vi)
@@ -782,6 +835,7 @@ static ox_status graph_items(wctx *w)
             scratch_reset(w);
         }
     }
+    free(ds);
     scratch_reset(w);
     return w->st;
 }

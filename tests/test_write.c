@@ -248,6 +248,45 @@ START_TEST(unnamed_values_get_deterministic_names)
 }
 END_TEST
 
+/* Sizes that depend on the input's values (NonZero's count) are the
+ * example's: neither value_info nor the output declares them, or a runtime
+ * trusting declared shapes folds Shape() of them into constants. */
+START_TEST(data_dependent_sizes_are_not_declared)
+{
+    ox_graph *g = ox_graph_new("Net");
+    int64_t xd[] = {6}, nd[] = {1, 4}, td[] = {4, 1};
+    ox_value *x = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 1, xd);
+    x->name = "x";
+    ox_graph_add_input(g, x->id);
+    ox_node *relu = ox_graph_add_node(g, "onnx::Relu", 1, &x->id, 1);
+    ox_value *r = ox_graph_value(g, relu->outputs[0]);
+    ox_value_set_type(g, r, OX_FLOAT, 1, xd);
+    r->name = "r";
+    ox_node *nz = ox_graph_add_node(g, "onnx::NonZero", 1, &r->id, 1);
+    ox_value *n = ox_graph_value(g, nz->outputs[0]);
+    ox_value_set_type(g, n, OX_INT64, 2, nd);
+    n->name = "n";
+    ox_node *tr = ox_graph_add_node(g, "onnx::Transpose", 1, &n->id, 1);
+    ox_value *y = ox_graph_value(g, tr->outputs[0]);
+    ox_value_set_type(g, y, OX_INT64, 2, td);
+    y->name = "y";
+    ox_graph_add_output(g, y->id);
+    ox_graph_set_opset(g, "", 13);
+    const char *p = path_in("nz.onnx");
+    ck_assert_int_eq(ox_write(ctx, g, p, NULL), OX_OK);
+    Onnx__ModelProto *m = decode(p);
+    Onnx__GraphProto *gp = m->graph;
+    ck_assert_uint_eq(gp->n_value_info, 1); /* Relu's output, sized by the input's shape */
+    ck_assert_str_eq(gp->value_info[0]->name, "r");
+    Onnx__TensorShapeProto *sh = gp->output[0]->type->tensor_type->shape;
+    ck_assert_uint_eq(sh->n_dim, 2); /* the rank stays */
+    for (size_t i = 0; i < sh->n_dim; i++)
+        ck_assert_int_eq(sh->dim[i]->value_case, ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE__NOT_SET);
+    onnx__model_proto__free_unpacked(m, NULL);
+    ox_graph_free(g);
+}
+END_TEST
+
 /* A sequence (or other non-tensor) type read from a file is not written
  * back as a tensor: the writer says so and leaves no file. */
 /* A body graph "<name>": y = Identity(x) over float[1]; below it, `depth`
@@ -1305,6 +1344,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, roundtrip_structure_and_bytes);
     tcase_add_test(tc, unnamed_values_get_deterministic_names);
+    tcase_add_test(tc, data_dependent_sizes_are_not_declared);
     tcase_add_test(tc, subgraphs_are_laid_out_with_their_graph);
     tcase_add_test(tc, subgraphs_nested_too_deep_are_refused);
     tcase_add_test(tc, serializer_refuses_a_subgraph_the_layout_missed);

@@ -71,6 +71,8 @@ static int split_into(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, const
                       uint32_t n, int squeeze)
 {
     ox_vid in[2] = {x, 0};
+    if (n == 1)
+        sizes = NULL; /* one piece is the whole dim, whatever its size at run time */
     if (sizes && api->opset(g) >= 13 && !(in[1] = api->const_ints(g, sizes, n)))
         return api->fail(g, "could not create the split sizes constant");
     ox_onode *s = api->op(g, "Split", in[1] ? 2 : 1, in, n);

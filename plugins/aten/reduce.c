@@ -299,7 +299,17 @@ static int sym_topk(ox_sym *g, const ox_api *api)
     if (!(x = oxu_cast_to(g, api, x, topk_compute_type(g, api, dt))))
         return 1;
     ox_onode *t;
-    if (opset < 10) {
+    /* k from a traced size (torchvision's topk(min(k, n))): TopK's K input */
+    ox_vid traced_k = api->arg_kind(g, "k") == OX_ARG_TENSOR ? api->arg_tensor(g, "k") : 0;
+    if (traced_k && opset < 10)
+        return api->limit(g, 10, "topk with a k computed from traced sizes needs TopK's K input");
+    if (traced_k) {
+        const int64_t one = 1;
+        ox_vid in[2] = {x, at_reshape(g, api, oxu_cast_to(g, api, traced_k, OX_INT64), &one, 1)};
+        if (!in[1])
+            return 1;
+        t = api->op(g, "TopK", 2, in, 2);
+    } else if (opset < 10) {
         t = api->op(g, "TopK", 1, &x, 2);
         if (t)
             api->attr_int(t, "k", k);
@@ -401,7 +411,8 @@ static const ox_param_decl p_argmax[] = {OX_PARAM("self", OX_ARG_TENSOR),
 static const ox_param_decl p_cumsum[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dim", OX_ARG_INT),
                                          OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_topk[] = {
-    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("k", OX_ARG_INT), OX_PARAM_INT("dim", OX_ARG_INT, -1),
+    OX_PARAM("self", OX_ARG_TENSOR), AT_PARAM_OR("k", OX_ARG_INT, OX_ARG_TENSOR),
+    OX_PARAM_INT("dim", OX_ARG_INT, -1),
     OX_PARAM_BOOL("largest", 1), OX_PARAM_BOOL("sorted", 1)};
 
 /* aten::prod.dim_int, all.dim, any.dim take one int dim; None (the

@@ -99,7 +99,7 @@ class Row:
             raise ValueError(f"row {id}: give exactly one of fn and module")
         if tol not in ("scale", "shape"):
             raise ValueError(f"row {id}: tol must be 'scale' or 'shape', not {tol!r}")
-        if not op.startswith(("aten::", "fn::")):
+        if not op.startswith(("aten::", "fn::", "torchvision::")):
             raise ValueError(f"row {id}: op {op!r} must be a recorded kind such as 'aten::add'")
         self.id = id
         self.op = op

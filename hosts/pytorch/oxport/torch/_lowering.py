@@ -16,6 +16,7 @@ import weakref
 import torch
 import torch.nn.functional as F
 
+from .. import _engine as E
 from . import _sizes as S
 from ._sizes import Dyn
 
@@ -396,6 +397,23 @@ def _leaky_relu(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "negative_slope", "inplace"), negative_slope=0.01, inplace=False)
     return rec.record("aten::leaky_relu_" if b["inplace"] else "aten::leaky_relu",
                       [("self", b["input"]), ("negative_slope", float(b["negative_slope"]))], func, args, kwargs)
+
+
+@handles(torch.topk, T.topk)
+def _topk(rec, func, args, kwargs):
+    """topk with a traced k (the minimum of a constant and a traced size): k recorded as
+    the size's value.  A constant k is left to the dispatcher-level recorder."""
+    b = bind(args, kwargs, ("input", "k", "dim", "largest", "sorted"), dim=-1, largest=True, sorted=True)
+    k = b["k"]
+    if not isinstance(k, S.TracedInt) or not rec.live or not isinstance(b["input"], torch.Tensor):
+        return NotImplemented
+    if rec.opset is not None and rec.opset < 10:
+        return NotImplemented  # TopK's k is an attribute there: the size is fixed, with a warning
+    dim, largest, srt = int(b["dim"]), bool(b["largest"]), bool(b["sorted"])
+    resolved = rec.resolve([("self", b["input"])]) + [("k", E.ARG_TENSOR, k._ox_vid)] + \
+        rec.resolve([("dim", dim), ("largest", largest), ("sorted", srt)])
+    result = torch.topk(b["input"], S.plain(k), dim, largest, srt)
+    return rec.emit("aten::topk", resolved, result)
 
 
 @handles(F.hardtanh)

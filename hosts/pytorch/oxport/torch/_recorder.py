@@ -336,6 +336,16 @@ class Recorder:
             resolved.append(("alpha", E.ARG_INT, 1))
         return self._emit_ints(kind, resolved)
 
+    def int_min(self, a, b):
+        """min(a, b) of sizes (a TracedInt when either is one): one recorded aten::minimum."""
+        if not self.live or not (isinstance(a, TracedInt) or isinstance(b, TracedInt)):
+            return min(S.plain(a), S.plain(b))
+        resolved = []
+        for name, v in (("self", a), ("other", b)):
+            r = self._int_arg(name, v)
+            resolved.append(r if r[1] == E.ARG_TENSOR else (name, E.ARG_TENSOR, self.const_int(int(v))))
+        return TracedInt(min(S.plain(a), S.plain(b)), self, self._emit_ints("aten::minimum", resolved))
+
     def int_list(self, items, kind=None):
         """[int | TracedInt, ...] -> vid of a 1-D int64 tensor (aten::stack of scalars)."""
         vids = []
@@ -787,7 +797,8 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
             else:
                 hooks = ScopeHooks(rec, model)
         fn_cls.apply = function_apply_wrapper(rec, torch._C._FunctionBase.__dict__["apply"])
-        with in_onnx_export(), tuple_keys(), I.setitem_keys(), FunctionMode(rec), AtenMode(rec):
+        with in_onnx_export(), tuple_keys(), I.setitem_keys(), batched_nms_by_offsets(), roi_levels_merged(), topk_min_traced(rec), FunctionMode(rec), \
+                AtenMode(rec):
             if meta_state is not None:
                 from torch.nn.utils.stateless import functional_call
                 try:
@@ -834,6 +845,90 @@ class in_onnx_export:
 
     def __exit__(self, *exc):
         self.g.in_onnx_export = self.old
+
+
+class batched_nms_by_offsets:
+    """torchvision's batched_nms runs one nms per class in a Python loop over
+    torch.unique(classes) when it has more than 1000 boxes (on CPU): the loop's length
+    is the input's class count, which a trace would fix.  Its other form, one nms over
+    boxes offset apart per class, gives the same kept boxes and is what torchvision
+    itself uses under torch.onnx's tracer; during an oxport trace it is used always."""
+
+    def __enter__(self):
+        try:
+            import torchvision.ops.boxes as tvboxes
+        except ImportError:
+            self.mod = None
+            return
+        self.mod = tvboxes
+        self.saved = tvboxes._batched_nms_vanilla
+        tvboxes._batched_nms_vanilla = tvboxes._batched_nms_coordinate_trick
+
+    def __exit__(self, *exc):
+        if self.mod is not None:
+            self.mod._batched_nms_vanilla = self.saved
+
+
+class roi_levels_merged:
+    """torchvision's MultiScaleRoIAlign sizes its result with len(rois) -- the number of
+    proposals, which depends on the input's values and which len() makes a plain int --
+    and fills it level by level.  Its trace path (taken under torch.onnx's tracer) merges
+    the levels with scatter into a result sized by levels.size(0), a traced size; during
+    an oxport trace the pooling runs that path."""
+
+    def __enter__(self):
+        try:
+            import torchvision
+            import torchvision.ops.poolers as tvpoolers
+        except ImportError:
+            self.mod = None
+            return
+        self.mod = tvpoolers
+        self.saved = original = tvpoolers._multiscale_roi_align
+
+        def merged(*args, **kwargs):
+            saved_flag = torchvision._is_tracing
+            torchvision._is_tracing = lambda: True
+            try:
+                return original(*args, **kwargs)
+            finally:
+                torchvision._is_tracing = saved_flag
+
+        tvpoolers._multiscale_roi_align = merged
+
+    def __exit__(self, *exc):
+        if self.mod is not None:
+            self.mod._multiscale_roi_align = self.saved
+
+
+class topk_min_traced:
+    """torchvision's detectors take topk(min(k, boxes.size(0))) candidates (RPN per level,
+    RetinaNet, FCOS and SSD per class over the boxes above the score threshold: a count
+    that depends on the image).  Its helper, _topk_min, computes the min in Python outside
+    torch.jit's tracer; during an oxport trace it is the recorded minimum of k and the
+    traced size, so topk gets a traced k."""
+
+    def __init__(self, rec):
+        self.rec = rec
+
+    def __enter__(self):
+        try:
+            import torchvision.models.detection._utils as tvdet
+        except ImportError:
+            self.mod = None
+            return
+        rec = self.rec
+        self.mod = tvdet
+        self.saved = tvdet._topk_min
+
+        def topk_min(input, orig_kval, axis):
+            return rec.int_min(orig_kval, input.size(axis))
+
+        tvdet._topk_min = topk_min
+
+    def __exit__(self, *exc):
+        if self.mod is not None:
+            self.mod._topk_min = self.saved
 
 
 def warn_scripted(rec, model):
