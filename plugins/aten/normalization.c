@@ -80,16 +80,10 @@ static int sym_batch_norm(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "BatchNormalization"));
 }
 
+/* axes as an attribute, or an input from opset 18 (oxu_reduce) */
 static ox_vid reduce_mean(ox_sym *g, const ox_api *api, ox_vid x, const int64_t *axes, size_t n)
 {
-    if (!x)
-        return 0;
-    ox_onode *r = api->op(g, "ReduceMean", 1, &x, 1);
-    if (r) {
-        api->attr_ints(r, "axes", axes, n);
-        api->attr_int(r, "keepdims", 1);
-    }
-    return at_out(g, api, r, "ReduceMean");
+    return oxu_reduce(g, api, "ReduceMean", x, axes, n, 1);
 }
 
 /* (x - E[x]) / sqrt(Var[x] + eps) over axes (non-negative), biased variance

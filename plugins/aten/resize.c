@@ -274,8 +274,10 @@ static int sym_pixel_unshuffle(ox_sym *g, const ox_api *api)
 
 /* grid_sampler (F.grid_sample) -> GridSample, from opset 16; torch's mode
  * and padding numbers name GridSample's strings.  GridSample-16 samples 2-D
- * (rank-4) inputs only. */
-static const char *const grid_modes[] = {"bilinear", "nearest", "bicubic"};
+ * (rank-4) inputs only; GridSample-20 samples N-D ones (torch: 2-D and 3-D)
+ * and renames the modes bilinear/bicubic to linear/cubic. */
+static const char *const grid_modes_16[] = {"bilinear", "nearest", "bicubic"};
+static const char *const grid_modes_20[] = {"linear", "nearest", "cubic"};
 static const char *const grid_paddings[] = {"zeros", "border", "reflection"};
 
 static int check_grid_sampler(ox_sym *g, const ox_api *api)
@@ -287,9 +289,9 @@ static int check_grid_sampler(ox_sym *g, const ox_api *api)
                                 "expected 0 to 2 each (bilinear, nearest, bicubic / zeros, border, "
                                 "reflection)",
                           (long long)m, (long long)p);
-    if (rank >= 0 && rank != 4)
-        return api->limit(g, 0, "grid_sampler of a rank-%d input: GridSample samples rank-4 "
-                                "(2-D) inputs up to opset 17",
+    if (rank >= 0 && rank != 4 && api->opset(g) < 20)
+        return api->limit(g, 20, "grid_sampler of a rank-%d input: GridSample samples rank-4 "
+                                 "(2-D) inputs only before opset 20",
                           rank);
     return 0;
 }
@@ -307,7 +309,7 @@ static int sym_grid_sampler(ox_sym *g, const ox_api *api)
     ox_onode *n = in[0] && in[1] ? api->op(g, "GridSample", 2, in, 1) : NULL;
     if (n) {
         api->attr_int(n, "align_corners", api->arg_int(g, "align_corners", 0) != 0);
-        api->attr_string(n, "mode", grid_modes[m]);
+        api->attr_string(n, "mode", (api->opset(g) >= 20 ? grid_modes_20 : grid_modes_16)[m]);
         api->attr_string(n, "padding_mode", grid_paddings[p]);
     }
     return oxu_set_result_recorded(g, api, 0, at_out(g, api, n, "GridSample"));
