@@ -171,6 +171,16 @@ ROWS = [
     Row("im2col.unbatched", "aten::im2col", lambda x: F.unfold(x, 2, stride=2), [T(2, 4, 4)]),
     Row("im2col.module", "aten::im2col", module=lambda: nn.Unfold(kernel_size=(2, 2), padding=1),
         inputs=[T(1, 3, 3, 3)]),
+    # F.fold is Col2Im, opset 18
+    Row("col2im", "aten::col2im", lambda x: F.fold(x, (5, 6), 3), [T(2, 27, 12)], opsets=(17, 18, 21),
+        dynamic=BATCH, refuse=Refuse("supported from opset 18", below=18)),
+    Row("col2im.padding_stride_dilation", "aten::col2im",
+        lambda x: F.fold(x, (6, 7), (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)), [T(1, 12, 24)],
+        opsets=(18, 21)),
+    Row("col2im.unbatched", "aten::col2im", lambda x: F.fold(x, (4, 4), 2, stride=2), [T(8, 4)],
+        opsets=(18, 21)),
+    Row("col2im.module", "aten::col2im", module=lambda: nn.Fold((3, 3), kernel_size=(2, 2), padding=1),
+        inputs=[T(1, 12, 16)], opsets=(18, 21)),
 ]
 
 
