@@ -77,8 +77,19 @@ static int has_scales(ox_sym *g, const ox_api *api)
 /* Resize from opset 11 with explicit sizes Concat(Shape(x)[0:2], out_hw), so
  * the batch and channel dims stay whatever the input has; or with the
  * recorded scales. */
+static ox_vid resize_11_aa(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2],
+                           const char *mode, const char *coord, int antialias, double cubic_a);
+
 static ox_vid resize_11(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2],
                         const char *mode, const char *coord)
+{
+    return resize_11_aa(g, api, x, hw, mode, coord, 0, 0.0);
+}
+
+/* antialias (Resize-18's attribute, 0 before) and, when nonzero, cubic_a
+ * (cubic_coeff_a) as given. */
+static ox_vid resize_11_aa(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2],
+                           const char *mode, const char *coord, int antialias, double cubic_a)
 {
     ox_vid sizes = 0, sc = 0;
     if (has_scales(g, api)) {
@@ -119,6 +130,13 @@ static ox_vid resize_11(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw
         api->attr_string(r, "coordinate_transformation_mode", coord);
         if (strcmp(mode, "nearest") == 0)
             api->attr_string(r, "nearest_mode", "floor");
+        if (antialias) {
+            api->attr_int(r, "antialias", 1);
+            /* torch's filter weights only the taps inside the input */
+            api->attr_int(r, "exclude_outside", 1);
+        }
+        if (cubic_a != 0.0)
+            api->attr_float(r, "cubic_coeff_a", cubic_a);
     }
     return at_out(g, api, r, "Resize");
 }
@@ -166,6 +184,34 @@ static int sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
     int align = api->arg_int(g, "align_corners", 0) != 0;
     ox_vid y = resize_11(g, api, at_float64_as_float(g, api, x), hw, "linear",
                          align ? "align_corners" : "pytorch_half_pixel");
+    return oxu_set_result_recorded(g, api, 0, y);
+}
+
+/* F.interpolate(antialias=True), bilinear or bicubic: Resize-18 with
+ * antialias, which widens the filter by the downscaling factor as torch
+ * does, and exclude_outside (torch weighs only the taps inside the input);
+ * torch's antialiased bicubic uses the coefficient a = -0.5 (its plain
+ * bicubic -0.75).  With align_corners=True no coordinate mode of Resize
+ * gives torch's numbers (measured with ONNX Runtime 1.30: errors of the
+ * output's own size), so that is a limitation. */
+static int check_upsample_aa(ox_sym *g, const ox_api *api)
+{
+    if (api->arg_int(g, "align_corners", 0))
+        return api->limit(g, 0, "F.interpolate(antialias=True, align_corners=True): Resize's "
+                                "antialiased filter maps align_corners coordinates unlike torch");
+    return 0;
+}
+
+static int sym_upsample_aa(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t hw[2];
+    if (out_hw(g, api, x, hw))
+        return 1;
+    int cubic = strstr(api->op_name(g), "bicubic") != NULL;
+    int align = api->arg_int(g, "align_corners", 0) != 0;
+    ox_vid y = resize_11_aa(g, api, at_float64_as_float(g, api, x), hw, cubic ? "cubic" : "linear",
+                            align ? "align_corners" : "pytorch_half_pixel", 1, cubic ? -0.5 : 0.0);
     return oxu_set_result_recorded(g, api, 0, y);
 }
 
@@ -393,6 +439,10 @@ const ox_op_decl at_ops_resize[] = {
     OX_OP("aten::upsample_linear1d", 11, p_upsample_bilinear, 1, sym_upsample),
     OX_OP("aten::upsample_bicubic2d", 11, p_upsample_bilinear, 1, sym_upsample),
     OX_OP("aten::upsample_trilinear3d", 11, p_upsample_bilinear, 1, sym_upsample),
+    OX_OP_EX("aten::_upsample_bilinear2d_aa", 18, p_upsample_bilinear, 1, sym_upsample_aa, 0,
+             check_upsample_aa),
+    OX_OP_EX("aten::_upsample_bicubic2d_aa", 18, p_upsample_bilinear, 1, sym_upsample_aa, 0,
+             check_upsample_aa),
     OX_OP_EX("aten::grid_sampler", 16, p_grid_sampler, 1, sym_grid_sampler, 0,
              check_grid_sampler),
     OX_OP("aten::pixel_unshuffle", 9, p_pixel_unshuffle, 1, sym_pixel_unshuffle),
