@@ -361,6 +361,24 @@ static int sym_grid_sampler(ox_sym *g, const ox_api *api)
     return oxu_set_result_recorded(g, api, 0, at_out(g, api, n, "GridSample"));
 }
 
+/* affine_grid_generator (F.affine_grid): AffineGrid from opset 20, with the
+ * recorded output size as a constant; theta is (N, 2, 3) for a 2-D size
+ * (N, C, H, W), (N, 3, 4) for a 3-D one. */
+static int sym_affine_grid(ox_sym *g, const ox_api *api)
+{
+    const int64_t *size = NULL;
+    size_t n = api->arg_ints(g, "size", &size);
+    if (n != 4 && n != 5)
+        return api->fail(g, "affine_grid_generator: argument 'size' has %zu values; expected 4 "
+                            "(N, C, H, W) or 5 (N, C, D, H, W)",
+                         n);
+    ox_vid in[2] = {api->arg_tensor(g, "theta"), oxu_const_ints(g, api, size, n)};
+    ox_onode *a = in[0] && in[1] ? api->op(g, "AffineGrid", 2, in, 1) : NULL;
+    if (a)
+        api->attr_int(a, "align_corners", api->arg_int(g, "align_corners", 0) != 0);
+    return oxu_set_result(g, api, 0, at_out(g, api, a, "AffineGrid"));
+}
+
 /* DepthToSpace (and the opset-9 spelling) take rank-4 inputs: another
  * recorded rank is stated before conversion. */
 static int check_pixel_shuffle(ox_sym *g, const ox_api *api)
@@ -423,6 +441,9 @@ static const ox_param_decl p_grid_sampler[] = {
     OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("grid", OX_ARG_TENSOR),
     OX_PARAM("interpolation_mode", OX_ARG_INT), OX_PARAM("padding_mode", OX_ARG_INT),
     OX_PARAM("align_corners", OX_ARG_BOOL)};
+static const ox_param_decl p_affine_grid[] = {OX_PARAM("theta", OX_ARG_TENSOR),
+                                              OX_PARAM("size", OX_ARG_INTS),
+                                              OX_PARAM("align_corners", OX_ARG_BOOL)};
 static const ox_param_decl p_pixel_unshuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                                   OX_PARAM("downscale_factor", OX_ARG_INT)};
 static const ox_param_decl p_pixel_shuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
@@ -445,6 +466,7 @@ const ox_op_decl at_ops_resize[] = {
              check_upsample_aa),
     OX_OP_EX("aten::grid_sampler", 16, p_grid_sampler, 1, sym_grid_sampler, 0,
              check_grid_sampler),
+    OX_OP("aten::affine_grid_generator", 20, p_affine_grid, 1, sym_affine_grid),
     OX_OP("aten::pixel_unshuffle", 9, p_pixel_unshuffle, 1, sym_pixel_unshuffle),
     OX_OP_EX("aten::pixel_shuffle", 7, p_pixel_shuffle, 1, sym_pixel_shuffle_9, 0,
              check_pixel_shuffle),

@@ -322,6 +322,14 @@ ROWS += [
     Row("grid_sampler.volumetric", "aten::grid_sampler", lambda x, g: F.grid_sample(x, g, align_corners=False),
         [T(1, 1, 3, 3, 3), grid(1, 2, 2, 2, 3)], opsets=(16, 17, 20, 21),
         refuse=Refuse("GridSample samples rank-4 (2-D) inputs only before opset 20", below=20)),
+    # F.affine_grid: AffineGrid, opset 20
+    Row("affine_grid_generator", "aten::affine_grid_generator",
+        lambda t: F.affine_grid(t, [2, 3, 4, 5], align_corners=False), [T(2, 2, 3)], opsets=(17, 20, 21),
+        refuse=Refuse("supported from opset 20", below=20)),
+    Row("affine_grid_generator.align_corners", "aten::affine_grid_generator",
+        lambda t: F.affine_grid(t, [1, 1, 3, 2], align_corners=True), [T(1, 2, 3)], opsets=(20, 21)),
+    Row("affine_grid_generator.volumetric", "aten::affine_grid_generator",
+        lambda t: F.affine_grid(t, [1, 2, 2, 3, 4], align_corners=False), [T(1, 3, 4)], opsets=(20, 21)),
     # F.interpolate(antialias=True): Resize's antialias, opset 18
     Row("_upsample_bilinear2d_aa", "aten::_upsample_bilinear2d_aa",
         lambda x: F.interpolate(x, size=(3, 4), mode="bilinear", antialias=True), [T(1, 2, 8, 9)],
