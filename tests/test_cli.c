@@ -610,11 +610,11 @@ START_TEST(export_unsupported_and_opset_range)
                   "  - ONNX export failed on pixel_shuffle because aten::pixel_shuffle is disabled "
                   "by off.yaml (scope: SuperResolutionNet/PixelShuffle[pixel_shuffle])\n");
     expect_export("", "-o m.onnx --opset 99", 2,
-                  "oxport export: --opset 99 is outside the enabled range 7..17 (set by the "
-                  "opset descriptors); choose an opset from 7 to 17\n");
+                  "oxport export: --opset 99 is outside the enabled range 7..21 (set by the "
+                  "opset descriptors); choose an opset from 7 to 21\n");
     expect_export("", "-o m.onnx --opset 6", 2,
-                  "oxport export: --opset 6 is outside the enabled range 7..17 (set by the "
-                  "opset descriptors); choose an opset from 7 to 17\n");
+                  "oxport export: --opset 6 is outside the enabled range 7..21 (set by the "
+                  "opset descriptors); choose an opset from 7 to 21\n");
     write_text("range.yaml", "opsets: {min: 11, max: 13}\n");
     expect_export("", "-o m.onnx --opset 14 --config range.yaml", 2,
                   "oxport export: --opset 14 is outside the enabled range 11..13 (set by "

@@ -198,7 +198,7 @@ START_TEST(shipped_default_config)
     ck_assert_msg(st == OX_OK, "%s", ox_errmsg(ctx));
     ck_assert_int_eq(cfg->target_opset, 13);
     ck_assert_int_eq(cfg->min_opset, 7);
-    ck_assert_int_eq(cfg->max_opset, 17);
+    ck_assert_int_eq(cfg->max_opset, 21);
     ck_assert_uint_eq(cfg->n_plugin_dirs, 0);
     ck_assert_ptr_null(cfg->opset_dir);
     ck_assert_int_eq(cfg->sync, 0);

@@ -558,8 +558,8 @@ START_TEST(real_opset_directory)
     ox_status st = ox_opset_db_load(ctx, dir, &db);
     ck_assert_msg(st == OX_OK, "%s", ox_errmsg(ctx));
     ck_assert_int_eq(ox_opset_db_min(db), 7);
-    ck_assert_int_eq(ox_opset_db_max(db), 17);
-    for (int o = 7; o <= 17; o++) {
+    ck_assert_int_eq(ox_opset_db_max(db), 21);
+    for (int o = 7; o <= 21; o++) {
         const ox_opset_op *const *ops;
         size_t n = ox_opset_db_ops(db, o, &ops);
         ck_assert_uint_gt(n, 0);

@@ -48,8 +48,8 @@
  *    target opset when the symbolic returns (operator exists, input/output
  *    counts, attribute names/kinds/required, element types the engine
  *    knows), and its outputs get the element type the schema implies; a
- *    host-recorded output type that differs fails the node.  Schemas come
- *    from onnx 1.12, so targets above opset 17 are not checked this way.
+ *    host-recorded output type that differs fails the node.  Schemas cover
+ *    the default domain up to opset 21 (docs/checking.md).
  */
 #ifndef OXPORT_PLUGIN_H
 #define OXPORT_PLUGIN_H

@@ -174,12 +174,27 @@ static int sym_gelu(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_op2(g, api, "Mul", half_x, one_plus));
 }
 
+/* From opset 20 ONNX has Gelu (approximate "none" or "tanh", the same names
+ * as torch's).  ONNX Runtime's Gelu kernels are float and float16 only, so
+ * other element types keep the formula. */
+static int sym_gelu_20(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    ox_dtype t = x ? api->dtype(g, x) : OX_UNDEFINED;
+    if (t != OX_FLOAT && t != OX_FLOAT16)
+        return sym_gelu(g, api);
+    ox_onode *n = api->op(g, "Gelu", 1, &x, 1);
+    if (n)
+        api->attr_string(n, "approximate", api->arg_string(g, "approximate", "none"));
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "Gelu"));
+}
+
 /* ---------------------------------------------------------------- the ELU family,
  * shrinkage and gated activations (elu, celu, selu, softplus, mish, hardshrink,
  * softshrink, tanhshrink, log_sigmoid, glu, prelu, rrelu) */
 
-/* ONNX Runtime has no float64 kernel for Elu, Selu, Softplus, or (before
- * opset 16) PRelu and LeakyRelu.  In float64 they are spelled out with ops it does have, in float64
+/* ONNX Runtime has no float64 kernel for Elu, Selu, Softplus, or (outside
+ * opsets 16-18) PRelu and LeakyRelu.  In float64 they are spelled out with ops it does have, in float64
  * (a float32 round trip would lose the precision the user asked for). */
 static ox_vid where3(ox_sym *g, const ox_api *api, ox_vid cond, ox_vid a, ox_vid b)
 {
@@ -190,6 +205,13 @@ static ox_vid where3(ox_sym *g, const ox_api *api, ox_vid cond, ox_vid a, ox_vid
 static int is_double(ox_sym *g, const ox_api *api, ox_vid x)
 {
     return x && api->dtype(g, x) == OX_DOUBLE;
+}
+
+/* Measured: ONNX Runtime 1.30 runs float64 PRelu and LeakyRelu at opsets
+ * 16-18 only (before 16 and from 19 on it finds no implementation). */
+static int ort_has_f64_prelu(ox_sym *g, const ox_api *api)
+{
+    return api->opset(g) >= 16 && api->opset(g) <= 18;
 }
 
 /* Elu(x, alpha); in float64 Where(x > 0, x, alpha (exp(x) - 1)). */
@@ -218,10 +240,10 @@ static ox_vid softplus_of(ox_sym *g, const ox_api *api, ox_vid x)
     return at_op2(g, api, "Add", at_op1(g, api, "Relu", x), l);
 }
 
-/* PRelu(x, slope); in float64 before opset 16 Where(x < 0, x * slope, x). */
+/* PRelu(x, slope); in float64 outside opsets 16-18 Where(x < 0, x * slope, x). */
 static ox_vid prelu_of(ox_sym *g, const ox_api *api, ox_vid x, ox_vid slope)
 {
-    if (!is_double(g, api, x) || api->opset(g) >= 16)
+    if (!is_double(g, api, x) || ort_has_f64_prelu(g, api))
         return at_op2(g, api, "PRelu", x, slope);
     return where3(g, api, at_op2(g, api, "Less", x, scalar(g, api, 0.0, x)),
                   at_op2(g, api, "Mul", x, slope), x);
@@ -308,6 +330,16 @@ static int sym_mish(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0,
                           at_op2(g, api, "Mul", x,
                                  at_op1(g, api, "Tanh", softplus_of(g, api, x))));
+}
+
+/* From opset 18 ONNX's Mish; ONNX Runtime's kernel is float only, so
+ * other element types keep the formula. */
+static int sym_mish_18(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    if (!x || api->dtype(g, x) != OX_FLOAT)
+        return sym_mish(g, api);
+    return oxu_set_result(g, api, 0, at_op1(g, api, "Mish", x));
 }
 
 /* hardshrink and softshrink are ONNX's Shrink (opset 9, every numeric type):
@@ -414,7 +446,7 @@ static int sym_rrelu(ox_sym *g, const ox_api *api)
         return 1;
     if (!api->arg_int(g, "training", 0)) {
         double slope = (lower + upper) / 2.0;
-        if (is_double(g, api, x) && api->opset(g) < 16) /* no float64 LeakyRelu */
+        if (is_double(g, api, x) && !ort_has_f64_prelu(g, api)) /* no float64 LeakyRelu */
             return oxu_set_result(g, api, 0, prelu_of(g, api, x, scalar(g, api, slope, x)));
         ox_onode *n = api->op(g, "LeakyRelu", 1, &x, 1);
         if (n)
@@ -476,6 +508,7 @@ const ox_op_decl at_ops_activation[] = {
     OX_OP("aten::relu6", 7, p_self, 1, sym_relu6_9),
     OX_OP("aten::relu6", 11, p_self, 1, sym_relu6_11),
     OX_OP("aten::gelu", 9, p_gelu, 1, sym_gelu),
+    OX_OP("aten::gelu", 20, p_gelu, 1, sym_gelu_20),
     OX_OP("aten::silu", 7, p_self, 1, sym_silu),
     OX_OP("aten::hardsigmoid", 7, p_self, 1, sym_hardsigmoid),
     OX_OP("aten::hardswish", 7, p_self, 1, sym_hardswish_9),
@@ -485,6 +518,7 @@ const ox_op_decl at_ops_activation[] = {
     OX_OP("aten::selu", 9, p_self, 1, sym_selu),
     OX_OP("aten::softplus", 9, p_softplus, 1, sym_softplus),
     OX_OP("aten::mish", 9, p_self, 1, sym_mish),
+    OX_OP("aten::mish", 18, p_self, 1, sym_mish_18),
     OX_OP("aten::hardshrink", 9, p_shrink, 1, sym_hardshrink),
     OX_OP("aten::softshrink", 9, p_shrink, 1, sym_softshrink),
     OX_OP("aten::tanhshrink", 9, p_self, 1, sym_tanhshrink),

@@ -1,10 +1,11 @@
 /* Bitwise logic and shifts: bitwise_not, bitwise_and/or/xor (the dispatcher's
  * names for ~, &, |, ^ and TorchScript's __and__ ...), __lshift__, __rshift__.
- * ONNX has bitwise ops on integers only from opset 18 (BitwiseNot/And/Or/Xor);
- * before that bool operands are Not/And/Or/Xor, ~ of an integer is exact
- * arithmetic, and &, |, ^ of integers are a limitation.  Shifts are exact
+ * ONNX has bitwise ops on integers only from opset 18 (BitwiseNot/And/Or/Xor,
+ * used there); before that bool operands are Not/And/Or/Xor, ~ of an integer
+ * is exact arithmetic, and &, |, ^ of integers are a limitation lifted at 18.  Shifts are exact
  * multiplications and floor divisions by powers of two (BitShift, opset 11,
  * only for unsigned types). */
+#include <stdio.h>
 #include <string.h>
 
 #include "aten_family.h"
@@ -26,6 +27,8 @@ static int sym_bitwise_not(ox_sym *g, const ox_api *api)
         return api->fail(g, "bitwise_not of a %s tensor: torch defines it for integers and bool "
                             "only",
                          at_is_floating(t) ? "floating" : "non-integer");
+    if (api->opset(g) >= 18)
+        return oxu_set_result(g, api, 0, at_op1(g, api, "BitwiseNot", x));
     ox_dtype ct = oxu_arith_type(g, api, t);
     ox_vid xc = oxu_cast_to(g, api, x, ct);
     ox_vid y = t == OX_UINT8
@@ -54,15 +57,12 @@ static ox_dtype operands_type(ox_sym *g, const ox_api *api)
     return oxu_result_type(2, types, levels);
 }
 
-/* &, |, ^ of integers need BitwiseAnd/Or/Xor (opset 18, past the opsets
- * oxport exports). */
+/* &, |, ^ of integers need BitwiseAnd/Or/Xor (opset 18). */
 static int check_bitwise_binary(ox_sym *g, const ox_api *api)
 {
     ox_dtype t = operands_type(g, api);
-    if (t != OX_BOOL && t != OX_UNDEFINED)
-        return api->limit(g, 0,
-                          "%s of integer tensors needs ONNX's Bitwise%s (opset 18), beyond the "
-                          "opsets oxport exports; bool operands are supported",
+    if (t != OX_BOOL && t != OX_UNDEFINED && api->opset(g) < 18)
+        return api->limit(g, 18, "%s of integer tensors needs ONNX's Bitwise%s (opset 18)",
                           strstr(api->op_name(g), "and")   ? "bitwise_and"
                           : strstr(api->op_name(g), "xor") ? "bitwise_xor"
                                                            : "bitwise_or",
@@ -72,12 +72,20 @@ static int check_bitwise_binary(ox_sym *g, const ox_api *api)
     return 0;
 }
 
+/* bool operands: And/Or/Xor; integers (opset 18, check_bitwise_binary):
+ * BitwiseAnd/Or/Xor on the promoted type. */
 static int bool_binary(ox_sym *g, const ox_api *api, const char *op_type)
 {
     static const char *const names[2] = {"self", "other"};
     ox_vid v[2];
-    if (oxu_promote_args(g, api, 2, names, v, NULL))
+    ox_dtype t;
+    if (oxu_promote_args(g, api, 2, names, v, &t))
         return 1;
+    if (t != OX_BOOL) {
+        char bitwise[16];
+        snprintf(bitwise, sizeof bitwise, "Bitwise%s", op_type);
+        return oxu_set_result(g, api, 0, at_op2(g, api, bitwise, v[0], v[1]));
+    }
     return oxu_set_result(g, api, 0, at_op2(g, api, op_type, v[0], v[1]));
 }
 

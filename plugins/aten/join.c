@@ -70,25 +70,22 @@ static int sym_stack(ox_sym *g, const ox_api *api)
 static int split_into(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, const int64_t *sizes,
                       uint32_t n, int squeeze)
 {
-    ox_vid in[2] = {x, 0};
     if (n == 1)
         sizes = NULL; /* one piece is the whole dim, whatever its size at run time */
-    if (sizes && api->opset(g) >= 13 && !(in[1] = api->const_ints(g, sizes, n)))
-        return api->fail(g, "could not create the split sizes constant");
-    ox_onode *s = api->op(g, "Split", in[1] ? 2 : 1, in, n);
-    if (!s)
-        return api->fail(g, "could not create ONNX node Split (out of memory?)");
-    api->attr_int(s, "axis", dim);
-    if (sizes && api->opset(g) < 13)
-        api->attr_ints(s, "split", sizes, n);
-    for (uint32_t i = 0; i < n; i++) {
-        ox_vid y = api->node_output(s, i);
+    ox_vid *outs = calloc(n ? n : 1, sizeof *outs);
+    if (!outs)
+        return api->fail(g, "out of memory splitting into %u pieces", n);
+    /* oxu_split spells the sizes per opset: attribute, input, or (equal
+     * pieces from opset 18) the num_outputs attribute */
+    int rc = oxu_split(g, api, x, dim, sizes, n, outs);
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        ox_vid y = outs[i];
         if (squeeze)
             y = at_squeeze(g, api, y, &dim, 1);
-        if (oxu_set_result(g, api, i, y))
-            return 1;
+        rc = oxu_set_result(g, api, i, y);
     }
-    return 0;
+    free(outs);
+    return rc;
 }
 
 /* The dim argument normalised against x's rank. */

@@ -80,16 +80,10 @@ static int sym_batch_norm(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "BatchNormalization"));
 }
 
+/* axes as an attribute, or an input from opset 18 (oxu_reduce) */
 static ox_vid reduce_mean(ox_sym *g, const ox_api *api, ox_vid x, const int64_t *axes, size_t n)
 {
-    if (!x)
-        return 0;
-    ox_onode *r = api->op(g, "ReduceMean", 1, &x, 1);
-    if (r) {
-        api->attr_ints(r, "axes", axes, n);
-        api->attr_int(r, "keepdims", 1);
-    }
-    return at_out(g, api, r, "ReduceMean");
+    return oxu_reduce(g, api, "ReduceMean", x, axes, n, 1);
 }
 
 /* (x - E[x]) / sqrt(Var[x] + eps) over axes (non-negative), biased variance
@@ -254,6 +248,27 @@ static int sym_group_norm(ox_sym *g, const ox_api *api)
                                channel_param(g, api, b, rank)));
 }
 
+/* From opset 21 ONNX's GroupNormalization has torch's meaning (scale and
+ * bias per channel; GroupNormalization-18, per group, is deprecated and not
+ * used).  It takes both scale and bias: without them, or for a type other
+ * than float32, the formula above. */
+static int sym_group_norm_21(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "input");
+    ox_vid in[3] = {x, api->arg_tensor(g, "weight"), api->arg_tensor(g, "bias")};
+    int64_t groups = api->arg_int(g, "num_groups", 1), c = x ? api->size(g, x, 1) : -1;
+    if (!x || !in[1] || !in[2] || api->dtype(g, x) != OX_FLOAT || api->rank(g, x) < 3 ||
+        api->dtype(g, in[1]) != OX_FLOAT || api->dtype(g, in[2]) != OX_FLOAT || groups < 1 ||
+        (c > 0 && c % groups != 0))
+        return sym_group_norm(g, api);
+    ox_onode *n = api->op(g, "GroupNormalization", 3, in, 1);
+    if (n) {
+        api->attr_float(n, "epsilon", api->arg_float(g, "eps", 1e-5));
+        api->attr_int(n, "num_groups", groups);
+    }
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "GroupNormalization"));
+}
+
 /* Without weight and bias the scale and bias InstanceNormalization needs are
  * built as float32 constants: another input type is stated before
  * conversion. */
@@ -344,6 +359,7 @@ const ox_op_decl at_ops_normalization[] = {
     OX_OP("aten::native_layer_norm", 9, p_native_layer_norm, 3, sym_native_layer_norm),
     OX_OP("aten::_weight_norm", 9, p_weight_norm, 1, sym_weight_norm),
     OX_OP("aten::group_norm", 7, p_group_norm, 1, sym_group_norm),
+    OX_OP("aten::group_norm", 21, p_group_norm, 1, sym_group_norm_21),
     OX_OP_EX("aten::instance_norm", 7, p_instance_norm, 1, sym_instance_norm, 0,
              check_instance_norm),
 };

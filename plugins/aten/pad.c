@@ -2,7 +2,7 @@
  * after), reflection and replication padding (mode reflect / edge).  The
  * padding list is torch's (begin, end) pairs from the last dim backwards.
  * aten::pad (F.pad at the dispatcher) takes the mode; circular padding is
- * Slice and Concat. */
+ * Slice and Concat, and from opset 19 Pad's wrap mode. */
 #include <string.h>
 
 #include "aten_family.h"
@@ -132,8 +132,11 @@ static int pad_circular(ox_sym *g, const ox_api *api, ox_vid x)
             return api->fail(g, "circular padding of dimension %d by (%lld, %lld): each amount "
                                 "must lie in [0, %lld], the dimension's size",
                              d, (long long)pads[d], (long long)pads[rank + d], (long long)len);
-        x = pad_circular_dim(g, api, x, d, pads[d], pads[rank + d]);
+        if (api->opset(g) < 19)
+            x = pad_circular_dim(g, api, x, d, pads[d], pads[rank + d]);
     }
+    if (api->opset(g) >= 19)
+        x = oxu_pad(g, api, x, "wrap", pads, 2 * (size_t)rank, 0.0);
     return oxu_set_result(g, api, 0, x);
 }
 

@@ -11,14 +11,15 @@
 
 /* The element type Reduce* computes t's values in at this opset: ONNX
  * defines the reductions for float16/float/double/int32/int64/uint32/uint64,
- * and ReduceMax/ReduceMin also for int8/uint8 from opset 12.  Other types
- * (bool, int16, uint16, int8/uint8 earlier) go through int32, which holds
- * every value exactly; the caller casts the result back. */
+ * and ReduceMax/ReduceMin also for int8/uint8 from opset 12 and bool from
+ * 20.  Other types (bool, int16, uint16, int8/uint8 earlier) go through
+ * int32, which holds every value exactly; the caller casts the result back. */
 static ox_dtype reduce_compute_type(ox_sym *g, const ox_api *api, const char *type, ox_dtype t)
 {
     int minmax = strcmp(type, "ReduceMax") == 0 || strcmp(type, "ReduceMin") == 0;
     switch (t) {
-    case OX_BOOL: case OX_INT16: case OX_UINT16: return OX_INT32;
+    case OX_BOOL: return minmax && api->opset(g) >= 20 ? t : OX_INT32;
+    case OX_INT16: case OX_UINT16: return OX_INT32;
     case OX_INT8: case OX_UINT8: return minmax && api->opset(g) >= 12 ? t : OX_INT32;
     default: return t;
     }

@@ -77,8 +77,19 @@ static int has_scales(ox_sym *g, const ox_api *api)
 /* Resize from opset 11 with explicit sizes Concat(Shape(x)[0:2], out_hw), so
  * the batch and channel dims stay whatever the input has; or with the
  * recorded scales. */
+static ox_vid resize_11_aa(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2],
+                           const char *mode, const char *coord, int antialias, double cubic_a);
+
 static ox_vid resize_11(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2],
                         const char *mode, const char *coord)
+{
+    return resize_11_aa(g, api, x, hw, mode, coord, 0, 0.0);
+}
+
+/* antialias (Resize-18's attribute, 0 before) and, when nonzero, cubic_a
+ * (cubic_coeff_a) as given. */
+static ox_vid resize_11_aa(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2],
+                           const char *mode, const char *coord, int antialias, double cubic_a)
 {
     ox_vid sizes = 0, sc = 0;
     if (has_scales(g, api)) {
@@ -119,6 +130,13 @@ static ox_vid resize_11(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw
         api->attr_string(r, "coordinate_transformation_mode", coord);
         if (strcmp(mode, "nearest") == 0)
             api->attr_string(r, "nearest_mode", "floor");
+        if (antialias) {
+            api->attr_int(r, "antialias", 1);
+            /* torch's filter weights only the taps inside the input */
+            api->attr_int(r, "exclude_outside", 1);
+        }
+        if (cubic_a != 0.0)
+            api->attr_float(r, "cubic_coeff_a", cubic_a);
     }
     return at_out(g, api, r, "Resize");
 }
@@ -166,6 +184,34 @@ static int sym_upsample_bilinear2d(ox_sym *g, const ox_api *api)
     int align = api->arg_int(g, "align_corners", 0) != 0;
     ox_vid y = resize_11(g, api, at_float64_as_float(g, api, x), hw, "linear",
                          align ? "align_corners" : "pytorch_half_pixel");
+    return oxu_set_result_recorded(g, api, 0, y);
+}
+
+/* F.interpolate(antialias=True), bilinear or bicubic: Resize-18 with
+ * antialias, which widens the filter by the downscaling factor as torch
+ * does, and exclude_outside (torch weighs only the taps inside the input);
+ * torch's antialiased bicubic uses the coefficient a = -0.5 (its plain
+ * bicubic -0.75).  With align_corners=True no coordinate mode of Resize
+ * gives torch's numbers (measured with ONNX Runtime 1.30: errors of the
+ * output's own size), so that is a limitation. */
+static int check_upsample_aa(ox_sym *g, const ox_api *api)
+{
+    if (api->arg_int(g, "align_corners", 0))
+        return api->limit(g, 0, "F.interpolate(antialias=True, align_corners=True): Resize's "
+                                "antialiased filter maps align_corners coordinates unlike torch");
+    return 0;
+}
+
+static int sym_upsample_aa(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int64_t hw[2];
+    if (out_hw(g, api, x, hw))
+        return 1;
+    int cubic = strstr(api->op_name(g), "bicubic") != NULL;
+    int align = api->arg_int(g, "align_corners", 0) != 0;
+    ox_vid y = resize_11_aa(g, api, at_float64_as_float(g, api, x), hw, cubic ? "cubic" : "linear",
+                            align ? "align_corners" : "pytorch_half_pixel", 1, cubic ? -0.5 : 0.0);
     return oxu_set_result_recorded(g, api, 0, y);
 }
 
@@ -274,8 +320,10 @@ static int sym_pixel_unshuffle(ox_sym *g, const ox_api *api)
 
 /* grid_sampler (F.grid_sample) -> GridSample, from opset 16; torch's mode
  * and padding numbers name GridSample's strings.  GridSample-16 samples 2-D
- * (rank-4) inputs only. */
-static const char *const grid_modes[] = {"bilinear", "nearest", "bicubic"};
+ * (rank-4) inputs only; GridSample-20 samples N-D ones (torch: 2-D and 3-D)
+ * and renames the modes bilinear/bicubic to linear/cubic. */
+static const char *const grid_modes_16[] = {"bilinear", "nearest", "bicubic"};
+static const char *const grid_modes_20[] = {"linear", "nearest", "cubic"};
 static const char *const grid_paddings[] = {"zeros", "border", "reflection"};
 
 static int check_grid_sampler(ox_sym *g, const ox_api *api)
@@ -287,9 +335,9 @@ static int check_grid_sampler(ox_sym *g, const ox_api *api)
                                 "expected 0 to 2 each (bilinear, nearest, bicubic / zeros, border, "
                                 "reflection)",
                           (long long)m, (long long)p);
-    if (rank >= 0 && rank != 4)
-        return api->limit(g, 0, "grid_sampler of a rank-%d input: GridSample samples rank-4 "
-                                "(2-D) inputs up to opset 17",
+    if (rank >= 0 && rank != 4 && api->opset(g) < 20)
+        return api->limit(g, 20, "grid_sampler of a rank-%d input: GridSample samples rank-4 "
+                                 "(2-D) inputs only before opset 20",
                           rank);
     return 0;
 }
@@ -307,10 +355,28 @@ static int sym_grid_sampler(ox_sym *g, const ox_api *api)
     ox_onode *n = in[0] && in[1] ? api->op(g, "GridSample", 2, in, 1) : NULL;
     if (n) {
         api->attr_int(n, "align_corners", api->arg_int(g, "align_corners", 0) != 0);
-        api->attr_string(n, "mode", grid_modes[m]);
+        api->attr_string(n, "mode", (api->opset(g) >= 20 ? grid_modes_20 : grid_modes_16)[m]);
         api->attr_string(n, "padding_mode", grid_paddings[p]);
     }
     return oxu_set_result_recorded(g, api, 0, at_out(g, api, n, "GridSample"));
+}
+
+/* affine_grid_generator (F.affine_grid): AffineGrid from opset 20, with the
+ * recorded output size as a constant; theta is (N, 2, 3) for a 2-D size
+ * (N, C, H, W), (N, 3, 4) for a 3-D one. */
+static int sym_affine_grid(ox_sym *g, const ox_api *api)
+{
+    const int64_t *size = NULL;
+    size_t n = api->arg_ints(g, "size", &size);
+    if (n != 4 && n != 5)
+        return api->fail(g, "affine_grid_generator: argument 'size' has %zu values; expected 4 "
+                            "(N, C, H, W) or 5 (N, C, D, H, W)",
+                         n);
+    ox_vid in[2] = {api->arg_tensor(g, "theta"), oxu_const_ints(g, api, size, n)};
+    ox_onode *a = in[0] && in[1] ? api->op(g, "AffineGrid", 2, in, 1) : NULL;
+    if (a)
+        api->attr_int(a, "align_corners", api->arg_int(g, "align_corners", 0) != 0);
+    return oxu_set_result(g, api, 0, at_out(g, api, a, "AffineGrid"));
 }
 
 /* DepthToSpace (and the opset-9 spelling) take rank-4 inputs: another
@@ -375,6 +441,9 @@ static const ox_param_decl p_grid_sampler[] = {
     OX_PARAM("input", OX_ARG_TENSOR), OX_PARAM("grid", OX_ARG_TENSOR),
     OX_PARAM("interpolation_mode", OX_ARG_INT), OX_PARAM("padding_mode", OX_ARG_INT),
     OX_PARAM("align_corners", OX_ARG_BOOL)};
+static const ox_param_decl p_affine_grid[] = {OX_PARAM("theta", OX_ARG_TENSOR),
+                                              OX_PARAM("size", OX_ARG_INTS),
+                                              OX_PARAM("align_corners", OX_ARG_BOOL)};
 static const ox_param_decl p_pixel_unshuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                                   OX_PARAM("downscale_factor", OX_ARG_INT)};
 static const ox_param_decl p_pixel_shuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
@@ -391,8 +460,13 @@ const ox_op_decl at_ops_resize[] = {
     OX_OP("aten::upsample_linear1d", 11, p_upsample_bilinear, 1, sym_upsample),
     OX_OP("aten::upsample_bicubic2d", 11, p_upsample_bilinear, 1, sym_upsample),
     OX_OP("aten::upsample_trilinear3d", 11, p_upsample_bilinear, 1, sym_upsample),
+    OX_OP_EX("aten::_upsample_bilinear2d_aa", 18, p_upsample_bilinear, 1, sym_upsample_aa, 0,
+             check_upsample_aa),
+    OX_OP_EX("aten::_upsample_bicubic2d_aa", 18, p_upsample_bilinear, 1, sym_upsample_aa, 0,
+             check_upsample_aa),
     OX_OP_EX("aten::grid_sampler", 16, p_grid_sampler, 1, sym_grid_sampler, 0,
              check_grid_sampler),
+    OX_OP("aten::affine_grid_generator", 20, p_affine_grid, 1, sym_affine_grid),
     OX_OP("aten::pixel_unshuffle", 9, p_pixel_unshuffle, 1, sym_pixel_unshuffle),
     OX_OP_EX("aten::pixel_shuffle", 7, p_pixel_shuffle, 1, sym_pixel_shuffle_9, 0,
              check_pixel_shuffle),

@@ -165,6 +165,52 @@ static int sym_scatter(ox_sym *g, const ox_api *api)
                           scatter_elements(g, api, self, index, upd, dim, reduction_of(reduce)));
 }
 
+/* scatter_reduce(self, dim, index, src, reduce, include_self=True):
+ * ScatterElements' reduction, "add"/"mul" from opset 16, "max"/"min" from
+ * 18; every update at an index is combined with self's value there, which
+ * is include_self=True (False, and reduce='mean', have no ONNX form). */
+static const char *scatter_reduce_reduction(const char *reduce)
+{
+    static const char *const names[][2] = {
+        {"sum", "add"}, {"prod", "mul"}, {"amax", "max"}, {"amin", "min"}};
+    for (size_t i = 0; reduce && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(reduce, names[i][0]) == 0)
+            return names[i][1];
+    return NULL;
+}
+
+static int check_scatter_reduce(ox_sym *g, const ox_api *api)
+{
+    const char *reduce = api->arg_string(g, "reduce", "");
+    const char *r = scatter_reduce_reduction(reduce);
+    if (!r)
+        return api->limit(g, 0, "scatter_reduce with reduce='%s': ScatterElements reduces with "
+                                "sum, prod, amax and amin only",
+                          reduce);
+    if ((r[1] == 'a' || r[1] == 'i') && api->opset(g) < 18) /* max, min */
+        return api->limit(g, 18, "scatter_reduce with reduce='%s' needs ScatterElements' "
+                                 "reduction '%s', from opset 18",
+                          reduce, r);
+    if (!api->arg_int(g, "include_self", 1))
+        return api->limit(g, 0, "scatter_reduce with include_self=False: ScatterElements "
+                                "always combines the updates with self's values");
+    return 0;
+}
+
+static int sym_scatter_reduce(ox_sym *g, const ox_api *api)
+{
+    ox_vid self = api->arg_tensor(g, "self"), index = api->arg_tensor(g, "index");
+    int64_t dim;
+    const char *r = scatter_reduce_reduction(api->arg_string(g, "reduce", ""));
+    if (!r || !api->arg_int(g, "include_self", 1)) /* the check hook states it */
+        return api->fail(g, "scatter_reduce: this reduce / include_self has no ONNX form");
+    if (read_dim(g, api, self, &dim))
+        return 1;
+    ox_vid upd = oxu_cast_to(g, api, cut_to(g, api, api->arg_tensor(g, "src"), index),
+                             api->dtype(g, self));
+    return oxu_set_result(g, api, 0, scatter_elements(g, api, self, index, upd, dim, r));
+}
+
 static int check_scatter_add(ox_sym *g, const ox_api *api)
 {
     if (api->opset(g) >= 16)
@@ -289,6 +335,10 @@ static const ox_param_decl p_scatter_add[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                               OX_PARAM("dim", OX_ARG_INT),
                                               OX_PARAM("index", OX_ARG_TENSOR),
                                               OX_PARAM("src", OX_ARG_TENSOR)};
+static const ox_param_decl p_scatter_reduce[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dim", OX_ARG_INT), OX_PARAM("index", OX_ARG_TENSOR),
+    OX_PARAM("src", OX_ARG_TENSOR), OX_PARAM("reduce", OX_ARG_STRING),
+    OX_PARAM_BOOL("include_self", 1)};
 static const ox_param_decl p_index_add[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dim", OX_ARG_INT), OX_PARAM("index", OX_ARG_TENSOR),
     OX_PARAM("source", OX_ARG_TENSOR), OX_PARAM_INT("alpha", OX_ARG_SCALAR, 1)};
@@ -306,6 +356,8 @@ static const ox_param_decl p_masked_scatter[] = {OX_PARAM("self", OX_ARG_TENSOR)
 const ox_op_decl at_ops_scatter[] = {
     OX_OP_EX("aten::scatter", 9, p_scatter, 1, sym_scatter, 0u, check_scatter),
     OX_OP_EX("aten::scatter_add", 9, p_scatter_add, 1, sym_scatter_add, 0u, check_scatter_add),
+    OX_OP_EX("aten::scatter_reduce", 16, p_scatter_reduce, 1, sym_scatter_reduce, 0u,
+             check_scatter_reduce),
     OX_OP_EX("aten::index_add", 9, p_index_add, 1, sym_index_add, 0u, check_index_add),
     OX_OP("aten::index_copy", 9, p_index_copy, 1, sym_index_copy),
     OX_OP("aten::index_fill", 9, p_index_fill, 1, sym_index_fill),

@@ -1,7 +1,9 @@
-/* Sliding windows: Tensor.unfold (aten::unfold) and F.unfold (aten::im2col).
- * ONNX has no windowing operator; both gather the windows' elements with a
- * constant index table built from the recorded sizes (one Gather per
- * windowed dimension), then move the window axes where torch puts them. */
+/* Sliding windows: Tensor.unfold (aten::unfold), F.unfold (aten::im2col)
+ * and its inverse F.fold (aten::col2im).  ONNX has no windowing operator for
+ * the first two; both gather the windows' elements with a constant index
+ * table built from the recorded sizes (one Gather per windowed dimension),
+ * then move the window axes where torch puts them.  F.fold is ONNX's Col2Im
+ * (opset 18). */
 #include <stdlib.h>
 
 #include "aten_family.h"
@@ -123,6 +125,47 @@ static int sym_im2col(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, y);
 }
 
+/* F.fold: (N, C * kh * kw, L) -> (N, C, H, W), the columns summed back into
+ * their patches; an unbatched (C * kh * kw, L) input as a batch of one.
+ * Col2Im-18 takes the image and block shapes as inputs, the padding as
+ * [top, left, bottom, right]. */
+static int sym_col2im(ox_sym *g, const ox_api *api)
+{
+    ox_vid src = api->arg_tensor(g, "self"), x = src;
+    int rank = api->rank(g, x);
+    if (rank != 2 && rank != 3)
+        return api->fail(g, "col2im takes a (C * kh * kw, L) or (N, C * kh * kw, L) input; got "
+                            "rank %d",
+                         rank);
+    int64_t o[2], k[2], d[2], p[2], s[2];
+    if (at_ints_n(g, api, "output_size", 2, 1, o) || at_ints_n(g, api, "kernel_size", 2, 1, k) ||
+        at_ints_n(g, api, "dilation", 2, 1, d) || at_ints_n(g, api, "padding", 2, 0, p) ||
+        at_ints_n(g, api, "stride", 2, 1, s))
+        return 1;
+    for (int i = 0; i < 2; i++)
+        if (o[i] < 1 || k[i] < 1 || d[i] < 1 || s[i] < 1 || p[i] < 0)
+            return api->fail(g, "col2im: output_size, kernel_size, dilation and stride must be "
+                                "positive and padding not negative");
+    if (rank == 2)
+        x = oxu_unsqueeze(g, api, x, 0);
+    ox_vid in[3] = {x, oxu_const_ints(g, api, o, 2), oxu_const_ints(g, api, k, 2)};
+    if (!in[0] || !in[1] || !in[2])
+        return 1;
+    ox_onode *n = api->op(g, "Col2Im", 3, in, 1);
+    if (n) {
+        int64_t pads[4] = {p[0], p[1], p[0], p[1]};
+        api->attr_ints(n, "dilations", d, 2);
+        api->attr_ints(n, "pads", pads, 4);
+        api->attr_ints(n, "strides", s, 2);
+    }
+    ox_vid y = oxu_out(g, api, n, "Col2Im");
+    if (rank == 2) {
+        int64_t zero = 0;
+        y = oxu_squeeze(g, api, y, &zero, 1);
+    }
+    return oxu_set_result(g, api, 0, y);
+}
+
 static const ox_param_decl p_unfold[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dimension", OX_ARG_INT),
     OX_PARAM("size", OX_ARG_INT), OX_PARAM("step", OX_ARG_INT)};
@@ -130,9 +173,14 @@ static const ox_param_decl p_im2col[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("kernel_size", OX_ARG_INTS),
     OX_PARAM("dilation", OX_ARG_INTS), OX_PARAM("padding", OX_ARG_INTS),
     OX_PARAM("stride", OX_ARG_INTS)};
+static const ox_param_decl p_col2im[] = {
+    OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("output_size", OX_ARG_INTS),
+    OX_PARAM("kernel_size", OX_ARG_INTS), OX_PARAM("dilation", OX_ARG_INTS),
+    OX_PARAM("padding", OX_ARG_INTS), OX_PARAM("stride", OX_ARG_INTS)};
 
 const ox_op_decl at_ops_window[] = {
     OX_OP("aten::unfold", 9, p_unfold, 1, sym_unfold),
     OX_OP("aten::im2col", 9, p_im2col, 1, sym_im2col),
+    OX_OP("aten::col2im", 18, p_col2im, 1, sym_col2im),
 };
 AT_FAMILY_SIZE(at_ops_window);

@@ -17,6 +17,12 @@ COVERAGE_OPSETS = (9, 13, 17)
 # Below opset 9 (IR version 3) the runner adds these opsets to every row that starts at 9,
 # where the row's operator is declared (run_table.extend_to_low_opsets).
 LOW_OPSETS = (7, 8)
+# Above the newest opset rows name (17), the runner exports every row that passes at 17 at
+# the last of these (21) too, and runs it at each of them in full when its lowering there
+# differs from 17's (run_table.high_opsets_to_add); `run_table.py --opset N` with N in 18-21
+# runs every row at 17 at N.
+NEWEST_ROW_OPSET = 17
+HIGH_OPSETS = (18, 21)
 COVERED_PACKS = ("aten", "nn_functions")
 
 I64, I32, BOOL, F64, F16 = torch.int64, torch.int32, torch.bool, torch.float64, torch.float16

@@ -195,6 +195,10 @@ def prepare_row(row, opsets, routes, tmp):
     trace file (replay_trace exports all of them at once later).  Each case's ONNX Runtime
     runs are laid out, not yet run."""
     chosen = [o for o in row.opsets if not opsets or o in opsets]
+    # asked for an opset above the table's newest (18-21 by hand): every row that runs
+    # at the newest runs there too
+    chosen += [o for o in opsets or () if o > aten_ops.NEWEST_ROW_OPSET and o not in row.opsets
+               and aten_ops.NEWEST_ROW_OPSET in row.opsets]
     cases = [Case(row, o, route) for o in chosen for route in routes]
     if not cases:
         return []
@@ -226,10 +230,11 @@ def prepare_row(row, opsets, routes, tmp):
     in_names = [f"in{i}" for i in range(len(row.inputs))]
     out_names = [f"out{i}" for i in range(len(wants[0]))]
     in_dirs = {}
-    for c in cases:
+
+    def lay_out(c):
         if trivial is not None:
             c.fail(trivial)
-            continue
+            return
         stem = os.path.join(tmp, f"{row.id}-{c.opset}-{c.route}".replace("/", "_"))
         c.path = stem + ".onnx"
         c.example = sets[0][1]
@@ -248,7 +253,7 @@ def prepare_row(row, opsets, routes, tmp):
                 c.replay = (stem + ".trace", stem + ".bytes")
             except Exception as e:
                 c.fail(f"recording for the C host failed: {type(e).__name__}: {first_line(e)}")
-            continue
+            return
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -256,12 +261,61 @@ def prepare_row(row, opsets, routes, tmp):
                            output_names=out_names, dynamic_axes=row.dynamic)
         except oxt.ExportError as e:
             exported(c, str(e))
-            continue
+            return
         except Exception as e:
             c.fail(f"export raised {type(e).__name__}: {first_line(e)}")
-            continue
+            return
         exported(c, None)
+
+    for c in cases:
+        lay_out(c)
+    if not opsets:
+        for o in high_opsets_to_add(row, cases, model, sets[0][1], in_names, out_names, tmp):
+            for route in routes:
+                c = Case(row, o, route)
+                cases.append(c)
+                lay_out(c)
     return cases
+
+
+def graph_signature(path):
+    """What a file's lowering is: per node its operator, input count and attributes (with
+    their values: GridSample's modes are renamed at 20)."""
+    import onnx
+
+    model = onnx.load(path, load_external_data=False)
+    return [(n.op_type, len(n.input), tuple(sorted(a.SerializeToString() for a in n.attribute)))
+            for n in model.graph.node]
+
+
+def high_opsets_to_add(row, cases, model, example, in_names, out_names, tmp):
+    """HIGH_OPSETS a row also runs at, in full (both routes, ONNX Runtime): a row that
+    passes at the newest row opset (17) is exported at the newest high opset (21) by
+    oxport.torch, whose export runs `oxport check` against that opset's schemas; when the
+    export fails or its lowering differs from opset 17's (another operator, input count or
+    attribute: Reduce* axes as an input and Split's num_outputs at 18, Gelu and GridSample's
+    mode names at 20, GroupNormalization at 21 ...) the row runs at every high opset (18
+    and 21).  Rows whose lowering is the same at 21 are exported and schema-checked there
+    but not run again.  One probe per row, at 21: what changes at 18 stays changed at 21."""
+    base = next((c for c in cases if c.opset == aten_ops.NEWEST_ROW_OPSET and c.route == "torch"), None)
+    if base is None or base.problem is not None or base.expect != "pass" or not base.path:
+        return []
+    probe_opset = aten_ops.HIGH_OPSETS[-1]
+    probe = os.path.join(tmp, f"{row.id}-{probe_opset}-probe.onnx".replace("/", "_"))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            oxt.export(model, example, probe, opset_version=probe_opset, input_names=in_names,
+                       output_names=out_names, dynamic_axes=row.dynamic)
+        changed = graph_signature(probe) != graph_signature(base.path)
+    except Exception:  # the full cases report it
+        changed = True
+    PROBED[probe_opset] = PROBED.get(probe_opset, 0) + 1
+    return [o for o in aten_ops.HIGH_OPSETS if o not in row.opsets] if changed else []
+
+
+# {high opset: rows probed there}, for the summary
+PROBED = {}
 
 
 def exported(c, refusal):
@@ -347,6 +401,10 @@ def compare(case):
                 case.outside.append((label, i, err, text))
 
 
+# the newest opset torch.onnx exports (1.13: 17)
+TORCH_ONNX_MAX_OPSET = 17
+
+
 def torch_onnx_fallback(cases, tmp, n_procs):
     """Rule 3's second chance for float outputs outside the scale bound: torch.onnx's file
     for the same call, run on the same inputs, sets the allowed error (TORCH_ONNX_FACTOR
@@ -362,7 +420,8 @@ def torch_onnx_fallback(cases, tmp, n_procs):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                torch.onnx.export(model, c.example, ref, opset_version=c.opset,
+                # torch.onnx 1.13 stops at opset 17: above it its newest file is the reference
+                torch.onnx.export(model, c.example, ref, opset_version=min(c.opset, TORCH_ONNX_MAX_OPSET),
                                   input_names=[f"in{i}" for i in range(len(c.example))], dynamic_axes=c.row.dynamic)
         except Exception as e:  # torch.onnx raises many types for what it cannot export
             c.fail("; ".join(f"input '{l}' output {i}: {t}" for l, i, _e, t in c.outside)
@@ -429,7 +488,12 @@ def check_table(rows):
     for r in rows:
         for o in r.opsets:
             covered.setdefault(r.op, set()).add(o)
-    for opset, names in declared_aten_ops().items():
+        # a row at the newest row opset is exported and schema-checked at 21, and run at the
+        # high opsets where its lowering changes (high_opsets_to_add)
+        if aten_ops.NEWEST_ROW_OPSET in r.opsets:
+            covered[r.op].update(aten_ops.HIGH_OPSETS)
+    for opset, names in declared_aten_ops(aten_ops.COVERAGE_OPSETS + aten_ops.LOW_OPSETS
+                                          + aten_ops.HIGH_OPSETS).items():
         missing = sorted(n for n in names if opset not in covered.get(n, set()))
         if missing:
             problems.append(f"operators declared at opset {opset} without a row at that opset: {', '.join(missing)}")
@@ -527,6 +591,12 @@ def report(rows, cases, table_problems, stages=()):
           + ", ".join(f"opset {o}: {n}" for o, n in sorted(per_opset.items())) + ")")
     routes = collections.Counter(c.route for c in cases)
     print(f"  routes: oxport.torch.export {routes['torch']} cases, C host replay (replay_trace) {routes['c']} cases")
+    if PROBED:
+        print("  high opsets: " + ", ".join(
+            f"{n} rows exported and schema-checked at opset {o}" for o, n in sorted(PROBED.items()))
+            + "; run in full: " + ", ".join(
+                f"{len({c.row.id for c in cases if c.opset == o})} at opset {o}" for o in aten_ops.HIGH_OPSETS)
+            + f" (those whose lowering differs from opset {aten_ops.NEWEST_ROW_OPSET}'s, and rows naming the opset)")
     print(f"  passed {len(by['pass'])}, refused as expected {len(by['refused'])}, xfail {len(by['xfail'])}, "
           f"xpass {len(by['xpass'])}, failed {len(by['fail'])}, table problems {len(table_problems)}")
     if stages:

@@ -3,7 +3,8 @@
 
 Library use (import with /usr/bin/python3, which has onnx and numpy):
 
-    check(path)                       onnx.checker.check_model(..., full_check=True)
+    check(path)                       onnx.checker.check_model(..., full_check=True); above the
+                                      checker's newest opset (17 for Debian's onnx 1.12) `oxport check`
     run_ort(path, {name: ndarray})    -> list of output ndarrays (ONNX Runtime via tools/ort/run.js)
     run_ort_many(path, [feeds, ...])  -> one list of outputs per feed dict, from one runner process
     verify_bundle(dir, rtol, atol[, atol_scale])  run dir/model.onnx on every dir/test_data_set_K/input_N.pb and
@@ -76,15 +77,43 @@ def _external_bytes(path):
     return total
 
 
+def _default_opset(path):
+    """The default-domain opset a model imports (0 when it names none)."""
+    import onnx
+
+    model = onnx.load(path, load_external_data=False)
+    return max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0)
+
+
+def _oxport_check(path):
+    """`oxport check` (the engine's schema table covers opsets 7-21)."""
+    exe = os.environ.get("OXPORT_BIN") or os.path.join(
+        os.environ.get("OXPORT_BUILDDIR", os.path.join(HERE, "..", "..", "build")), "tools", "oxport")
+    proc = subprocess.run([exe, "check", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode != 0:
+        raise ValidationError(f"{path}: oxport check (exit {proc.returncode}): {proc.stdout.strip()}")
+
+
 def check(path):
     """onnx.checker.check_model with full_check (shape inference in strict mode).
 
     External data is loaded too; models past protobuf's 2 GiB cap are checked by
-    path (the checker then reads the external files itself)."""
+    path (the checker then reads the external files itself).  A model importing a
+    default-domain opset newer than the installed checker knows (Debian's onnx 1.12
+    stops at 17; oxport exports up to 21) is checked by `oxport check` instead, whose
+    schema table covers 18-21 (docs/checking.md): onnx.checker is skipped there."""
     import onnx
+    import onnx.defs
 
     if not os.path.isfile(path):
         raise ValidationError(f"{path}: no such file")
+    try:
+        newer = _default_opset(path) > onnx.defs.onnx_opset_version()
+    except Exception as e:  # not even loadable
+        raise ValidationError(f"{path}: onnx.load: {type(e).__name__}: {e}") from e
+    if newer:
+        _oxport_check(path)
+        return
     try:
         if _external_bytes(path) > PROTOBUF_LIMIT:
             onnx.checker.check_model(path, full_check=False)

@@ -77,7 +77,7 @@ class SupportedOperators(unittest.TestCase):
         with self.assertRaises(oxt.IntrospectionError) as cm:
             oxt.supported_operators(99)
         self.assertEqual(str(cm.exception), "ox_context_opset_op_count: opset 99 is outside the "
-                                            "descriptors' range 7..17")
+                                            "descriptors' range 7..21")
         self.assertEqual(cm.exception.status, "OX_EINVAL")
         with self.assertRaises(TypeError):
             oxt.supported_operators("13")

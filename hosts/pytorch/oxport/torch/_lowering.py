@@ -1672,8 +1672,11 @@ def _interpolate(rec, func, args, kwargs):
     x = b["input"]
     n = x.dim() - 2
     kind = _UPSAMPLE.get((b["mode"], n))
-    if kind is None or b["antialias"]:
+    # antialias: torch has it for bilinear and bicubic (aten::_upsample_<kind>_aa), ONNX's
+    # Resize from opset 18
+    if kind is None or (b["antialias"] and kind not in ("bilinear2d", "bicubic2d")):
         return NotImplemented
+    name = f"aten::_upsample_{kind}_aa" if b["antialias"] else f"aten::upsample_{kind}"
     out = func(*args, **kwargs)
     size, sf = b["size"], b["scale_factor"]
     if size is not None:
@@ -1693,7 +1696,7 @@ def _interpolate(rec, func, args, kwargs):
     if b["mode"] != "nearest":
         arglist.append(("align_corners", bool(b["align_corners"])))
     resolved = rec.resolve(arglist)
-    return rec.emit(f"aten::upsample_{kind}", resolved, out)
+    return rec.emit(name, resolved, out)
 
 
 # ---------------------------------------------------------------- max / min
