@@ -1525,6 +1525,24 @@ def _roll(rec, func, args, kwargs):
     return rec.record("aten::roll", [("self", b["input"]), ("shifts", shifts), ("dims", dims)], func, args, kwargs)
 
 
+@handles(torch.repeat_interleave, T.repeat_interleave)
+def _repeat_interleave(rec, func, args, kwargs):
+    """An int of repeats: recorded as aten::repeat_interleave(self, repeats, dim).  ATen
+    would dispatch it as the positions of x.size(dim) repeated (a constant the trace cannot
+    tie to a dynamic axis) and an index_select.  A tensor of repeats (and the one-argument
+    positions form) stays at the dispatcher, where its positions are recorded."""
+    b = bind(args, kwargs, ("input", "repeats", "dim", "output_size"), dim=None, output_size=None)
+    r = b.get("repeats")
+    if not isinstance(r, int) or isinstance(r, (bool, S.TracedInt)) or not rec.is_traced(b["input"]):
+        return NotImplemented
+    dim = b["dim"]
+    if dim is not None and not isinstance(dim, int):
+        return NotImplemented
+    return rec.record("aten::repeat_interleave", [
+        ("self", b["input"]), ("repeats", int(r)), ("dim", None if dim is None else int(dim)),
+        ("output_size", b["output_size"])], func, args, kwargs)
+
+
 # ---------------------------------------------------------------- dispatcher-level lowerings
 #
 # Calls recorded at the dispatcher level (inside F.multi_head_attention_forward, for
