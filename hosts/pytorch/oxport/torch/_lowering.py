@@ -1677,9 +1677,12 @@ def _interpolate(rec, func, args, kwargs):
     out = func(*args, **kwargs)
     size, sf = b["size"], b["scale_factor"]
     if size is not None:
-        # Given sizes (possibly traced: 2 * h) are the output size.
+        # Given sizes (possibly traced: 2 * h) are the output size.  Resize takes them
+        # as a tensor from opset 11; the linear modes' Gather form before 11 takes them
+        # at any opset (plugins/aten/resize.c).
         size = list(size) if isinstance(size, (list, tuple)) else [size] * n
-        arglist = [("self", x), ("output_size", Dyn(size, need=11))]
+        linear = b["mode"] in ("linear", "bilinear", "trilinear")
+        arglist = [("self", x), ("output_size", Dyn(size, need=None if linear else 11))]
     elif sf is not None and not b["recompute_scale_factor"]:
         # torch maps coordinates with the given factor and sizes the output
         # floor(in * factor): Resize with scales does both, at any input size.
