@@ -15,8 +15,7 @@ statistics are calibrated on a separate batch (calibrate).
 Where an architecture takes any length (everything but Conformer, whose padding mask is
 sized by lengths.max().item(), a Python number in the trace: oxport warns and the file is
 fixed to it, as torch.onnx's is), a case also exports with the time axis dynamic and runs
-the file at two other lengths (test_dynamic_time).  Opset 9 is tested too where the
-architecture exports there; where it does not, the case asserts the reason.
+the file at two other lengths (test_dynamic_time).  Opset 9 is tested too.
 """
 
 import os
@@ -224,16 +223,6 @@ def wavernn():
     return lambda: (prepare(model, inputs), inputs)
 
 
-# WaveRNN's ReLU(inplace=True) and wav2vec2's x[mask] = 0 write into nn.Linear's 3-D
-# output, which is a view of a tensor inside F.linear that the trace never sees: the
-# PyTorch host writes it back by positions (ScatterND, opset 11), where a reshape of the
-# new value would do.
-WAVERNN_9 = ("aten::index_put at WaveRNN/ReLU[relu1]: writing through index tensors (x[idx] = v, index_put_) "
-             "needs ScatterND; supported from opset 11")
-WAV2VEC2_LENGTHS_9 = ("aten::index_put at Emissions/Wav2Vec2Model[model]/Encoder[encoder]: writing through index "
-                      "tensors (x[idx] = v, index_put_) needs ScatterND; supported from opset 11")
-
-
 # Dynamic time axes: ({input or output name: {axis: name}}, lengths at which to run, a
 # function (length, generator) -> the inputs at that length).  The export is traced at the
 # example's length; out0's time axis is dynamic too.
@@ -263,7 +252,7 @@ GROUPS = {
          time_axis({"in0": {1: "time"}, "out0": {1: "frames"}}, (400, 1200), randn_at(lambda n: (1, n)))),
         ("hubert", wav2vec2(True), (9, 13, 17), None,
          time_axis({"in0": {1: "time"}, "out0": {1: "frames"}}, (400, 1200), randn_at(lambda n: (1, n)))),
-        ("wav2vec2_lengths", wav2vec2_lengths(), ((9, WAV2VEC2_LENGTHS_9), 13, 17), None,
+        ("wav2vec2_lengths", wav2vec2_lengths(), (9, 13, 17), None,
          time_axis({"in0": {1: "time"}, "out0": {1: "frames"}}, (400, 1200), wav2vec2_lengths_at)),
     ],
     "conformer": [
@@ -281,7 +270,7 @@ GROUPS = {
          time_axis({"in0": {2: "time"}, "out0": {2: "frames"}}, (60, 150), randn_at(lambda n: (1, 13, n)))),
         ("wav2letter_waveform", wav2letter("waveform", 1), (9, 13, 17), None,
          time_axis({"in0": {2: "time"}, "out0": {2: "frames"}}, (1920, 4800), randn_at(lambda n: (1, 1, n)))),
-        ("wavernn", wavernn(), ((9, WAVERNN_9), 13, 17), None,
+        ("wavernn", wavernn(), (9, 13, 17), None,
          time_axis({"in0": {2: "samples"}, "in1": {3: "frames"}, "out0": {2: "samples"}}, (7, 16), wavernn_at)),
     ],
 }
