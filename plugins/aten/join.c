@@ -12,6 +12,12 @@
 /* Pieces of unequal sizes a split may make (their sizes sit on the stack). */
 #define AT_SPLIT_MAX 1024
 
+/* A tensor of shape (0,). */
+static int is_legacy_empty(ox_sym *g, const ox_api *api, ox_vid x)
+{
+    return api->rank(g, x) == 1 && api->size(g, x, 0) == 0;
+}
+
 static int sym_cat(ox_sym *g, const ox_api *api)
 {
     const ox_vid *xs = NULL;
@@ -26,21 +32,34 @@ static int sym_cat(ox_sym *g, const ox_api *api)
     ox_dtype to = OX_UNDEFINED;
     for (size_t i = 0; i < n; i++)
         to = oxu_promote_skip_undefined(to, api->dtype(g, xs[i]));
+    /* torch.cat skips 1-D tensors of size 0 among tensors of another rank
+     * (its legacy empty tensor, e.g. Emformer's empty memory bank), which
+     * Concat would refuse: all inputs there have one rank */
+    int rank = -1;
+    for (size_t i = 0; i < n && rank < 0; i++)
+        if (!is_legacy_empty(g, api, xs[i]))
+            rank = api->rank(g, xs[i]);
+    if (rank < 0)
+        rank = api->rank(g, xs[0]);
     ox_vid *parts = malloc(n * sizeof *parts);
     if (!parts)
         return api->fail(g, "out of memory for %zu tensors", n);
-    for (size_t i = 0; i < n; i++)
-        if (!(parts[i] = oxu_cast_to(g, api, xs[i], to))) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rank != 1 && is_legacy_empty(g, api, xs[i]))
+            continue;
+        if (!(parts[k++] = oxu_cast_to(g, api, xs[i], to))) {
             free(parts);
             return 1;
         }
+    }
     int64_t dim;
     /* Concat accepts negative axes only from opset 11: normalise. */
     int rc;
-    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, parts[0]), &dim))
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), rank, &dim))
         rc = 1;
     else
-        rc = oxu_set_result(g, api, 0, at_concat(g, api, parts, n, dim));
+        rc = oxu_set_result(g, api, 0, k == 1 ? parts[0] : at_concat(g, api, parts, k, dim));
     free(parts);
     return rc;
 }

@@ -1,7 +1,7 @@
 /* Spatial upsampling.  Interpolation: upsample_nearest2d -> Upsample (opset 9) / Resize;
  * upsample_bilinear2d -> Resize from opset 11, the first whose coordinate
  * transformation modes express torch's align_corners=True and =False
- * (pytorch_half_pixel).  The recorded output_size is the spatial size: two
+ * (pytorch_half_pixel), and Gathers with torch's weights before (below).  The recorded output_size is the spatial size: two
  * numbers, or a 1-D int64 tensor built from traced sizes; or, for a
  * scale_factor, `scales` (two floats), so the output follows the input's
  * size at run time.  The other spatial ranks and modes share one N-D
@@ -221,8 +221,8 @@ static int sym_upsample_aa(ox_sym *g, const ox_api *api)
  * upsample_trilinear3d: one symbolic over oxu_resize.  The spatial rank is
  * the operator name's digit; the mode its word.  Nearest maps coordinates
  * as torch does (asymmetric, floor) at every opset; linear and cubic need
- * Resize-11's pytorch_half_pixel / align_corners, so they start at 11 (as
- * in torch.onnx). */
+ * Resize-11's pytorch_half_pixel / align_corners (cubic starts at 11, as in
+ * torch.onnx; linear has the Gather form before, below). */
 
 #define UPSAMPLE_MAX_DIMS 3
 
@@ -290,6 +290,123 @@ static int sym_upsample(ox_sym *g, const ox_api *api)
     ox_vid parts[2] = {oxu_shape_slice(g, api, x, 0, 2), oxu_const_ints(g, api, os, (size_t)nd)};
     return oxu_set_result_recorded(
         g, api, 0, oxu_resize(g, api, x, NULL, n, oxu_concat(g, api, parts, 2, 0), &o));
+}
+
+/* ---------------------------------------------------------------- linear before opset 11
+ *
+ * Upsample-9 and Resize-10 map output coordinates asymmetrically (src = dst /
+ * scale), which is neither of torch's mappings: their linear files compute
+ * other values than PyTorch (torch.onnx exports them anyway, with a
+ * warning).  So before opset 11 linear interpolation is spelled out, one
+ * spatial axis at a time, with torch's own arithmetic
+ * (area_pixel_compute_source_index): for output position j,
+ *
+ *   align_corners:  src = j * (in - 1) / max(out - 1, 1)
+ *   otherwise:      src = max((j + 0.5) * scale - 0.5, 0), scale = 1 / the
+ *                   recorded scale factor, or in / out
+ *
+ *   y[j] = x[floor(src)] * (1 - l) + x[min(floor(src) + 1, in - 1)] * l,
+ *   l = src - floor(src)
+ *
+ * in float32 as torch does for float inputs, from sizes read at run time
+ * (Shape; the positions j are NonZero of a ConstantOfShape, since Range is
+ * opset 11), so dynamic axes follow: Gather, Mul and Add per axis. */
+
+/* 0, 1, ..., n - 1 as float, n a 1-D int64 of one element. */
+static ox_vid positions_f(ox_sym *g, const ox_api *api, ox_vid n)
+{
+    const int64_t axis0 = 0;
+    ox_vid nz = oxu_op1(g, api, "NonZero", oxu_full(g, api, n, 1.0, OX_INT64));
+    return oxu_cast(g, api, oxu_squeeze(g, api, nz, &axis0, 1), OX_FLOAT);
+}
+
+static ox_vid fconst(ox_sym *g, const ox_api *api, double v)
+{
+    float f = (float)v;
+    return oxu_const_floats(g, api, &f, 1);
+}
+
+/* One axis of linear interpolation of x (rank `rank`) along `axis` to the
+ * output size out_i (1-D int64 of one element); scale > 0 is the recorded
+ * factor. */
+static ox_vid linear_axis(ox_sym *g, const ox_api *api, ox_vid x, int rank, int axis, ox_vid out_i,
+                          double scale, int align)
+{
+    ox_vid in_f = oxu_cast(g, api, oxu_shape_slice(g, api, x, axis, axis + 1), OX_FLOAT);
+    ox_vid out_f = oxu_cast(g, api, out_i, OX_FLOAT);
+    ox_vid j = positions_f(g, api, out_i), one = fconst(g, api, 1.0), src;
+    if (align) {
+        ox_vid den = oxu_op2(g, api, "Max", oxu_op2(g, api, "Sub", out_f, one), one);
+        src = oxu_op2(g, api, "Mul", j, oxu_op2(g, api, "Div", oxu_op2(g, api, "Sub", in_f, one), den));
+    } else {
+        ox_vid step = scale > 0 ? fconst(g, api, 1.0 / scale) : oxu_op2(g, api, "Div", in_f, out_f);
+        ox_vid half = fconst(g, api, 0.5);
+        src = oxu_op1(g, api, "Relu", oxu_op2(g, api, "Sub", oxu_op2(g, api, "Mul", oxu_op2(g, api, "Add", j, half),
+                                                                      step), half));
+    }
+    ox_vid lo_f = oxu_op1(g, api, "Floor", src);
+    ox_vid hi_f = oxu_op2(g, api, "Min", oxu_op2(g, api, "Add", lo_f, one), oxu_op2(g, api, "Sub", in_f, one));
+    ox_vid w1 = oxu_op2(g, api, "Sub", src, lo_f);
+    ox_vid w0 = oxu_op2(g, api, "Sub", one, w1);
+    ox_dtype t = api->dtype(g, x);
+    if (t != OX_FLOAT) {
+        w0 = oxu_cast(g, api, w0, t);
+        w1 = oxu_cast(g, api, w1, t);
+    }
+    /* the weights along `axis`, broadcast over the axes after it */
+    int64_t trailing[UPSAMPLE_MAX_DIMS];
+    size_t nt = 0;
+    for (int a = axis + 1; a < rank; a++)
+        trailing[nt++] = a - axis;
+    if (nt) {
+        w0 = oxu_unsqueeze_axes(g, api, w0, trailing, nt);
+        w1 = oxu_unsqueeze_axes(g, api, w1, trailing, nt);
+    }
+    ox_vid idx[2] = {oxu_cast(g, api, lo_f, OX_INT64), oxu_cast(g, api, hi_f, OX_INT64)};
+    ox_vid taken[2];
+    for (int k = 0; k < 2; k++) {
+        ox_vid in[2] = {x, idx[k]};
+        if (!idx[k])
+            return 0;
+        ox_onode *n = api->op(g, "Gather", 2, in, 1);
+        if (n)
+            api->attr_int(n, "axis", axis);
+        taken[k] = oxu_out(g, api, n, "Gather");
+    }
+    return oxu_op2(g, api, "Add", oxu_op2(g, api, "Mul", taken[0], w0), oxu_op2(g, api, "Mul", taken[1], w1));
+}
+
+static int sym_upsample_linear_9(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int nd = upsample_dims(g, api), rank = nd + 2;
+    if (api->rank(g, x) != rank)
+        return api->fail(g, "%s needs a rank-%d input (batch, channels, %d spatial), got rank %d",
+                         api->op_name(g), rank, nd, api->rank(g, x));
+    int align = api->arg_int(g, "align_corners", 0) != 0;
+    const double *sc = NULL;
+    const int64_t *os = NULL;
+    int scaled = has_scales(g, api), traced = api->arg_kind(g, "output_size") == OX_ARG_TENSOR;
+    if (scaled && api->arg_floats(g, "scales", &sc) != (size_t)nd)
+        return api->fail(g, "argument 'scales' must hold %d factors", nd);
+    if (!scaled && !traced && api->arg_ints(g, "output_size", &os) != (size_t)nd)
+        return api->fail(g, "argument 'output_size' must hold %d sizes", nd);
+    ox_vid y = x;
+    for (int i = 0; i < nd && y; i++) {
+        int axis = 2 + i;
+        ox_vid out_i;
+        if (scaled) /* torch's output size: floor(in * scale) */
+            out_i = oxu_cast(g, api, oxu_op1(g, api, "Floor", oxu_op2(g, api, "Mul",
+                             oxu_cast(g, api, oxu_shape_slice(g, api, x, axis, axis + 1), OX_FLOAT),
+                             fconst(g, api, sc[i]))), OX_INT64);
+        else if (traced)
+            out_i = oxu_slice(g, api, oxu_cast_to(g, api, api->arg_tensor(g, "output_size"), OX_INT64), 0, i,
+                              i + 1, 1);
+        else
+            out_i = oxu_const_ints(g, api, &os[i], 1);
+        y = linear_axis(g, api, y, rank, axis, out_i, scaled ? sc[i] : 0.0, align);
+    }
+    return oxu_set_result_recorded(g, api, 0, y);
 }
 
 /* pixel_unshuffle (space to depth in torch's channel order, which is
@@ -452,13 +569,16 @@ static const ox_param_decl p_pixel_shuffle[] = {OX_PARAM("self", OX_ARG_TENSOR),
 const ox_op_decl at_ops_resize[] = {
     OX_OP_EX("aten::upsample_nearest2d", 9, p_upsample_nearest, 1, sym_upsample_nearest2d, 0u,
              check_upsample),
+    OX_OP("aten::upsample_bilinear2d", 9, p_upsample_bilinear, 1, sym_upsample_linear_9),
     OX_OP("aten::upsample_bilinear2d", 11, p_upsample_bilinear, 1, sym_upsample_bilinear2d),
     OX_OP_EX("aten::upsample_nearest1d", 9, p_upsample_nearest, 1, sym_upsample, 0u,
              check_upsample),
     OX_OP_EX("aten::upsample_nearest3d", 9, p_upsample_nearest, 1, sym_upsample, 0u,
              check_upsample),
+    OX_OP("aten::upsample_linear1d", 9, p_upsample_bilinear, 1, sym_upsample_linear_9),
     OX_OP("aten::upsample_linear1d", 11, p_upsample_bilinear, 1, sym_upsample),
     OX_OP("aten::upsample_bicubic2d", 11, p_upsample_bilinear, 1, sym_upsample),
+    OX_OP("aten::upsample_trilinear3d", 9, p_upsample_bilinear, 1, sym_upsample_linear_9),
     OX_OP("aten::upsample_trilinear3d", 11, p_upsample_bilinear, 1, sym_upsample),
     OX_OP_EX("aten::_upsample_bilinear2d_aa", 18, p_upsample_bilinear, 1, sym_upsample_aa, 0,
              check_upsample_aa),

@@ -308,6 +308,38 @@ class Writing(unittest.TestCase):
             for x in (rnd(3, 4), rnd(3, 4, seed=1)):
                 _assert_close(self, onnxval.run_ort(path, {"x": x.numpy()})[0], f(x.clone()), "expand view")
 
+    def test_in_place_op_on_a_linear_output_is_a_reshape_at_every_opset(self):
+        # nn.Linear's 3-D output is a view of the matmul inside F.linear, which the trace
+        # never sees: covering it whole, the write is the new value reshaped (no ScatterND)
+        torch.manual_seed(0)
+        lin = nn.Linear(3, 4)
+
+        def f(x):
+            y = lin(x)
+            y.relu_()
+            return y * 2
+        with torch.no_grad():
+            check_form(self, f, [rnd(2, 5, 3)], ALL, [[rnd(2, 5, 3, seed=1)]])
+
+    def test_partial_write_into_a_linear_output_reads_its_current_value(self):
+        # a slice of the output written in place: the base is the output's value (traced),
+        # not the bytes of the example's matmul
+        torch.manual_seed(0)
+        lin = nn.Linear(3, 4)
+
+        def f(x):
+            y = lin(x)
+            y[..., :2].relu_()
+            return y * 1
+        with tempfile.TemporaryDirectory() as tmp, torch.no_grad():
+            path = os.path.join(tmp, "m.onnx")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                oxt.export(Fn(f), (rnd(2, 5, 3),), path, opset_version=13, input_names=["x"])
+            onnxval.check(path)
+            for x in (rnd(2, 5, 3), rnd(2, 5, 3, seed=1)):
+                _assert_close(self, onnxval.run_ort(path, {"x": x.numpy()})[0], f(x), "slice of a linear output")
+
     def test_write_through_an_as_strided_view_goes_by_positions(self):
         # as_strided converts (a Gather of its flat positions); the write through it
         # is scattered back by the view's storage positions.

@@ -263,7 +263,7 @@ GROUPS = {
         ("cumsum", fn(CumSum, 2, 6, 4, 5), ((9, unsupported("cumsum", "CumSum", 11)), 11, 17), None),
         ("nearest", fn(Resize, 2, 3, 4, 5), (9, 10, 11, 13, 17), None),
         ("bilinear", fn(Bilinear, 2, 3, 4, 5),
-         ((10, unsupported("upsample_bilinear2d", "Bilinear", 11)), 11, 13, 17), None),
+         (9, 10, 11, 13, 17), None),
         ("pads", fn(Pads, 2, 3, 4, 5), (9, 11, 17), None),
         ("attention", fn(Attention, 5, 2, 8), (9, 13, 17), None),
         ("transformer", transformer, (9, 13, 17), None),

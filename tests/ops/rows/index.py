@@ -135,16 +135,27 @@ ROWS = [
         dynamic={"in0": {0: "n"}, "out0": {0: "m"}}, since=10),
 
     # ---------------------------------------------------------------- repeat_interleave
-    # int repeats: torch builds the positions itself (a constant) and index_selects
-    Row("index_select.repeat_interleave_int", "aten::index_select", lambda x: torch.repeat_interleave(x, 2, 1),
-        [T(3, 4)]),
-    Row("index_select.repeat_interleave_flat", "aten::index_select", lambda x: x.repeat_interleave(3), [T(2, 3)]),
+    # int repeats: the self form (Expand over the run-time sizes, so a dynamic axis follows)
+    Row("repeat_interleave.int", "aten::repeat_interleave", lambda x: torch.repeat_interleave(x, 2, 1),
+        [T(3, 4)], dynamic={"in0": {1: "n"}, "out0": {1: "m"}}),
+    Row("repeat_interleave.int_negative_dim", "aten::repeat_interleave", lambda x: x.repeat_interleave(3, -2),
+        [T(2, 3, 4, dtype=I64)], dynamic={"in0": {0: "b"}}),
+    Row("repeat_interleave.int_flat", "aten::repeat_interleave", lambda x: x.repeat_interleave(3), [T(2, 3)]),
+    Row("repeat_interleave.int_last_dim_bool", "aten::repeat_interleave", lambda x: x.repeat_interleave(2, -1),
+        [T(2, 3, dtype=torch.bool)]),
+    # a tensor of repeats: the positions form, then index_select
     Row("repeat_interleave", "aten::repeat_interleave", lambda x, r: torch.repeat_interleave(x, r, 0),
-        [T(4, 3), T(4, dtype=I64, lo=0, hi=3)], since=11),
+        [T(4, 3), T(4, dtype=I64, lo=0, hi=3)]),
     Row("repeat_interleave.flat", "aten::repeat_interleave", lambda x, r: torch.repeat_interleave(x, r),
-        [T(2, 2, dtype=I64), T(4, dtype=I64, lo=0, hi=3)], since=11),
+        [T(2, 2, dtype=I64), T(4, dtype=I64, lo=0, hi=3)]),
+    Row("repeat_interleave.positions_one", "aten::repeat_interleave", lambda r: torch.repeat_interleave(r),
+        [T(1, dtype=I64, lo=1, hi=4)]),
+    Row("repeat_interleave.positions_static", "aten::repeat_interleave", lambda r: torch.repeat_interleave(r),
+        [T(5, dtype=I64, lo=0, hi=3)]),
+    # before opset 11 the positions form takes the number of repeats from the record
+    # (docs/pytorch.md, known gaps), so a dynamic one starts at 11
     Row("repeat_interleave.positions", "aten::repeat_interleave", lambda r: torch.repeat_interleave(r),
-        [T(5, dtype=I64, lo=0, hi=3)], since=11, dynamic={"in0": {0: "n"}, "out0": {0: "m"}}),
+        [T(5, dtype=I64, lo=0, hi=3)], dynamic={"in0": {0: "n"}, "out0": {0: "m"}}, since=11),
 
     # ---------------------------------------------------------------- factories of traced sizes
     Row("eye", "aten::eye", lambda x: torch.eye(x.size(0)) + x, [T(3, 3)], dynamic={"in0": {0: "n", 1: "n"}}),

@@ -100,6 +100,16 @@ def _self_pos(resolved):
     return None
 
 
+_WHOLE = object()   # before_write's mark: the view covers its base, element for element
+
+
+def _covers(view, root):
+    """Whether `view` holds every element of `root` in root's own row-major order."""
+    return (view.dtype == root.dtype and view.numel() == root.numel()
+            and view.storage_offset() == root.storage_offset()
+            and view.is_contiguous() and root.is_contiguous())
+
+
 class ViewTracker:
     """Views of traced tensors, their bases' last writes, and write-back (module doc).
 
@@ -117,6 +127,9 @@ class ViewTracker:
         self.writes = {}     # id(root) -> (weakref(root), clock of its last write)
         self.clock = 0       # counts writes
         self.static_roots = {}  # id(root) -> weakref: constants before a write by positions
+        # id(base) -> (weakref(base), weakref(output)): a recorded op's output that is a
+        # whole, untraced base in its own order (F.linear's 3-D output over its matmul)
+        self.covered_bases = {}
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -184,6 +197,20 @@ class ViewTracker:
             self.parent[vid] = (resolved[pos][2], link)
         if not self._known(o):
             self.made[id(o)] = (weakref.ref(o), vid, self.clock)
+        base = o._base
+        if base is not None and rec.lookup(base) is None and _covers(o, base):
+            self.covered_bases[id(base)] = (weakref.ref(base), weakref.ref(o))
+
+    def _cover_value(self, root):
+        """The value of an untraced base that a recorded output covers, reshaped from
+        that output's current value (rather than the base's bytes, a constant)."""
+        ent = self.covered_bases.get(id(root))
+        if ent is None or ent[0]() is not root or ent[1]() is None or self.rec.lookup(ent[1]()) is None:
+            return None
+        whole = ent[1]()
+        return self._emit("aten::reshape", [("self", E.ARG_TENSOR, self.rec.vid(whole)),
+                                            ("shape", E.ARG_INTS, [S.plain(v) for v in root.shape])],
+                          tuple(root.shape), root.dtype)
 
     @_quiet
     def on_alias(self, src, dst):
@@ -266,10 +293,21 @@ class ViewTracker:
             self.views[id(mutated)] = info
         if info.opaque is None:
             return (mutated, root, info.chain, old)
+        if rec.lookup(root) is None and _covers(mutated, root):
+            # The view is its whole base in the same element order and the base is
+            # untraced (nn.Linear's 3-D output over the matmul inside F.linear): the
+            # base's new value is the view's, reshaped; its old value is not read.
+            return (mutated, root, _WHOLE, old)
         # By positions: capture the root's value before the write changes its bytes.
-        # A root that was a constant has the example's shape in any case: no warning.
+        # An untraced root that a recorded output covers is that output's value; one
+        # that was a constant has the example's shape in any case: no warning.
         if rec.lookup(root) is None and id(root) not in rec.param_names:
-            self.static_roots[id(root)] = weakref.ref(root)
+            covered = self._cover_value(root)
+            if covered is not None:
+                rec.set_vid(root, covered)
+                self.owner[covered] = id(root)
+            else:
+                self.static_roots[id(root)] = weakref.ref(root)
         rec.vid(root)
         return (mutated, root, info.opaque, old)
 
@@ -285,7 +323,11 @@ class ViewTracker:
         new = rec.lookup(mutated)
         if new is None:
             return
-        if isinstance(how, tuple):
+        if how is _WHOLE:
+            base_vid = self._emit("aten::reshape", [("self", E.ARG_TENSOR, new),
+                                                    ("shape", E.ARG_INTS, [S.plain(v) for v in root.shape])],
+                                  tuple(root.shape), root.dtype)
+        elif isinstance(how, tuple):
             base_vid = self._write_back(how, rec.vid(root), tuple(S.plain(v) for v in root.shape), new)
         else:
             base_vid = self._scatter_positions(root, mutated, new, how)

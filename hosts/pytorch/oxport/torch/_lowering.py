@@ -1543,6 +1543,24 @@ def _roll(rec, func, args, kwargs):
     return rec.record("aten::roll", [("self", b["input"]), ("shifts", shifts), ("dims", dims)], func, args, kwargs)
 
 
+@handles(torch.repeat_interleave, T.repeat_interleave)
+def _repeat_interleave(rec, func, args, kwargs):
+    """An int of repeats: recorded as aten::repeat_interleave(self, repeats, dim).  ATen
+    would dispatch it as the positions of x.size(dim) repeated (a constant the trace cannot
+    tie to a dynamic axis) and an index_select.  A tensor of repeats (and the one-argument
+    positions form) stays at the dispatcher, where its positions are recorded."""
+    b = bind(args, kwargs, ("input", "repeats", "dim", "output_size"), dim=None, output_size=None)
+    r = b.get("repeats")
+    if not isinstance(r, int) or isinstance(r, (bool, S.TracedInt)) or not rec.is_traced(b["input"]):
+        return NotImplemented
+    dim = b["dim"]
+    if dim is not None and not isinstance(dim, int):
+        return NotImplemented
+    return rec.record("aten::repeat_interleave", [
+        ("self", b["input"]), ("repeats", int(r)), ("dim", None if dim is None else int(dim)),
+        ("output_size", b["output_size"])], func, args, kwargs)
+
+
 # ---------------------------------------------------------------- dispatcher-level lowerings
 #
 # Calls recorded at the dispatcher level (inside F.multi_head_attention_forward, for
@@ -1680,9 +1698,12 @@ def _interpolate(rec, func, args, kwargs):
     out = func(*args, **kwargs)
     size, sf = b["size"], b["scale_factor"]
     if size is not None:
-        # Given sizes (possibly traced: 2 * h) are the output size.
+        # Given sizes (possibly traced: 2 * h) are the output size.  Resize takes them
+        # as a tensor from opset 11; the linear modes' Gather form before 11 takes them
+        # at any opset (plugins/aten/resize.c).
         size = list(size) if isinstance(size, (list, tuple)) else [size] * n
-        arglist = [("self", x), ("output_size", Dyn(size, need=11))]
+        linear = b["mode"] in ("linear", "bilinear", "trilinear")
+        arglist = [("self", x), ("output_size", Dyn(size, need=None if linear else 11))]
     elif sf is not None and not b["recompute_scale_factor"]:
         # torch maps coordinates with the given factor and sizes the output
         # floor(in * factor): Resize with scales does both, at any input size.
