@@ -119,9 +119,14 @@ void ox_static_shapes_free(ox_static_shapes *s)
     s->n = 0;
 }
 
-static bool is_fixed(const ox_static_shapes *s, ox_vid v)
+bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v)
 {
     return v < s->n && s->fixed[v];
+}
+
+static bool is_fixed(const ox_static_shapes *s, ox_vid v)
+{
+    return ox_static_shapes_is_fixed(s, v);
 }
 
 /* A value the file holds as a constant (a parameter can be overridden when

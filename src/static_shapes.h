@@ -35,6 +35,9 @@ int ox_static_shapes_fold(ox_graph *g, const ox_static_shapes *s, ox_node *n);
  * nodes in topological order, after trying to fold n. */
 void ox_static_shapes_note(const ox_graph *g, ox_static_shapes *s, const ox_node *n);
 
+/* Whether value v's shape is fixed (false for ids past the table). */
+bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v);
+
 /* The operator table is in strcmp order (for the unit test). */
 bool ox_static_shapes_table_sorted(void);
 

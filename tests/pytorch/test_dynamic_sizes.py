@@ -279,9 +279,33 @@ class DynamicSizes(unittest.TestCase):
             self.assertFalse(np.allclose(refs[0], refs[1]), f"{name}: eager output ignores its input")
 
 
+class MaskedSize(nn.Module):
+    """A size of x[mask]: it depends on x's values, not on its shape."""
+
+    def forward(self, x):
+        y = x[x > 0]
+        return y * y.size(0)
+
+
 class StaticSizes(unittest.TestCase):
     """No dynamic axes: the file runs only at the example's shapes (ONNX Runtime refuses
     other dims), so every size read in Python is a constant and its Shape chain folds."""
+
+    def test_size_of_a_data_dependent_shape_stays(self):
+        model = MaskedSize()
+        x = torch.tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.0]])  # 4 positives
+        x2 = torch.tensor([[-1.0, -2.0, 3.0], [-4.0, -5.0, 6.0]])  # 2 positives
+        with tempfile.TemporaryDirectory(prefix="oxport-static-") as tmp:
+            path = os.path.join(tmp, "masked.onnx")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", oxt.TracerWarning)
+                oxt.export(model, (x,), path, opset_version=13, input_names=["x"])
+            self.assertIn("Shape", size_nodes(path))
+            outs = onnxval.run_ort_many(path, [{"x": x.numpy()}, {"x": x2.numpy()}])
+            for inp, got in zip((x, x2), outs):
+                ref = model(inp).numpy()
+                # a traced size pinned anywhere in the file (value_info too) gives 4 * y here
+                np.testing.assert_allclose(got[0], ref, rtol=1e-6)
 
     def run_case(self, name, opset):
         factory, shape, _axes, _ = CASES[name]
