@@ -5,14 +5,24 @@
  * Only small constant tensors are folded (shape arithmetic, index lists):
  * parameters stay initializers, because folding through them would copy the
  * host's weights, which the engine never does.  Operators folded here are the
- * ones symbolics build from constants: data-preserving reshapes (Identity,
- * Reshape, Unsqueeze, Squeeze, Flatten), Cast between numeric types, Concat,
- * and elementwise Add/Sub/Mul/Neg on int64.  Anything else is left alone.
+ * ones symbolics build from constants and sizes: data-preserving reshapes
+ * (Identity, Reshape, Unsqueeze, Squeeze), Cast between numeric types and
+ * bool, Concat, Gather, Slice of a rank-1 tensor, elementwise
+ * Add/Sub/Mul/Div/Neg and comparisons on int64, And/Or/Xor/Not on bool.
+ * Anything else is left alone, and so is a result that is not defined
+ * (a division by zero, an overflow, an index out of range): the runtime
+ * reports those.
+ *
+ * A Shape or Size whose input's shape the file fixes (no dynamic axis
+ * reaches it, static_shapes.c) is a constant too, so the size arithmetic
+ * recorded from Python folds away when nothing is dynamic.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fold.h"
+#include "static_shapes.h"
 
 /* Folded results larger than this stay computed at run time. */
 #define FOLD_MAX_BYTES 65536u
@@ -159,7 +169,266 @@ static int reshaped_dims(const ox_graph *g, const ox_node *n, const ox_attr_tens
 
 static bool cast_supported(ox_dtype t)
 {
-    return t == OX_INT64 || t == OX_INT32 || t == OX_FLOAT || t == OX_DOUBLE;
+    return t == OX_INT64 || t == OX_INT32 || t == OX_FLOAT || t == OX_DOUBLE || t == OX_BOOL;
+}
+
+/* One element of a Cast, exact for integers; false when the value has no
+ * representation in t (out of an integer type's range, NaN to an integer),
+ * where the run-time result is the runtime's business, not the folder's. */
+static bool cast_elem(ox_dtype from, const unsigned char *src, ox_dtype to, unsigned char *dst)
+{
+    ox_elem e;
+    if (!ox_elem_decode(from, src, &e))
+        return false;
+    if (to == OX_BOOL) {
+        dst[0] = e.kind == OX_ELEM_FLOAT ? e.v.f != 0
+                 : e.kind == OX_ELEM_INT ? e.v.i != 0
+                                         : e.v.u != 0;
+        return true;
+    }
+    if (to == OX_FLOAT || to == OX_DOUBLE) {
+        double d = e.kind == OX_ELEM_FLOAT ? e.v.f : e.kind == OX_ELEM_INT ? (double)e.v.i
+                                                                           : (double)e.v.u;
+        return ox_elem_store(to, d, dst);
+    }
+    int64_t i;
+    if (e.kind == OX_ELEM_INT) {
+        i = e.v.i;
+    } else if (e.kind == OX_ELEM_UINT) {
+        if (e.v.u > (uint64_t)INT64_MAX)
+            return false;
+        i = (int64_t)e.v.u;
+    } else {
+        /* float to integer truncates toward zero; 2^63 itself is out of range */
+        if (!(e.v.f >= -9223372036854775808.0 && e.v.f < 9223372036854775808.0))
+            return false;
+        i = (int64_t)e.v.f;
+    }
+    if (to == OX_INT32) {
+        if (i < INT32_MIN || i > INT32_MAX)
+            return false;
+        int32_t v = (int32_t)i;
+        memcpy(dst, &v, sizeof v);
+        return true;
+    }
+    memcpy(dst, &i, sizeof i);
+    return true;
+}
+
+/* Gather(data, indices, axis) on constants: rows of data picked by index. */
+static int fold_gather(ox_graph *g, ox_node *n, const ox_attr_tensor *x, const ox_attr_tensor *idx)
+{
+    size_t es = ox_dtype_size(x->dtype);
+    if (x->dtype == OX_STRING || es == 0 || x->rank == 0 ||
+        (idx->dtype != OX_INT64 && idx->dtype != OX_INT32) ||
+        x->rank + idx->rank > OX_FOLD_MAX_RANK + 1)
+        return 0;
+    const ox_attr *a = ox_node_attr(n, "axis");
+    int64_t axis = a && a->kind == OX_ATTR_INT ? norm_axis(a->u.i, x->rank) : 0;
+    if (axis < 0 || axis >= (int64_t)x->rank)
+        return 0;
+    uint64_t outer = count_of((uint32_t)axis, x->dims);
+    uint64_t inner = count_of(x->rank - (uint32_t)axis - 1, x->dims + axis + 1) * es;
+    uint64_t n_idx = count_of(idx->rank, idx->dims), along = (uint64_t)x->dims[axis];
+    uint64_t total = outer * n_idx * inner;
+    if (total > FOLD_MAX_BYTES || x->data.nbytes != outer * along * inner)
+        return 0;
+    unsigned char *buf = malloc(total + 1);
+    if (!buf)
+        return -1;
+    const unsigned char *src = x->data.data;
+    for (uint64_t j = 0; j < n_idx; j++) {
+        int64_t k;
+        if (idx->dtype == OX_INT64) {
+            memcpy(&k, (const unsigned char *)idx->data.data + j * 8, 8);
+        } else {
+            int32_t k32;
+            memcpy(&k32, (const unsigned char *)idx->data.data + j * 4, 4);
+            k = k32;
+        }
+        if (k < 0)
+            k += (int64_t)along;
+        if (k < 0 || (uint64_t)k >= along) { /* out of range: the runtime reports it */
+            free(buf);
+            return 0;
+        }
+        for (uint64_t o = 0; o < outer; o++)
+            memcpy(buf + (o * n_idx + j) * inner, src + (o * along + (uint64_t)k) * inner, inner);
+    }
+    int64_t dims[2 * OX_FOLD_MAX_RANK];
+    uint32_t r = 0;
+    for (int64_t i = 0; i < axis; i++)
+        dims[r++] = x->dims[i];
+    for (uint32_t i = 0; i < idx->rank; i++)
+        dims[r++] = idx->dims[i];
+    for (uint32_t i = (uint32_t)axis + 1; i < x->rank; i++)
+        dims[r++] = x->dims[i];
+    int rc = become_constant(g, n, x->dtype, r, dims, buf, total);
+    free(buf);
+    return rc ? -1 : 1;
+}
+
+/* Slice of a rank-1 constant with constant starts/ends (and axes, steps):
+ * the shape pieces `x.shape[1:]` makes. */
+static int fold_slice(ox_graph *g, ox_node *n, const ox_attr_tensor *const *in)
+{
+    const ox_attr_tensor *x = in[0];
+    size_t es = ox_dtype_size(x->dtype);
+    if (x->rank != 1 || x->dtype == OX_STRING || es == 0)
+        return 0;
+    int64_t start, end, step = 1;
+    if (n->n_inputs == 1) { /* opset < 10: attributes */
+        const ox_attr *s = ox_node_attr(n, "starts"), *e = ox_node_attr(n, "ends");
+        const ox_attr *ax = ox_node_attr(n, "axes");
+        if (!s || !e || s->kind != OX_ATTR_INTS || e->kind != OX_ATTR_INTS || s->u.ints.n != 1 ||
+            e->u.ints.n != 1 || (ax && (ax->kind != OX_ATTR_INTS || ax->u.ints.n != 1 ||
+                                        norm_axis(ax->u.ints.p[0], 1) != 0)))
+            return 0;
+        start = s->u.ints.p[0];
+        end = e->u.ints.p[0];
+    } else {
+        if (n->n_inputs < 3)
+            return 0;
+        int64_t v[4] = {0, 0, 0, 1};
+        for (uint32_t i = 1; i < n->n_inputs && i <= 4; i++) {
+            const ox_attr_tensor *t = in[i];
+            if (t->dtype != OX_INT64 || count_of(t->rank, t->dims) != 1)
+                return 0;
+            memcpy(&v[i - 1], t->data.data, sizeof(int64_t));
+        }
+        if (n->n_inputs >= 4 && norm_axis(v[2], 1) != 0)
+            return 0;
+        start = v[0];
+        end = v[1];
+        step = v[3];
+    }
+    int64_t len = x->dims[0];
+    if (step == 0)
+        return 0;
+    /* ONNX's clamping: negative from the end, then into [0, len] ([-1, len-1] stepping back) */
+    if (start < 0)
+        start = start < -len ? 0 : start + len;
+    if (end < 0)
+        end = end < -len ? (step > 0 ? 0 : -1) : end + len;
+    if (step > 0) {
+        start = start > len ? len : start;
+        end = end > len ? len : end;
+    } else {
+        start = start > len - 1 ? len - 1 : start;
+        end = end > len - 1 ? len - 1 : end;
+    }
+    unsigned char out[FOLD_MAX_BYTES];
+    int64_t k = 0;
+    for (int64_t i = start; step > 0 ? i < end : i > end; i += step) {
+        if ((uint64_t)(k + 1) * es > sizeof out)
+            return 0;
+        memcpy(out + (uint64_t)k * es, (const unsigned char *)x->data.data + (uint64_t)i * es, es);
+        k++;
+    }
+    return become_constant(g, n, x->dtype, 1, &k, out, (uint64_t)k * es) ? -1 : 1;
+}
+
+/* Elementwise ops on int64 (arithmetic, comparisons) and bool (logic). */
+typedef enum { EW_NONE, EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_NEG, EW_EQ, EW_LT, EW_GT, EW_LE,
+               EW_GE, EW_AND, EW_OR, EW_XOR, EW_NOT } ew_op;
+
+static ew_op ew_of(const char *op)
+{
+    static const struct { const char *name; ew_op op; } t[] = {
+        {"Add", EW_ADD}, {"Sub", EW_SUB}, {"Mul", EW_MUL}, {"Div", EW_DIV}, {"Neg", EW_NEG},
+        {"Equal", EW_EQ}, {"Less", EW_LT}, {"Greater", EW_GT}, {"LessOrEqual", EW_LE},
+        {"GreaterOrEqual", EW_GE}, {"And", EW_AND}, {"Or", EW_OR}, {"Xor", EW_XOR},
+        {"Not", EW_NOT},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(op, t[i].name) == 0)
+            return t[i].op;
+    return EW_NONE;
+}
+
+/* One element; false when the result is not defined (division by zero,
+ * overflow), which is then left to run time. */
+static bool ew_apply(ew_op op, int64_t a, int64_t b, int64_t *out)
+{
+    switch (op) {
+    case EW_ADD: return !__builtin_add_overflow(a, b, out);
+    case EW_SUB: return !__builtin_sub_overflow(a, b, out);
+    case EW_MUL: return !__builtin_mul_overflow(a, b, out);
+    case EW_NEG: return !__builtin_sub_overflow((int64_t)0, a, out);
+    case EW_DIV: /* integer Div truncates toward zero, as C's does */
+        if (b == 0 || (a == INT64_MIN && b == -1))
+            return false;
+        *out = a / b;
+        return true;
+    case EW_EQ: *out = a == b; return true;
+    case EW_LT: *out = a < b; return true;
+    case EW_GT: *out = a > b; return true;
+    case EW_LE: *out = a <= b; return true;
+    case EW_GE: *out = a >= b; return true;
+    case EW_AND: *out = a && b; return true;
+    case EW_OR: *out = a || b; return true;
+    case EW_XOR: *out = !a != !b; return true;
+    case EW_NOT: *out = !a; return true;
+    case EW_NONE: break;
+    }
+    return false;
+}
+
+static int fold_elementwise(ox_graph *g, ox_node *n, ew_op op, const ox_attr_tensor *x,
+                            const ox_attr_tensor *y)
+{
+    bool unary = op == EW_NEG || op == EW_NOT;
+    bool logic = op == EW_AND || op == EW_OR || op == EW_XOR || op == EW_NOT;
+    bool compare = op == EW_EQ || op == EW_LT || op == EW_GT || op == EW_LE || op == EW_GE;
+    if (unary != (n->n_inputs == 1))
+        return 0;
+    if (unary)
+        y = x;
+    ox_dtype in_t = logic ? OX_BOOL : OX_INT64;
+    if (op == EW_EQ && x->dtype == OX_BOOL)
+        in_t = OX_BOOL;
+    if (x->dtype != in_t || y->dtype != in_t)
+        return 0;
+    ox_dtype out_t = logic || compare ? OX_BOOL : OX_INT64;
+    /* same shapes, or one side a single element */
+    uint64_t cx = count_of(x->rank, x->dims), cy = count_of(y->rank, y->dims);
+    const ox_attr_tensor *shape = cx >= cy ? x : y;
+    if (!unary && cx != cy) {
+        if (cx != 1 && cy != 1)
+            return 0;
+        if (x->rank != y->rank && (cx == 1 ? x->rank : y->rank) != 0)
+            return 0;
+    } else if (!unary && (x->rank != y->rank ||
+                          (x->rank && memcmp(x->dims, y->dims, x->rank * sizeof(int64_t)) != 0))) {
+        return 0;
+    }
+    uint64_t cnt = cx >= cy ? cx : cy;
+    size_t ies = ox_dtype_size(in_t), oes = ox_dtype_size(out_t);
+    unsigned char *buf = malloc(cnt * oes + 1);
+    if (!buf)
+        return -1;
+    const unsigned char *a = x->data.data, *b = y->data.data;
+    for (uint64_t i = 0; i < cnt; i++) {
+        int64_t va, vb, r;
+        if (in_t == OX_BOOL) {
+            va = a[cx == 1 ? 0 : i] != 0;
+            vb = b[cy == 1 ? 0 : i] != 0;
+        } else {
+            memcpy(&va, a + (cx == 1 ? 0 : i) * ies, sizeof va);
+            memcpy(&vb, b + (cy == 1 ? 0 : i) * ies, sizeof vb);
+        }
+        if (!ew_apply(op, va, vb, &r)) {
+            free(buf);
+            return 0;
+        }
+        if (out_t == OX_BOOL)
+            buf[i] = r != 0;
+        else
+            memcpy(buf + i * oes, &r, sizeof r);
+    }
+    int rc = become_constant(g, n, out_t, shape->rank, shape->dims, buf, cnt * oes);
+    free(buf);
+    return rc ? -1 : 1;
 }
 
 /* Try to fold one node; 1 folded, 0 left alone, -1 out of memory. */
@@ -197,8 +466,10 @@ static int fold_node(ox_graph *g, ox_node *n)
         size_t in_size = ox_dtype_size(x->dtype), out_size = ox_dtype_size(t);
         const unsigned char *src = x->data.data;
         for (uint64_t i = 0; i < cnt; i++)
-            ox_elem_store(t, ox_elem_load(x->dtype, src + i * in_size, NULL),
-                          (unsigned char *)buf + i * out_size);
+            if (!cast_elem(x->dtype, src + i * in_size, t, (unsigned char *)buf + i * out_size)) {
+                free(buf);
+                return 0;
+            }
         int rc = become_constant(g, n, t, x->rank, x->dims, buf, cnt * ox_dtype_size(t));
         free(buf);
         return rc ? -1 : 1;
@@ -239,53 +510,37 @@ static int fold_node(ox_graph *g, ox_node *n)
         return rc ? -1 : 1;
     }
 
-    bool neg = strcmp(op, "Neg") == 0;
-    bool binary = strcmp(op, "Add") == 0 || strcmp(op, "Sub") == 0 || strcmp(op, "Mul") == 0;
-    if ((neg && n->n_inputs == 1) || (binary && n->n_inputs == 2)) {
-        /* int64 shape arithmetic: same shapes, or one side a single element */
-        const ox_attr_tensor *y = binary ? in[1] : x;
-        if (x->dtype != OX_INT64 || y->dtype != OX_INT64)
-            return 0;
-        uint64_t cx = count_of(x->rank, x->dims), cy = count_of(y->rank, y->dims);
-        const ox_attr_tensor *shape = cx >= cy ? x : y;
-        if (binary && cx != cy) {
-            if (cx != 1 && cy != 1)
-                return 0;
-            if (x->rank != y->rank && (cx == 1 ? x->rank : y->rank) != 0)
-                return 0;
-        } else if (binary && (x->rank != y->rank ||
-                              (x->rank && memcmp(x->dims, y->dims,
-                                                 x->rank * sizeof(int64_t)) != 0))) {
-            return 0;
-        }
-        uint64_t cnt = cx >= cy ? cx : cy;
-        int64_t *buf = malloc(cnt * sizeof(int64_t) + 1);
-        if (!buf)
-            return -1;
-        const int64_t *a = x->data.data, *b = y->data.data;
-        for (uint64_t i = 0; i < cnt; i++) {
-            int64_t va = a[cx == 1 ? 0 : i], vb = b[cy == 1 ? 0 : i];
-            buf[i] = neg ? -va : op[0] == 'A' ? va + vb : op[0] == 'S' ? va - vb : va * vb;
-        }
-        int rc = become_constant(g, n, OX_INT64, shape->rank, shape->dims, buf,
-                                 cnt * sizeof(int64_t));
-        free(buf);
-        return rc ? -1 : 1;
-    }
+    if (strcmp(op, "Gather") == 0 && n->n_inputs == 2)
+        return fold_gather(g, n, x, in[1]);
+    if (strcmp(op, "Slice") == 0)
+        return fold_slice(g, n, in);
+    ew_op ew = ew_of(op);
+    if (ew != EW_NONE && n->n_inputs <= 2)
+        return fold_elementwise(g, n, ew, x, n->n_inputs == 2 ? in[1] : NULL);
     return 0;
 }
 
 ox_status ox_pass_fold_constants(ox_context *ctx, ox_graph *g, size_t *n_folded)
 {
     size_t folded = 0;
-    /* Nodes are in topological order, so one sweep folds whole chains. */
+    ox_static_shapes shapes;
+    if (ox_static_shapes_init(g, &shapes) != 0)
+        return ox_fail(ctx, OX_ENOMEM, "constant folding: out of memory");
+    /* Nodes are in topological order, so one sweep folds whole chains: a
+     * Shape of a fixed shape becomes a constant, then what reads it. */
     for (ox_node *n = g->first; n; n = n->next) {
-        int r = fold_node(g, n);
-        if (r < 0)
+        int r = ox_static_shapes_fold(g, &shapes, n);
+        if (r == 0)
+            r = fold_node(g, n);
+        if (r < 0) {
+            ox_static_shapes_free(&shapes);
             return ox_fail(ctx, OX_ENOMEM, "constant folding: out of memory at node %s",
                            n->name ? n->name : n->op_type);
+        }
         folded += (size_t)r;
+        ox_static_shapes_note(g, &shapes, n);
     }
+    ox_static_shapes_free(&shapes);
     if (n_folded)
         *n_folded = folded;
     return OX_OK;

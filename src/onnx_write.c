@@ -33,6 +33,7 @@
 #include "onnx_locations.h"
 #include "io_layout.h"
 #include "param_source.h"
+#include "static_shapes.h"
 #include "write_files.h"
 
 #define WBUF_CAP ((size_t)1 << 20)
@@ -811,13 +812,25 @@ static ox_status graph_items(wctx *w)
     }
     /* value_info: typed intermediate values, in node order.  Their sizes are
      * the ones the host saw; with a symbolic input dim they would pin that
-     * dim for runtimes that trust value_info, so they are left out then. */
+     * dim for runtimes that trust value_info, so they are left out then.
+     * So is a value whose shape the inputs' shapes do not fix (after NonZero,
+     * Compress ...): ONNX Runtime would take its traced size as a fact and
+     * fold a Shape of it (static_shapes.h says which shapes are fixed). */
     bool symbolic_inputs = false;
     for (uint32_t i = 0; i < g->n_inputs && !symbolic_inputs; i++) {
         const ox_type *ty = &g->values[g->inputs[i]]->type;
         for (int32_t d = 0; ty->dim_params && d < ty->rank; d++)
             if (ty->dim_params[d])
                 symbolic_inputs = true;
+    }
+    ox_static_shapes fixed = {NULL, 0};
+    if (!symbolic_inputs) {
+        if (ox_static_shapes_init(g, &fixed) != 0) {
+            free(ds);
+            return oom(w);
+        }
+        for (const ox_node *n = g->first; n; n = n->next)
+            ox_static_shapes_note(g, &fixed, n);
     }
     for (const ox_node *n = g->first; n && w->st == OX_OK && !symbolic_inputs; n = n->next) {
         for (uint32_t i = 0; i < n->n_outputs && w->st == OX_OK; i++) {
@@ -826,6 +839,8 @@ static ox_status graph_items(wctx *w)
             const ox_value *v = g->values[n->outputs[i]];
             if (v->is_output || v->type.dtype == OX_UNDEFINED || p->is_input[v->id] ||
                 p->is_init[v->id] || (ds && ds[v->id]))
+                continue;
+            if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(&fixed, v->id))
                 continue;
             Onnx__ValueInfoProto *vi = build_vi(w, p, v->id);
             if (!vi)
@@ -836,6 +851,7 @@ static ox_status graph_items(wctx *w)
         }
     }
     free(ds);
+    ox_static_shapes_free(&fixed);
     scratch_reset(w);
     return w->st;
 }

@@ -7,6 +7,7 @@
 #include "fold.h"
 #include "ir.h"
 #include "passes.h"
+#include "static_shapes.h"
 #include "test_util.h"
 
 static ox_context *ctx;
@@ -168,6 +169,183 @@ START_TEST(mismatched_shapes_are_not_folded)
 }
 END_TEST
 
+/* A graph input of the given dims (a float tensor). */
+static ox_value *input(uint32_t rank, const int64_t *dims)
+{
+    ox_value *x = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, (int32_t)rank, dims);
+    ox_graph_add_input(g, x->id);
+    return x;
+}
+
+static ox_node *op1(const char *kind, ox_vid a)
+{
+    return ox_graph_add_node(g, kind, 1, &a, 1);
+}
+
+static ox_node *op2(const char *kind, ox_vid a, ox_vid b)
+{
+    return ox_graph_add_node(g, kind, 2, (ox_vid[]){a, b}, 1);
+}
+
+/* x.view(x.size(0), x.size(1) // 2, -1) as the recorder lowers it:
+ * Shape -> Gather -> Div -> Unsqueeze -> Concat -> Reshape. */
+static ox_node *size_chain(ox_value *x, ox_node **shape_out)
+{
+    int64_t zero = 0, one = 1, two = 2, m1 = -1, d1[] = {1};
+    ox_node *shape = op1("onnx::Shape", x->id);
+    ox_node *b = op2("onnx::Gather", shape->outputs[0], konst(0, NULL, &zero));
+    ox_node *n = op2("onnx::Gather", shape->outputs[0], konst(0, NULL, &one));
+    ox_node *half = op2("onnx::Div", n->outputs[0], konst(0, NULL, &two));
+    ox_vid ax = konst(1, d1, &zero);
+    ox_node *ub = op2("onnx::Unsqueeze", b->outputs[0], ax);
+    ox_node *uh = op2("onnx::Unsqueeze", half->outputs[0], ax);
+    ox_node *cat = ox_graph_add_node(g, "onnx::Concat", 3,
+                                     (ox_vid[]){ub->outputs[0], uh->outputs[0], konst(1, d1, &m1)}, 1);
+    ox_node_add_attr(g, cat, "axis", OX_ATTR_INT)->u.i = 0;
+    ox_node *rs = op2("onnx::Reshape", x->id, cat->outputs[0]);
+    ox_graph_add_output(g, rs->outputs[0]);
+    *shape_out = shape;
+    return cat;
+}
+
+START_TEST(sizes_of_a_fixed_input_fold)
+{
+    int64_t xd[] = {2, 6, 4};
+    ox_node *shape;
+    ox_node *cat = size_chain(input(3, xd), &shape);
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, NULL), OX_OK);
+    ck_assert_str_eq(shape->kind, "onnx::Constant");
+    const ox_attr_tensor *t = folded(cat->outputs[0]);
+    ck_assert_uint_eq(t->dims[0], 3);
+    const int64_t *v = t->data.data;
+    ck_assert_int_eq(v[0], 2);
+    ck_assert_int_eq(v[1], 3);
+    ck_assert_int_eq(v[2], -1);
+    ck_assert_int_eq(ox_pass_dce(ctx, g), OX_OK);
+    ck_assert_uint_eq(g->n_nodes, 2); /* the shape constant and the Reshape */
+}
+END_TEST
+
+START_TEST(sizes_of_a_dynamic_input_stay)
+{
+    int64_t xd[] = {2, 6, 4};
+    ox_value *x = input(3, xd);
+    ox_value_set_dim_param(g, x, 0, "batch"); /* dynamic_axes={x: {0: batch}} */
+    ox_node *shape;
+    ox_node *cat = size_chain(x, &shape);
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, NULL), OX_OK);
+    ck_assert_str_eq(shape->kind, "onnx::Shape");
+    ck_assert_str_eq(cat->kind, "onnx::Concat");
+}
+END_TEST
+
+START_TEST(data_dependent_shapes_stay)
+{
+    int64_t xd[] = {3, 4}, zero = 0;
+    ox_value *x = input(2, xd);
+    /* NonZero's output shape depends on x's values, whatever x's shape */
+    ox_node *nz = op1("onnx::NonZero", x->id);
+    ox_value_set_type(g, ox_graph_value(g, nz->outputs[0]), OX_INT64, 2, (int64_t[]){2, 5});
+    ox_node *relu = op1("onnx::Identity", nz->outputs[0]); /* shape-preserving after it */
+    ox_node *s1 = op1("onnx::Shape", relu->outputs[0]);
+    /* a Reshape to a shape computed from data (not a constant) */
+    ox_node *mx = op1("onnx::ReduceMax", x->id);
+    ox_node *cast = op1("onnx::Cast", mx->outputs[0]);
+    ox_node_add_attr(g, cast, "to", OX_ATTR_INT)->u.i = OX_INT64;
+    ox_node *u = op2("onnx::Unsqueeze", cast->outputs[0], konst(1, (int64_t[]){1}, &zero));
+    ox_node *rs = op2("onnx::Reshape", x->id, u->outputs[0]);
+    ox_value_set_type(g, ox_graph_value(g, rs->outputs[0]), OX_FLOAT, 1, (int64_t[]){12});
+    ox_node *s2 = op1("onnx::Size", rs->outputs[0]);
+    /* another domain's operator */
+    ox_node *cu = op1("com.example::Thing", x->id);
+    ox_value_set_type(g, ox_graph_value(g, cu->outputs[0]), OX_FLOAT, 2, xd);
+    ox_node *s3 = op1("onnx::Shape", cu->outputs[0]);
+    ox_graph_add_output(g, s1->outputs[0]);
+    ox_graph_add_output(g, s2->outputs[0]);
+    ox_graph_add_output(g, s3->outputs[0]);
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, NULL), OX_OK);
+    ck_assert_str_eq(s1->kind, "onnx::Shape");
+    ck_assert_str_eq(s2->kind, "onnx::Size");
+    ck_assert_str_eq(s3->kind, "onnx::Shape");
+}
+END_TEST
+
+START_TEST(shape_start_end_and_size)
+{
+    int64_t xd[] = {2, 3, 5, 7};
+    ox_value *x = input(4, xd);
+    ox_node *sh = op1("onnx::Shape", x->id); /* opset 15: x.shape[1:-1] */
+    ox_node_add_attr(g, sh, "start", OX_ATTR_INT)->u.i = 1;
+    ox_node_add_attr(g, sh, "end", OX_ATTR_INT)->u.i = -1;
+    ox_node *sz = op1("onnx::Size", x->id);
+    ox_graph_add_output(g, sh->outputs[0]);
+    ox_graph_add_output(g, sz->outputs[0]);
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, NULL), OX_OK);
+    const ox_attr_tensor *t = folded(sh->outputs[0]);
+    ck_assert_int_eq(t->dims[0], 2);
+    ck_assert_int_eq(((const int64_t *)t->data.data)[0], 3);
+    ck_assert_int_eq(((const int64_t *)t->data.data)[1], 5);
+    t = folded(sz->outputs[0]);
+    ck_assert_uint_eq(t->rank, 0);
+    ck_assert_int_eq(*(const int64_t *)t->data.data, 210);
+}
+END_TEST
+
+START_TEST(integer_division_comparisons_and_logic)
+{
+    /* the floor-division lowering: q = a / b (truncating) ; q - ((q*b != a) & ((a<0) ^ (b<0))) */
+    int64_t a = -7, b = 2, zero = 0;
+    ox_vid va = konst(0, NULL, &a), vb = konst(0, NULL, &b), vz = konst(0, NULL, &zero);
+    ox_node *q = op2("onnx::Div", va, vb);
+    ox_node *back = op2("onnx::Mul", q->outputs[0], vb);
+    ox_node *eq = op2("onnx::Equal", back->outputs[0], va);
+    ox_node *ne = op1("onnx::Not", eq->outputs[0]);
+    ox_node *la = op2("onnx::Less", va, vz), *lb = op2("onnx::Less", vb, vz);
+    ox_node *x = op2("onnx::Xor", la->outputs[0], lb->outputs[0]);
+    ox_node *both = op2("onnx::And", ne->outputs[0], x->outputs[0]);
+    ox_node *c = op1("onnx::Cast", both->outputs[0]);
+    ox_node_add_attr(g, c, "to", OX_ATTR_INT)->u.i = OX_INT64;
+    ox_node *fl = op2("onnx::Sub", q->outputs[0], c->outputs[0]);
+    ox_node *by0 = op2("onnx::Div", va, vz); /* undefined: left to run time */
+    ox_graph_add_output(g, fl->outputs[0]);
+    ox_graph_add_output(g, by0->outputs[0]);
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, NULL), OX_OK);
+    ck_assert_int_eq(*(const int64_t *)folded(q->outputs[0])->data.data, -3);
+    ck_assert_int_eq(folded(both->outputs[0])->dtype, OX_BOOL);
+    ck_assert_int_eq(*(const int64_t *)folded(fl->outputs[0])->data.data, -4);
+    ck_assert_str_eq(by0->kind, "onnx::Div");
+}
+END_TEST
+
+START_TEST(gather_and_slice_of_constants)
+{
+    int64_t d[] = {4}, v[] = {10, 20, 30, 40}, m1 = -1, one = 1, big = INT64_MAX, d1[] = {1};
+    ox_vid c = konst(1, d, v);
+    ox_node *last = op2("onnx::Gather", c, konst(0, NULL, &m1)); /* negative index */
+    ox_node *oob = op2("onnx::Gather", c, konst(0, NULL, &(int64_t){4})); /* out of range */
+    ox_node *tail = ox_graph_add_node(g, "onnx::Slice", 3,
+                                      (ox_vid[]){c, konst(1, d1, &one), konst(1, d1, &big)}, 1);
+    ox_graph_add_output(g, last->outputs[0]);
+    ox_graph_add_output(g, oob->outputs[0]);
+    ox_graph_add_output(g, tail->outputs[0]);
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, NULL), OX_OK);
+    const ox_attr_tensor *t = folded(last->outputs[0]);
+    ck_assert_uint_eq(t->rank, 0);
+    ck_assert_int_eq(*(const int64_t *)t->data.data, 40);
+    ck_assert_str_eq(oob->kind, "onnx::Gather");
+    t = folded(tail->outputs[0]);
+    ck_assert_int_eq(t->dims[0], 3);
+    ck_assert_int_eq(((const int64_t *)t->data.data)[0], 20);
+    ck_assert_int_eq(((const int64_t *)t->data.data)[2], 40);
+}
+END_TEST
+
+START_TEST(shape_rule_table_is_sorted)
+{
+    ck_assert(ox_static_shapes_table_sorted());
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fold");
@@ -178,6 +356,13 @@ int main(void)
     tcase_add_test(tc, rank0_scalars_fold);
     tcase_add_test(tc, parameters_and_unknown_ops_are_left_alone);
     tcase_add_test(tc, mismatched_shapes_are_not_folded);
+    tcase_add_test(tc, sizes_of_a_fixed_input_fold);
+    tcase_add_test(tc, sizes_of_a_dynamic_input_stay);
+    tcase_add_test(tc, data_dependent_shapes_stay);
+    tcase_add_test(tc, shape_start_end_and_size);
+    tcase_add_test(tc, integer_division_comparisons_and_logic);
+    tcase_add_test(tc, gather_and_slice_of_constants);
+    tcase_add_test(tc, shape_rule_table_is_sorted);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

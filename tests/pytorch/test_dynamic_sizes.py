@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""Models that read sizes in Python, exported with dynamic axes and run at other shapes.
+"""Models that read sizes in Python, exported with dynamic axes and run at other shapes,
+and exported without dynamic axes, where those sizes fold into constants.
 
 Each case is exported once at its example shape with every input axis it names declared
 dynamic, then run in ONNX Runtime at the example, on a second input of the same shape with
 other values, and at three other shapes (one with size 1 on every dynamic axis, one
 larger than the example), against eager.  A file that bakes a size read from the
 example (a Reshape target, an arange length, a slice bound) fails at the other shapes.
+The same cases exported with no dynamic axis must have no Shape or Size node left (every
+shape in the file is fixed, so the size chains fold) and still match eager on two inputs.
 
     /usr/bin/python3 tests/pytorch/test_dynamic_sizes.py [unittest args]
 """
@@ -224,6 +227,16 @@ def other_shapes(shape, axes, name=None):
     return [tuple(ones), tuple(bigger), tuple(mixed)]
 
 
+# Cases whose lowering reads no size even with dynamic axes (a scale factor, a roll by
+# fixed shifts): no Shape node to keep.
+READS_NO_SIZE = {"interpolate_scale", "roll_dynamic_dims"}
+
+
+def size_nodes(path):
+    import onnx
+    return [n.op_type for n in onnx.load(path).graph.node if n.op_type in ("Shape", "Size")]
+
+
 def tolerance(ref):
     """Float arithmetic differs between eager and ONNX Runtime in the last bits of each
     op; bound the difference by the output's own scale."""
@@ -246,6 +259,9 @@ class DynamicSizes(unittest.TestCase):
                 oxt.export(model, (x,), path, opset_version=opset, input_names=["x"], output_names=["y"],
                            dynamic_axes={"x": {a: f"d{a}" for a in axes}})
             onnxval.check(path)
+            if name not in READS_NO_SIZE:
+                # a dynamic axis reaches the sizes read: they stay computed in the file
+                self.assertTrue(size_nodes(path), f"{name} opset {opset}: no Shape node with dynamic axes")
             g = torch.Generator().manual_seed(1)
             inputs = [x, torch.randn(shape, generator=g)]
             inputs += [torch.randn(s, generator=g) for s in other_shapes(shape, axes, name)]
@@ -260,6 +276,59 @@ class DynamicSizes(unittest.TestCase):
                 self.assertLessEqual(err, tolerance(ref), f"{name} opset {opset} at {tuple(inp.shape)}")
                 refs.append(ref)
             # The reference itself must move with the input (not a constant model).
+            self.assertFalse(np.allclose(refs[0], refs[1]), f"{name}: eager output ignores its input")
+
+
+class MaskedSize(nn.Module):
+    """A size of x[mask]: it depends on x's values, not on its shape."""
+
+    def forward(self, x):
+        y = x[x > 0]
+        return y * y.size(0)
+
+
+class StaticSizes(unittest.TestCase):
+    """No dynamic axes: the file runs only at the example's shapes (ONNX Runtime refuses
+    other dims), so every size read in Python is a constant and its Shape chain folds."""
+
+    def test_size_of_a_data_dependent_shape_stays(self):
+        model = MaskedSize()
+        x = torch.tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.0]])  # 4 positives
+        x2 = torch.tensor([[-1.0, -2.0, 3.0], [-4.0, -5.0, 6.0]])  # 2 positives
+        with tempfile.TemporaryDirectory(prefix="oxport-static-") as tmp:
+            path = os.path.join(tmp, "masked.onnx")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", oxt.TracerWarning)
+                oxt.export(model, (x,), path, opset_version=13, input_names=["x"])
+            self.assertIn("Shape", size_nodes(path))
+            outs = onnxval.run_ort_many(path, [{"x": x.numpy()}, {"x": x2.numpy()}])
+            for inp, got in zip((x, x2), outs):
+                ref = model(inp).numpy()
+                # a traced size pinned anywhere in the file (value_info too) gives 4 * y here
+                np.testing.assert_allclose(got[0], ref, rtol=1e-6)
+
+    def run_case(self, name, opset):
+        factory, shape, _axes, _ = CASES[name]
+        torch.manual_seed(0)
+        model = factory().eval()
+        x = torch.randn(shape)
+        with tempfile.TemporaryDirectory(prefix="oxport-static-") as tmp:
+            path = os.path.join(tmp, f"{name}.onnx")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", oxt.TracerWarning)
+                oxt.export(model, (x,), path, opset_version=opset, input_names=["x"], output_names=["y"])
+            onnxval.check(path)
+            self.assertEqual(size_nodes(path), [], f"{name} opset {opset}: sizes left computed")
+            inputs = [x, torch.randn(shape, generator=torch.Generator().manual_seed(1))]
+            outs = onnxval.run_ort_many(path, [{"x": inp.numpy()} for inp in inputs])
+            refs = []
+            for inp, got in zip(inputs, outs):
+                with torch.no_grad():
+                    ref = model(inp).numpy()
+                self.assertEqual(got[0].shape, ref.shape, name)
+                err = float(np.max(np.abs(got[0] - ref))) if ref.size else 0.0
+                self.assertLessEqual(err, tolerance(ref), f"{name} opset {opset}")
+                refs.append(ref)
             self.assertFalse(np.allclose(refs[0], refs[1]), f"{name}: eager output ignores its input")
 
 
@@ -298,6 +367,7 @@ def _make(name, opset):
 for _name, (_f, _s, _a, _opsets) in CASES.items():
     for _o in _opsets:
         setattr(DynamicSizes, f"test_{_name}_opset{_o}", _make(_name, _o))
+        setattr(StaticSizes, f"test_{_name}_opset{_o}", _make(_name, _o))
 
 
 if __name__ == "__main__":

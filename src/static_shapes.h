@@ -1,0 +1,44 @@
+/*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
+ * Which values have a shape the file fixes, for the constant-folding sweep
+ * (fold.c): a Shape or Size of such a value is a constant.
+ */
+#ifndef OXPORT_STATIC_SHAPES_H
+#define OXPORT_STATIC_SHAPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+typedef struct ox_static_shapes {
+    uint8_t *fixed; /* per value id: its shape is the same on every run of the file */
+    uint32_t n;
+} ox_static_shapes;
+
+/* Graph inputs with every dim known and no dim_param, parameters and
+ * constants start fixed; node outputs are decided by ox_static_shapes_note.
+ * -1 out of memory. */
+int ox_static_shapes_init(const ox_graph *g, ox_static_shapes *s);
+void ox_static_shapes_free(ox_static_shapes *s);
+
+/* Turn n into a Constant when it is a Shape or Size of a fixed-shape value
+ * whose dims are recorded: 1 folded, 0 left alone, -1 out of memory. */
+int ox_static_shapes_fold(ox_graph *g, const ox_static_shapes *s, ox_node *n);
+
+/* Decide whether n's outputs have fixed shapes: n is a Constant, or an
+ * operator whose output shapes follow from its inputs' shapes and its
+ * attributes, all inputs fixed, and every input whose values set the output
+ * shape (Reshape's shape, Slice's starts ...) a constant.  Operators not in
+ * the table (NonZero, Unique, Loop, other domains ...) never are.  Call on
+ * nodes in topological order, after trying to fold n. */
+void ox_static_shapes_note(const ox_graph *g, ox_static_shapes *s, const ox_node *n);
+
+/* Whether value v's shape is fixed (false for ids past the table). */
+bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v);
+
+/* The operator table is in strcmp order (for the unit test). */
+bool ox_static_shapes_table_sorted(void);
+
+#endif /* OXPORT_STATIC_SHAPES_H */
