@@ -200,6 +200,19 @@ class TrainingExport(unittest.TestCase):
                           "supported from opset 12", str(cm.exception))
             self.assertFalse(os.path.exists(self.path("d.onnx")))
 
+    def test_torch_onnx_below_opset_12_writes_the_identity(self):
+        """Why oxport refuses: torch.onnx 1.13 exports training-mode dropout at opset 9 as a
+        Dropout without a training switch, which ONNX Runtime runs as the identity (only a
+        warning says so)."""
+        x = torch.rand(40, 100) + 0.5
+        p = self.path("torch9.onnx")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(nn.Dropout(0.5), (x,), p, opset_version=9, training=TrainingMode.TRAINING,
+                              input_names=["x"])
+        (y,) = onnxval.run_ort(p, {"x": x.numpy()})
+        np.testing.assert_array_equal(y, x.numpy())
+
     def test_channel_dropout_in_training_is_refused(self):
         with self.assertRaises(oxt.ExportError) as cm:
             oxt.export(nn.Dropout2d(0.5), (torch.randn(1, 3, 4, 4),), self.path("d2.onnx"), opset_version=17,
