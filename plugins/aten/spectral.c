@@ -178,13 +178,12 @@ static ox_vid hermitian_full(ox_sym *g, const ox_api *api, ox_vid x, int64_t axi
     if (n - half <= 0)
         return head;
     ox_vid mirror = oxu_slice(g, api, head, axis, n - half, 0, -1);
+    /* conj: (1, -1) over the trailing dimension, in the input's type */
     float flip[2] = {1.0f, -1.0f};
-    ox_vid f = api->dtype(g, x) == OX_DOUBLE ? 0 : oxu_const_floats(g, api, flip, 2);
-    if (api->dtype(g, x) == OX_DOUBLE) {
-        double fd[2] = {1.0, -1.0};
-        int64_t two = 2;
-        f = api->constant(g, OX_DOUBLE, 1, &two, fd);
-    }
+    double flip_d[2] = {1.0, -1.0};
+    int64_t two = 2;
+    ox_vid f = api->dtype(g, x) == OX_DOUBLE ? api->constant(g, OX_DOUBLE, 1, &two, flip_d)
+                                             : api->constant(g, OX_FLOAT, 1, &two, flip);
     if (!f) {
         api->fail(g, "could not create the conjugation constant");
         return 0;
@@ -260,10 +259,11 @@ static ox_vid full_window(ox_sym *g, const ox_api *api, const frame_params *f, o
 {
     ox_vid w = api->arg_tensor(g, "window");
     ox_dtype dt = api->dtype(g, like);
-    if (w && api->size(g, w, 0) != f->win)
-        return api->fail(g, "the window has %lld elements, win_length is %lld",
-                         (long long)api->size(g, w, 0), (long long)f->win),
-               0;
+    if (w && api->size(g, w, 0) != f->win) {
+        api->fail(g, "the window has %lld elements, win_length is %lld",
+                  (long long)api->size(g, w, 0), (long long)f->win);
+        return 0;
+    }
     if (!w) {
         ox_vid shape = oxu_const_int(g, api, f->win);
         w = oxu_full(g, api, oxu_unsqueeze(g, api, shape, 0), 1.0, dt);
