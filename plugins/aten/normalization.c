@@ -1,8 +1,9 @@
-/* Normalizations: batch_norm with running statistics (inference) ->
- * BatchNormalization; those using the statistics of the input itself:
+/* Normalizations: batch_norm -> BatchNormalization (inference with the
+ * running statistics, or training mode with the batch's); those using the statistics of the input itself:
  * layer_norm, group_norm, instance_norm.  ONNX has LayerNormalization from
  * opset 17 only; below that, and for group_norm at every opset, the statistics
  * are spelled out as (x - mean) / sqrt(var + eps) over the normalized axes. */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "aten_family.h"
@@ -37,15 +38,55 @@ static ox_vid filled(ox_sym *g, const ox_api *api, ox_dtype dt, int64_t c, doubl
 }
 
 /* Without running statistics (track_running_stats=False) torch normalises
- * with the batch's own, which BatchNormalization in inference mode does not
- * do at any opset. */
+ * with the batch's own and records training=True, which the training-mode
+ * lowering below does.  A recording without them in inference mode (only a C
+ * host can make one) has nothing to normalise with. */
 static int check_batch_norm(ox_sym *g, const ox_api *api)
 {
-    if (!api->arg_tensor(g, "running_mean") || !api->arg_tensor(g, "running_var"))
-        return api->limit(g, 0, "batch_norm without running_mean/running_var (track_running_stats="
-                                "False) normalises with batch statistics, which "
-                                "BatchNormalization in inference mode does not do");
+    if (!api->arg_int(g, "training", 0) &&
+        (!api->arg_tensor(g, "running_mean") || !api->arg_tensor(g, "running_var")))
+        return api->limit(g, 0, "batch_norm in inference mode (training=False) without "
+                                "running_mean/running_var has no statistics to normalise with");
     return 0;
+}
+
+/* Training mode normalises with the batch's statistics and updates the
+ * running ones.  ONNX spells it with the node's extra outputs: from opset 14
+ * training_mode=1 and the updated running mean and variance; opsets 7-13 have
+ * no attribute, and the optional outputs (running mean and variance, saved
+ * mean and variance) themselves select training mode, as torch.onnx writes
+ * it.  The graph's output is still the normalised tensor: the running
+ * statistics are computed and left unused, since a trace returns only what
+ * the forward returns (the host's buffers are not graph outputs). */
+static int batch_norm_outputs(const ox_api *api, ox_sym *g, bool training)
+{
+    if (!training)
+        return 1;
+    return api->opset(g) >= 14 ? 3 : 5;
+}
+
+/* The batch's per-channel mean and biased variance ([C] each), over every
+ * axis but 1: the statistics a batch_norm without running ones normalises
+ * with.  Given as BatchNormalization's mean and var they make the node right
+ * whatever mode a runtime's kernel takes, as torch.onnx does: measured with
+ * constant zero/one statistics instead, ONNX Runtime's result for a
+ * training-mode node was the inference-mode one (off by 0.066 on N(0, 1)
+ * input, where the batch's statistics give 5e-7). */
+static int batch_statistics(ox_sym *g, const ox_api *api, ox_vid x, ox_vid *mean, ox_vid *var)
+{
+    int rank = api->rank(g, x);
+    if (rank < 2 || rank > OXU_MAX_RANK)
+        return api->fail(g, "batch_norm without running statistics needs the input's rank (2 to "
+                            "%d), but it is %s", OXU_MAX_RANK, rank < 0 ? "unknown" : "out of range");
+    int64_t axes[OXU_MAX_RANK];
+    size_t n = 0;
+    for (int d = 0; d < rank; d++)
+        if (d != 1)
+            axes[n++] = d;
+    ox_vid d = at_op2(g, api, "Sub", x, oxu_reduce(g, api, "ReduceMean", x, axes, n, 1));
+    *mean = oxu_reduce(g, api, "ReduceMean", x, axes, n, 0);
+    *var = oxu_reduce(g, api, "ReduceMean", at_op2(g, api, "Mul", d, d), axes, n, 0);
+    return *mean && *var ? 0 : 1;
 }
 
 static int sym_batch_norm(ox_sym *g, const ox_api *api)
@@ -55,12 +96,15 @@ static int sym_batch_norm(ox_sym *g, const ox_api *api)
     ox_vid bias = api->arg_tensor(g, "bias");
     ox_vid mean = api->arg_tensor(g, "running_mean");
     ox_vid var = api->arg_tensor(g, "running_var");
-    /* training=True is a limitation in opset_9.yaml, and missing running
-     * statistics the check hook's: both refused by the pre-scan. */
+    bool training = api->arg_int(g, "training", 0) != 0;
+    /* An inference-mode node without running statistics is the check
+     * hook's refusal; in training mode the batch's stand in. */
+    if ((!mean || !var) && batch_statistics(g, api, x, &mean, &var))
+        return 1;
     if (!scale || !bias) {
         int64_t c = api->size(g, x, 1);
         if (c < 0)
-            c = api->size(g, mean, 0);
+            c = api->size(g, api->arg_tensor(g, "running_mean"), 0);
         if (c < 0)
             return api->fail(g, "batch_norm without weight/bias needs the channel count, but "
                                 "the input's dim 1 is unknown");
@@ -71,11 +115,13 @@ static int sym_batch_norm(ox_sym *g, const ox_api *api)
             return 1;
     }
     ox_vid in[5] = {x, scale, bias, mean, var};
-    ox_onode *n = api->op(g, "BatchNormalization", 5, in, 1);
+    ox_onode *n = api->op(g, "BatchNormalization", 5, in, batch_norm_outputs(api, g, training));
     if (n) {
         api->attr_float(n, "epsilon", api->arg_float(g, "eps", 1e-5));
         /* ONNX weighs the running value by momentum; torch weighs the batch's. */
         api->attr_float(n, "momentum", 1.0 - api->arg_float(g, "momentum", 0.1));
+        if (training && api->opset(g) >= 14)
+            api->attr_int(n, "training_mode", 1);
     }
     return oxu_set_result(g, api, 0, at_out(g, api, n, "BatchNormalization"));
 }

@@ -103,8 +103,6 @@ ROWS = [
     Row("to.int64", "aten::to", lambda x: (x * 3).to(torch.int64), [T(3, 4)]),
     Row("contiguous", "aten::contiguous", lambda x: x.transpose(0, 1).contiguous(), [T(3, 4)]),
     Row("dropout.eval", "aten::dropout", lambda x: F.dropout(x, 0.5, training=False), [T(3, 4)]),
-    Row("dropout.training", "aten::dropout", lambda x: F.dropout(x, 0.5, training=True), [T(3, 4)],
-        refuse=Refuse("dropout in training mode is not exported")),
     Row("feature_dropout", "aten::feature_dropout", lambda x: F.dropout2d(x, 0.5, training=False), [T(1, 3, 4, 4)]),
     Row("relu.zero_dim", "aten::relu", lambda x: torch.relu(x), [T()]),
     Row("exp.float64", "aten::exp", lambda x: torch.exp(x), [T(3, 4, dtype=F64)]),
@@ -473,12 +471,6 @@ ROWS = [
 
     # ---------------------------------------------------------------- normalization
     Row("batch_norm", "aten::batch_norm", module=lambda: nn.BatchNorm2d(3), inputs=[T(2, 3, 4, 4)]),
-    Row("batch_norm.no_running_stats", "aten::batch_norm",
-        module=lambda: nn.BatchNorm2d(3, track_running_stats=False).eval(), inputs=[T(2, 3, 4, 4)],
-        refuse=Refuse("normalises with batch statistics")),
-    Row("batch_norm.training", "aten::batch_norm",
-        lambda x: F.batch_norm(x, torch.zeros(3), torch.ones(3), training=True), [T(2, 3, 4)],
-        refuse=Refuse("batch_norm in training mode is not exported")),
     Row("instance_norm", "aten::instance_norm", module=lambda: nn.InstanceNorm2d(3, affine=True),
         inputs=[T(2, 3, 4, 4)]),
     Row("instance_norm.running_stats", "aten::instance_norm",

@@ -72,8 +72,6 @@ ROWS += [
         refuse=Refuse("alpha dropout in training mode is not exported")),
     Row("native_dropout.eval", "aten::native_dropout", lambda x: torch.native_dropout(x, 0.5, False), [T(3, 4)],
         constant=(1,)),
-    Row("native_dropout.training", "aten::native_dropout", lambda x: torch.native_dropout(x, 0.5, True)[0],
-        [T(3, 4)], refuse=Refuse("native_dropout in training mode (train=True or None) is not exported")),
 ]
 
 # ---------------------------------------------------------------- pointwise math

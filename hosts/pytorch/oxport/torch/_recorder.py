@@ -38,6 +38,7 @@ from . import _lowering as L
 from . import _sizes as S
 from . import _symbolic
 from . import _indexing as I
+from . import _spectral as C
 from ._sizes import TracedInt, TracerWarning, Dyn  # noqa: F401  (TracerWarning is public here)
 
 DTYPES = {
@@ -191,6 +192,10 @@ class Recorder:
         return out.value
 
     def output(self, tensor, name=None):
+        if tensor.is_complex() and self.lookup(tensor) is not None:
+            raise UnsupportedValue(f"the model returns a complex tensor (output {len(self.outputs)}), which ONNX "
+                                   f"Runtime cannot hold; return torch.view_as_real(z) (ONNX's float form with "
+                                   f"a trailing dimension of 2) or z.abs()")
         v = self.vid(tensor)
         self.ctx.check(self.L.ox_trace_output(self.t, v, name.encode() if name else None), "ox_trace_output")
         self.outputs.append(v)
@@ -390,6 +395,13 @@ class Recorder:
         descs = (E.OxTensorDesc * max(len(outs), 1))()
         for i, o in enumerate(outs):
             d = descs[i]
+            if o.is_complex():  # ONNX's float form: a trailing dimension of 2 (_spectral)
+                d.dtype = ox_dtype(torch.float64 if o.dtype == torch.complex128 else torch.float32, kind)
+                d.rank = o.dim() + 1
+                sz = (ctypes.c_int64 * (o.dim() + 1))(*o.shape, 2)
+                hold.append(sz)
+                d.sizes = sz
+                continue
             d.dtype = ox_dtype(o.dtype, f"output of {kind} in {self.scope_str()}")
             d.rank = o.dim()
             sz = self._sizes(o)
@@ -442,6 +454,11 @@ class Recorder:
         """Resolve arguments, run the real function, record it with its outputs.
         `mutated`: the tensor an in-place op writes (default: the first argument of a
         kind ending in `_`)."""
+        C.note_fixed_sizes(self, kind, arglist)
+        try:
+            kind, arglist = C.complex_form(self, kind, arglist)
+        except C.ComplexValue as e:
+            raise UnsupportedValue(str(e)) from None
         resolved = self.resolve(arglist)
         if mutated is None and kind.endswith("_") and arglist and isinstance(arglist[0][1], torch.Tensor):
             mutated = arglist[0][1]
