@@ -86,9 +86,16 @@ static ox_vid dft(ox_sym *g, const ox_api *api, ox_vid y, int64_t axis, bool inv
 {
     if (!y)
         return 0;
-    ox_onode *n = api->op(g, "DFT", 1, &y, 1);
+    /* DFT-20 takes the axis as a third input (dft_length, the second, stays
+     * absent) where DFT-17 had an attribute. */
+    bool axis_input = api->opset(g) >= 20;
+    ox_vid in[3] = {y, 0, 0};
+    if (axis_input && !(in[2] = oxu_const_int(g, api, axis)))
+        return 0;
+    ox_onode *n = api->op(g, "DFT", axis_input ? 3 : 1, in, 1);
     if (n) {
-        api->attr_int(n, "axis", axis);
+        if (!axis_input)
+            api->attr_int(n, "axis", axis);
         api->attr_int(n, "inverse", inverse);
         api->attr_int(n, "onesided", onesided);
     }
