@@ -267,14 +267,14 @@ static bool uses_default_domain(const ox_graph *g)
  * type inference does); a declared type (value_info, graph output) that
  * differs is a violation. */
 static void infer_outputs(checker *c, const ox_graph *g, ox_dtype *types, const ox_node *n,
-                          int64_t version, node_label *label, bool report)
+                          const ox_schema_lookup *schema, node_label *label, bool report)
 {
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         ox_vid id = n->outputs[k];
         const ox_value *v = ox_graph_value(g, id);
         if (!v)
             continue;
-        ox_dtype want = ox_schema_output_dtype(g, types, n, version, k);
+        ox_dtype want = ox_schema_output_dtype_as(g, types, n, schema, k);
         if (want == OX_UNDEFINED)
             continue;
         if (v->type.dtype == OX_UNDEFINED) {
@@ -376,8 +376,10 @@ static void check_function_body(checker *c, const ox_graph *model, const ox_func
             check_call(c, label, n, callee);
         } else if (version > 0 && op[0]) {
             schema_violation sv = {c, label};
-            size_t broken = ox_schema_check_node(b, types, n, version, schema_rule_broken, &sv);
-            infer_outputs(c, b, types, n, version, label, broken == 0);
+            ox_schema_lookup schema = ox_schema_lookup_node(n, version);
+            size_t broken = ox_schema_check_node_as(b, types, n, &schema, version,
+                                                    schema_rule_broken, &sv);
+            infer_outputs(c, b, types, n, &schema, label, broken == 0);
         }
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_vid id = n->outputs[i];
@@ -597,8 +599,10 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
         if (callee) {
             check_call(&c, label, n, callee);
         } else if (version > 0 && op[0]) {
-            size_t broken = ox_schema_check_node(g, types, n, version, schema_rule_broken, &sv);
-            infer_outputs(&c, g, types, n, version, label, broken == 0);
+            ox_schema_lookup schema = ox_schema_lookup_node(n, version);
+            size_t broken = ox_schema_check_node_as(g, types, n, &schema, version,
+                                                    schema_rule_broken, &sv);
+            infer_outputs(&c, g, types, n, &schema, label, broken == 0);
         }
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_vid id = n->outputs[i];

@@ -18,7 +18,7 @@
 
 const char *ox_schema_domain(const char *domain)
 {
-    if (!domain || strcmp(domain, "ai.onnx") == 0)
+    if (!domain || (domain[0] == 'a' && strcmp(domain, "ai.onnx") == 0))
         return "";
     return domain;
 }
@@ -27,7 +27,7 @@ int ox_schema_domain_max(const char *domain)
 {
     domain = ox_schema_domain(domain);
     for (size_t i = 0; i < ox_n_schema_domains; i++)
-        if (strcmp(ox_schema_domains[i].domain, domain) == 0)
+        if (ox_str_eq(ox_schema_domains[i].domain, domain))
             return ox_schema_domains[i].max_version;
     return 0;
 }
@@ -73,7 +73,7 @@ static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 static size_t domain_slot(const char *domain)
 {
     for (size_t i = 0; i < ox_n_schema_domains; i++)
-        if (strcmp(ox_schema_domains[i].domain, domain) == 0)
+        if (ox_str_eq(ox_schema_domains[i].domain, domain))
             return i;
     return SIZE_MAX;
 }
@@ -310,15 +310,34 @@ static void check_operands(rules *r, const ox_graph *g, const ox_dtype *types,
     }
 }
 
+ox_schema_lookup ox_schema_lookup_node(const ox_node *n, int64_t version)
+{
+    ox_schema_lookup l = {false, NULL};
+    const char *domain = ox_schema_domain(n->domain);
+    if (ox_schema_unchecked_reason(domain, version))
+        return l;
+    l.checked = true;
+    l.s = ox_schema_find(domain, n->op_type ? n->op_type : "", version);
+    return l;
+}
+
 size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_node *n,
                             int64_t version, ox_schema_emit_fn emit, void *user)
+{
+    ox_schema_lookup l = ox_schema_lookup_node(n, version);
+    return ox_schema_check_node_as(g, types, n, &l, version, emit, user);
+}
+
+size_t ox_schema_check_node_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                               const ox_schema_lookup *l, int64_t version,
+                               ox_schema_emit_fn emit, void *user)
 {
     rules r = {emit, user, 0, NULL, version};
     const char *domain = ox_schema_domain(n->domain);
     const char *op = n->op_type ? n->op_type : "";
-    if (ox_schema_unchecked_reason(domain, version))
+    if (!l->checked)
         return 0;
-    const ox_schema *s = ox_schema_find(domain, op, version);
+    const ox_schema *s = l->s;
     if (!s) {
         int first = ox_schema_first_version(domain, op);
         const char *dname = domain[0] ? domain : "ai.onnx";
@@ -356,8 +375,8 @@ size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_n
     }
 
     binding bind[64];
-    memset(bind, 0, sizeof bind);
     if (s->n_constraints <= 64) {
+        memset(bind, 0, s->n_constraints * sizeof(*bind));
         check_operands(&r, g, types, "input", n->inputs, n->n_inputs, s->first_input, s->n_inputs, bind);
         check_operands(&r, g, types, "output", n->outputs, n->n_outputs, s->first_output, s->n_outputs,
                        bind);
@@ -372,6 +391,8 @@ size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_n
 static ox_dtype attribute_dtype(const ox_node *n)
 {
     const char *op = n->op_type;
+    if (op[0] != 'C')
+        return OX_UNDEFINED; /* none of the operators below */
     if (strcmp(op, "Cast") == 0) {
         const ox_attr *to = ox_node_attr(n, "to");
         return to && to->kind == OX_ATTR_INT && ox_dtype_valid((int)to->u.i) ? (ox_dtype)to->u.i
@@ -408,9 +429,16 @@ static int single_type(uint32_t mask)
 ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_dtype *types, const ox_node *n,
                                 int64_t version, uint32_t i)
 {
-    if (!n->op_type || ox_schema_unchecked_reason(n->domain, version))
+    ox_schema_lookup l = ox_schema_lookup_node(n, version);
+    return ox_schema_output_dtype_as(g, types, n, &l, i);
+}
+
+ox_dtype ox_schema_output_dtype_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                                   const ox_schema_lookup *l, uint32_t i)
+{
+    if (!n->op_type || !l->checked)
         return OX_UNDEFINED;
-    const ox_schema *s = ox_schema_find(n->domain, n->op_type, version);
+    const ox_schema *s = l->s;
     if (!s || s->deprecated || i >= n->n_outputs)
         return OX_UNDEFINED;
     if (ox_schema_domain(n->domain)[0] == '\0') {

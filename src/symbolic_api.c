@@ -345,10 +345,17 @@ static void infer_call_types(ox_sym *g)
         n = n->prev;
     for (; n; n = n->next) {
         int64_t version = n->domain[0] ? ox_graph_opset(g->out, n->domain) : g->opset;
+        ox_schema_lookup schema = {false, NULL};
+        bool looked_up = false;
         for (uint32_t k = 0; k < n->n_outputs; k++) {
             ox_value *o = ox_graph_value(g->out, n->outputs[k]);
-            if (o && o->type.dtype == OX_UNDEFINED)
-                o->type.dtype = ox_schema_output_dtype(g->out, NULL, n, version, k);
+            if (!o || o->type.dtype != OX_UNDEFINED)
+                continue;
+            if (!looked_up) {
+                schema = ox_schema_lookup_node(n, version);
+                looked_up = true;
+            }
+            o->type.dtype = ox_schema_output_dtype_as(g->out, NULL, n, &schema, k);
         }
     }
 }
@@ -831,12 +838,13 @@ static int api_set_output(ox_sym *g, size_t i, ox_vid v)
             g->extra_output = (long)i;
         return -1;
     }
-    char what[48];
-    snprintf(what, sizeof what, "set_output(%zu)", i);
-    ox_vid local = v ? vid_in(g, v, what) : 0;
+    if (!v)
+        return ox_sym_error(g, "set_output(%zu): value 0 (no value)", i);
+    ox_vid local = vid_local(g, v);
     if (!local) {
-        if (!v)
-            return ox_sym_error(g, "set_output(%zu): value 0 (no value)", i);
+        char what[48];
+        snprintf(what, sizeof what, "set_output(%zu)", i);
+        vid_in(g, v, what);
         return -1;
     }
     g->outputs[i] = local;
