@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strmap.h"
+
 /* Grow a malloc'd vector of ox_vid; the vectors live outside the arena
  * because they are resized, and are freed with the graph. */
 static int vid_push(ox_vid **v, uint32_t *n, uint32_t *cap, ox_vid x)
@@ -462,7 +464,7 @@ int ox_graph_add_output(ox_graph *g, ox_vid v)
 
 int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version)
 {
-    if (!domain || strcmp(domain, "ai.onnx") == 0)
+    if (!domain || ox_str_eq(domain, "ai.onnx"))
         domain = "";
     for (uint32_t i = 0; i < g->n_opsets; i++) {
         if (strcmp(g->opsets[i].domain, domain) == 0) {
@@ -490,17 +492,17 @@ int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version)
 
 int64_t ox_graph_opset(const ox_graph *g, const char *domain)
 {
-    if (!domain || strcmp(domain, "ai.onnx") == 0)
+    if (!domain || ox_str_eq(domain, "ai.onnx"))
         domain = "";
     for (uint32_t i = 0; i < g->n_opsets; i++)
-        if (strcmp(g->opsets[i].domain, domain) == 0)
+        if (ox_str_eq(g->opsets[i].domain, domain))
             return g->opsets[i].version;
     return 0;
 }
 
 static const char *plain_domain(const char *domain)
 {
-    return !domain || strcmp(domain, "ai.onnx") == 0 ? "" : domain;
+    return !domain || ox_str_eq(domain, "ai.onnx") ? "" : domain;
 }
 
 ox_function *ox_graph_add_function(ox_graph *g, const char *domain, const char *name)
@@ -529,7 +531,7 @@ const ox_function *ox_graph_function(const ox_graph *g, const char *domain, cons
     domain = plain_domain(domain);
     for (uint32_t i = 0; g && name && i < g->n_functions; i++) {
         const ox_function *f = &g->functions[i];
-        if (strcmp(f->name, name) == 0 && strcmp(plain_domain(f->domain), domain) == 0)
+        if (ox_str_eq(f->name, name) && ox_str_eq(plain_domain(f->domain), domain))
             return f;
     }
     return NULL;
@@ -565,7 +567,7 @@ ox_attr *ox_node_add_attr(ox_graph *g, ox_node *n, const char *name, ox_attr_kin
 const ox_attr *ox_node_attr(const ox_node *n, const char *name)
 {
     for (uint32_t i = 0; i < n->n_attrs; i++)
-        if (strcmp(n->attrs[i].name, name) == 0)
+        if (ox_str_eq(n->attrs[i].name, name))
             return &n->attrs[i];
     return NULL;
 }
@@ -573,7 +575,7 @@ const ox_attr *ox_node_attr(const ox_node *n, const char *name)
 const ox_targ *ox_node_arg(const ox_node *n, const char *name)
 {
     for (uint32_t i = 0; i < n->n_args; i++)
-        if (strcmp(n->args[i].name, name) == 0)
+        if (ox_str_eq(n->args[i].name, name))
             return &n->args[i];
     return NULL;
 }
