@@ -103,6 +103,7 @@ typedef struct conv {
     uint32_t cap_outs;
     ox_report problems;
     ox_sym_session session;  /* id tag and call serial the symbolic API checks */
+    ox_kind_memo kinds;      /* route and symbolic per node kind */
     bool contract_broken;    /* a pack broke the ABI contract (vs. declined an input) */
 } conv;
 
@@ -419,9 +420,8 @@ static bool host_type_agrees(conv *c, const ox_node *n, uint32_t i, const char *
     return false;
 }
 
-static ox_status convert_node(conv *c, const ox_node *n)
+static ox_status convert_node(conv *c, const ox_node *n, const ox_op_impl *im)
 {
-    const ox_op_impl *im = ox_registry_find(c->ctx->registry, n->kind, c->opset);
     if (n->n_outputs > c->cap_outs) {
         ox_vid *no = realloc(c->outs, n->n_outputs * sizeof(*no));
         if (!no)
@@ -584,8 +584,9 @@ static ox_status build(conv *c, ox_graph **out)
             poison_outputs(c, n);
             continue;
         }
-        ox_route rt = ox_route_of(c->ctx, n, c->opset);
-        st = rt == OX_ROUTE_CONVERT ? convert_node(c, n) : copy_node(c, n, rt == OX_ROUTE_ATEN);
+        const ox_kind_info *k = ox_kind_info_of(&c->kinds, c->ctx, n, c->opset);
+        st = k->route == OX_ROUTE_CONVERT ? convert_node(c, n, k->impl)
+                                          : copy_node(c, n, k->route == OX_ROUTE_ATEN);
         if (st != OX_OK)
             return st;
     }
@@ -698,6 +699,7 @@ ox_status ox_convert_graph(ox_context *ctx, const ox_graph *traced, int opset, o
     free(c.vmap);
     free(c.poisoned);
     free(c.outs);
+    ox_kind_memo_free(&c.kinds);
     if (st != OX_OK && c.problems.n)
         keep_problems(ctx, &c.problems, opset);
     ox_report_free(&c.problems);

@@ -1101,8 +1101,12 @@ size_t ox_opset_db_check_node(const ox_opset_db *db, int opset, const ox_graph *
     if (!db || !n || !n->kind)
         return 0;
     const ox_opset_op *op = ox_opset_db_lookup(db, opset, n->kind);
-    if (!op)
-        return 0;
+    return op ? ox_opset_db_check_node_as(db, opset, g, n, op, r) : 0;
+}
+
+size_t ox_opset_db_check_node_as(const ox_opset_db *db, int opset, const ox_graph *g,
+                                 const ox_node *n, const ox_opset_op *op, ox_report *r)
+{
     char head[512];
     size_t problems = 0;
     int lift = -1; /* computed once, on the first hit */
