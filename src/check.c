@@ -109,10 +109,45 @@ static const char *kind_name(int k)
     return k >= 0 && k <= 14 ? names[k] : "unknown";
 }
 
-static void check_tensor(checker *c, const char *node, const char *attr, const ox_attr_tensor *t)
+/* A node as messages name it: "'name' (Op)" or "#index (Op)", and
+ * " of <where>" inside a function body.  Made when the first message needs
+ * it; a valid graph needs none. */
+typedef struct node_label {
+    const ox_node *node;
+    uint32_t idx;
+    const char *where; /* the function, NULL in the main graph */
+    bool made;
+    char text[800];
+} node_label;
+
+static void node_label_format(char *label, size_t n, const ox_node *node, uint32_t idx)
+{
+    const char *op = node->op_type ? node->op_type : "";
+    if (node->name && node->name[0])
+        snprintf(label, n, "'%s' (%s)", node->name, op);
+    else
+        snprintf(label, n, "#%u (%s)", (unsigned)idx, op);
+}
+
+static const char *label_text(node_label *l)
+{
+    if (!l->made) {
+        if (l->where) {
+            char nl[400];
+            node_label_format(nl, sizeof nl, l->node, l->idx);
+            snprintf(l->text, sizeof l->text, "%s of %s", nl, l->where);
+        } else {
+            node_label_format(l->text, 600, l->node, l->idx);
+        }
+        l->made = true;
+    }
+    return l->text;
+}
+
+static void check_tensor(checker *c, node_label *node, const char *attr, const ox_attr_tensor *t)
 {
     if (!t) {
-        violation(c, "node %s: attribute '%s' (TENSOR) has no tensor", node, attr);
+        violation(c, "node %s: attribute '%s' (TENSOR) has no tensor", label_text(node), attr);
         return;
     }
     size_t es = ox_dtype_size(t->dtype);
@@ -120,36 +155,38 @@ static void check_tensor(checker *c, const char *node, const char *attr, const o
         return; /* the reader checked the string count against the shape */
     if (!ox_dtype_valid((int)t->dtype) || es == 0) {
         violation(c, "node %s: attribute '%s' tensor has element type %s, which cannot hold data",
-                  node, attr, ox_dtype_name(t->dtype));
+                  label_text(node), attr, ox_dtype_name(t->dtype));
         return;
     }
     uint64_t count = 1;
     for (uint32_t i = 0; i < t->rank; i++) {
         if (!t->dims || t->dims[i] < 0) {
-            violation(c, "node %s: attribute '%s' tensor has an unknown size on axis %u", node,
-                      attr, (unsigned)i);
+            violation(c, "node %s: attribute '%s' tensor has an unknown size on axis %u",
+                      label_text(node), attr, (unsigned)i);
             return;
         }
         count *= (uint64_t)t->dims[i];
     }
     if (count * es != t->data.nbytes || (t->data.nbytes && !t->data.data))
         violation(c, "node %s: attribute '%s' tensor holds %llu bytes but %s with %llu elements "
-                  "needs %llu", node, attr, (unsigned long long)(t->data.data ? t->data.nbytes : 0),
+                  "needs %llu", label_text(node), attr,
+                  (unsigned long long)(t->data.data ? t->data.nbytes : 0),
                   ox_dtype_name(t->dtype), (unsigned long long)count,
                   (unsigned long long)(count * es));
 }
 
-static void check_attrs(checker *c, const char *node, const ox_node *n)
+static void check_attrs(checker *c, node_label *node, const ox_node *n)
 {
     for (uint32_t i = 0; i < n->n_attrs; i++) {
         const ox_attr *a = &n->attrs[i];
         if (!a->name || !a->name[0]) {
-            violation(c, "node %s: attribute #%u has no name", node, (unsigned)i);
+            violation(c, "node %s: attribute #%u has no name", label_text(node), (unsigned)i);
             continue;
         }
         for (uint32_t k = 0; k < i; k++) {
             if (n->attrs[k].name && strcmp(n->attrs[k].name, a->name) == 0) {
-                violation(c, "node %s: attribute '%s' appears more than once", node, a->name);
+                violation(c, "node %s: attribute '%s' appears more than once", label_text(node),
+                          a->name);
                 break;
             }
         }
@@ -164,15 +201,16 @@ static void check_attrs(checker *c, const char *node, const ox_node *n)
             break;
         case OX_ATTR_STRING:
             if (a->u.s.len && !a->u.s.p)
-                violation(c, "node %s: attribute '%s' (STRING) has a length but no bytes", node,
-                          a->name);
+                violation(c, "node %s: attribute '%s' (STRING) has a length but no bytes",
+                          label_text(node), a->name);
             break;
         case OX_ATTR_TENSOR:
             check_tensor(c, node, a->name, a->u.t);
             break;
         case OX_ATTR_GRAPH:
             if (!a->u.g)
-                violation(c, "node %s: attribute '%s' (GRAPH) has no graph", node, a->name);
+                violation(c, "node %s: attribute '%s' (GRAPH) has no graph", label_text(node),
+                          a->name);
             break;
         case OX_ATTR_FLOATS: count = a->u.floats.n; p = a->u.floats.p; break;
         case OX_ATTR_INTS: count = a->u.ints.n; p = a->u.ints.p; break;
@@ -192,12 +230,12 @@ static void check_attrs(checker *c, const char *node, const ox_node *n)
         case OX_ATTR_SPARSE_TENSORS: count = a->u.strings.n; p = a->u.strings.p; break;
         default:
             violation(c, "node %s: attribute '%s' has kind %d, which is not an ONNX attribute "
-                      "type", node, a->name, (int)a->kind);
+                      "type", label_text(node), a->name, (int)a->kind);
             continue;
         }
         if (count && !p)
             violation(c, "node %s: attribute '%s' (%s) says it holds %zu values but has none",
-                      node, a->name, kn, count);
+                      label_text(node), a->name, kn, count);
     }
 }
 
@@ -229,14 +267,14 @@ static bool uses_default_domain(const ox_graph *g)
  * type inference does); a declared type (value_info, graph output) that
  * differs is a violation. */
 static void infer_outputs(checker *c, const ox_graph *g, ox_dtype *types, const ox_node *n,
-                          int64_t version, const char *label, bool report)
+                          const ox_schema_lookup *schema, node_label *label, bool report)
 {
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         ox_vid id = n->outputs[k];
         const ox_value *v = ox_graph_value(g, id);
         if (!v)
             continue;
-        ox_dtype want = ox_schema_output_dtype(g, types, n, version, k);
+        ox_dtype want = ox_schema_output_dtype_as(g, types, n, schema, k);
         if (want == OX_UNDEFINED)
             continue;
         if (v->type.dtype == OX_UNDEFINED) {
@@ -244,7 +282,8 @@ static void infer_outputs(checker *c, const ox_graph *g, ox_dtype *types, const 
         } else if (v->type.dtype != want && report) {
             /* (a node that broke a rule already has its line) */
             char b[64];
-            violation(c, "node %s: output '%s' is declared %s, but the schema makes it %s", label,
+            violation(c, "node %s: output '%s' is declared %s, but the schema makes it %s",
+                      label_text(label),
                       vname(v, b, sizeof b), ox_dtype_name(v->type.dtype), ox_dtype_name(want));
         }
     }
@@ -252,13 +291,13 @@ static void infer_outputs(checker *c, const ox_graph *g, ox_dtype *types, const 
 
 typedef struct schema_violation {
     checker *c;
-    const char *label;
+    node_label *label;
 } schema_violation;
 
 static void schema_rule_broken(void *user, const char *rule)
 {
     schema_violation *sv = user;
-    violation(sv->c, "node %s: %s", sv->label, rule);
+    violation(sv->c, "node %s: %s", label_text(sv->label), rule);
 }
 
 /* ---------------------------------------------------- model-local functions
@@ -274,25 +313,16 @@ static const char *dom_label(const char *d)
 }
 
 /* A call node's input/output counts against the function it calls. */
-static void check_call(checker *c, const char *label, const ox_node *n, const ox_function *f)
+static void check_call(checker *c, node_label *label, const ox_node *n, const ox_function *f)
 {
     if (n->n_inputs > f->body->n_inputs)
         violation(c, "node %s: calls function '%s' (domain '%s') with %u inputs, but it takes %u",
-                  label, f->name, dom_label(f->domain), (unsigned)n->n_inputs,
+                  label_text(label), f->name, dom_label(f->domain), (unsigned)n->n_inputs,
                   (unsigned)f->body->n_inputs);
     if (n->n_outputs > f->body->n_outputs)
         violation(c, "node %s: asks function '%s' (domain '%s') for %u outputs, but it returns %u",
-                  label, f->name, dom_label(f->domain), (unsigned)n->n_outputs,
+                  label_text(label), f->name, dom_label(f->domain), (unsigned)n->n_outputs,
                   (unsigned)f->body->n_outputs);
-}
-
-static void node_label(char *label, size_t n, const ox_node *node, uint32_t idx)
-{
-    const char *op = node->op_type ? node->op_type : "";
-    if (node->name && node->name[0])
-        snprintf(label, n, "'%s' (%s)", node->name, op);
-    else
-        snprintf(label, n, "#%u (%s)", (unsigned)idx, op);
 }
 
 static void check_function_body(checker *c, const ox_graph *model, const ox_function *f)
@@ -319,22 +349,26 @@ static void check_function_body(checker *c, const ox_graph *model, const ox_func
     }
     uint32_t idx = 0;
     for (const ox_node *n = b->first; n; n = n->next, idx++) {
-        char nl[400], label[800];
-        node_label(nl, sizeof nl, n, idx);
-        snprintf(label, sizeof label, "%s of %s", nl, where);
+        node_label lab;
+        lab.node = n;
+        lab.idx = idx;
+        lab.where = where;
+        lab.made = false; /* (text is left unset: it is large) */
+        node_label *label = &lab;
         const char *op = n->op_type ? n->op_type : "";
         const char *dom = n->domain ? n->domain : "";
         int64_t version = ox_graph_opset(b, dom);
         if (!op[0])
-            violation(c, "node %s: op_type is empty", label);
+            violation(c, "node %s: op_type is empty", label_text(label));
         if (version == 0)
-            violation(c, "node %s: the function has no opset_import for domain '%s'", label, dom);
+            violation(c, "node %s: the function has no opset_import for domain '%s'",
+                      label_text(label), dom);
         for (uint32_t i = 0; i < n->n_inputs; i++) {
             ox_vid id = n->inputs[i];
             const ox_value *v = ox_graph_value(b, id);
             if (id && v && !defined[id])
                 violation(c, "node %s: input '%s' is not an input of the function or an output of "
-                          "an earlier node", label, vname(v, b1, sizeof b1));
+                          "an earlier node", label_text(label), vname(v, b1, sizeof b1));
         }
         check_attrs(c, label, n);
         const ox_function *callee = ox_graph_function(model, dom, op);
@@ -342,8 +376,10 @@ static void check_function_body(checker *c, const ox_graph *model, const ox_func
             check_call(c, label, n, callee);
         } else if (version > 0 && op[0]) {
             schema_violation sv = {c, label};
-            size_t broken = ox_schema_check_node(b, types, n, version, schema_rule_broken, &sv);
-            infer_outputs(c, b, types, n, version, label, broken == 0);
+            ox_schema_lookup schema = ox_schema_lookup_node(n, version);
+            size_t broken = ox_schema_check_node_as(b, types, n, &schema, version,
+                                                    schema_rule_broken, &sv);
+            infer_outputs(c, b, types, n, &schema, label, broken == 0);
         }
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_vid id = n->outputs[i];
@@ -352,7 +388,7 @@ static void check_function_body(checker *c, const ox_graph *model, const ox_func
                 continue;
             if (defined[id])
                 violation(c, "node %s: output '%s' is already defined (each value must be "
-                          "produced once)", label, vname(v, b1, sizeof b1));
+                          "produced once)", label_text(label), vname(v, b1, sizeof b1));
             defined[id] = 1;
         }
     }
@@ -532,22 +568,24 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
 
     uint32_t idx = 0;
     for (const ox_node *n = g->first; n; n = n->next, idx++) {
-        char label[600];
+        node_label lab;
+        lab.node = n;
+        lab.idx = idx;
+        lab.where = NULL;
+        lab.made = false; /* (text is left unset: it is large) */
+        node_label *label = &lab;
         const char *op = n->op_type ? n->op_type : "";
         const char *dom = n->domain ? n->domain : "";
-        if (n->name && n->name[0])
-            snprintf(label, sizeof label, "'%s' (%s)", n->name, op);
-        else
-            snprintf(label, sizeof label, "#%u (%s)", (unsigned)idx, op);
         if (!op[0])
-            violation(&c, "node %s: op_type is empty", label);
+            violation(&c, "node %s: op_type is empty", label_text(label));
         if (ox_graph_opset(g, dom) == 0 && (dom[0] != '\0' || has_default))
-            violation(&c, "node %s: no opset_import for domain '%s'", label, dom);
+            violation(&c, "node %s: no opset_import for domain '%s'", label_text(label), dom);
         /* a pack's stand-in for an output no ONNX operator computes (a
          * torchvision kernel's backward bookkeeping, say): harmless while
          * nothing reads it, and dead-code elimination drops it then */
         if (strcmp(dom, "oxport.unexpressible") == 0)
-            violation(&c, "node %s: the model reads %s, which no ONNX operator computes", label, op);
+            violation(&c, "node %s: the model reads %s, which no ONNX operator computes",
+                      label_text(label), op);
         for (uint32_t i = 0; i < n->n_inputs; i++) {
             ox_vid id = n->inputs[i];
             if (id == 0)
@@ -555,10 +593,10 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
             const ox_value *v = ox_graph_value(g, id);
             if (!v)
                 violation(&c, "node %s: input #%u refers to value id %u, which does not exist",
-                          label, (unsigned)i, (unsigned)id);
+                          label_text(label), (unsigned)i, (unsigned)id);
             else if (!defined[id])
                 violation(&c, "node %s: input '%s' is not a graph input, an initializer or an "
-                          "output of an earlier node", label, vname(v, b1, sizeof b1));
+                          "output of an earlier node", label_text(label), vname(v, b1, sizeof b1));
         }
         check_attrs(&c, label, n);
         schema_violation sv = {&c, label};
@@ -567,8 +605,10 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
         if (callee) {
             check_call(&c, label, n, callee);
         } else if (version > 0 && op[0]) {
-            size_t broken = ox_schema_check_node(g, types, n, version, schema_rule_broken, &sv);
-            infer_outputs(&c, g, types, n, version, label, broken == 0);
+            ox_schema_lookup schema = ox_schema_lookup_node(n, version);
+            size_t broken = ox_schema_check_node_as(g, types, n, &schema, version,
+                                                    schema_rule_broken, &sv);
+            infer_outputs(&c, g, types, n, &schema, label, broken == 0);
         }
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_vid id = n->outputs[i];
@@ -577,12 +617,12 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
             const ox_value *v = ox_graph_value(g, id);
             if (!v) {
                 violation(&c, "node %s: output #%u refers to value id %u, which does not exist",
-                          label, (unsigned)i, (unsigned)id);
+                          label_text(label), (unsigned)i, (unsigned)id);
                 continue;
             }
             if (defined[id]) {
                 violation(&c, "node %s: output '%s' is already defined (each value must be "
-                          "produced once)", label, vname(v, b1, sizeof b1));
+                          "produced once)", label_text(label), vname(v, b1, sizeof b1));
                 continue;
             }
             defined[id] = 1;
@@ -591,8 +631,8 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
                     &names, id, (definer){v->name, "node", n->name && n->name[0] ? n->name : op});
                 if (d) {
                     describe(d, b2, sizeof b2);
-                    violation(&c, "node %s: output '%s' is already defined by %s", label,
-                              v->name, b2);
+                    violation(&c, "node %s: output '%s' is already defined by %s",
+                              label_text(label), v->name, b2);
                 }
             }
         }

@@ -103,6 +103,7 @@ typedef struct conv {
     uint32_t cap_outs;
     ox_report problems;
     ox_sym_session session;  /* id tag and call serial the symbolic API checks */
+    ox_kind_memo kinds;      /* route and symbolic per node kind */
     bool contract_broken;    /* a pack broke the ABI contract (vs. declined an input) */
 } conv;
 
@@ -322,15 +323,43 @@ static void schema_rule_broken(void *user, const char *rule)
  * against its schema at the target opset: a pack's wrong attribute name or
  * input count fails here, naming the pack and the recorded op, instead of
  * reaching the file. */
+/* The schemas of the first nodes a call created, looked up once for both
+ * nodes_match_schemas and infer_node_types (a call makes a few nodes; past
+ * the first CALL_SCHEMAS each is looked up again). */
+#define CALL_SCHEMAS 16
+
+typedef struct call_schemas {
+    ox_schema_lookup at[CALL_SCHEMAS];
+    uint32_t n;
+} call_schemas;
+
+static int64_t node_version(const conv *c, const ox_node *o)
+{
+    return o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
+}
+
+static ox_schema_lookup schema_of(call_schemas *cs, uint32_t k, const ox_node *o,
+                                  int64_t version)
+{
+    if (k < cs->n)
+        return cs->at[k];
+    ox_schema_lookup l = ox_schema_lookup_node(o, version);
+    if (k == cs->n && k < CALL_SCHEMAS)
+        cs->at[cs->n++] = l;
+    return l;
+}
+
 static bool nodes_match_schemas(conv *c, const ox_node *n, const ox_node *before,
-                                const char *path)
+                                const char *path, call_schemas *cs)
 {
     schema_report sr = {c, n, path, false};
-    for (const ox_node *o = before ? before->next : c->out->first; o; o = o->next) {
-        int64_t version = o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
+    uint32_t k = 0;
+    for (const ox_node *o = before ? before->next : c->out->first; o; o = o->next, k++) {
+        int64_t version = node_version(c, o);
+        ox_schema_lookup l = schema_of(cs, k, o, version);
         if (ox_constant_needs_lifting(o, version))
             continue; /* an initializer in the file (lift_constants.h) */
-        ox_schema_check_node(c->out, NULL, o, version, schema_rule_broken, &sr);
+        ox_schema_check_node_as(c->out, NULL, o, &l, version, schema_rule_broken, &sr);
     }
     return !sr.any;
 }
@@ -339,14 +368,16 @@ static bool nodes_match_schemas(conv *c, const ox_node *n, const ox_node *before
  * created, in order, so later nodes of the call see their operands' types.
  * A type the symbolic set (set_type, constant) that the schema contradicts
  * is the pack's error. */
-static bool infer_node_types(conv *c, const ox_node *n, const ox_node *before, const char *path)
+static bool infer_node_types(conv *c, const ox_node *n, const ox_node *before, const char *path,
+                             call_schemas *cs)
 {
     bool ok = true;
-    for (ox_node *o = before ? before->next : c->out->first; o; o = o->next) {
-        int64_t version = o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
+    uint32_t j = 0;
+    for (ox_node *o = before ? before->next : c->out->first; o; o = o->next, j++) {
+        ox_schema_lookup l = schema_of(cs, j, o, node_version(c, o));
         for (uint32_t k = 0; k < o->n_outputs; k++) {
             ox_value *v = ox_graph_value(c->out, o->outputs[k]);
-            ox_dtype want = v ? ox_schema_output_dtype(c->out, NULL, o, version, k) : OX_UNDEFINED;
+            ox_dtype want = v ? ox_schema_output_dtype_as(c->out, NULL, o, &l, k) : OX_UNDEFINED;
             if (want == OX_UNDEFINED)
                 continue;
             if (v->type.dtype == OX_UNDEFINED) {
@@ -390,9 +421,8 @@ static bool host_type_agrees(conv *c, const ox_node *n, uint32_t i, const char *
     return false;
 }
 
-static ox_status convert_node(conv *c, const ox_node *n)
+static ox_status convert_node(conv *c, const ox_node *n, const ox_op_impl *im)
 {
-    const ox_op_impl *im = ox_registry_find(c->ctx->registry, n->kind, c->opset);
     if (n->n_outputs > c->cap_outs) {
         ox_vid *no = realloc(c->outs, n->n_outputs * sizeof(*no));
         if (!no)
@@ -429,6 +459,8 @@ static ox_status convert_node(conv *c, const ox_node *n)
 
     const char *path = im->plugin->path;
     bool failed = true;
+    call_schemas schemas;
+    schemas.n = 0;
     if (s.oom) {
         free(s.err);
         return oom(c);
@@ -453,8 +485,8 @@ static ox_status convert_node(conv *c, const ox_node *n)
                          "has %u output(s)",
                          n->kind, ox_node_scope_text(n), path, s.extra_output, n->n_outputs);
         c->contract_broken = true;
-    } else if (!nodes_match_schemas(c, n, before, path) ||
-               !infer_node_types(c, n, before, path)) {
+    } else if (!nodes_match_schemas(c, n, before, path, &schemas) ||
+               !infer_node_types(c, n, before, path, &schemas)) {
         c->contract_broken = true;
     } else {
         failed = false;
@@ -553,8 +585,9 @@ static ox_status build(conv *c, ox_graph **out)
             poison_outputs(c, n);
             continue;
         }
-        ox_route rt = ox_route_of(c->ctx, n, c->opset);
-        st = rt == OX_ROUTE_CONVERT ? convert_node(c, n) : copy_node(c, n, rt == OX_ROUTE_ATEN);
+        const ox_kind_info *k = ox_kind_info_of(&c->kinds, c->ctx, n, c->opset);
+        st = k->route == OX_ROUTE_CONVERT ? convert_node(c, n, k->impl)
+                                          : copy_node(c, n, k->route == OX_ROUTE_ATEN);
         if (st != OX_OK)
             return st;
     }
@@ -667,6 +700,7 @@ ox_status ox_convert_graph(ox_context *ctx, const ox_graph *traced, int opset, o
     free(c.vmap);
     free(c.poisoned);
     free(c.outs);
+    ox_kind_memo_free(&c.kinds);
     if (st != OX_OK && c.problems.n)
         keep_problems(ctx, &c.problems, opset);
     ox_report_free(&c.problems);

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strmap.h"
+
 /* Grow a malloc'd vector of ox_vid; the vectors live outside the arena
  * because they are resized, and are freed with the graph. */
 static int vid_push(ox_vid **v, uint32_t *n, uint32_t *cap, ox_vid x)
@@ -130,33 +132,52 @@ int ox_value_set_dim_param(ox_graph *g, ox_value *v, uint32_t axis, const char *
     return 0;
 }
 
-/* Split "domain::op" into domain ("" for onnx) and op_type. */
-static int split_kind(ox_graph *g, ox_node *n, const char *kind)
+/* kind = "<domain>::<op>" in the arena, with the node's domain ("" for
+ * onnx) and op_type pointing into it: one allocation for the three. */
+static int set_kind(ox_graph *g, ox_node *n, const char *domain, size_t dlen, const char *op,
+                    size_t olen)
 {
-    const char *sep = strstr(kind, "::");
-    n->kind = ox_arena_strdup(&g->arena, kind);
-    if (!n->kind)
+    bool onnx = dlen == 4 && memcmp(domain, "onnx", 4) == 0;
+    size_t kind_len = dlen + 2 + olen;
+    char *k = ox_arena_alloc(&g->arena, kind_len + 1 + (onnx ? 0 : dlen + 1));
+    if (!k)
         return -1;
-    if (!sep) {
+    memcpy(k, domain, dlen);
+    memcpy(k + dlen, "::", 2);
+    memcpy(k + dlen + 2, op, olen);
+    k[kind_len] = '\0';
+    n->kind = k;
+    n->op_type = k + dlen + 2;
+    if (onnx) {
         n->domain = "";
-        n->op_type = n->kind;
-        return 0;
+    } else {
+        char *d = k + kind_len + 1;
+        memcpy(d, domain, dlen);
+        d[dlen] = '\0';
+        n->domain = d;
     }
-    size_t dlen = (size_t)(sep - kind);
-    if (dlen == 4 && memcmp(kind, "onnx", 4) == 0)
-        n->domain = "";
-    else if (!(n->domain = ox_arena_strndup(&g->arena, kind, dlen)))
-        return -1;
-    n->op_type = n->kind + dlen + 2;
     return 0;
 }
 
-ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, const ox_vid *inputs,
-                           uint32_t n_outputs)
+/* Split "domain::op" into domain ("" for onnx) and op_type; a kind without
+ * "::" is its own op_type, in the default domain. */
+static int split_kind(ox_graph *g, ox_node *n, const char *kind)
 {
-    ox_node *n = ox_arena_alloc(&g->arena, sizeof(*n));
-    if (!n || split_kind(g, n, kind) != 0)
-        return NULL;
+    const char *sep = strstr(kind, "::");
+    if (sep)
+        return set_kind(g, n, kind, (size_t)(sep - kind), sep + 2, strlen(sep + 2));
+    n->kind = ox_arena_strdup(&g->arena, kind);
+    if (!n->kind)
+        return -1;
+    n->domain = "";
+    n->op_type = n->kind;
+    return 0;
+}
+
+/* The rest of a new node, once its kind is set. */
+static ox_node *finish_node(ox_graph *g, ox_node *n, uint32_t n_inputs, const ox_vid *inputs,
+                            uint32_t n_outputs)
+{
     n->id = g->next_node_id++;
     n->scope = "";
     if (n_inputs) {
@@ -182,6 +203,24 @@ ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, con
     ox_graph_append_node(g, n);
     g->n_nodes++;
     return n;
+}
+
+ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, const ox_vid *inputs,
+                           uint32_t n_outputs)
+{
+    ox_node *n = ox_arena_alloc(&g->arena, sizeof(*n));
+    if (!n || split_kind(g, n, kind) != 0)
+        return NULL;
+    return finish_node(g, n, n_inputs, inputs, n_outputs);
+}
+
+ox_node *ox_graph_add_node_op(ox_graph *g, const char *domain, const char *op_type,
+                              uint32_t n_inputs, const ox_vid *inputs, uint32_t n_outputs)
+{
+    ox_node *n = ox_arena_alloc(&g->arena, sizeof(*n));
+    if (!n || set_kind(g, n, domain, strlen(domain), op_type, strlen(op_type)) != 0)
+        return NULL;
+    return finish_node(g, n, n_inputs, inputs, n_outputs);
 }
 
 void ox_graph_remove_node(ox_graph *g, ox_node *n)
@@ -425,7 +464,7 @@ int ox_graph_add_output(ox_graph *g, ox_vid v)
 
 int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version)
 {
-    if (!domain || strcmp(domain, "ai.onnx") == 0)
+    if (!domain || ox_str_eq(domain, "ai.onnx"))
         domain = "";
     for (uint32_t i = 0; i < g->n_opsets; i++) {
         if (strcmp(g->opsets[i].domain, domain) == 0) {
@@ -453,17 +492,17 @@ int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version)
 
 int64_t ox_graph_opset(const ox_graph *g, const char *domain)
 {
-    if (!domain || strcmp(domain, "ai.onnx") == 0)
+    if (!domain || ox_str_eq(domain, "ai.onnx"))
         domain = "";
     for (uint32_t i = 0; i < g->n_opsets; i++)
-        if (strcmp(g->opsets[i].domain, domain) == 0)
+        if (ox_str_eq(g->opsets[i].domain, domain))
             return g->opsets[i].version;
     return 0;
 }
 
 static const char *plain_domain(const char *domain)
 {
-    return !domain || strcmp(domain, "ai.onnx") == 0 ? "" : domain;
+    return !domain || ox_str_eq(domain, "ai.onnx") ? "" : domain;
 }
 
 ox_function *ox_graph_add_function(ox_graph *g, const char *domain, const char *name)
@@ -492,7 +531,7 @@ const ox_function *ox_graph_function(const ox_graph *g, const char *domain, cons
     domain = plain_domain(domain);
     for (uint32_t i = 0; g && name && i < g->n_functions; i++) {
         const ox_function *f = &g->functions[i];
-        if (strcmp(f->name, name) == 0 && strcmp(plain_domain(f->domain), domain) == 0)
+        if (ox_str_eq(f->name, name) && ox_str_eq(plain_domain(f->domain), domain))
             return f;
     }
     return NULL;
@@ -528,7 +567,7 @@ ox_attr *ox_node_add_attr(ox_graph *g, ox_node *n, const char *name, ox_attr_kin
 const ox_attr *ox_node_attr(const ox_node *n, const char *name)
 {
     for (uint32_t i = 0; i < n->n_attrs; i++)
-        if (strcmp(n->attrs[i].name, name) == 0)
+        if (ox_str_eq(n->attrs[i].name, name))
             return &n->attrs[i];
     return NULL;
 }
@@ -536,7 +575,7 @@ const ox_attr *ox_node_attr(const ox_node *n, const char *name)
 const ox_targ *ox_node_arg(const ox_node *n, const char *name)
 {
     for (uint32_t i = 0; i < n->n_args; i++)
-        if (strcmp(n->args[i].name, name) == 0)
+        if (ox_str_eq(n->args[i].name, name))
             return &n->args[i];
     return NULL;
 }

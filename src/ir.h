@@ -232,6 +232,10 @@ int ox_tensor_own(ox_graph *g, ox_tensor_data *t, const void *data, uint64_t nby
  * "onnx::X" the domain is "". */
 ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, const ox_vid *inputs,
                            uint32_t n_outputs);
+/* The same with the kind's two parts apart: domain ("onnx" for the default
+ * one) and op_type; kind becomes "<domain>::<op_type>". */
+ox_node *ox_graph_add_node_op(ox_graph *g, const char *domain, const char *op_type,
+                              uint32_t n_inputs, const ox_vid *inputs, uint32_t n_outputs);
 void ox_graph_remove_node(ox_graph *g, ox_node *n); /* unlinks, updates use counts */
 /* Move a node without touching use counts (for reordering passes). */
 void ox_graph_unlink_node(ox_graph *g, ox_node *n);

@@ -30,6 +30,7 @@
 #include "ir.h"
 #include "hash64.h"
 #include "onnx.pb-c.h"
+#include "onnx_encode.h"
 #include "onnx_locations.h"
 #include "io_layout.h"
 #include "param_source.h"
@@ -155,6 +156,8 @@ typedef struct wctx {
     bool measuring;
     uint64_t size;      /* measured bytes of the current framing level */
     wbuf *out;
+    uint8_t stage[OX_PB_STAGE]; /* the hand encoder's (onnx_encode.h) */
+    ox_pb_sizes sizes;
     /* external data */
     bool external;
     uint64_t threshold;
@@ -419,18 +422,23 @@ static Onnx__ValueInfoProto *build_vi(wctx *w, const ox_io_plan *p, ox_vid id)
 
 static Onnx__GraphProto *build_subgraph(wctx *w, const ox_graph *g);
 
+/* An attribute's tensor must be there, its bytes matching its type and shape. */
+static ox_status attr_tensor_ok(wctx *w, const ox_attr_tensor *at, const char *node,
+                                const char *attr)
+{
+    if (!at)
+        return werr(w, OX_EINVAL, "ox_write: node '%s' attribute '%s' has no tensor; set the "
+                    "tensor or remove the attribute", node, attr);
+    char label[512];
+    snprintf(label, sizeof label, "%s.%s", node, attr);
+    return tensor_shape_ok(w, "attribute tensor", label, at->dtype, at->rank, at->dims,
+                           &at->data, NULL);
+}
+
 static Onnx__TensorProto *build_attr_tensor(wctx *w, const ox_attr_tensor *at, const char *node,
                                             const char *attr)
 {
-    if (!at) {
-        werr(w, OX_EINVAL, "ox_write: node '%s' attribute '%s' has no tensor; set the tensor or "
-             "remove the attribute", node, attr);
-        return NULL;
-    }
-    char label[512];
-    snprintf(label, sizeof label, "%s.%s", node, attr);
-    if (tensor_shape_ok(w, "attribute tensor", label, at->dtype, at->rank, at->dims, &at->data,
-                        NULL))
+    if (attr_tensor_ok(w, at, node, attr) != OX_OK)
         return NULL;
     return build_tensor(w, at->name, at->dtype, at->rank, at->dims, &at->data, NULL, NULL);
 }
@@ -745,6 +753,63 @@ static Onnx__ValueInfoProto *build_vi_unsized(wctx *w, const ox_io_plan *p, ox_v
     return vi;
 }
 
+bool ox_write_items_via_protobuf_c;
+
+/* A node of the main graph as field 1 of the GraphProto: by the hand
+ * encoder when it covers the node, else as a protobuf-c message. */
+static void emit_node(wctx *w, const ox_io_plan *p, const ox_node *n)
+{
+    if (ox_write_items_via_protobuf_c || !ox_pb_node_encodable(n)) {
+        Onnx__NodeProto *np = build_node(w, p, n);
+        if (np)
+            emit_msg(w, 1, &np->base);
+        scratch_reset(w);
+        return;
+    }
+    const char *name = p->node_names[n->id];
+    for (uint32_t i = 0; i < n->n_attrs; i++) {
+        const ox_attr *a = &n->attrs[i];
+        if (!a->ref && a->kind == OX_ATTR_TENSOR &&
+            attr_tensor_ok(w, a->u.t, name, a->name ? a->name : "") != OX_OK)
+            return;
+    }
+    ox_pb_node_names names = {p->names, name};
+    uint64_t size = ox_pb_node_size(n, &names, &w->sizes);
+    if (w->measuring) {
+        w->size += ox_pb_field_head_len(1, size) + size;
+        return;
+    }
+    ox_pb_out o;
+    ox_pb_out_init(&o, &w->out->base, w->stage);
+    ox_pb_put_node(&o, 1, n, &names, &w->sizes);
+    ox_pb_out_flush(&o);
+}
+
+/* A value's ValueInfoProto as `field` of the GraphProto (input 11, output
+ * 12, value_info 13), the same way. */
+static void emit_value_info(wctx *w, uint32_t field, const ox_io_plan *p, ox_vid id)
+{
+    const ox_value *v = p->g->values[id];
+    if (ox_write_items_via_protobuf_c || !ox_pb_value_info_encodable(v)) {
+        Onnx__ValueInfoProto *vi = build_vi(w, p, id);
+        if (!vi)
+            oom(w);
+        else
+            emit_msg(w, field, &vi->base);
+        scratch_reset(w);
+        return;
+    }
+    uint64_t size = ox_pb_value_info_size(v, p->names[id], &w->sizes);
+    if (w->measuring) {
+        w->size += ox_pb_field_head_len(field, size) + size;
+        return;
+    }
+    ox_pb_out o;
+    ox_pb_out_init(&o, &w->out->base, w->stage);
+    ox_pb_put_value_info(&o, field, v, p->names[id], &w->sizes);
+    ox_pb_out_flush(&o);
+}
+
 /* Every field of the main GraphProto, in file order. */
 static ox_status graph_items(wctx *w)
 {
@@ -765,12 +830,8 @@ static ox_status graph_items(wctx *w)
             protobuf_c_message_pack_to_buffer(&head.base, &w->out->base);
         }
     }
-    for (const ox_node *n = g->first; n && w->st == OX_OK; n = n->next) {
-        Onnx__NodeProto *np = build_node(w, p, n);
-        if (np)
-            emit_msg(w, 1, &np->base);
-        scratch_reset(w);
-    }
+    for (const ox_node *n = g->first; n && w->st == OX_OK; n = n->next)
+        emit_node(w, p, n);
     for (size_t i = 0; i < p->n_inits && w->st == OX_OK; i++) {
         ox_vid id = p->inits[i];
         const ox_value *v = g->values[id];
@@ -789,21 +850,20 @@ static ox_status graph_items(wctx *w)
         }
         scratch_reset(w);
     }
-    for (size_t i = 0; i < p->n_ins && w->st == OX_OK; i++) {
-        Onnx__ValueInfoProto *vi = build_vi(w, p, p->ins[i]);
-        if (!vi)
-            oom(w);
-        else
-            emit_msg(w, 11, &vi->base);
-        scratch_reset(w);
-    }
+    for (size_t i = 0; i < p->n_ins && w->st == OX_OK; i++)
+        emit_value_info(w, 11, p, p->ins[i]);
     bool ds_oom;
     uint8_t *ds = data_sized_values(g, &ds_oom);
     if (ds_oom)
         return oom(w);
     for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
         ox_vid id = g->outputs[i];
-        Onnx__ValueInfoProto *vi = ds && ds[id] ? build_vi_unsized(w, p, id) : build_vi(w, p, id);
+        if (!(ds && ds[id])) {
+            emit_value_info(w, 12, p, id);
+            continue;
+        }
+        /* sizes that depend on the data: rank and type only (protobuf-c path) */
+        Onnx__ValueInfoProto *vi = build_vi_unsized(w, p, id);
         if (!vi)
             oom(w);
         else
@@ -842,12 +902,7 @@ static ox_status graph_items(wctx *w)
                 continue;
             if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(&fixed, v->id))
                 continue;
-            Onnx__ValueInfoProto *vi = build_vi(w, p, v->id);
-            if (!vi)
-                oom(w);
-            else
-                emit_msg(w, 13, &vi->base);
-            scratch_reset(w);
+            emit_value_info(w, 13, p, v->id);
         }
     }
     free(ds);
@@ -1186,7 +1241,13 @@ static ox_status write_model(wctx *w, ox_temp *t, const char *path)
         h += varint_put(hdr + h, w->size);
         wbuf_raw(&out, hdr, h);
         w->measuring = false;
+        uint64_t measured = w->size, start = out.total;
         st = graph_items(w);
+        /* the length prefix above is the measuring pass's: the items must fill it */
+        if (st == OX_OK && !out.err && out.total - start != measured)
+            st = werr(w, OX_EINVAL, "ox_write: internal error: the graph measured %llu bytes "
+                      "but %llu were written", (unsigned long long)measured,
+                      (unsigned long long)(out.total - start));
     }
     wbuf_flush(&out);
     free(out.buf);

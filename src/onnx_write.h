@@ -9,6 +9,7 @@
 #ifndef OXPORT_ONNX_WRITE_H
 #define OXPORT_ONNX_WRITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "io_layout.h"
@@ -31,5 +32,10 @@ ox_status ox_onnx_write(ox_context *ctx, const ox_io_layout *layout, const char 
  * program's SIGINT/SIGTERM handler calls it so an interrupted export leaves
  * no hidden partial file behind (the oxport CLI does). */
 void ox_write_discard_temps(void);
+
+/* Tests only: true writes every node and value info through protobuf-c
+ * messages, as the items the hand encoder (onnx_encode.h) does not cover
+ * always are, so tests can compare the two byte for byte. */
+extern bool ox_write_items_via_protobuf_c;
 
 #endif /* OXPORT_ONNX_WRITE_H */

@@ -69,6 +69,9 @@ const ox_opset_exclusion *ox_opset_db_excluded(const ox_opset_db *db, int opset,
  * Returns the number of problems found. */
 size_t ox_opset_db_check_node(const ox_opset_db *db, int opset, const ox_graph *g,
                               const ox_node *n, ox_report *r);
+/* The same with n's descriptor entry at opset already looked up (non-NULL). */
+size_t ox_opset_db_check_node_as(const ox_opset_db *db, int opset, const ox_graph *g,
+                                 const ox_node *n, const ox_opset_op *op, ox_report *r);
 /* Lowest opset >= from where op is declared and node hits no limitation; 0 = none. */
 int ox_opset_db_lifting_opset(const ox_opset_db *db, int from, const ox_graph *g, const ox_node *n);
 

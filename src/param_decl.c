@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strmap.h"
+
 static bool declarable_kind(int k)
 {
     return k >= OX_ARG_TENSOR && k <= OX_ARG_TENSOR_OR_SCALAR;
@@ -43,7 +45,7 @@ static bool kind_accepts(ox_arg_kind declared, ox_arg_kind got)
 const ox_param_decl *ox_param_find(const ox_op_decl *d, const char *name)
 {
     for (uint32_t i = 0; d && name && i < d->n_params; i++)
-        if (strcmp(d->params[i].name, name) == 0)
+        if (ox_str_eq(d->params[i].name, name))
             return &d->params[i];
     return NULL;
 }

@@ -148,11 +148,14 @@ void ox_prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int 
                 ox_report *r, ox_report *notes)
 {
     const char *et = ox_export_type_name(ox_context_export_type(ctx));
+    ox_kind_memo kinds;
+    memset(&kinds, 0, sizeof kinds);
     for (const ox_node *n = traced->first; n; n = n->next) {
-        ox_route rt = ox_route_of(ctx, n, opset);
+        const ox_kind_info *k = ox_kind_info_of(&kinds, ctx, n, opset);
+        ox_route rt = k->route;
         if (rt == OX_ROUTE_PASS_THROUGH)
             continue;
-        const char *cfg = ox_route_disabled_by(ctx, n->kind);
+        const char *cfg = k->disabled_by;
         if (cfg) {
             ox_report_add_at(r, n->scope,
                              "ONNX export failed on %s because %s is disabled by %s (scope: %s)",
@@ -169,7 +172,7 @@ void ox_prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int 
                               et);
             continue;
         }
-        const ox_op_impl *im = ox_registry_find(ctx->registry, n->kind, opset);
+        const ox_op_impl *im = k->impl;
         if (!im) {
             char tail[128];
             missing_hint(ctx, n->kind, lo, hi, tail, sizeof tail);
@@ -179,14 +182,14 @@ void ox_prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int 
                              n->op_type, n->kind, ox_node_scope_text(n), tail);
             continue;
         }
-        const ox_opset_op *yop =
-            ctx->opsets ? ox_opset_db_lookup(ctx->opsets, opset, n->kind) : NULL;
+        const ox_opset_op *yop = k->yop;
         size_t arg_problems = check_args(n, im, r);
         check_accepted(ctx, opset, n, im->decl, yop, r);
         if (yop)
-            ox_opset_db_check_node(ctx->opsets, opset, traced, n, r);
+            ox_opset_db_check_node_as(ctx->opsets, opset, traced, n, yop, r);
         /* a hook reads arguments: only ones that fit the declaration */
         if (!arg_problems)
             run_check_hook(ctx, traced, opset, n, im, r);
     }
+    ox_kind_memo_free(&kinds);
 }

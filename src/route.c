@@ -1,6 +1,7 @@
 /* Routing of traced nodes (route.h). */
 #include "route.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -57,4 +58,44 @@ ox_route ox_route_of(const ox_context *ctx, const ox_node *n, int opset)
     if (et == OX_EXPORT_ATEN_FALLBACK)
         return aten ? OX_ROUTE_ATEN : OX_ROUTE_CONVERT;
     return OX_ROUTE_AS_RECORDED;
+}
+
+static void kind_info(ox_kind_info *k, const ox_context *ctx, const ox_node *n, int opset)
+{
+    k->route = ox_route_of(ctx, n, opset);
+    k->disabled_by = ox_route_disabled_by(ctx, n->kind);
+    k->impl = ox_registry_find(ctx->registry, n->kind, opset);
+    k->yop = ctx->opsets ? ox_opset_db_lookup(ctx->opsets, opset, n->kind) : NULL;
+}
+
+const ox_kind_info *ox_kind_info_of(ox_kind_memo *m, const ox_context *ctx, const ox_node *n,
+                                    int opset)
+{
+    const uint64_t *at = ox_strmap_find(&m->index, n->kind);
+    if (at)
+        return &m->infos[*at];
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 16;
+        ox_kind_info *grown = realloc(m->infos, cap * sizeof(*grown));
+        if (!grown) {
+            kind_info(&m->spare, ctx, n, opset);
+            return &m->spare;
+        }
+        m->infos = grown;
+        m->cap = cap;
+    }
+    kind_info(&m->infos[m->n], ctx, n, opset);
+    if (ox_strmap_put(&m->index, n->kind, m->n) < 0) {
+        m->spare = m->infos[m->n];
+        return &m->spare;
+    }
+    return &m->infos[m->n++];
+}
+
+void ox_kind_memo_free(ox_kind_memo *m)
+{
+    ox_strmap_free(&m->index);
+    free(m->infos);
+    m->infos = NULL;
+    m->n = m->cap = 0;
 }

@@ -11,6 +11,9 @@
 
 #include "context.h"
 #include "ir.h"
+#include "opset_yaml.h"
+#include "plugin_load.h"
+#include "strmap.h"
 
 typedef enum ox_route {
     OX_ROUTE_CONVERT,     /* its symbolic converts it */
@@ -23,6 +26,30 @@ ox_route ox_route_of(const ox_context *ctx, const ox_node *n, int opset);
 
 /* The config file that disables kind, or NULL. */
 const char *ox_route_disabled_by(const ox_context *ctx, const char *kind);
+
+/* What the pre-scan and the conversion decide from a node's kind alone
+ * (its route, the config that disables it, its symbolic, its opset
+ * descriptor entry), found once per distinct kind of a graph instead of by
+ * four name lookups per node. */
+typedef struct ox_kind_info {
+    ox_route route;
+    const char *disabled_by;
+    const ox_op_impl *impl;   /* ox_registry_find at the opset */
+    const ox_opset_op *yop;   /* ox_opset_db_lookup at the opset (NULL without descriptors) */
+} ox_kind_info;
+
+/* Kinds seen so far (keys borrowed from the nodes: the graph must outlive
+ * the memo), for one context and opset.  A zeroed memo is empty. */
+typedef struct ox_kind_memo {
+    ox_strmap index; /* kind -> position in infos */
+    ox_kind_info *infos;
+    size_t n, cap;
+    ox_kind_info spare; /* the answer when memory runs out: computed, not kept */
+} ox_kind_memo;
+
+const ox_kind_info *ox_kind_info_of(ox_kind_memo *m, const ox_context *ctx, const ox_node *n,
+                                    int opset);
+void ox_kind_memo_free(ox_kind_memo *m);
 
 /* "ONNX", "ONNX_ATEN", ... for messages. */
 const char *ox_export_type_name(ox_export_type et);

@@ -1,21 +1,24 @@
 /*
- * Schema lookup (bisecting the generated table) and the per-node schema
+ * Schema lookup (the generated table, hashed once) and the per-node schema
  * rules described in schema_check.h.
  */
 #include "schema_check.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "onnx_schemas.h"
+#include "strmap.h"
 
 /* ------------------------------------------------------------ lookup */
 
 const char *ox_schema_domain(const char *domain)
 {
-    if (!domain || strcmp(domain, "ai.onnx") == 0)
+    if (!domain || (domain[0] == 'a' && strcmp(domain, "ai.onnx") == 0))
         return "";
     return domain;
 }
@@ -24,7 +27,7 @@ int ox_schema_domain_max(const char *domain)
 {
     domain = ox_schema_domain(domain);
     for (size_t i = 0; i < ox_n_schema_domains; i++)
-        if (strcmp(ox_schema_domains[i].domain, domain) == 0)
+        if (ox_str_eq(ox_schema_domains[i].domain, domain))
             return ox_schema_domains[i].max_version;
     return 0;
 }
@@ -35,8 +38,14 @@ static int cmp_key(const ox_schema *s, const char *domain, const char *op)
     return c ? c : strcmp(s->name, op);
 }
 
-/* Index of the first schema of (domain, op), or ox_n_schemas. */
-static size_t first_of(const char *domain, const char *op)
+/* The row range of (domain, op): rows [*first, *first + count), count 0
+ * when the table does not have it. */
+typedef struct row_range {
+    size_t first, count;
+} row_range;
+
+/* By bisection: the fallback when the index below could not be built. */
+static row_range bisect_rows(const char *domain, const char *op)
 {
     size_t lo = 0, hi = ox_n_schemas;
     while (lo < hi) {
@@ -46,17 +55,74 @@ static size_t first_of(const char *domain, const char *op)
         else
             hi = mid;
     }
-    return lo < ox_n_schemas && cmp_key(&ox_schemas[lo], domain, op) == 0 ? lo : ox_n_schemas;
+    row_range r = {lo, 0};
+    while (lo + r.count < ox_n_schemas && cmp_key(&ox_schemas[lo + r.count], domain, op) == 0)
+        r.count++;
+    return r;
+}
+
+/* The table hashed by domain, then operator name, built once per process:
+ * conversion and the checker look each node's schema up several times, and
+ * bisecting by string compares was a tenth of an export's time
+ * (docs/performance.md).  One string map per domain of ox_schema_domains;
+ * each value packs the operator's first row (low 32 bits) and its number
+ * of rows (high 32 bits).  The keys are the table's own strings. */
+static ox_strmap *index_by_domain; /* NULL: not built (out of memory), bisect */
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+static size_t domain_slot(const char *domain)
+{
+    for (size_t i = 0; i < ox_n_schema_domains; i++)
+        if (ox_str_eq(ox_schema_domains[i].domain, domain))
+            return i;
+    return SIZE_MAX;
+}
+
+static void build_index(void)
+{
+    ox_strmap *maps = calloc(ox_n_schema_domains, sizeof(*maps));
+    bool ok = maps != NULL;
+    for (size_t i = 0; ok && i < ox_n_schemas;) {
+        const ox_schema *s = &ox_schemas[i];
+        size_t n = 1;
+        while (i + n < ox_n_schemas && cmp_key(&ox_schemas[i + n], s->domain, s->name) == 0)
+            n++;
+        size_t d = domain_slot(s->domain);
+        ok = d != SIZE_MAX && i <= UINT32_MAX &&
+             ox_strmap_put(&maps[d], s->name, (uint64_t)i | ((uint64_t)n << 32)) > 0;
+        i += n;
+    }
+    if (!ok && maps) {
+        for (size_t d = 0; d < ox_n_schema_domains; d++)
+            ox_strmap_free(&maps[d]);
+        free(maps);
+        maps = NULL;
+    }
+    index_by_domain = maps;
+}
+
+static row_range rows_of(const char *domain, const char *op)
+{
+    pthread_once(&index_once, build_index);
+    if (!index_by_domain)
+        return bisect_rows(domain, op);
+    row_range r = {ox_n_schemas, 0};
+    size_t d = domain_slot(domain);
+    const uint64_t *v = d == SIZE_MAX ? NULL : ox_strmap_find(&index_by_domain[d], op);
+    if (v) {
+        r.first = (size_t)(*v & UINT32_MAX);
+        r.count = (size_t)(*v >> 32);
+    }
+    return r;
 }
 
 const ox_schema *ox_schema_find(const char *domain, const char *op, int64_t version)
 {
     if (!op)
         return NULL;
-    domain = ox_schema_domain(domain);
+    row_range r = rows_of(ox_schema_domain(domain), op);
     const ox_schema *best = NULL;
-    for (size_t i = first_of(domain, op);
-         i < ox_n_schemas && cmp_key(&ox_schemas[i], domain, op) == 0; i++)
+    for (size_t i = r.first; i < r.first + r.count; i++)
         if (ox_schemas[i].since_version <= version)
             best = &ox_schemas[i];
     return best;
@@ -66,8 +132,8 @@ int ox_schema_first_version(const char *domain, const char *op)
 {
     if (!op)
         return 0;
-    size_t i = first_of(ox_schema_domain(domain), op);
-    return i < ox_n_schemas ? ox_schemas[i].since_version : 0;
+    row_range r = rows_of(ox_schema_domain(domain), op);
+    return r.count ? ox_schemas[r.first].since_version : 0;
 }
 
 const ox_schema_attr *ox_schema_attr_find(const ox_schema *s, const char *name)
@@ -244,15 +310,34 @@ static void check_operands(rules *r, const ox_graph *g, const ox_dtype *types,
     }
 }
 
+ox_schema_lookup ox_schema_lookup_node(const ox_node *n, int64_t version)
+{
+    ox_schema_lookup l = {false, NULL};
+    const char *domain = ox_schema_domain(n->domain);
+    if (ox_schema_unchecked_reason(domain, version))
+        return l;
+    l.checked = true;
+    l.s = ox_schema_find(domain, n->op_type ? n->op_type : "", version);
+    return l;
+}
+
 size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_node *n,
                             int64_t version, ox_schema_emit_fn emit, void *user)
+{
+    ox_schema_lookup l = ox_schema_lookup_node(n, version);
+    return ox_schema_check_node_as(g, types, n, &l, version, emit, user);
+}
+
+size_t ox_schema_check_node_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                               const ox_schema_lookup *l, int64_t version,
+                               ox_schema_emit_fn emit, void *user)
 {
     rules r = {emit, user, 0, NULL, version};
     const char *domain = ox_schema_domain(n->domain);
     const char *op = n->op_type ? n->op_type : "";
-    if (ox_schema_unchecked_reason(domain, version))
+    if (!l->checked)
         return 0;
-    const ox_schema *s = ox_schema_find(domain, op, version);
+    const ox_schema *s = l->s;
     if (!s) {
         int first = ox_schema_first_version(domain, op);
         const char *dname = domain[0] ? domain : "ai.onnx";
@@ -290,8 +375,8 @@ size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_n
     }
 
     binding bind[64];
-    memset(bind, 0, sizeof bind);
     if (s->n_constraints <= 64) {
+        memset(bind, 0, s->n_constraints * sizeof(*bind));
         check_operands(&r, g, types, "input", n->inputs, n->n_inputs, s->first_input, s->n_inputs, bind);
         check_operands(&r, g, types, "output", n->outputs, n->n_outputs, s->first_output, s->n_outputs,
                        bind);
@@ -306,6 +391,8 @@ size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_n
 static ox_dtype attribute_dtype(const ox_node *n)
 {
     const char *op = n->op_type;
+    if (op[0] != 'C')
+        return OX_UNDEFINED; /* none of the operators below */
     if (strcmp(op, "Cast") == 0) {
         const ox_attr *to = ox_node_attr(n, "to");
         return to && to->kind == OX_ATTR_INT && ox_dtype_valid((int)to->u.i) ? (ox_dtype)to->u.i
@@ -342,9 +429,16 @@ static int single_type(uint32_t mask)
 ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_dtype *types, const ox_node *n,
                                 int64_t version, uint32_t i)
 {
-    if (!n->op_type || ox_schema_unchecked_reason(n->domain, version))
+    ox_schema_lookup l = ox_schema_lookup_node(n, version);
+    return ox_schema_output_dtype_as(g, types, n, &l, i);
+}
+
+ox_dtype ox_schema_output_dtype_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                                   const ox_schema_lookup *l, uint32_t i)
+{
+    if (!n->op_type || !l->checked)
         return OX_UNDEFINED;
-    const ox_schema *s = ox_schema_find(n->domain, n->op_type, version);
+    const ox_schema *s = l->s;
     if (!s || s->deprecated || i >= n->n_outputs)
         return OX_UNDEFINED;
     if (ox_schema_domain(n->domain)[0] == '\0') {

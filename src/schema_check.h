@@ -15,6 +15,7 @@
 #ifndef OXPORT_SCHEMA_CHECK_H
 #define OXPORT_SCHEMA_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,5 +44,23 @@ size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_n
  * the node is not one the table covers). */
 ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_dtype *types, const ox_node *n,
                                 int64_t version, uint32_t i);
+
+/* A node's schema, looked up once for several of the calls below (the
+ * conversion and the checker each check a node and infer its outputs):
+ * `checked` false when the table does not cover the node's domain/version
+ * (ox_schema_unchecked_reason), `s` NULL when it has no such operator. */
+typedef struct ox_schema_lookup {
+    bool checked;
+    const struct ox_schema *s;
+} ox_schema_lookup;
+
+ox_schema_lookup ox_schema_lookup_node(const ox_node *n, int64_t version);
+/* ox_schema_check_node and ox_schema_output_dtype with the lookup of n at
+ * `version` already made. */
+size_t ox_schema_check_node_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                               const ox_schema_lookup *l, int64_t version,
+                               ox_schema_emit_fn emit, void *user);
+ox_dtype ox_schema_output_dtype_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                                   const ox_schema_lookup *l, uint32_t i);
 
 #endif /* OXPORT_SCHEMA_CHECK_H */

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct ox_strmap_slot {
     const char *key; /* NULL = empty */
@@ -23,6 +24,14 @@ typedef struct ox_strmap {
     ox_strmap_slot *slots;
     size_t cap, n;
 } ox_strmap;
+
+/* a equals b: the first bytes compared inline, so the linear name scans
+ * (a node's arguments and attributes, a graph's opsets) skip most
+ * candidates without a call. */
+static inline bool ox_str_eq(const char *a, const char *b)
+{
+    return a[0] == b[0] && strcmp(a, b) == 0;
+}
 
 /* The hash every string table of the engine uses: of s, or of its first n
  * bytes. */

@@ -65,24 +65,32 @@ static ox_vid vid_out(ox_sym *g, ox_vid local)
     return (g->session->tag << OX_VID_INDEX_BITS) | local;
 }
 
+/* A pack's vid as the output graph's id, or 0 when it is not a value of
+ * this conversion (no error recorded: vid_in says why). */
+static ox_vid vid_local(const ox_sym *g, ox_vid v)
+{
+    ox_vid local = v & OX_VID_INDEX_MAX;
+    if ((v >> OX_VID_INDEX_BITS) != g->session->tag || !ox_graph_value(g->out, local))
+        return 0;
+    return local;
+}
+
 /* A vid from a pack back to the output graph's id; 0 (with the error
  * recorded) for one of another graph or one that does not exist. */
 static ox_vid vid_in(ox_sym *g, ox_vid v, const char *what)
 {
     if (!v)
         return 0;
-    ox_vid local = v & OX_VID_INDEX_MAX;
-    if ((v >> OX_VID_INDEX_BITS) != g->session->tag) {
+    ox_vid local = vid_local(g, v);
+    if (local)
+        return local;
+    if ((v >> OX_VID_INDEX_BITS) != g->session->tag)
         ox_sym_error(g, "%s: value %#x is not a value of this conversion (an id kept from "
                         "another graph, or a traced id; pass a vid from arg_tensor, "
                         "node_output or constant)", what, (unsigned)v);
-        return 0;
-    }
-    if (!ox_graph_value(g->out, local)) {
+    else
         ox_sym_error(g, "%s: value %#x does not exist in the ONNX graph", what, (unsigned)v);
-        return 0;
-    }
-    return local;
+    return 0;
 }
 
 /* The call a node handle belongs to, or NULL (and an error on the call under
@@ -337,10 +345,17 @@ static void infer_call_types(ox_sym *g)
         n = n->prev;
     for (; n; n = n->next) {
         int64_t version = n->domain[0] ? ox_graph_opset(g->out, n->domain) : g->opset;
+        ox_schema_lookup schema = {false, NULL};
+        bool looked_up = false;
         for (uint32_t k = 0; k < n->n_outputs; k++) {
             ox_value *o = ox_graph_value(g->out, n->outputs[k]);
-            if (o && o->type.dtype == OX_UNDEFINED)
-                o->type.dtype = ox_schema_output_dtype(g->out, NULL, n, version, k);
+            if (!o || o->type.dtype != OX_UNDEFINED)
+                continue;
+            if (!looked_up) {
+                schema = ox_schema_lookup_node(n, version);
+                looked_up = true;
+            }
+            o->type.dtype = ox_schema_output_dtype_as(g->out, NULL, n, &schema, k);
         }
     }
 }
@@ -468,23 +483,21 @@ static ox_onode *make_node(ox_sym *g, const char *domain, const char *op_type, s
         return NULL;
     }
     for (size_t i = 0; i < n_inputs; i++) {
-        char what[96];
-        snprintf(what, sizeof what, "op(%s): input %zu", op_type, i);
-        if (inputs[i] && !(local[i] = vid_in(g, inputs[i], what)))
+        /* the message names the input only when there is one to give */
+        if (inputs[i] && !(local[i] = vid_local(g, inputs[i]))) {
+            char what[96];
+            snprintf(what, sizeof what, "op(%s): input %zu", op_type, i);
+            vid_in(g, inputs[i], what);
             return NULL;
+        }
         if (!inputs[i])
             local[i] = 0;
     }
     inputs = local;
-    char buf[256];
-    const char *kind = buf;
-    int n = snprintf(buf, sizeof buf, "%s::%s", domain, op_type);
-    if (n < 0 || (size_t)n >= sizeof buf)
-        kind = ox_arena_printf(&g->out->arena, "%s::%s", domain, op_type);
     ox_onode *on = ox_arena_alloc(&g->out->arena, sizeof(*on));
-    ox_node *node = kind && on ? ox_graph_add_node(g->out, kind, (uint32_t)n_inputs, inputs,
-                                                   (uint32_t)n_outputs)
-                               : NULL;
+    ox_node *node = on ? ox_graph_add_node_op(g->out, domain, op_type, (uint32_t)n_inputs,
+                                              inputs, (uint32_t)n_outputs)
+                       : NULL;
     if (!node) {
         g->oom = true;
         ox_sym_error(g, "op(%s): out of memory", op_type);
@@ -825,12 +838,13 @@ static int api_set_output(ox_sym *g, size_t i, ox_vid v)
             g->extra_output = (long)i;
         return -1;
     }
-    char what[48];
-    snprintf(what, sizeof what, "set_output(%zu)", i);
-    ox_vid local = v ? vid_in(g, v, what) : 0;
+    if (!v)
+        return ox_sym_error(g, "set_output(%zu): value 0 (no value)", i);
+    ox_vid local = vid_local(g, v);
     if (!local) {
-        if (!v)
-            return ox_sym_error(g, "set_output(%zu): value 0 (no value)", i);
+        char what[48];
+        snprintf(what, sizeof what, "set_output(%zu)", i);
+        vid_in(g, v, what);
         return -1;
     }
     g->outputs[i] = local;

@@ -1,0 +1,396 @@
+/*
+ * Hand encoding of NodeProto and ValueInfoProto (onnx_encode.h).  Field
+ * numbers are onnx.proto's; each message writes its fields in number order,
+ * as protobuf-c does.
+ */
+#include "onnx_encode.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ wire format */
+
+enum { WIRE_VARINT = 0, WIRE_FIXED32 = 5, WIRE_LEN = 2 };
+
+void ox_pb_out_init(ox_pb_out *o, ProtobufCBuffer *sink, uint8_t *stage)
+{
+    o->sink = sink;
+    o->stage = stage;
+    o->staged = 0;
+    o->n = 0;
+    o->sizes = NULL;
+}
+
+void ox_pb_out_flush(ox_pb_out *o)
+{
+    if (o->sink && o->staged)
+        o->sink->append(o->sink, o->staged, o->stage);
+    o->staged = 0;
+}
+
+size_t ox_pb_varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+size_t ox_pb_field_head_len(uint32_t field, uint64_t len)
+{
+    return ox_pb_varint_len((uint64_t)field << 3 | WIRE_LEN) + ox_pb_varint_len(len);
+}
+
+static void put_raw_slow(ox_pb_out *o, const void *p, size_t n)
+{
+    ox_pb_out_flush(o);
+    if (n > OX_PB_STAGE) {
+        o->sink->append(o->sink, n, p); /* large bytes (a tensor) go as they are */
+        return;
+    }
+    memcpy(o->stage, p, n);
+    o->staged = n;
+}
+
+static inline void put_raw(ox_pb_out *o, const void *p, size_t n)
+{
+    o->n += n;
+    if (!o->sink || n == 0)
+        return;
+    if (o->staged + n > OX_PB_STAGE) {
+        put_raw_slow(o, p, n);
+        return;
+    }
+    memcpy(o->stage + o->staged, p, n);
+    o->staged += n;
+}
+
+static inline void put_varint(ox_pb_out *o, uint64_t v)
+{
+    if (!o->sink) {
+        o->n += ox_pb_varint_len(v);
+        return;
+    }
+    if (o->staged + 10 > OX_PB_STAGE)
+        ox_pb_out_flush(o);
+    uint8_t *b = o->stage + o->staged;
+    size_t k = 0;
+    while (v >= 0x80) {
+        b[k++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b[k++] = (uint8_t)v;
+    o->staged += k;
+    o->n += k;
+}
+
+static inline void put_key(ox_pb_out *o, uint32_t field, unsigned wire)
+{
+    put_varint(o, (uint64_t)field << 3 | wire);
+}
+
+static inline void put_bytes(ox_pb_out *o, uint32_t field, const void *p, size_t n)
+{
+    put_key(o, field, WIRE_LEN);
+    put_varint(o, n);
+    put_raw(o, p, n);
+}
+
+static inline void put_string(ox_pb_out *o, uint32_t field, const char *s)
+{
+    put_bytes(o, field, s, strlen(s));
+}
+
+/* int32 and enums: a negative value as its 64-bit two's complement (ten
+ * bytes), as protobuf specifies. */
+static inline void put_int32(ox_pb_out *o, uint32_t field, int32_t v)
+{
+    put_key(o, field, WIRE_VARINT);
+    put_varint(o, (uint64_t)(int64_t)v);
+}
+
+static inline void put_int64(ox_pb_out *o, uint32_t field, int64_t v)
+{
+    put_key(o, field, WIRE_VARINT);
+    put_varint(o, (uint64_t)v);
+}
+
+static inline void put_float(ox_pb_out *o, uint32_t field, float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    uint8_t b[4] = {(uint8_t)bits, (uint8_t)(bits >> 8), (uint8_t)(bits >> 16),
+                    (uint8_t)(bits >> 24)};
+    put_key(o, field, WIRE_FIXED32);
+    put_raw(o, b, sizeof b);
+}
+
+/* A message's fields, written (or counted) into o. */
+typedef void (*fields_fn)(ox_pb_out *o, const void *arg);
+
+/* A length-delimited sub-message.  Counting, its length is recorded in
+ * o->sizes (when there is room); writing, it is read back from there, or,
+ * without a record, counted now. */
+static void put_message(ox_pb_out *o, uint32_t field, fields_fn fields, const void *arg)
+{
+    ox_pb_sizes *sz = o->sizes;
+    uint64_t len;
+    if (!o->sink) {
+        uint32_t slot = sz && sz->n < OX_PB_SIZES ? sz->n++ : UINT32_MAX;
+        if (sz && slot == UINT32_MAX)
+            sz->overflow = true;
+        uint64_t before = o->n;
+        fields(o, arg);
+        len = o->n - before;
+        if (slot != UINT32_MAX)
+            sz->len[slot] = len;
+        o->n += ox_pb_field_head_len(field, len);
+        return;
+    }
+    if (sz && !sz->overflow && sz->next < sz->n) {
+        len = sz->len[sz->next++];
+    } else {
+        ox_pb_out c = {NULL, NULL, 0, 0, NULL};
+        fields(&c, arg);
+        len = c.n;
+    }
+    put_key(o, field, WIRE_LEN);
+    put_varint(o, len);
+    fields(o, arg);
+}
+
+/* The item's counting run: its message's length, the nested ones in sizes. */
+static uint64_t item_size(fields_fn fields, const void *arg, ox_pb_sizes *sizes)
+{
+    sizes->n = sizes->next = 0;
+    sizes->overflow = false;
+    ox_pb_out c = {NULL, NULL, 0, 0, sizes};
+    put_message(&c, 1, fields, arg);
+    return sizes->len[0];
+}
+
+/* The item's writing run, with the lengths its counting run recorded. */
+static void put_item(ox_pb_out *o, uint32_t field, fields_fn fields, const void *arg,
+                     ox_pb_sizes *sizes)
+{
+    if (sizes)
+        sizes->next = 0;
+    o->sizes = sizes;
+    put_message(o, field, fields, arg);
+    o->sizes = NULL;
+}
+
+/* --------------------------------------------------------- TensorProto */
+
+/* A tensor held by an attribute: dims (1), data_type (2), name (8),
+ * raw_data (9), always present even when empty. */
+static void tensor_fields(ox_pb_out *o, const void *arg)
+{
+    const ox_attr_tensor *t = arg;
+    for (uint32_t i = 0; i < t->rank; i++)
+        put_int64(o, 1, t->dims[i]);
+    put_int32(o, 2, (int32_t)t->dtype);
+    if (t->name)
+        put_string(o, 8, t->name);
+    put_bytes(o, 9, t->data.data, (size_t)t->data.nbytes);
+}
+
+/* ------------------------------------------------------ AttributeProto */
+
+/* name (1), the value's field (2-9), type (20), ref_attr_name (21). */
+static void attr_fields(ox_pb_out *o, const void *arg)
+{
+    const ox_attr *a = arg;
+    put_string(o, 1, a->name ? a->name : "");
+    if (a->ref) {
+        put_int32(o, 20, (int32_t)a->kind);
+        put_string(o, 21, a->ref);
+        return;
+    }
+    switch (a->kind) {
+    case OX_ATTR_FLOAT:
+        put_float(o, 2, (float)a->u.f);
+        break;
+    case OX_ATTR_INT:
+        put_int64(o, 3, a->u.i);
+        break;
+    case OX_ATTR_STRING:
+        put_bytes(o, 4, a->u.s.p, a->u.s.p ? a->u.s.len : 0);
+        break;
+    case OX_ATTR_TENSOR:
+        put_message(o, 5, tensor_fields, a->u.t);
+        break;
+    case OX_ATTR_FLOATS:
+        for (size_t i = 0; i < a->u.floats.n; i++)
+            put_float(o, 7, (float)a->u.floats.p[i]);
+        break;
+    case OX_ATTR_INTS:
+        for (size_t i = 0; i < a->u.ints.n; i++)
+            put_int64(o, 8, a->u.ints.p[i]);
+        break;
+    case OX_ATTR_STRINGS:
+        for (size_t i = 0; i < a->u.strings.n; i++)
+            put_string(o, 9, a->u.strings.p[i] ? a->u.strings.p[i] : "");
+        break;
+    default:
+        break; /* not encodable: ox_pb_node_encodable said so */
+    }
+    put_int32(o, 20, (int32_t)a->kind);
+}
+
+static bool attr_encodable(const ox_attr *a)
+{
+    if (a->ref)
+        return true;
+    switch (a->kind) {
+    case OX_ATTR_FLOAT:
+    case OX_ATTR_INT:
+    case OX_ATTR_STRING:
+        return true;
+    case OX_ATTR_TENSOR:
+        return a->u.t != NULL;
+    case OX_ATTR_FLOATS:
+        return !a->u.floats.n || a->u.floats.p;
+    case OX_ATTR_INTS:
+        return !a->u.ints.n || a->u.ints.p;
+    case OX_ATTR_STRINGS:
+        return !a->u.strings.n || a->u.strings.p;
+    default:
+        return false;
+    }
+}
+
+/* ----------------------------------------------------------- NodeProto */
+
+typedef struct node_arg {
+    const ox_node *n;
+    const ox_pb_node_names *names;
+} node_arg;
+
+static const char *value_name(const ox_pb_node_names *names, ox_vid id)
+{
+    const char *s = id ? names->value_names[id] : NULL;
+    return s ? s : ""; /* absent optional input or output */
+}
+
+/* input (1), output (2), name (3), op_type (4), attribute (5),
+ * doc_string (6: the scope, else the doc read from a file), domain (7). */
+static void node_fields(ox_pb_out *o, const void *arg)
+{
+    const node_arg *na = arg;
+    const ox_node *n = na->n;
+    for (uint32_t i = 0; i < n->n_inputs; i++)
+        put_string(o, 1, value_name(na->names, n->inputs[i]));
+    for (uint32_t i = 0; i < n->n_outputs; i++)
+        put_string(o, 2, value_name(na->names, n->outputs[i]));
+    if (na->names->node_name)
+        put_string(o, 3, na->names->node_name);
+    put_string(o, 4, n->op_type ? n->op_type : "");
+    for (uint32_t i = 0; i < n->n_attrs; i++)
+        put_message(o, 5, attr_fields, &n->attrs[i]);
+    if (n->scope && n->scope[0])
+        put_string(o, 6, n->scope);
+    else if (n->doc && n->doc[0])
+        put_string(o, 6, n->doc);
+    put_string(o, 7, n->domain ? n->domain : "");
+}
+
+bool ox_pb_node_encodable(const ox_node *n)
+{
+    for (uint32_t i = 0; i < n->n_attrs; i++)
+        if (!attr_encodable(&n->attrs[i]))
+            return false;
+    return true;
+}
+
+uint64_t ox_pb_node_size(const ox_node *n, const ox_pb_node_names *names, ox_pb_sizes *sizes)
+{
+    node_arg na = {n, names};
+    return item_size(node_fields, &na, sizes);
+}
+
+void ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
+                    const ox_pb_node_names *names, ox_pb_sizes *sizes)
+{
+    node_arg na = {n, names};
+    put_item(o, field, node_fields, &na, sizes);
+}
+
+/* ------------------------------------------------------ ValueInfoProto */
+
+typedef struct dim_arg {
+    const ox_type *ty;
+    int32_t i;
+} dim_arg;
+
+/* dim_param (2) when the axis is named, else dim_value (1) when known,
+ * else nothing: an empty Dimension. */
+static void dim_fields(ox_pb_out *o, const void *arg)
+{
+    const dim_arg *d = arg;
+    const ox_type *ty = d->ty;
+    if (ty->dim_params && ty->dim_params[d->i] && ty->dim_params[d->i][0])
+        put_string(o, 2, ty->dim_params[d->i]);
+    else if (ty->dims && ty->dims[d->i] >= 0)
+        put_int64(o, 1, ty->dims[d->i]);
+}
+
+static void shape_fields(ox_pb_out *o, const void *arg)
+{
+    const ox_type *ty = arg;
+    for (int32_t i = 0; i < ty->rank; i++) {
+        dim_arg d = {ty, i};
+        put_message(o, 1, dim_fields, &d);
+    }
+}
+
+/* TypeProto.Tensor: elem_type (1) when known, shape (2) when the rank is. */
+static void tensor_type_fields(ox_pb_out *o, const void *arg)
+{
+    const ox_type *ty = arg;
+    if (ty->dtype != OX_UNDEFINED)
+        put_int32(o, 1, (int32_t)ty->dtype);
+    if (ty->rank >= 0)
+        put_message(o, 2, shape_fields, ty);
+}
+
+/* TypeProto: tensor_type (1). */
+static void type_fields(ox_pb_out *o, const void *arg)
+{
+    put_message(o, 1, tensor_type_fields, arg);
+}
+
+typedef struct value_info_arg {
+    const ox_value *v;
+    const char *name;
+} value_info_arg;
+
+/* name (1), type (2), doc_string (3). */
+static void value_info_fields(ox_pb_out *o, const void *arg)
+{
+    const value_info_arg *va = arg;
+    if (va->name)
+        put_string(o, 1, va->name);
+    put_message(o, 2, type_fields, &va->v->type);
+    if (va->v->doc && va->v->doc[0])
+        put_string(o, 3, va->v->doc);
+}
+
+bool ox_pb_value_info_encodable(const ox_value *v)
+{
+    return !v->type.nontensor;
+}
+
+uint64_t ox_pb_value_info_size(const ox_value *v, const char *name, ox_pb_sizes *sizes)
+{
+    value_info_arg va = {v, name};
+    return item_size(value_info_fields, &va, sizes);
+}
+
+void ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name,
+                          ox_pb_sizes *sizes)
+{
+    value_info_arg va = {v, name};
+    put_item(o, field, value_info_fields, &va, sizes);
+}
