@@ -87,6 +87,9 @@ class Row:
              match eager: shape and dtype are compared, and floats checked to be finite
     constant input-independent outputs (indices into the outputs), exempt from the
              "reference must vary" rule: ones_like, size ...
+    eager_only  why torch.onnx's file cannot excuse an error (its export of the call is
+             wrong too): the outputs must be within the scale bound of eager, with no
+             torch.onnx fallback
     refuse   Refuse(...): the export must be refused (at every opset or below one)
     xfail    a known oxport bug: "reason (#issue)" for every opset, or {opset: reason};
              a row marked xfail that passes fails the run (XPASS), so the mark goes away
@@ -94,7 +97,7 @@ class Row:
     """
 
     def __init__(self, id, op, fn=None, inputs=(), module=None, opsets=OPSETS, since=None, dynamic=None,
-                 tol="scale", constant=(), refuse=None, xfail=None):
+                 tol="scale", constant=(), refuse=None, xfail=None, eager_only=None):
         if (fn is None) == (module is None):
             raise ValueError(f"row {id}: give exactly one of fn and module")
         if tol not in ("scale", "shape"):
@@ -113,6 +116,7 @@ class Row:
         self.tol = tol
         self.constant = tuple(constant)
         self.refuse = refuse
+        self.eager_only = eager_only
         self.xfail_everywhere = xfail if isinstance(xfail, str) else None
         if isinstance(xfail, str) or xfail is None:
             self.xfail = {o: xfail for o in self.opsets} if xfail else {}

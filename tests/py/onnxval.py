@@ -141,7 +141,9 @@ def _write_feeds(in_dir, feeds):
     os.mkdir(in_dir)
     spec = []
     for i, (name, arr) in enumerate(feeds.items()):
-        arr = np.ascontiguousarray(arr)
+        # not np.ascontiguousarray: it makes a 0-dim array 1-dim, and ONNX Runtime
+        # then runs a scalar input as shape [1] (and returns [1] outputs)
+        arr = np.asarray(arr, order="C")
         if arr.dtype not in _NP_TO_ORT:
             raise ValidationError(f"input {name}: dtype {arr.dtype} is not supported by the runner")
         fname = f"input_{i}.bin"

@@ -84,6 +84,26 @@ class ModelCheck(unittest.TestCase):
         self.assertIn("(torch.onnx.export gives no reference: RuntimeError: Exporting the operator foo to ONNX "
                       "opset version 9 is not supported)", str(cm.exception))
 
+    def test_a_wrong_shape_is_never_excused_by_torch_onnx(self):
+        # eager's output is [1, 2, 3]; both files give [2, 3] (error inf): a reference as
+        # wrong says nothing about oxport's (inf <= 2 * inf must not pass)
+        wants = [[(x * 2)[None]] for x in self.xs]
+        scaled(self.path("ox.onnx"), 2.0)
+        with self.assertRaises(modelcheck.Mismatch) as cm:
+            modelcheck.assert_matches("ox", self.path("ox.onnx"), self.feeds, wants,
+                                      reference=lambda p: scaled(p, 2.0))
+        self.assertIn("shape [2, 3] but eager gives [1, 2, 3]", str(cm.exception))
+
+    def test_a_zero_dim_input_stays_zero_dim(self):
+        # np.ascontiguousarray would feed it as [1], and ONNX Runtime answer [1]
+        graph = helper.make_graph([helper.make_node("Neg", ["x"], ["y"])], "m",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.path("s.onnx"))
+        xs = [np.float32(1.5), np.float32(-0.25)]
+        modelcheck.assert_matches("scalar", self.path("s.onnx"), [{"x": np.asarray(x)} for x in xs],
+                                  [[np.asarray(-x)] for x in xs])
+
     def test_trivial_references_are_refused(self):
         x0, x1 = self.xs
         with self.assertRaises(modelcheck.Mismatch) as cm:

@@ -84,6 +84,31 @@ class Recording(unittest.TestCase):
         self.assertEqual(add.arg("self"), mul.outs[0])
         self.assertEqual(relu.arg("self"), add.outs[0])
 
+    def test_inplace_on_a_detached_alias_gives_the_original_its_new_value(self):
+        # F.embedding(max_norm=) renorms weight.detach() in place, then reads weight
+        def f(x):
+            y = x * 2
+            y.detach().add_(1)
+            y.data.mul_(3)
+            return torch.relu(y)
+
+        L, _rec, _ = trace(f, torch.randn(3))
+        self.assertEqual([n.kind for n in L.nodes], ["aten::mul", "aten::add_", "aten::mul_", "aten::relu"])
+        _mul, add, mul_, relu = L.nodes
+        self.assertEqual(mul_.arg("self"), add.outs[0])
+        self.assertEqual(relu.arg("self"), mul_.outs[0])
+
+    def test_inplace_on_a_clone_leaves_the_original(self):
+        def f(x):
+            y = x * 2
+            y.clone().add_(1)
+            return torch.relu(y)
+
+        L, _rec, _ = trace(f, torch.randn(3))
+        relu = L.nodes[-1]
+        self.assertEqual(relu.kind, "aten::relu")
+        self.assertEqual(relu.arg("self"), L.nodes[0].outs[0])
+
     def test_batch_norm_is_recorded_in_schema_order(self):
         L, _rec, _ = trace(nn.BatchNorm2d(3), torch.randn(1, 3, 4, 4))
         (bn,) = L.nodes

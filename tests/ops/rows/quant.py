@@ -52,6 +52,7 @@ def _calibrated(per_channel):
 
 
 QOPSETS = (10, 12, 13, 17)
+NO_RENORM_IN_TORCH_ONNX = "torch.onnx 1.13 leaves embedding(max_norm=)'s renorm out of its file"
 I64 = torch.int64
 
 
@@ -123,32 +124,38 @@ ROWS = [
         refuse=Refuse("no symbolic for aten::fake_quantize_per_channel_affine is registered (scope: Fn); supported from opset 13")),
     # ---------------------------------------------------------------- embedding with max_norm
     # The weight is an input (times 2, so most rows exceed the norm): the file must
-    # renorm it; a module's weight is renormed in place by each eager run.
+    # renorm it; a module's weight is renormed in place by each eager run.  torch.onnx
+    # 1.13's file leaves the renorm out (off by 2.4-3.3 on these inputs), so it cannot excuse
+    # an error here: the rows compare against eager alone.
     Row("embedding_renorm", "aten::embedding_renorm", lambda i, w: F.embedding(i, w * 2, max_norm=1.0),
-        [T(2, 3, dtype=I64, lo=0, hi=9), T(10, 4)], since=11),
+        [T(2, 3, dtype=I64, lo=0, hi=9), T(10, 4)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.new_weight", "aten::embedding_renorm", _renorm_and_weight(1.5, 2.0),
-        [T(5, dtype=I64, lo=0, hi=4), T(8, 3)], since=11),
+        [T(5, dtype=I64, lo=0, hi=4), T(8, 3)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.repeated_indices", "aten::embedding_renorm", _renorm_and_weight(1.0, 2.0),
-        [T(12, dtype=I64, lo=0, hi=2), T(6, 4)], since=11),
+        [T(12, dtype=I64, lo=0, hi=2), T(6, 4)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
+    # max_norm inside the rows' norms (2-norms of 4 values in [-4, 4) spread over ~1..7):
+    # rows below it stay as they are, rows above are scaled, both looked up repeatedly
+    Row("embedding_renorm.some_below", "aten::embedding_renorm", _renorm_and_weight(4.0, 2.0),
+        [T(16, dtype=I64, lo=0, hi=7), T(8, 4)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.l1", "aten::embedding_renorm", lambda i, w: F.embedding(i, w * 2, max_norm=2.0,
                                                                                   norm_type=1.0),
-        [T(4, dtype=I64, lo=0, hi=9), T(10, 4)], since=11),
+        [T(4, dtype=I64, lo=0, hi=9), T(10, 4)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.p3", "aten::embedding_renorm", _renorm_and_weight(1.0, 3.0),
-        [T(6, dtype=I64, lo=0, hi=6), T(7, 4)], since=11),
+        [T(6, dtype=I64, lo=0, hi=6), T(7, 4)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.inf", "aten::embedding_renorm", _renorm_and_weight(0.5, float("inf")),
-        [T(6, dtype=I64, lo=0, hi=6), T(7, 4)], since=11),
+        [T(6, dtype=I64, lo=0, hi=6), T(7, 4)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.int32_indices", "aten::embedding_renorm", lambda i, w: F.embedding(i, w * 2, max_norm=1.0),
-        [T(2, 3, dtype=I32, lo=0, hi=9), T(10, 4)], since=11),
+        [T(2, 3, dtype=I32, lo=0, hi=9), T(10, 4)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.float64", "aten::embedding_renorm", _renorm_and_weight(1.0, 2.0),
-        [T(5, dtype=I64, lo=0, hi=5), T(6, 4, dtype=F64)], since=11),
+        [T(5, dtype=I64, lo=0, hi=5), T(6, 4, dtype=F64)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.module", "aten::embedding_renorm", module=lambda: nn.Embedding(10, 4, max_norm=1.0),
-        inputs=[T(2, 3, dtype=I64, lo=0, hi=9)], since=11),
+        inputs=[T(2, 3, dtype=I64, lo=0, hi=9)], since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.module_padding_idx", "aten::embedding_renorm",
         module=lambda: nn.Embedding(10, 4, padding_idx=0, max_norm=0.5), inputs=[T(2, 3, dtype=I64, lo=0, hi=9)],
-        since=11),
+        since=11, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.dynamic", "aten::embedding_renorm", lambda i, w: F.embedding(i, w * 2, max_norm=1.0),
         [T(2, 3, dtype=I64, lo=0, hi=9), T(10, 4)], since=11,
-        dynamic={"in0": {0: "b", 1: "s"}, "out0": {0: "b", 1: "s"}}),
+        dynamic={"in0": {0: "b", 1: "s"}, "out0": {0: "b", 1: "s"}}, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.opset10_refused", "aten::embedding_renorm",
         lambda i, w: F.embedding(i, w * 2, max_norm=1.0), [T(2, 3, dtype=I64, lo=0, hi=9), T(10, 4)],
         opsets=(9, 10), refuse=Refuse("no symbolic for aten::embedding_renorm_ is registered (scope: Fn); "

@@ -110,6 +110,16 @@ def _covers(view, root):
             and view.is_contiguous() and root.is_contiguous())
 
 
+def _same_memory(a, b):
+    """Are `a` and `b` the same elements of the same storage (on the meta device too,
+    where data pointers are all 0)?"""
+    try:
+        return a._storage()._cdata == b._storage()._cdata and a.storage_offset() == b.storage_offset() \
+            and a.shape == b.shape and a.stride() == b.stride() and a.dtype == b.dtype
+    except (RuntimeError, NotImplementedError):  # sparse and other storage-less layouts
+        return False
+
+
 class ViewTracker:
     """Views of traced tensors, their bases' last writes, and write-back (module doc).
 
@@ -130,6 +140,10 @@ class ViewTracker:
         # id(base) -> (weakref(base), weakref(output)): a recorded op's output that is a
         # whole, untraced base in its own order (F.linear's 3-D output over its matmul)
         self.covered_bases = {}
+        # id(tensor) -> the shared list of weakrefs to the tensors that are it under another
+        # Python object (x.detach(), x.data, aten::alias): one memory, so a write to any of
+        # them is a write to all (F.embedding's max_norm renorms weight.detach() in place)
+        self.aliases = {}
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -218,6 +232,30 @@ class ViewTracker:
         self.owner.setdefault(vid, id(src))
         if not self._known(dst):
             self.made[id(dst)] = (weakref.ref(dst), vid, self.clock)
+        # A view (x[:]) is written back through its _base; a copy (aten::clone, a
+        # to() that copies) is not the same memory.  What is left is the same memory
+        # under another object: the tensors are joined, so writes reach all of them.
+        if dst is not src and dst._base is None and _same_memory(src, dst):
+            group = self._alias_group(src)
+            if group is None:
+                group = [weakref.ref(src)]
+                self.aliases[id(src)] = group
+            group.append(weakref.ref(dst))
+            self.aliases[id(dst)] = group
+
+    def _alias_group(self, tensor):
+        group = self.aliases.get(id(tensor))
+        if group is None or not any(r() is tensor for r in group):
+            return None
+        return group
+
+    def _aliases_of(self, tensor):
+        """The live tensors that are `tensor`'s memory under another object."""
+        group = self._alias_group(tensor)
+        if group is None:
+            return []
+        group[:] = [r for r in group if r() is not None]
+        return [t for t in (r() for r in group) if t is not tensor and _same_memory(t, tensor)]
 
     # ------------------------------------------------------------ emitting
 
@@ -279,6 +317,23 @@ class ViewTracker:
         """Called before an in-place op runs on `mutated`; returns what after_write needs."""
         if mutated is None:
             return None
+        # the tensors that are the same memory are written too: each gets the op's new
+        # value, and the base of one that is a view gets it written back
+        return (self._before_one(mutated), [(a, self._before_one(a)) for a in self._aliases_of(mutated)])
+
+    @_quiet
+    def after_write(self, token):
+        if token is None:
+            return
+        own, aliases = token
+        self._after_one(own)
+        new = self.rec.lookup(own[0])
+        for a, tok in aliases:
+            if new is not None:
+                self.rec.set_vid(a, new)
+            self._after_one(tok)
+
+    def _before_one(self, mutated):
         rec = self.rec
         old = rec.lookup(mutated)
         if old is not None:
@@ -311,10 +366,7 @@ class ViewTracker:
         rec.vid(root)
         return (mutated, root, info.opaque, old)
 
-    @_quiet
-    def after_write(self, token):
-        if token is None:
-            return
+    def _after_one(self, token):
         mutated, root, how, old = token
         rec = self.rec
         if root is None:

@@ -83,7 +83,8 @@ def run(path, feeds):
     if ort is not None:
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
         outs = [o.name for o in sess.get_outputs()]
-        got = sess.run(outs, {n: np.ascontiguousarray(a) for n, a in zip(names, feeds)})
+        # not np.ascontiguousarray: it makes a 0-dim array 1-dim
+        got = sess.run(outs, {n: np.asarray(a, order="C") for n, a in zip(names, feeds)})
         return outs, [np.asarray(g) for g in got]
     return _run_node(path, names, feeds)
 
@@ -96,7 +97,9 @@ def _run_node(path, names, feeds):
         os.mkdir(in_dir)
         spec = []
         for i, (name, arr) in enumerate(zip(names, feeds)):
-            arr = np.ascontiguousarray(arr)
+            # not np.ascontiguousarray: it makes a 0-dim array 1-dim, and ONNX Runtime
+            # then runs a scalar input as shape [1] (and returns [1] outputs)
+            arr = np.asarray(arr, order="C")
             fname = f"input_{i}.bin"
             arr.tofile(os.path.join(in_dir, fname))
             spec.append({"name": name, "dtype": _NP_TO_ORT[arr.dtype], "dims": list(arr.shape), "file": fname})
