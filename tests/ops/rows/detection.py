@@ -19,7 +19,7 @@ IMG = 16                       # image side, in pixels
 K = 6                          # boxes per call
 OPSETS = (10, 11, 13, 16, 17)  # RoiAlign and NonMaxSuppression join at 10; RoiAlign's modes at 16
 DEFORM_ONNX = (19, 21)         # DeformConv joins ONNX at 19
-DEFORM_OPSETS = (17,) + DEFORM_ONNX
+DEFORM_OPSETS = (9, 13, 17) + DEFORM_ONNX  # the refusal where it is declared (7, 8 with 9)
 
 
 def _boxes(r, least):
