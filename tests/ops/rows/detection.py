@@ -19,7 +19,7 @@ IMG = 16                       # image side, in pixels
 K = 6                          # boxes per call
 OPSETS = (10, 11, 13, 16, 17)  # RoiAlign and NonMaxSuppression join at 10; RoiAlign's modes at 16
 DEFORM_ONNX = (19, 21)         # DeformConv joins ONNX at 19
-DEFORM_OPSETS = (9, 13, 17) + DEFORM_ONNX  # the refusal where it is declared (7, 8 with 9)
+DEFORM_OPSETS = (9, 13, 17) + DEFORM_ONNX  # the refusal where it is declared (and 7, 8)
 
 
 def _boxes(r, least):
@@ -127,6 +127,14 @@ ROWS = [
         lambda x, o, w, b, m: tvops.deform_conv2d(x, o, w, b, padding=1, mask=m),
         [T(2, 3, 6, 6), T(2, 18, 6, 6, lo=-3.0, hi=3.0), T(4, 3, 3, 3), T(4),
          T(2, 9, 6, 6, lo=0.0, hi=1.0)], opsets=DEFORM_ONNX),
+    # the dispatcher's op called directly records nothing else, so its refusal also runs at
+    # opsets 7 and 8 (the module's placeholder mask and bias record zeros, declared from 9)
+    Row("torchvision.deform_conv2d.op", "torchvision::deform_conv2d",
+        lambda x, w, o, m, b: torch.ops.torchvision.deform_conv2d(x, w, o, m, b, 1, 1, 1, 1, 1, 1,
+                                                                  1, 1, True),
+        [T(2, 3, 6, 6), T(4, 3, 3, 3), T(2, 18, 6, 6, lo=-3.0, hi=3.0),
+         T(2, 9, 6, 6, lo=0.0, hi=1.0), T(4)],
+        opsets=DEFORM_OPSETS, refuse=Refuse("supported from opset 19", below=19)),
     Row("torchvision.deform_conv2d.no_bias", "torchvision::deform_conv2d",
         lambda x, o, w: tvops.deform_conv2d(x, o, w),
         [T(2, 3, 6, 6), T(2, 18, 4, 4, lo=-3.0, hi=3.0), T(4, 3, 3, 3)], opsets=DEFORM_ONNX),
