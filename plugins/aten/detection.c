@@ -34,8 +34,8 @@
  * with boxes held at least 0.1 pixel wide, so it uses the same pixel model as
  * roi_align(aligned=True).
  *
- * deform_conv2d is DeformConv, which ONNX added at opset 19: the check hook
- * says so at every opset the engine targets. */
+ * deform_conv2d is DeformConv, which ONNX added at opset 19 (with torchvision's
+ * offset and mask layouts); below 19 the check hook says where it is lifted. */
 #include <stdint.h>
 
 #include "aten_family.h"
@@ -223,13 +223,67 @@ static int sym_nms(ox_sym *g, const ox_api *api)
 /* deform_conv2d: DeformConv joins ONNX at opset 19. */
 static int check_deform_conv2d(ox_sym *g, const ox_api *api)
 {
+    if (api->opset(g) >= 19)
+        return 0;
     return api->limit(g, 19, "deformable convolution is ONNX's DeformConv, which joins ONNX at "
                              "opset 19");
 }
 
+/* deform_conv2d(input, weight, offset, mask, bias, stride_h, stride_w,
+ * pad_h, pad_w, dilation_h, dilation_w, groups, offset_groups, use_mask):
+ * DeformConv(X, W, offset, B, mask).  torchvision's offset is
+ * [N, offset_groups * kh * kw * 2, oh, ow] with the (y, x) pair of each kernel
+ * position, positions row-major inside each offset group, and its mask
+ * [N, offset_groups * kh * kw, oh, ow]: ONNX's layouts, so both pass as they
+ * are.  torchvision.ops.deform_conv2d hands the op a zero bias when there is
+ * none and a placeholder mask with use_mask=False; the placeholder is not
+ * passed (an absent mask is all ones in ONNX, which is torchvision's
+ * unmodulated sampling). */
 static int sym_deform_conv2d(ox_sym *g, const ox_api *api)
 {
-    return check_deform_conv2d(g, api);
+    if (check_deform_conv2d(g, api))
+        return 1;
+    ox_vid x = api->arg_tensor(g, "input");
+    ox_vid w = api->arg_tensor(g, "weight");
+    ox_vid offset = api->arg_tensor(g, "offset");
+    ox_vid bias = api->arg_tensor(g, "bias");
+    int use_mask = (int)api->arg_int(g, "use_mask", 0);
+    ox_vid mask = use_mask ? api->arg_tensor(g, "mask") : 0;
+    if (!x || !w || !offset || !bias || (use_mask && !mask))
+        return 1;
+    int64_t strides[2] = {api->arg_int(g, "stride_h", 1), api->arg_int(g, "stride_w", 1)};
+    int64_t pad_h = api->arg_int(g, "pad_h", 0), pad_w = api->arg_int(g, "pad_w", 0);
+    int64_t pads[4] = {pad_h, pad_w, pad_h, pad_w};
+    int64_t dilations[2] = {api->arg_int(g, "dilation_h", 1), api->arg_int(g, "dilation_w", 1)};
+    int64_t groups = api->arg_int(g, "groups", 1);
+    int64_t offset_groups = api->arg_int(g, "offset_groups", 1);
+    for (int i = 0; i < 2; i++)
+        if (strides[i] < 1 || dilations[i] < 1)
+            return api->fail(g, "strides and dilations must be positive (got %lld, %lld and "
+                                "%lld, %lld)",
+                             (long long)strides[0], (long long)strides[1],
+                             (long long)dilations[0], (long long)dilations[1]);
+    if (pad_h < 0 || pad_w < 0)
+        return api->fail(g, "padding must not be negative (got %lld, %lld)", (long long)pad_h,
+                         (long long)pad_w);
+    if (groups < 1 || offset_groups < 1)
+        return api->fail(g, "groups and offset_groups must be positive (got %lld, %lld)",
+                         (long long)groups, (long long)offset_groups);
+    ox_vid in[5] = {x, w, offset, bias, mask};
+    ox_onode *n = api->op(g, "DeformConv", use_mask ? 5 : 4, in, 1);
+    if (n) {
+        int64_t kh = api->size(g, w, 2), kw = api->size(g, w, 3);
+        if (kh > 0 && kw > 0) {
+            int64_t kernel[2] = {kh, kw};
+            api->attr_ints(n, "kernel_shape", kernel, 2);
+        }
+        api->attr_ints(n, "strides", strides, 2);
+        api->attr_ints(n, "pads", pads, 4);
+        api->attr_ints(n, "dilations", dilations, 2);
+        api->attr_int(n, "group", groups);
+        api->attr_int(n, "offset_group", offset_groups);
+    }
+    return oxu_set_result(g, api, 0, oxu_out(g, api, n, "DeformConv"));
 }
 
 static const ox_param_decl p_nms[] = {

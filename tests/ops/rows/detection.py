@@ -18,6 +18,8 @@ from optable import Refuse, Row, T
 IMG = 16                       # image side, in pixels
 K = 6                          # boxes per call
 OPSETS = (10, 11, 13, 16, 17)  # RoiAlign and NonMaxSuppression join at 10; RoiAlign's modes at 16
+DEFORM_ONNX = (19, 21)         # DeformConv joins ONNX at 19
+DEFORM_OPSETS = (9, 13, 17) + DEFORM_ONNX  # the refusal where it is declared (and 7, 8)
 
 
 def _boxes(r, least):
@@ -115,10 +117,42 @@ ROWS = [
         dynamic={"in0": {0: "n"}, "out0": {0: "k"}, "out1": {0: "k"}}),
     Row("topk.topk_min", "aten::topk", lambda x: x.topk(det_utils._topk_min(x, 7, 0))[1],
         [T(6, distinct=True)], opsets=(10, 13, 17), dynamic={"in0": {0: "n"}, "out0": {0: "k"}}),
-    # deform_conv2d: DeformConv is ONNX's from opset 19
+    # deform_conv2d: DeformConv from opset 19, refused below.  Offsets of up to 3 pixels
+    # either way, so kernel taps land between pixels and across the border (zeros there in
+    # torchvision and ONNX alike); masks in [0, 1); weights and bias drawn as inputs
     Row("torchvision.deform_conv2d", "torchvision::deform_conv2d",
-        module=lambda: _Deform(), inputs=[T(1, 2, 5, 5), T(1, 18, 5, 5, lo=-1.0, hi=1.0)],
-        refuse=Refuse("supported from opset 19")),
+        module=lambda: _Deform(), inputs=[T(2, 2, 5, 5), T(2, 18, 5, 5, lo=-3.0, hi=3.0)],
+        opsets=DEFORM_OPSETS, refuse=Refuse("supported from opset 19", below=19)),
+    Row("torchvision.deform_conv2d.mask", "torchvision::deform_conv2d",
+        lambda x, o, w, b, m: tvops.deform_conv2d(x, o, w, b, padding=1, mask=m),
+        [T(2, 3, 6, 6), T(2, 18, 6, 6, lo=-3.0, hi=3.0), T(4, 3, 3, 3), T(4),
+         T(2, 9, 6, 6, lo=0.0, hi=1.0)], opsets=DEFORM_ONNX),
+    # the dispatcher's op called directly records nothing else, so its refusal also runs at
+    # opsets 7 and 8 (the module's placeholder mask and bias record zeros, declared from 9)
+    Row("torchvision.deform_conv2d.op", "torchvision::deform_conv2d",
+        lambda x, w, o, m, b: torch.ops.torchvision.deform_conv2d(x, w, o, m, b, 1, 1, 1, 1, 1, 1,
+                                                                  1, 1, True),
+        [T(2, 3, 6, 6), T(4, 3, 3, 3), T(2, 18, 6, 6, lo=-3.0, hi=3.0),
+         T(2, 9, 6, 6, lo=0.0, hi=1.0), T(4)],
+        opsets=DEFORM_OPSETS, refuse=Refuse("supported from opset 19", below=19)),
+    Row("torchvision.deform_conv2d.no_bias", "torchvision::deform_conv2d",
+        lambda x, o, w: tvops.deform_conv2d(x, o, w),
+        [T(2, 3, 6, 6), T(2, 18, 4, 4, lo=-3.0, hi=3.0), T(4, 3, 3, 3)], opsets=DEFORM_ONNX),
+    # groups=2 over the channels and offset_groups=2 (each half of the input channels
+    # sampled at its own offsets and mask)
+    Row("torchvision.deform_conv2d.groups", "torchvision::deform_conv2d",
+        lambda x, o, w, b, m: tvops.deform_conv2d(x, o, w, b, padding=1, mask=m),
+        [T(2, 4, 7, 7), T(2, 36, 7, 7, lo=-3.0, hi=3.0), T(6, 2, 3, 3), T(6),
+         T(2, 18, 7, 7, lo=0.0, hi=1.0)], opsets=DEFORM_ONNX),
+    Row("torchvision.deform_conv2d.offset_groups", "torchvision::deform_conv2d",
+        lambda x, o, w, b: tvops.deform_conv2d(x, o, w, b, padding=1),
+        [T(2, 6, 7, 7), T(2, 54, 7, 7, lo=-3.0, hi=3.0), T(4, 6, 3, 3), T(4)], opsets=DEFORM_ONNX),
+    # a 3x2 kernel with stride (2, 1), padding (2, 1), dilation (2, 1): out 5 x 9
+    Row("torchvision.deform_conv2d.stride_pad_dilation", "torchvision::deform_conv2d",
+        lambda x, o, w, b, m: tvops.deform_conv2d(x, o, w, b, stride=(2, 1), padding=(2, 1),
+                                                  dilation=(2, 1), mask=m),
+        [T(2, 3, 9, 8), T(2, 12, 5, 9, lo=-3.0, hi=3.0), T(4, 3, 3, 2), T(4),
+         T(2, 6, 5, 9, lo=0.0, hi=1.0)], opsets=DEFORM_ONNX),
 ]
 
 
