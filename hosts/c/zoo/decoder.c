@@ -127,6 +127,15 @@ static void fc_no_bias(hc_model *m, hc_fc *f, const char *name, int64_t in, int6
     f->bias = NULL;
 }
 
+/* Layer i's projection `proj` ("self_attn.q_proj", ...), named as in
+ * Hugging Face's state_dict. */
+static void layer_fc(hc_model *m, hc_fc *f, int64_t i, const char *proj, int64_t in, int64_t out)
+{
+    char name[96];
+    snprintf(name, sizeof name, "model.layers.%lld.%s", (long long)i, proj);
+    fc_no_bias(m, f, name, in, out);
+}
+
 static int build(hc_model *m)
 {
     decoder *d = calloc(1, sizeof *d);
@@ -143,21 +152,13 @@ static int build(hc_model *m)
     /* Hugging Face's state_dict order */
     for (int64_t i = 0; i < cfg.layers; i++) {
         layer *l = &d->layers[i];
-        char p[96];
-        snprintf(p, sizeof p, "model.layers.%lld.self_attn.q_proj", (long long)i);
-        fc_no_bias(m, &l->q, p, cfg.dim, cfg.dim);
-        snprintf(p, sizeof p, "model.layers.%lld.self_attn.k_proj", (long long)i);
-        fc_no_bias(m, &l->k, p, cfg.dim, cfg.dim);
-        snprintf(p, sizeof p, "model.layers.%lld.self_attn.v_proj", (long long)i);
-        fc_no_bias(m, &l->v, p, cfg.dim, cfg.dim);
-        snprintf(p, sizeof p, "model.layers.%lld.self_attn.o_proj", (long long)i);
-        fc_no_bias(m, &l->o, p, cfg.dim, cfg.dim);
-        snprintf(p, sizeof p, "model.layers.%lld.mlp.gate_proj", (long long)i);
-        fc_no_bias(m, &l->gate, p, cfg.dim, cfg.hidden);
-        snprintf(p, sizeof p, "model.layers.%lld.mlp.up_proj", (long long)i);
-        fc_no_bias(m, &l->up, p, cfg.dim, cfg.hidden);
-        snprintf(p, sizeof p, "model.layers.%lld.mlp.down_proj", (long long)i);
-        fc_no_bias(m, &l->down, p, cfg.hidden, cfg.dim);
+        layer_fc(m, &l->q, i, "self_attn.q_proj", cfg.dim, cfg.dim);
+        layer_fc(m, &l->k, i, "self_attn.k_proj", cfg.dim, cfg.dim);
+        layer_fc(m, &l->v, i, "self_attn.v_proj", cfg.dim, cfg.dim);
+        layer_fc(m, &l->o, i, "self_attn.o_proj", cfg.dim, cfg.dim);
+        layer_fc(m, &l->gate, i, "mlp.gate_proj", cfg.dim, cfg.hidden);
+        layer_fc(m, &l->up, i, "mlp.up_proj", cfg.dim, cfg.hidden);
+        layer_fc(m, &l->down, i, "mlp.down_proj", cfg.hidden, cfg.dim);
         l->input_norm = hc_param_uniform(m, 1, nsz, 0.8f, 1.2f,
                                          "model.layers.%lld.input_layernorm.weight", (long long)i);
         l->post_norm = hc_param_uniform(m, 1, nsz, 0.8f, 1.2f,
