@@ -1136,6 +1136,38 @@ def _fake_quantize_per_channel(rec, func, args, kwargs):
         func, args, kwargs)
 
 
+@handles(torch.fused_moving_avg_obs_fake_quant)
+def _fused_observer_fake_quantize(rec, func, args, kwargs):
+    # QAT's default fake quantizer (FusedMovingAvgObsFakeQuantize) calls this in eval mode
+    # too.  With its observer on, the call first moves the running min/max toward this
+    # input and recomputes scale and zero point in place; eager's next call moves them
+    # again.  A file cannot keep such state: it quantizes with the values this call used
+    # (the buffers after the update), and says so.
+    b = bind(args, kwargs, ("self", "observer_on", "fake_quant_on", "running_min", "running_max", "scale",
+                            "zero_point", "averaging_const", "quant_min", "quant_max", "ch_axis",
+                            "per_row_fake_quant", "symmetric_quant"),
+             per_row_fake_quant=False, symmetric_quant=False)
+    x = b["input"] if "input" in b else b["self"]
+    observer_on = int(b["observer_on"].reshape(-1)[0]) != 0
+    fake_quant_on = int(b["fake_quant_on"].reshape(-1)[0]) != 0
+    resolved_x = rec.vid(x)
+    out = func(*args, **kwargs)
+    if observer_on and fake_quant_on:
+        S.warn_fixed(rec, "fused_moving_avg_obs_fake_quant with its observer on updates its scale and zero point "
+                          "from each input; the file quantizes with the values after this input's update (call "
+                          "model.apply(torch.ao.quantization.disable_observer) before exporting)")
+    if not fake_quant_on:
+        rec.set_vid(out, resolved_x)
+        return out
+    arglist = [("self", x), ("scale", b["scale"]), ("zero_point", b["zero_point"])]
+    kind = "aten::fake_quantize_per_tensor_affine"
+    if b["per_row_fake_quant"]:
+        kind = "aten::fake_quantize_per_channel_affine"
+        arglist.append(("axis", int(b["ch_axis"])))
+    arglist += [("quant_min", int(b["quant_min"])), ("quant_max", int(b["quant_max"]))]
+    return rec.emit(kind, rec.resolve(arglist), out)
+
+
 _BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
 
 

@@ -27,6 +27,7 @@ Nothing computed from a traced tensor escapes the trace silently:
 import ctypes
 import inspect
 import types
+import warnings
 import weakref
 
 import torch
@@ -39,6 +40,7 @@ from . import _sizes as S
 from . import _symbolic
 from . import _indexing as I
 from . import _spectral as C
+from . import _quantized as Q
 from ._sizes import TracedInt, TracerWarning, Dyn  # noqa: F401  (TracerWarning is public here)
 
 DTYPES = {
@@ -104,6 +106,11 @@ class Recorder:
         self.dynamic = False      # the export declares dynamic axes
         self.fake = False         # trace='fake': tensors live on the meta device
         self.real_of = {}         # id(meta parameter) -> the real parameter (its bytes)
+        self.param_vids = set()   # vids of declared parameters and buffers (model state)
+        self.qinfo = {}           # vid of a quantized value -> its Q.QInfo (scale, zero point, axis)
+        self.dq_cache = {}        # vid of a quantized value -> the float tensor of its dequantize node
+        self.packed_cache = {}    # id(packed weight) -> (packed, Q._Unpacked)
+        self.packed_names = {}    # id(packed weight) -> module path, for its initializers' names
 
     # ------------------------------------------------------------------ values
 
@@ -135,10 +142,26 @@ class Recorder:
         v = self.lookup(tensor)
         if v is not None:
             return v
+        if tensor.is_quantized:
+            # A quantized constant: its integer form, read with its own scale and zero point.
+            ints = tensor.int_repr()
+            self.keepalive.append(ints)
+            v = self.const(ints)
+            self.set_vid(tensor, v)
+            self.qinfo[v] = Q.concrete_qinfo(tensor)
+            return v
         name = self.param_names.get(id(tensor))
         if name is not None:
             return self.param(name, tensor)
         return self.const(tensor)
+
+    def is_model_state(self, tensor):
+        """A parameter or buffer still holding the model's own value (no op has written it
+        during the trace): reading it as a number is not fixing the example's value."""
+        if id(tensor) not in self.param_names:
+            return False
+        v = self.lookup(tensor)
+        return v is None or v in self.param_vids
 
     @staticmethod
     def _sizes(tensor):
@@ -180,6 +203,7 @@ class Recorder:
         self.ctx.check(self.L.ox_trace_param(self.t, name.encode(), dt, tensor.dim(), self._sizes(tensor),
                                              ptr, E.OX_BORROW, ctypes.byref(out)), "ox_trace_param")
         self.set_vid(tensor, out.value)
+        self.param_vids.add(out.value)
         return out.value
 
     def const(self, tensor):
@@ -197,6 +221,11 @@ class Recorder:
                                    f"Runtime cannot hold; return torch.view_as_real(z) (ONNX's float form with "
                                    f"a trailing dimension of 2) or z.abs()")
         v = self.vid(tensor)
+        if tensor.is_quantized:
+            warnings.warn(f"oxport: the model returns a quantized tensor (output {len(self.outputs)}); the file "
+                          f"returns its integer form (int_repr()), without its scale and zero point (dequantize "
+                          f"it in the model, e.g. with a DeQuantStub, to return floats)", TracerWarning,
+                          stacklevel=3)
         self.ctx.check(self.L.ox_trace_output(self.t, v, name.encode() if name else None), "ox_trace_output")
         self.outputs.append(v)
         self.ranks[v] = tensor.dim()
@@ -246,7 +275,8 @@ class Recorder:
             elif isinstance(v, str):
                 out.append((name, E.ARG_STRING, v))
             elif isinstance(v, torch.dtype):
-                out.append((name, E.ARG_DTYPE, ox_dtype(v, f"argument {name}")))
+                code = Q.QDTYPES.get(v)  # quantize_per_*'s target: its integer form
+                out.append((name, E.ARG_DTYPE, code if code is not None else ox_dtype(v, f"argument {name}")))
             elif isinstance(v, (list, tuple, torch.Size)):
                 items = list(v)
                 if items and all(isinstance(x, torch.Tensor) or x is None for x in items):
@@ -402,7 +432,8 @@ class Recorder:
                 hold.append(sz)
                 d.sizes = sz
                 continue
-            d.dtype = ox_dtype(o.dtype, f"output of {kind} in {self.scope_str()}")
+            qcode = Q.QDTYPES.get(o.dtype) if o.is_quantized else None
+            d.dtype = qcode if qcode is not None else ox_dtype(o.dtype, f"output of {kind} in {self.scope_str()}")
             d.rank = o.dim()
             sz = self._sizes(o)
             hold.append(sz)
@@ -541,12 +572,16 @@ class FunctionMode(TorchFunctionMode):
         rec = self.rec
         if rec.suppress or rec.inside or func in L.PASSTHROUGH:
             return func(*args, **kwargs)
+        res = Q.handle(rec, self._run_float, func, args, kwargs)
+        if res is not NotImplemented:
+            return res
         if func in L.SPECIALIZING:
             if rec.fake and rec.any_traced(args):
                 raise UnsupportedValue(f"trace='fake' cannot run {L.SPECIALIZING[func]} at {S.user_frame()} "
                                        f"in {rec.scope_str()}: it reads a tensor's values, which the meta "
                                        f"device does not compute; export with trace='eager'")
-            if rec.any_traced(args):
+            if rec.any_traced(args) and not all(rec.is_model_state(t) for t in tensors_in(args)
+                                                if rec.is_traced(t)):
                 rec.warn_specialized(L.SPECIALIZING[func])
             rec.inside += 1
             try:
@@ -577,6 +612,22 @@ class FunctionMode(TorchFunctionMode):
                               f"constant sizes")
         # Recorded by AtenMode, one node per dispatched op.
         return func(*args, **kwargs)
+
+    def _run_float(self, fn, args, kwargs):
+        """Run fn with this recorder on (a quantized op's float form, see _quantized)."""
+        return _recording(self, fn, args, kwargs)
+
+
+def _recording(mode, fn, args, kwargs):
+    """fn(*args, **kwargs) with `mode` pushed again and the recorder recording (from
+    inside a handler, which otherwise stands the recorders aside)."""
+    rec = mode.rec
+    saved, rec.inside = rec.inside, 0
+    try:
+        with mode:
+            return fn(*args, **kwargs)
+    finally:
+        rec.inside = saved
 
 
 def _func_name(func):
@@ -637,6 +688,10 @@ class AtenMode(TorchDispatchMode):
         rec = self.rec
         if rec.inside or rec.suppress or not (rec.any_traced(args) or rec.any_traced(kwargs)):
             return func(*args, **kwargs)
+        if rec.qinfo:
+            res = Q.handle(rec, self._run_float, func, args, kwargs)
+            if res is not NotImplemented:
+                return res
         schema = func._schema
         name = schema.name
         if not any(isinstance(r.type, torch.TensorType) for r in schema.returns) \
@@ -670,6 +725,9 @@ class AtenMode(TorchDispatchMode):
             return rec.record(name, arglist, func, args, kwargs, mutated)
         finally:
             rec.inside -= 1
+
+    def _run_float(self, fn, args, kwargs):
+        return _recording(self, fn, args, kwargs)
 
 
 def function_apply_wrapper(rec, original):
@@ -785,6 +843,9 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
     if mode == "fake":
         if not isinstance(model, torch.nn.Module) or isinstance(model, torch.jit.ScriptModule):
             raise UnsupportedValue("trace='fake' needs an eager torch.nn.Module")
+        why = Q.fake_mode_refusal(model)
+        if why is not None:
+            raise UnsupportedValue(why)
         rec.fake = True
         args, kwargs = _to_meta(args), _to_meta(kwargs)
         meta_state, by_real = {}, {}
@@ -808,7 +869,9 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
         if isinstance(model, torch.nn.Module):
             state = meta_state if meta_state is not None else model.state_dict(keep_vars=True)
             for pname, p in state.items():
-                rec.param_names.setdefault(id(p), pname)
+                if isinstance(p, torch.Tensor) and not p.is_quantized:
+                    rec.param_names.setdefault(id(p), pname)
+            rec.packed_names = Q.packed_names(model)
             if isinstance(model, torch.jit.ScriptModule):
                 warn_scripted(rec, model)
             else:
