@@ -51,6 +51,31 @@ def _calibrated(per_channel):
     return fq
 
 
+def _q_round_trip(scale, zp, dtype):
+    """quantize_per_tensor, then both readings of the quantized tensor."""
+    def f(x):
+        q = torch.quantize_per_tensor(x, scale, zp, dtype)
+        return q.dequantize(), q.int_repr()
+    return f
+
+
+def _qc_round_trip(scales, zps, axis, dtype):
+    def f(x):
+        q = torch.quantize_per_channel(x, torch.tensor(scales, dtype=torch.float64), torch.tensor(zps), axis, dtype)
+        return q.dequantize(), q.int_repr()
+    return f
+
+
+def _fused_observer(per_channel):
+    """QAT's default fake quantizers (they call fused_moving_avg_obs_fake_quant; per channel
+    along axis 0, the only one it takes), calibrated on one batch, then the observer off."""
+    from torch.ao import quantization as tq
+    fq = (tq.default_fused_per_channel_wt_fake_quant if per_channel else tq.default_fused_act_fake_quant)()
+    fq(torch.linspace(-2, 2, 24).reshape(4, 6) * torch.linspace(0.5, 1, 6))
+    fq.disable_observer()
+    return fq.eval()
+
+
 QOPSETS = (10, 12, 13, 17)
 NO_RENORM_IN_TORCH_ONNX = "torch.onnx 1.13 leaves embedding(max_norm=)'s renorm out of its file"
 I64 = torch.int64
@@ -122,6 +147,32 @@ ROWS = [
     Row("fake_quantize_per_channel_affine.opset12_refused", "aten::fake_quantize_per_channel_affine",
         _fq_channel([0.05, 0.02, 0.1], [0, 3, -2], 1), [T(2, 3, 4)], opsets=(12,),
         refuse=Refuse("no symbolic for aten::fake_quantize_per_channel_affine is registered (scope: Fn); supported from opset 13")),
+    # ---------------------------------------------------------------- quantized tensors (quantized.c)
+    # A quantized tensor is its integer form; the rows return the dequantized value and the
+    # integers themselves (int_repr), so both the scale and the rounding are compared.
+    Row("quantize_per_tensor", "aten::quantize_per_tensor", _q_round_trip(0.05, 3, torch.qint8), [T(3, 4)],
+        opsets=QOPSETS + (21,)),
+    Row("quantize_per_tensor.quint8", "aten::quantize_per_tensor", _q_round_trip(0.02, 128, torch.quint8),
+        [T(2, 3, 4, lo=-3, hi=3)], opsets=QOPSETS),
+    Row("quantize_per_tensor.dynamic", "aten::quantize_per_tensor", _q_round_trip(0.05, 3, torch.qint8),
+        [T(2, 3)], opsets=(10, 13, 17), dynamic={"in0": {0: "n"}, "out0": {0: "n"}, "out1": {0: "n"}}),
+    Row("quantize_per_tensor.qint32_refused", "aten::quantize_per_tensor", _q_round_trip(0.05, 0, torch.qint32),
+        [T(3, 4)], opsets=(13,), refuse=Refuse("dtype is torch.qint32; QuantizeLinear produces uint8")),
+    Row("quantize_per_tensor.opset9_refused", "aten::quantize_per_tensor", _q_round_trip(0.05, 3, torch.qint8),
+        [T(3, 4)], opsets=(9,), refuse=Refuse("supported from opset 10")),
+    Row("dequantize", "aten::dequantize", lambda x: torch.quantize_per_tensor(x, 0.1, 0, torch.quint8).dequantize(),
+        [T(4, 5)], opsets=QOPSETS),
+    Row("quantize_per_channel", "aten::quantize_per_channel",
+        _qc_round_trip([0.05, 0.02, 0.1], [0, 3, -2], 1, torch.qint8), [T(2, 3, 4)], opsets=(13, 17, 21)),
+    Row("quantize_per_channel.quint8_axis0", "aten::quantize_per_channel",
+        _qc_round_trip([0.02, 0.03, 0.01, 0.05], [128, 100, 0, 255], 0, torch.quint8), [T(4, 5)], opsets=(13, 17)),
+    Row("quantize_per_channel.opset12_refused", "aten::quantize_per_channel",
+        _qc_round_trip([0.05, 0.02, 0.1], [0, 3, -2], 1, torch.qint8), [T(2, 3, 4)], opsets=(12,),
+        refuse=Refuse("supported from opset 13")),
+    Row("fused_moving_avg_obs_fake_quant.observer_off", "aten::fake_quantize_per_tensor_affine",
+        module=lambda: _fused_observer(False), inputs=[T(3, 6)], opsets=QOPSETS),
+    Row("fused_moving_avg_obs_fake_quant.per_channel", "aten::fake_quantize_per_channel_affine",
+        module=lambda: _fused_observer(True), inputs=[T(4, 6)], opsets=(13, 17)),
     # ---------------------------------------------------------------- embedding with max_norm
     # The weight is an input (times 2, so most rows exceed the norm): the file must
     # renorm it; a module's weight is renormed in place by each eager run.  torch.onnx
