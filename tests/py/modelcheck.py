@@ -149,8 +149,9 @@ def torch_onnx_allowance(ref_err, floating):
 def rescued(err, allowed):
     """Does torch.onnx's error excuse oxport's?  An infinite error -- another shape or dtype
     than eager's, or a non-finite value where eager's is finite -- never is: torch.onnx's
-    file being as wrong (inf <= 2 * inf) says nothing about oxport's."""
-    return err != float("inf") and err <= allowed
+    file being as wrong (inf <= 2 * inf) says nothing about oxport's.  Nor does an infinite
+    allowance excuse a finite error: a torch.onnx file of another shape is no reference."""
+    return err != float("inf") and allowed != float("inf") and err <= allowed
 
 
 def _against_torch_onnx(label, path, feed_sets, want_sets, reference, outside):

@@ -94,6 +94,23 @@ class ModelCheck(unittest.TestCase):
                                       reference=lambda p: scaled(p, 2.0))
         self.assertIn("shape [2, 3] but eager gives [1, 2, 3]", str(cm.exception))
 
+    def test_a_reference_of_another_shape_excuses_nothing(self):
+        # oxport's file is off by 5% (outside the scale bound); torch.onnx's gives another
+        # shape (error inf, allowance inf): no reference, so the 5% stands
+        wants = [[x * 2] for x in self.xs]
+        scaled(self.path("ox.onnx"), 2.1)
+
+        def reshaped(p):
+            graph = helper.make_graph(
+                [helper.make_node("Reshape", ["x", "s"], ["y"])], "m",
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                [numpy_helper.from_array(np.asarray([3, 2], dtype=np.int64), "s")])
+            onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), p)
+        with self.assertRaises(modelcheck.Mismatch) as cm:
+            modelcheck.assert_matches("ox", self.path("ox.onnx"), self.feeds, wants, reference=reshaped)
+        self.assertIn("torch.onnx.export's file is off by inf", str(cm.exception))
+
     def test_a_zero_dim_input_stays_zero_dim(self):
         # np.ascontiguousarray would feed it as [1], and ONNX Runtime answer [1]
         graph = helper.make_graph([helper.make_node("Neg", ["x"], ["y"])], "m",
