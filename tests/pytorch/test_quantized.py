@@ -464,5 +464,51 @@ class QuantizationAwareTraining(Base):
         self.check_within("qat converted resnet18", p, m, xs, bound=max(steps[-1], ref_err))
 
 
+class DynamicQuantization(Base):
+    """quantize_dynamic's Linear: the input's scale and zero point are chosen per call from
+    its own range (PyTorch's rule, recorded as computed values), so the file follows
+    inputs of other ranges and, with a dynamic batch axis, other shapes."""
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(16, 32)
+            self.fc2 = nn.Linear(32, 8)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.fc1(x)))
+
+    def test_linear_dynamic(self):
+        torch.manual_seed(0)
+        model = tq.quantize_dynamic(self.MLP().eval(), {nn.Linear}, dtype=torch.qint8)
+        g = torch.Generator().manual_seed(4)
+        x = torch.randn(4, 16, generator=g)
+        feeds = [x, torch.randn(4, 16, generator=g) * 3 + 1, torch.randn(1, 16, generator=g),
+                 torch.randn(9, 16, generator=g) * 0.2]
+        wants = [[model(f).numpy()] for f in feeds]
+        modelcheck.assert_nontrivial("dynamic mlp", wants[:2])
+        for opset in (11, 13, 17, 21):
+            p = self.path(f"dyn{opset}.onnx")
+            oxt.export(model, (x,), p, opset_version=opset, input_names=["x"], dynamic_axes={"x": {0: "n"}})
+            onnxval.check(p)
+            self.assertIn("QuantizeLinear", ops_of(p))
+            modelcheck.assert_matches(f"dynamic mlp opset {opset}", p, [{"x": f.numpy()} for f in feeds], wants)
+        with self.assertRaisesRegex(Exception, "supported from opset 11"):
+            oxt.export(model, (x,), self.path("dyn10.onnx"), opset_version=10)
+
+    def test_dynamic_lstm_is_refused_by_name(self):
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = nn.LSTM(8, 16)
+
+            def forward(self, x):
+                return self.lstm(x)[0]
+        model = tq.quantize_dynamic(M().eval(), {nn.LSTM}, dtype=torch.qint8)
+        with self.assertRaisesRegex(Exception, r"aten::quantized_lstm in M/LSTM\[lstm\].*packed quantized weights"):
+            oxt.export(model, (torch.randn(5, 2, 8),), self.path("lstm.onnx"), opset_version=13)
+        self.assertFalse(os.path.exists(self.path("lstm.onnx")))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -13,6 +13,8 @@ reader is then told them explicitly:
   weight and its scale and zero point, the bias quantized to int32 with scale
   input_scale * weight_scale (how the integer kernels add it), the packed stride, padding,
   dilation and groups, and the module's output scale and zero point;
+- quantize_dynamic's Linear (`quantized::linear_dynamic`) is recorded as what it computes:
+  the input's qparams from its own range, quantize / dequantize with them, a float linear;
 - any other operator on a quantized tensor (pooling, flatten, the FloatFunctional ops
   `quantized::add` / `mul` / `cat`, hardswish, batch norm ...) is recorded in the QDQ
   form: each quantized input dequantized, the float operator as usual (its own handler),
@@ -396,6 +398,56 @@ def _float_kernel(kind, up, packed):
 
 for _k in ("conv1d", "conv2d", "conv3d", "conv1d_relu", "conv2d_relu", "conv3d_relu", "linear", "linear_relu"):
     OP_HANDLERS[f"quantized::{_k}"] = _kernel(_k)
+
+
+# -- dynamic quantization (torch.ao.quantization.quantize_dynamic): a float input is
+# quantized per call with qparams chosen from its own min and max, the product taken in
+# integers and returned as floats.  Recorded as what it computes: the qparams from the
+# input (fbgemm's choice, below), quantize_per_tensor with them (traced, so they follow
+# every input), dequantize, and the float linear with the dequantized weight.
+
+def _dynamic_qparams(x, qmin, qmax):
+    """PyTorch's ChooseQuantizationParams for a dynamically quantized input: the range
+    [min(x, 0), max(x, 0)] onto [qmin, qmax], the zero point from whichever end is
+    represented more exactly, nudged into range (double precision, as PyTorch computes it)."""
+    # minimum/maximum rather than clamp: ONNX Runtime has no float64 Clip at opset 11/12
+    zero64 = torch.zeros((), dtype=torch.float64)
+    lo = torch.minimum(x.min().to(torch.float64), zero64)
+    hi = torch.maximum(x.max().to(torch.float64), zero64)
+    scale = (hi - lo) / (qmax - qmin)
+    scale = torch.where(scale.to(torch.float32) == 0, torch.full_like(scale, 0.1), scale)
+    from_min, from_max = qmin - lo / scale, qmax - hi / scale
+    err_min = abs(qmin) - torch.abs(lo / scale)
+    err_max = abs(qmax) - torch.abs(hi / scale)
+    zero = torch.where(err_min < err_max, from_min, from_max)
+    zero = torch.minimum(torch.maximum(torch.round(zero), zero64 + qmin), zero64 + qmax)
+    return scale.to(torch.float32), zero.to(torch.int64)
+
+
+def _linear_dynamic(relu):
+    def h(rec, run_float, func, args, kwargs):
+        b = _bind(args, kwargs, ("X", "W_prepack", "reduce_range"), reduce_range=False)
+        x, packed = b["X"], b["W_prepack"]
+        up = _unpacked(rec, "linear", packed)
+        qmax = 127 if b["reduce_range"] else 255
+        w = up.w.dequantize()
+
+        def dynamic(xf):
+            scale, zero = _dynamic_qparams(xf, 0, qmax)
+            q = torch.quantize_per_tensor(xf, scale, zero, torch.quint8)
+            y = F.linear(q.dequantize(), w, up.b)
+            return F.relu(y) if relu else y
+
+        out = run_float(dynamic, [x], {})
+        with eager(rec):
+            real = func(*args, **kwargs)
+        rec.set_vid(real, rec.vid(out))
+        return real
+    return h
+
+
+OP_HANDLERS["quantized::linear_dynamic"] = _linear_dynamic(False)
+OP_HANDLERS["quantized::linear_relu_dynamic"] = _linear_dynamic(True)
 
 
 # -- FloatFunctional's quantized ops and other quantized:: kernels: the QDQ form with

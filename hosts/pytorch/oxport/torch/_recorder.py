@@ -716,6 +716,12 @@ class AtenMode(TorchDispatchMode):
             if res is not NotImplemented:
                 return res
         arglist = schema_arglist(schema, args, kwargs)
+        if any(isinstance(v, torch.ScriptObject) or (isinstance(v, (list, tuple)) and
+                                                     any(isinstance(x, torch.ScriptObject) for x in v))
+               for _n, v in arglist):
+            raise UnsupportedValue(f"{name} in {rec.scope_str()} (at {S.user_frame()}) takes packed quantized "
+                                   f"weights (a torch.ScriptObject); oxport unpacks them for quantized conv and "
+                                   f"linear layers (static and dynamic) only, so this operator cannot be exported")
         mutated = None
         for i, a in enumerate(schema.arguments):
             if a.alias_info is not None and a.alias_info.is_write and i < len(args) \
