@@ -332,6 +332,31 @@ class Quantize(Base):
             step = 2 * float(xx.abs().max()) / 127
             self.assertLessEqual(float(np.abs(g[0] - want).max()), step * 1.0001)
 
+    def test_a_kernel_on_an_input_with_a_computed_scale(self):
+        """A quantized conv whose input scale the file computes: the integer kernel's int32
+        bias would need the scale as a constant, so it is the QDQ form with a float Conv."""
+        torch.manual_seed(0)
+        qconv = quantize_static(conv(2, padding=1)(), [torch.randn(2, 4, 8, 8) for _ in range(3)]).conv
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = qconv
+
+            def forward(self, x):
+                q = torch.quantize_per_tensor(x, x.abs().amax() / 100, torch.tensor(128), torch.quint8)
+                return self.conv(q).dequantize()
+        x = torch.randn(2, 4, 8, 8)
+        p = self.export(M().eval(), x, "computed_scale_conv", 13)
+        self.assertIn("Conv", ops_of(p))
+        self.assertNotIn("QLinearConv", ops_of(p))
+        xs = [x, x * 3]
+        got = onnxval.run_ort_many(p, [{"x": a.numpy()} for a in xs])
+        for g, a in zip(got, xs):
+            want = M().eval()(a).numpy()
+            self.assertGreater(float(want.std()), 0.1)
+            self.assertLessEqual(float(np.abs(g[0] - want).max()), qconv.scale * 1.0001)
+
     def test_refusals_are_clear(self):
         class Q32(nn.Module):
             def forward(self, x):

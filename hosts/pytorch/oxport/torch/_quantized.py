@@ -35,7 +35,6 @@ import torch
 import torch.nn.functional as F
 from torch.utils._mode_utils import no_dispatch
 
-from .. import _engine as E
 from . import _sizes as S
 
 T = torch.Tensor
@@ -593,4 +592,4 @@ def packed_names(model):
     return out
 
 
-__all__ = ["QDTYPES", "QInfo", "handle", "is_q", "concrete_qinfo", "fake_mode_refusal", "packed_names", "E"]
+__all__ = ["QDTYPES", "QInfo", "handle", "is_q", "concrete_qinfo", "fake_mode_refusal", "packed_names"]
