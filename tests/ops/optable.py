@@ -84,7 +84,10 @@ class Row:
              then also run at another shape, each named dimension grown by 2
     tol      "scale" (default; the model tests' rule in tests/py/modelcheck.py, integer
              and bool outputs exact) or "shape" for random operators, whose values cannot
-             match eager: shape and dtype are compared, and floats checked to be finite
+             match eager: shape and dtype are compared, and floats checked to be finite;
+             or "step" for dequantized outputs of quantized kernels: within one step of
+             eager's quantization grid (the smallest gap between eager's distinct values),
+             since a value on a rounding tie may go either way (tests/pytorch/test_quantized.py)
     constant input-independent outputs (indices into the outputs), exempt from the
              "reference must vary" rule: ones_like, size ...
     eager_only  why torch.onnx's file cannot excuse an error (its export of the call is
@@ -100,9 +103,9 @@ class Row:
                  tol="scale", constant=(), refuse=None, xfail=None, eager_only=None):
         if (fn is None) == (module is None):
             raise ValueError(f"row {id}: give exactly one of fn and module")
-        if tol not in ("scale", "shape"):
-            raise ValueError(f"row {id}: tol must be 'scale' or 'shape', not {tol!r}")
-        if not op.startswith(("aten::", "fn::", "torchvision::")):
+        if tol not in ("scale", "shape", "step"):
+            raise ValueError(f"row {id}: tol must be 'scale', 'shape' or 'step', not {tol!r}")
+        if not op.startswith(("aten::", "fn::", "torchvision::", "quantized::")):
             raise ValueError(f"row {id}: op {op!r} must be a recorded kind such as 'aten::add'")
         self.id = id
         self.op = op

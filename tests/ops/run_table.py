@@ -224,7 +224,7 @@ def prepare_row(row, opsets, routes, tmp):
             c.fail(f"the recording holds no {row.op} node (it records {', '.join(dict.fromkeys(kinds)) or 'nothing'})")
         return cases
     trivial = None
-    if row.tol == "scale":
+    if row.tol in ("scale", "step"):
         try:
             modelcheck.assert_nontrivial(row.id, [[w.numpy() for w in ws] for ws in wants], row.constant)
         except modelcheck.Mismatch as e:
@@ -398,9 +398,28 @@ def compare(case):
                 elif np.issubdtype(g.dtype, np.floating) and not np.isfinite(g).all():
                     case.fail(f"input '{label}' output {i}: not finite")
                 continue
+            if row.tol == "step":
+                fail = _off_grid(g, w)
+                if fail:
+                    case.fail(f"input '{label}' output {i}: {fail}")
+                continue
             err, ok, text = modelcheck.output_error(g, w)
             if not ok:
                 case.outside.append((label, i, err, text))
+
+
+def _off_grid(got, want):
+    """tol="step": why `got` is not within one quantization step of `want`, or None."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return f"{got.dtype}{list(got.shape)}, eager gives {want.dtype}{list(want.shape)}"
+    levels = np.unique(want.astype(np.float64))
+    if levels.size < 2:
+        return "eager's output has one value: no quantization step to compare by"
+    step = float(np.diff(levels).min())
+    err = float(np.abs(got.astype(np.float64) - want).max())
+    if not err <= step * (1 + 1e-4):
+        return f"max abs diff {err:.3g} is {err / step:.2f} quantization steps (step {step:.3g})"
+    return None
 
 
 # the newest opset torch.onnx exports (1.13: 17)
