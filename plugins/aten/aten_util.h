@@ -80,4 +80,24 @@ static inline ox_vid at_float64_as_float(ox_sym *g, const ox_api *api, ox_vid v)
     return v && api->dtype(g, v) == OX_DOUBLE ? oxu_cast(g, api, v, OX_FLOAT) : v;
 }
 
+/* A convolution weight's spatial rank *nsp (its rank less 2, the weight of rank
+ * 3 to 5) and its kernel sizes, which must be recorded.  0, or the api's failure. */
+static inline int at_conv_kernel(ox_sym *g, const ox_api *api, ox_vid w, size_t *nsp,
+                                 int64_t *kernel)
+{
+    int wrank = api->rank(g, w);
+    if (wrank < 3 || wrank > 5)
+        return api->fail(g, "the weight must have rank 3 to 5 with known sizes (got rank %d)",
+                         wrank);
+    *nsp = (size_t)wrank - 2;
+    for (size_t i = 0; i < *nsp; i++) {
+        kernel[i] = api->size(g, w, (int)i + 2);
+        if (kernel[i] < 0)
+            return api->fail(g, "the weight's kernel size along axis %zu is unknown; record the "
+                                "weight's sizes",
+                             i + 2);
+    }
+    return 0;
+}
+
 #endif /* OX_ATEN_UTIL_H */

@@ -43,20 +43,11 @@ static int lower_conv(ox_sym *g, const ox_api *api, int transposed)
     ox_vid x = api->arg_tensor(g, "input");
     ox_vid w = api->arg_tensor(g, "weight");
     ox_vid b = api->arg_tensor(g, "bias");
-    int wrank = api->rank(g, w);
-    if (wrank < 3 || wrank > 5)
-        return api->fail(g, "the weight must have rank 3 to 5 with known sizes (got rank %d)",
-                         wrank);
-    size_t nsp = (size_t)wrank - 2;
+    size_t nsp = 0;
     int64_t kernel[AT_MAX_RANK], stride[AT_MAX_RANK], dilation[AT_MAX_RANK],
         pads[2 * AT_MAX_RANK], outpad[AT_MAX_RANK];
-    for (size_t i = 0; i < nsp; i++) {
-        kernel[i] = api->size(g, w, (int)i + 2);
-        if (kernel[i] < 0)
-            return api->fail(g, "the weight's kernel size along axis %zu is unknown; record the "
-                                "weight's sizes",
-                             i + 2);
-    }
+    if (at_conv_kernel(g, api, w, &nsp, kernel))
+        return 1;
     if (at_ints_n(g, api, "stride", nsp, 1, stride) ||
         at_ints_n(g, api, "dilation", nsp, 1, dilation) ||
         conv_pads(g, api, nsp, kernel, dilation, pads))

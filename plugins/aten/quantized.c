@@ -49,34 +49,34 @@ static int check_quantize(ox_sym *g, const ox_api *api)
     return 0;
 }
 
-/* A scale argument as float32, rank 0 when per tensor (PyTorch often keeps a
- * per-tensor scale as a 1-element tensor; QuantizeLinear-10 wants a scalar). */
-static ox_vid scale_arg(ox_sym *g, const ox_api *api, const char *name, int per_tensor)
+/* A scale (type OX_FLOAT) or zero-point (the quantized type) argument, recorded
+ * as a number or a tensor, as type t; rank 0 when per tensor (PyTorch often keeps
+ * a per-tensor qparam as a 1-element tensor; QuantizeLinear-10 wants a scalar). */
+static ox_vid qparam_arg(ox_sym *g, const ox_api *api, const char *name, ox_dtype t,
+                         int per_tensor)
 {
     if (oxu_arg_is_number(g, api, name))
-        return oxu_scalar(g, api, OX_FLOAT, api->arg_float(g, name, 1.0));
-    ox_vid s = api->arg_tensor(g, name);
-    if (!s) {
+        return oxu_scalar(g, api, t,
+                          t == OX_FLOAT ? api->arg_float(g, name, 1.0)
+                                        : (double)api->arg_int(g, name, 0));
+    ox_vid v = api->arg_tensor(g, name);
+    if (!v) {
         api->fail(g, "argument '%s' is missing", name);
         return 0;
     }
-    s = oxu_cast_to(g, api, s, OX_FLOAT);
-    return per_tensor ? oxu_reshape(g, api, s, NULL, 0) : s;
+    v = oxu_cast_to(g, api, v, t);
+    return per_tensor ? oxu_reshape(g, api, v, NULL, 0) : v;
 }
 
-/* A zero-point argument as the quantized type qt, shaped like its scale. */
+static ox_vid scale_arg(ox_sym *g, const ox_api *api, const char *name, int per_tensor)
+{
+    return qparam_arg(g, api, name, OX_FLOAT, per_tensor);
+}
+
 static ox_vid zero_point_arg(ox_sym *g, const ox_api *api, const char *name, ox_dtype qt,
                              int per_tensor)
 {
-    if (oxu_arg_is_number(g, api, name))
-        return oxu_scalar(g, api, qt, (double)api->arg_int(g, name, 0));
-    ox_vid z = api->arg_tensor(g, name);
-    if (!z) {
-        api->fail(g, "argument '%s' is missing", name);
-        return 0;
-    }
-    z = oxu_cast_to(g, api, z, qt);
-    return per_tensor ? oxu_reshape(g, api, z, NULL, 0) : z;
+    return qparam_arg(g, api, name, qt, per_tensor);
 }
 
 /* x (float) -> QuantizeLinear(x, scale, zp) of type qt; axis < 0: per tensor. */
@@ -221,18 +221,11 @@ static int lower_qconv(ox_sym *g, const ox_api *api, int relu)
 {
     ox_vid x = api->arg_tensor(g, "input"), w = api->arg_tensor(g, "weight");
     ox_vid b = api->arg_tensor(g, "bias");
-    int wrank = api->rank(g, w);
-    if (wrank < 3 || wrank > 5)
-        return api->fail(g, "the weight must have rank 3 to 5 with known sizes (got rank %d)",
-                         wrank);
-    size_t nsp = (size_t)wrank - 2;
+    size_t nsp = 0;
     int64_t kernel[AT_MAX_RANK], stride[AT_MAX_RANK], dilation[AT_MAX_RANK], pad[AT_MAX_RANK],
         pads[2 * AT_MAX_RANK];
-    for (size_t i = 0; i < nsp; i++) {
-        kernel[i] = api->size(g, w, (int)i + 2);
-        if (kernel[i] < 0)
-            return api->fail(g, "the weight's kernel size along axis %zu is unknown", i + 2);
-    }
+    if (at_conv_kernel(g, api, w, &nsp, kernel))
+        return 1;
     if (at_ints_n(g, api, "stride", nsp, 1, stride) ||
         at_ints_n(g, api, "dilation", nsp, 1, dilation) ||
         at_ints_n(g, api, "padding", nsp, 0, pad))

@@ -208,10 +208,8 @@ def _handles(*funcs):
 
 
 def _bind(args, kwargs, names, **defaults):
-    b = dict(defaults)
-    b.update(zip(names, args))
-    b.update(kwargs)
-    return b
+    from ._lowering import bind
+    return bind(args, kwargs, names, **defaults)
 
 
 @_handles(torch.quantize_per_tensor)
