@@ -385,6 +385,8 @@ class Quantize(Base):
         self.assertTrue(any("returns a quantized tensor" in str(m.message) for m in w))
         got = onnxval.run_ort_many(p, [{"x": x.numpy()}])[0][0]
         np.testing.assert_array_equal(got, M()(x).int_repr().numpy())
+        res = oxt.verify(M(), (x,), p)   # compares the integer forms
+        self.assertTrue(res.ok, res)
 
 
 # ------------------------------------------------------------------ networks

@@ -366,7 +366,8 @@ def verify(model, args, path, rtol=1e-3, atol=1e-5, raise_on_mismatch=False):
     if len(got) != len(want):
         raise AssertionError(f"{path}: {len(got)} outputs in the file, the model returned {len(want)}")
     for name, g, w in zip(names, got, want):
-        w = w.detach().cpu().numpy()
+        # a quantized output is exported as its integer form (see _quantized)
+        w = (w.int_repr() if w.is_quantized else w).detach().cpu().numpy()
         if g.shape != w.shape:
             res.append((name, float("inf"), float("inf"), False))
             continue
