@@ -8,8 +8,9 @@ of the quantized tensor the model dequantizes last) of eager's, on the example i
 on a second input of other values.  One step, because eager's integer kernels and ONNX
 Runtime's round the same real number, and a number that falls on a rounding tie can go
 either way.  Through a deep network such a flip travels on: for ResNet-18 and MobileNet
-v2 the bound is then torch.onnx.export's own error on the same model, inputs and ONNX
-Runtime in the same run (never below one step).  Every reference must vary (the
+v2 (and with OXPORT_SLOW=1 four more) the bound is then torch.onnx.export's allowance
+(tests/py/modelcheck.py: twice its own file's error on the same model, inputs and ONNX
+Runtime in the same run; never below one step).  Every reference must vary (the
 BatchNorm statistics are calibrated before quantization, see calibrated()).
 
 What the files must contain is checked too: QLinearConv for quantized convolutions,
@@ -391,21 +392,27 @@ class Quantize(Base):
 
 # ------------------------------------------------------------------ networks
 
-def tv_quantized(name, shape):
+def tv_quantized(name, shape, **kw):
     import torchvision
     torch.manual_seed(0)
-    m = getattr(torchvision.models.quantization, name)(weights=None, quantize=False)
+    m = getattr(torchvision.models.quantization, name)(weights=None, quantize=False, **kw)
     calibrated(m, (8,) + shape[1:])
     g = torch.Generator().manual_seed(3)
     return quantize_static(m, [torch.randn((4,) + shape[1:], generator=g) for _ in range(3)],
                            fuse=lambda mm: mm.fuse_model())
 
 
+SLOW = os.environ.get("OXPORT_SLOW") == "1"
+
+
 class Networks(Base):
+    """Whole quantized networks: within one output step or, where tie flips have travelled
+    through the layers, within torch.onnx's allowance (modelcheck's factor times its own
+    file's error on the same model, inputs and ONNX Runtime)."""
     SHAPE = (2, 3, 64, 64)
 
-    def run_net(self, label, model):
-        xs = two_inputs(self.SHAPE)
+    def run_net(self, label, model, shape=None):
+        xs = two_inputs(shape or self.SHAPE)
         for opset in NET_OPSETS:
             p = self.export(model, xs[0], label, opset)
             ops = ops_of(p)
@@ -415,7 +422,8 @@ class Networks(Base):
             wants = [[model(x).numpy()] for x in xs]
             ref_err = max_error(onnxval.run_ort_many(ref, [{"x": x.numpy()} for x in xs]), wants)
             _, step = output_steps(model, xs[0])
-            err, _ = self.check_within(f"{label} opset {opset}", p, model, xs, bound=max(step[-1], ref_err))
+            allowed = modelcheck.torch_onnx_allowance(ref_err, True)
+            err, _ = self.check_within(f"{label} opset {opset}", p, model, xs, bound=max(step[-1], allowed))
             print(f"{label} opset {opset}: torch.onnx.export's file is off by {ref_err:.4g} "
                   f"({ref_err / step[-1]:.2f} steps)")
 
@@ -424,6 +432,19 @@ class Networks(Base):
 
     def test_mobilenet_v2(self):
         self.run_net("mobilenet_v2", tv_quantized("mobilenet_v2", self.SHAPE))
+
+    def test_more_torchvision_quantizable_models(self):
+        """OXPORT_SLOW=1: MobileNet v3, GoogLeNet, ResNeXt-101 and Inception v3 (ShuffleNet v2
+        exports too, but torch.onnx cannot, so there is no bound to judge it by)."""
+        if not SLOW:
+            self.skipTest("slow (OXPORT_SLOW=1)")
+        for name, size, kw in (("mobilenet_v3_large", 64, {}),
+                               ("googlenet", 64, dict(aux_logits=False, init_weights=False)),
+                               ("resnext101_32x8d", 64, {}),
+                               ("inception_v3", 96, dict(aux_logits=False, init_weights=False))):
+            with self.subTest(model=name):
+                shape = (2, 3, size, size)
+                self.run_net(name, tv_quantized(name, shape, **kw), shape)
 
 
 class QuantizationAwareTraining(Base):
