@@ -30,6 +30,24 @@ def plugin_args():
     return args
 
 
+class StepTolerance(unittest.TestCase):
+    """tol="step": within one step of eager's quantization grid, the step read off eager's
+    own distinct values."""
+
+    def test_one_step_passes_two_fail(self):
+        import numpy as np
+        want = np.array([0.0, 0.25, 0.5, 1.0, 0.75], dtype=np.float32)
+        self.assertIsNone(run_table._off_grid(want + np.float32(0.25) * (want == 0.5), want))
+        why = run_table._off_grid(want + np.float32(0.5) * (want == 0.5), want)
+        self.assertIn("2.00 quantization steps (step 0.25)", why)
+
+    def test_a_constant_reference_and_another_shape_are_refused(self):
+        import numpy as np
+        self.assertIn("one value", run_table._off_grid(np.zeros(3, np.float32), np.zeros(3, np.float32)))
+        self.assertIn("eager gives float32[3]", run_table._off_grid(np.zeros(4, np.float32),
+                                                                    np.arange(3, dtype=np.float32)))
+
+
 class RowFormat(unittest.TestCase):
     def test_fn_or_module(self):
         with self.assertRaisesRegex(ValueError, r"^row r: give exactly one of fn and module$"):
@@ -38,7 +56,7 @@ class RowFormat(unittest.TestCase):
             Row("r", "aten::relu", torch.relu, [T(2)], module=lambda: torch.nn.ReLU())
 
     def test_bad_fields(self):
-        with self.assertRaisesRegex(ValueError, r"^row r: tol must be 'scale' or 'shape', not 'loose'$"):
+        with self.assertRaisesRegex(ValueError, r"^row r: tol must be 'scale', 'shape' or 'step', not 'loose'$"):
             Row("r", "aten::relu", torch.relu, [T(2)], tol="loose")
         with self.assertRaisesRegex(ValueError, r"^row r: op 'relu' must be a recorded kind such as 'aten::add'$"):
             Row("r", "relu", torch.relu, [T(2)])
