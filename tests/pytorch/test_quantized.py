@@ -198,6 +198,15 @@ def unary(fn, **modules):
     return lambda: OneOp(lambda s, a, b: fn(s, a), **modules)
 
 
+def _bn():
+    """BatchNorm2d with statistics away from (0, 1), so the row's normalisation shows."""
+    bn = nn.BatchNorm2d(3)
+    with torch.no_grad():
+        bn.running_mean.uniform_(-0.5, 0.5)
+        bn.running_var.uniform_(0.5, 2.0)
+    return bn
+
+
 SINGLE_OPS = {
     # name: (model factory, input shape, qconfig or None for fbgemm's, fuse, ops the file must have)
     "conv2d_relu": (conv_relu(2, padding=1), (2, 4, 9, 9), None, fuse_seq, ("QLinearConv",)),
@@ -227,6 +236,14 @@ SINGLE_OPS = {
                          None, ("Resize",)),
     "hardswish": (unary(lambda s, a: s.hs(a), hs=nn.Hardswish()), (2, 3, 8), None, None, ()),
     "sigmoid": (unary(lambda s, a: torch.sigmoid(a)), (2, 3, 8), None, None, ("Sigmoid",)),
+    "batch_norm2d": (lambda: OneOp(lambda s, a, b: s.bn(a), bn=_bn()), (2, 3, 6, 6), None, None,
+                     ("BatchNormalization",)),
+    "layer_norm": (unary(lambda s, a: s.ln(a), ln=nn.LayerNorm(8)), (2, 3, 8), None, None, ("DequantizeLinear",)),
+    "group_norm": (unary(lambda s, a: s.gn(a), gn=nn.GroupNorm(1, 3)), (2, 3, 8), None, None, ("DequantizeLinear",)),
+    "instance_norm": (unary(lambda s, a: s.inn(a), inn=nn.InstanceNorm1d(3, affine=True)), (2, 3, 8), None, None,
+                      ("InstanceNormalization",)),
+    "leaky_relu": (unary(lambda s, a: nn.functional.leaky_relu(a, 0.1)), (2, 3, 8), None, None, ("LeakyRelu",)),
+    "hardsigmoid": (unary(lambda s, a: nn.functional.hardsigmoid(a)), (2, 3, 8), None, None, ("HardSigmoid",)),
     "reshapes": (unary(lambda s, a: torch.flatten(a.permute(0, 2, 1).reshape(a.size(0), -1, 2), 1)), (2, 3, 8),
                  None, None, ("Transpose", "Reshape")),
 }
