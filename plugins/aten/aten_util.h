@@ -100,4 +100,18 @@ static inline int at_conv_kernel(ox_sym *g, const ox_api *api, ox_vid w, size_t 
     return 0;
 }
 
+/* Conv / ConvTranspose / QLinearConv's geometry attributes on node n: nsp
+ * spatial dims of kernel, stride, dilation, all begin then all end pads, and
+ * the recorded groups. */
+static inline void at_conv_attrs(ox_sym *g, const ox_api *api, ox_onode *n, size_t nsp,
+                                 const int64_t *kernel, const int64_t *stride,
+                                 const int64_t *pads, const int64_t *dilation)
+{
+    api->attr_ints(n, "kernel_shape", kernel, nsp);
+    api->attr_ints(n, "strides", stride, nsp);
+    api->attr_ints(n, "pads", pads, 2 * nsp);
+    api->attr_ints(n, "dilations", dilation, nsp);
+    api->attr_int(n, "group", api->arg_int(g, "groups", 1));
+}
+
 #endif /* OX_ATEN_UTIL_H */

@@ -60,11 +60,7 @@ static int lower_conv(ox_sym *g, const ox_api *api, int transposed)
     const char *type = transposed ? "ConvTranspose" : "Conv";
     ox_onode *n = api->op(g, type, b ? 3 : 2, in, 1);
     if (n) {
-        api->attr_ints(n, "kernel_shape", kernel, nsp);
-        api->attr_ints(n, "strides", stride, nsp);
-        api->attr_ints(n, "pads", pads, 2 * nsp);
-        api->attr_ints(n, "dilations", dilation, nsp);
-        api->attr_int(n, "group", api->arg_int(g, "groups", 1));
+        at_conv_attrs(g, api, n, nsp, kernel, stride, pads, dilation);
         if (transposed) {
             int any = 0;
             for (size_t i = 0; i < nsp; i++)

@@ -241,13 +241,8 @@ static int lower_qconv(ox_sym *g, const ox_api *api, int relu)
                     zero_point_arg(g, api, "input_zero_point", api->dtype(g, x), 1),
                     w, ws, wz, ys, yz, b};
     ox_onode *n = api->op(g, "QLinearConv", b ? 9 : 8, in, 1);
-    if (n) {
-        api->attr_ints(n, "kernel_shape", kernel, nsp);
-        api->attr_ints(n, "strides", stride, nsp);
-        api->attr_ints(n, "pads", pads, 2 * nsp);
-        api->attr_ints(n, "dilations", dilation, nsp);
-        api->attr_int(n, "group", api->arg_int(g, "groups", 1));
-    }
+    if (n)
+        at_conv_attrs(g, api, n, nsp, kernel, stride, pads, dilation);
     return set_kernel_result(g, api, oxu_out(g, api, n, "QLinearConv"), relu);
 }
 

@@ -35,6 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils._mode_utils import no_dispatch
 
+from . import _lowering as L
 from . import _sizes as S
 
 T = torch.Tensor
@@ -90,8 +91,8 @@ def out_qinfo(rec, real, q_inputs):
         info = rec.qinfo.get(rec.vid(q))
         if info is None or info.axis != mine.axis:
             continue
-        if _same_numbers(concrete_qinfo(q).scale, mine.scale) and \
-                _same_numbers(concrete_qinfo(q).zero_point, mine.zero_point):
+        theirs = concrete_qinfo(q)
+        if _same_numbers(theirs.scale, mine.scale) and _same_numbers(theirs.zero_point, mine.zero_point):
             return info
     return mine
 
@@ -207,9 +208,7 @@ def _handles(*funcs):
     return deco
 
 
-def _bind(args, kwargs, names, **defaults):
-    from ._lowering import bind
-    return bind(args, kwargs, names, **defaults)
+_bind = L.bind
 
 
 @_handles(torch.quantize_per_tensor)
@@ -507,18 +506,12 @@ FLOAT_FORMS = {
 
 # Calls that read a quantized tensor's size: recorded by their usual handlers on the
 # integer value, which has the same shape.
-def _shape_reads():
-    from ._lowering import PASSTHROUGH, _getter
-    return set(PASSTHROUGH) | {T.size, _getter(T, "shape"), T.numel, T.nelement, torch.numel, T.__len__}
-
-
-_SHAPE_READS = None
+_SHAPE_READS = set(L.PASSTHROUGH) | {T.size, L._getter(T, "shape"), T.numel, T.nelement, torch.numel, T.__len__}
 
 
 def handler_for(rec, func, args, kwargs):
     """The quantized handler of func, or None when func touches no quantized tensor (and
     is no quantized kernel): (handler, float form) or (None, None)."""
-    global _SHAPE_READS
     h = HANDLERS.get(func)
     if h is not None:
         return h, None
@@ -529,14 +522,14 @@ def handler_for(rec, func, args, kwargs):
             return OP_HANDLERS[base], None
         if base.startswith("quantized::"):
             return _generic, FLOAT_FORMS.get(base)
-    if _SHAPE_READS is None:
-        _SHAPE_READS = _shape_reads()
+    if not rec.qinfo:  # no quantized value yet: nothing else can touch one (every call passes here)
+        return None, None
     try:
         if func in _SHAPE_READS:
             return None, None
     except TypeError:
         pass
-    if rec.qinfo and any(is_q(t) and rec.is_traced(t) for t in _tensors(args) + _tensors(kwargs)):
+    if any(is_q(t) and rec.is_traced(t) for t in _tensors(args) + _tensors(kwargs)):
         return _generic, func
     return None, None
 

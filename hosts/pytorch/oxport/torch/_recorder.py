@@ -145,9 +145,7 @@ class Recorder:
             return v
         if tensor.is_quantized:
             # A quantized constant: its integer form, read with its own scale and zero point.
-            ints = tensor.int_repr()
-            self.keepalive.append(ints)
-            v = self.const(ints)
+            v = self.const(tensor.int_repr())  # const keeps the bytes alive
             self.set_vid(tensor, v)
             self.qinfo[v] = Q.concrete_qinfo(tensor)
             return v
