@@ -456,6 +456,9 @@ static ox_status convert_node(conv *c, const ox_node *n, const ox_op_impl *im)
     int rc = im->decl->symbolic(&s, ox_symbolic_api());
     ox_crash_note_leave();
     c->session.current = NULL;
+    bool had_err = s.err != NULL;
+    if (ox_sym_close_bodies(&s) && !had_err)
+        c->contract_broken = true;
 
     const char *path = im->plugin->path;
     bool failed = true;

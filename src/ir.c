@@ -56,6 +56,9 @@ void ox_graph_free(ox_graph *g)
     for (uint32_t i = 0; i < g->n_functions; i++)
         ox_graph_free(g->functions[i].body);
     free(g->functions);
+    for (uint32_t i = 0; i < g->n_bodies; i++)
+        ox_graph_free(g->bodies[i]);
+    free(g->bodies);
     if (g->mapping_free)
         g->mapping_free(g->mapping, g->mapping_len);
     ox_arena_free(&g->arena);
@@ -524,6 +527,24 @@ ox_function *ox_graph_add_function(ox_graph *g, const char *domain, const char *
     f.body->is_onnx = true;
     g->functions[g->n_functions] = f;
     return &g->functions[g->n_functions++];
+}
+
+ox_graph *ox_graph_add_body(ox_graph *g, const char *name)
+{
+    if (g->n_bodies == g->cap_bodies) {
+        uint32_t ncap = g->cap_bodies ? g->cap_bodies * 2 : 4;
+        ox_graph **nb = realloc(g->bodies, (size_t)ncap * sizeof(*nb));
+        if (!nb)
+            return NULL;
+        g->bodies = nb;
+        g->cap_bodies = ncap;
+    }
+    ox_graph *b = ox_graph_new(name ? name : "");
+    if (!b)
+        return NULL;
+    b->is_onnx = true;
+    g->bodies[g->n_bodies++] = b;
+    return b;
 }
 
 const ox_function *ox_graph_function(const ox_graph *g, const char *domain, const char *name)

@@ -204,6 +204,11 @@ struct ox_graph {
     /* Model-local functions, in file order (bodies owned by this graph). */
     ox_function *functions;
     uint32_t n_functions, cap_functions;
+    /* Subgraphs conversion built (bodies of Scan, Loop, If: GRAPH attributes
+     * of this graph's nodes or of nodes of those bodies), owned by this graph
+     * so they live as long as the attributes that point at them. */
+    struct ox_graph **bodies;
+    uint32_t n_bodies, cap_bodies;
     /* Bytes that must stay alive (e.g. a mapped file a reader borrowed from);
      * released with mapping_free(mapping, mapping_len) by ox_graph_free. */
     void *mapping;
@@ -292,6 +297,9 @@ ox_function *ox_graph_add_function(ox_graph *g, const char *domain, const char *
 /* The function (domain, name) of g, NULL when g has none; "ai.onnx" and ""
  * name the same domain. */
 const ox_function *ox_graph_function(const ox_graph *g, const char *domain, const char *name);
+/* A new, empty ONNX graph named `name` that g owns (freed by ox_graph_free
+ * of g), for a GRAPH attribute built during conversion.  NULL out of memory. */
+ox_graph *ox_graph_add_body(ox_graph *g, const char *name);
 
 /* Attributes on ONNX nodes (data copied into the graph arena). */
 ox_attr *ox_node_add_attr(ox_graph *g, ox_node *n, const char *name, ox_attr_kind kind);

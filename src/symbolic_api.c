@@ -16,6 +16,7 @@
 #include "crash_note.h"
 #include "param_decl.h"
 #include "plugin_load.h"
+#include "lift_constants.h"
 #include "schema_check.h"
 
 static int vsym_error(ox_sym *g, const char *fmt, va_list ap)
@@ -84,7 +85,15 @@ static ox_vid vid_in(ox_sym *g, ox_vid v, const char *what)
     ox_vid local = vid_local(g, v);
     if (local)
         return local;
-    if ((v >> OX_VID_INDEX_BITS) != g->session->tag)
+    uint32_t tag = v >> OX_VID_INDEX_BITS;
+    for (uint32_t k = 0; k < g->n_frames; k++)
+        if (tag == g->frames[k].outer_tag) {
+            ox_sym_error(g, "%s: value %#x belongs to a graph enclosing the body being built; "
+                            "a body is closed: pass the value in as one of its inputs (Scan's "
+                            "scan inputs or state, Loop's carried values)", what, (unsigned)v);
+            return 0;
+        }
+    if (tag != g->session->tag)
         ox_sym_error(g, "%s: value %#x is not a value of this conversion (an id kept from "
                         "another graph, or a traced id; pass a vid from arg_tensor, "
                         "node_output or constant)", what, (unsigned)v);
@@ -107,7 +116,27 @@ static bool handle_live(ox_onode *n)
                           "valid only inside the call that created them", n->node->op_type);
         return false;
     }
+    if (n->graph != cur->out) {
+        ox_sym_error(cur, "node handle of %s belongs to %s; a node's attributes are set while "
+                          "the graph it was made in is the one being built (a body node's "
+                          "before body_end)", n->node->op_type,
+                     cur->n_frames && n->graph == cur->frames[0].outer ? "the main graph"
+                                                                      : "another graph");
+        return false;
+    }
     return true;
+}
+
+/* The graph the traced values map into and its tag, whatever body is being
+ * built. */
+static ox_graph *root_out(const ox_sym *g)
+{
+    return g->n_frames ? g->frames[0].outer : g->out;
+}
+
+static uint32_t root_tag(const ox_sym *g)
+{
+    return g->n_frames ? g->frames[0].outer_tag : g->session->tag;
 }
 
 /* ---------------------------------------------------------- call context */
@@ -171,9 +200,14 @@ static ox_vid map_local(ox_sym *g, ox_vid traced)
     return g->vmap ? g->vmap[traced] : traced; /* a check hook reads the traced graph */
 }
 
+/* Traced values live in the main graph: inside a body their ids keep the
+ * main graph's tag, so using one there is refused, not misread. */
 static ox_vid map_vid(ox_sym *g, ox_vid traced)
 {
-    return vid_out(g, map_local(g, traced));
+    ox_vid local = map_local(g, traced);
+    if (!local || !g->n_frames)
+        return vid_out(g, local);
+    return local > OX_VID_INDEX_MAX ? 0 : (root_tag(g) << OX_VID_INDEX_BITS) | local;
 }
 
 /* Recorded by the host (a declared default does not count). */
@@ -344,7 +378,7 @@ static void infer_call_types(ox_sym *g)
     while (n->prev && n->prev->id >= g->first_node_id)
         n = n->prev;
     for (; n; n = n->next) {
-        int64_t version = n->domain[0] ? ox_graph_opset(g->out, n->domain) : g->opset;
+        int64_t version = n->domain[0] ? ox_graph_opset(root_out(g), n->domain) : g->opset;
         ox_schema_lookup schema = {false, NULL};
         bool looked_up = false;
         for (uint32_t k = 0; k < n->n_outputs; k++) {
@@ -505,6 +539,7 @@ static ox_onode *make_node(ox_sym *g, const char *domain, const char *op_type, s
     }
     node->scope = g->scope;
     on->node = node;
+    on->graph = g->out;
     on->session = g->session;
     on->serial = g->session->serial;
     return on;
@@ -534,7 +569,7 @@ static ox_onode *api_op_domain(ox_sym *g, const char *domain, int domain_version
         return NULL;
     }
     ox_onode *on = make_node(g, domain, op_type, n_inputs, inputs, n_outputs);
-    if (on && ox_graph_set_opset(g->out, domain, domain_version) != 0) {
+    if (on && ox_graph_set_opset(root_out(g), domain, domain_version) != 0) {
         g->oom = true;
         ox_sym_error(g, "op_domain: out of memory");
         return NULL;
@@ -840,6 +875,9 @@ static int api_set_output(ox_sym *g, size_t i, ox_vid v)
     }
     if (!v)
         return ox_sym_error(g, "set_output(%zu): value 0 (no value)", i);
+    if (g->n_frames)
+        return ox_sym_error(g, "set_output(%zu) inside a body: end the body (body_end) and set "
+                               "the outputs from values of the main graph", i);
     ox_vid local = vid_local(g, v);
     if (!local) {
         char what[48];
@@ -884,6 +922,234 @@ static ox_dtype api_output_dtype(ox_sym *g, size_t i)
         return OX_UNDEFINED;
     const ox_value *v = ox_graph_value(g->traced, g->node->outputs[i]);
     return v ? v->type.dtype : OX_UNDEFINED;
+}
+
+/* ------------------------------------------------------------- ABI 1.2 */
+
+/* A body as packs hold it: the graph, checked and closed by body_end, and
+ * whether a node has taken it as its attribute yet. */
+struct ox_obody {
+    ox_graph *graph;
+    ox_sym_session *session;
+    bool attached;
+};
+
+static bool tag_encloses(const ox_sym *g, uint32_t tag)
+{
+    for (uint32_t k = 0; k < g->n_frames; k++)
+        if (g->frames[k].outer_tag == tag)
+            return true;
+    return false;
+}
+
+/* The enclosing graph back, as body_begin found it. */
+static void pop_frame(ox_sym *g)
+{
+    ox_sym_frame *f = &g->frames[--g->n_frames];
+    g->out = f->outer;
+    g->session->tag = f->outer_tag;
+    g->first_node_id = f->outer_first_node_id;
+}
+
+static int api_body_begin(ox_sym *g, size_t n_inputs, const ox_dtype *dtypes, const int *ranks,
+                          ox_vid *inputs)
+{
+    if (!g)
+        return -1;
+    if (g->checking)
+        return ox_sym_error(g, "the check hook called body_begin (a check hook builds nothing)");
+    if (g->n_frames >= OX_SYM_MAX_BODY_DEPTH)
+        return ox_sym_error(g, "body_begin: bodies nest at most %u deep",
+                            (unsigned)OX_SYM_MAX_BODY_DEPTH);
+    if (n_inputs > OX_NODE_OUTPUTS_MAX || (n_inputs && (!dtypes || !inputs)))
+        return ox_sym_error(g, "body_begin: %zu input(s) with %s", n_inputs,
+                            n_inputs > OX_NODE_OUTPUTS_MAX ? "more than the bound"
+                                                           : "a NULL dtypes or inputs array");
+    for (size_t i = 0; i < n_inputs; i++)
+        if (dtypes[i] == OX_UNDEFINED || !ox_dtype_valid((int)dtypes[i]))
+            return ox_sym_error(g, "body_begin: input %zu has dtype %d, not an ONNX element type",
+                                i, (int)dtypes[i]);
+    /* the body's name is unique in the file: its values' names start with it */
+    char *name = ox_arena_printf(&root_out(g)->arena, "%s_%u_body%u", g->node->op_type,
+                                 (unsigned)g->node->id, (unsigned)g->n_bodies_made++);
+    ox_graph *b = name ? ox_graph_add_body(root_out(g), name) : NULL;
+    if (!b) {
+        g->oom = true;
+        return ox_sym_error(g, "body_begin: out of memory");
+    }
+    ox_sym_frame *f = &g->frames[g->n_frames++];
+    f->outer = g->out;
+    f->outer_tag = g->session->tag;
+    f->outer_first_node_id = g->first_node_id;
+    g->out = b;
+    g->first_node_id = 0;
+    uint32_t tag;
+    do /* a tag none of the enclosing graphs has */
+        tag = ox_sym_new_tag();
+    while (tag_encloses(g, tag));
+    g->session->tag = tag;
+    for (size_t i = 0; i < n_inputs; i++) {
+        int rank = ranks && ranks[i] >= 0 ? ranks[i] : -1;
+        int64_t unknown[16];
+        int64_t *dims = NULL;
+        if (rank > 0) {
+            dims = rank <= 16 ? unknown : ox_arena_alloc(&b->arena, (size_t)rank * sizeof(*dims));
+            for (int k = 0; dims && k < rank; k++)
+                dims[k] = -1;
+        }
+        ox_value *v = rank > 0 && !dims ? NULL
+                                        : ox_graph_add_value(b, OX_VAL_INPUT, dtypes[i], rank, dims);
+        if (!v || ox_graph_add_input(b, v->id) != 0) {
+            g->oom = true;
+            return ox_sym_error(g, "body_begin: out of memory");
+        }
+        inputs[i] = vid_out(g, v->id);
+    }
+    return 0;
+}
+
+
+static void body_rule_broken(void *user, const char *rule)
+{
+    ox_sym *g = user;
+    ox_sym_error(g, "body_end: a node of the body is not valid ONNX: %s", rule);
+}
+
+/* Output value `local` of body b, an Identity of it where ONNX wants a
+ * value of its own (a body input, an output listed twice). */
+static ox_vid body_output_value(ox_graph *b, ox_vid local)
+{
+    const ox_value *v = ox_graph_value(b, local);
+    if (v->kind == OX_VAL_NODE && !v->is_output)
+        return local;
+    ox_node *id = ox_graph_add_node(b, "onnx::Identity", 1, &local, 1);
+    if (!id || ox_value_set_type(b, ox_graph_value(b, id->outputs[0]), v->type.dtype,
+                                 v->type.rank, v->type.dims) != 0)
+        return 0;
+    return id->outputs[0];
+}
+
+/* Every node of body b against its schema at the target opset, and the
+ * element types the schemas give their outputs (as convert.c does for a
+ * call's nodes in the main graph). */
+static bool body_nodes_valid(ox_sym *g, ox_graph *b)
+{
+    for (ox_node *o = b->first, *next; o && !g->err; o = next) {
+        next = o->next;
+        int64_t version = o->domain[0] ? ox_graph_opset(root_out(g), o->domain) : g->opset;
+        if (ox_constant_needs_lifting(o, version)) {
+            /* what the main graph's lift-constants pass does: an initializer */
+            if (ox_constant_node_become_param(b, o) != 0) {
+                g->oom = true;
+                ox_sym_error(g, "body_end: out of memory");
+            }
+            continue;
+        }
+        ox_schema_lookup l = ox_schema_lookup_node(o, version);
+        ox_schema_check_node_as(b, NULL, o, &l, version, body_rule_broken, g);
+        for (uint32_t k = 0; k < o->n_outputs && !g->err; k++) {
+            ox_value *v = ox_graph_value(b, o->outputs[k]);
+            ox_dtype want = v ? ox_schema_output_dtype_as(b, NULL, o, &l, k) : OX_UNDEFINED;
+            if (want == OX_UNDEFINED)
+                continue;
+            if (v->type.dtype == OX_UNDEFINED)
+                v->type.dtype = want;
+            else if (v->type.dtype != want)
+                ox_sym_error(g, "body_end: output %u of the body's %s node is typed %s, but "
+                                "the schema makes it %s", k, o->op_type,
+                             ox_dtype_name(v->type.dtype), ox_dtype_name(want));
+        }
+    }
+    return !g->err;
+}
+
+static ox_obody *api_body_end(ox_sym *g, size_t n_outputs, const ox_vid *outputs)
+{
+    if (!g)
+        return NULL;
+    if (!g->n_frames) {
+        ox_sym_error(g, "body_end without body_begin");
+        return NULL;
+    }
+    ox_graph *b = g->out;
+    if (!n_outputs || !outputs)
+        ox_sym_error(g, "body_end: a body needs at least one output (%zu given%s)", n_outputs,
+                     n_outputs && !outputs ? " with a NULL array" : "");
+    for (size_t i = 0; i < n_outputs && outputs && !g->err; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "body_end: output %zu", i);
+        ox_vid local = vid_local(g, outputs[i]);
+        if (!local) {
+            vid_in(g, outputs[i], what);
+            break;
+        }
+        ox_vid out = body_output_value(b, local);
+        if (!out || ox_graph_add_output(b, out) != 0) {
+            g->oom = true;
+            ox_sym_error(g, "body_end: out of memory");
+        } else {
+            ox_graph_value(b, out)->is_output = true;
+        }
+    }
+    bool ok = !g->err && body_nodes_valid(g, b);
+    /* names unique in the file: the body's own name, then the value's id */
+    for (ox_vid id = 1; ok && id < b->n_values; id++) {
+        ox_value *v = b->values[id];
+        if (v && !v->name && !(v->name = ox_arena_printf(&b->arena, "%s/%u", b->name, (unsigned)id))) {
+            g->oom = true;
+            ok = false;
+        }
+    }
+    ox_obody *ob = ok ? ox_arena_alloc(&root_out(g)->arena, sizeof(*ob)) : NULL;
+    if (ok && !ob) {
+        g->oom = true;
+        ox_sym_error(g, "body_end: out of memory");
+    }
+    pop_frame(g);
+    if (!ob)
+        return NULL;
+    ob->graph = b;
+    ob->session = g->session;
+    ob->attached = false;
+    return ob;
+}
+
+static void api_attr_graph(ox_onode *n, const char *name, ox_obody *body)
+{
+    if (!handle_live(n))
+        return;
+    ox_sym *cur = n->session->current;
+    if (!body) {
+        ox_sym_error(cur, "attr_graph(%s, %s): no body (body_end failed or was not called)",
+                     n->node->op_type, name ? name : "(null)");
+        return;
+    }
+    if (body->session != n->session) {
+        ox_sym_error(cur, "attr_graph(%s, %s): the body was built in another conversion",
+                     n->node->op_type, name ? name : "(null)");
+        return;
+    }
+    if (body->attached) {
+        ox_sym_error(cur, "attr_graph(%s, %s): the body is already another node's attribute; "
+                          "build one body per node", n->node->op_type, name ? name : "(null)");
+        return;
+    }
+    ox_attr *a = add_attr(n, name, OX_ATTR_GRAPH);
+    if (!a)
+        return;
+    a->u.g = body->graph;
+    body->attached = true;
+}
+
+uint32_t ox_sym_close_bodies(ox_sym *g)
+{
+    uint32_t n = g->n_frames;
+    if (n)
+        ox_sym_error(g, "the symbolic returned with %u body(ies) open (every body_begin needs "
+                        "its body_end)", (unsigned)n);
+    while (g->n_frames)
+        pop_frame(g);
+    return n;
 }
 
 int ox_sym_run_check(ox_context *ctx, const ox_graph *traced, int opset, const ox_node *n,
@@ -983,6 +1249,10 @@ static const ox_api api_table = {
     .n_outputs = api_n_outputs,
     .checking = api_checking,
     .output_dtype = api_output_dtype,
+    /* 1.2 */
+    .body_begin = api_body_begin,
+    .body_end = api_body_end,
+    .attr_graph = api_attr_graph,
 };
 
 const ox_api *ox_symbolic_api(void)

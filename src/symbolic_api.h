@@ -32,6 +32,16 @@ typedef struct ox_sym_session {
 /* A fresh tag for a conversion (cycles, never 0). */
 uint32_t ox_sym_new_tag(void);
 
+/* Bodies (api->body_begin) nest at most this deep. */
+#define OX_SYM_MAX_BODY_DEPTH 8
+
+/* What body_begin saved of the enclosing graph, restored by body_end. */
+typedef struct ox_sym_frame {
+    ox_graph *outer;
+    uint32_t outer_tag;
+    uint32_t outer_first_node_id;
+} ox_sym_frame;
+
 struct ox_sym {
     ox_sym_session *session;
     ox_context *ctx;
@@ -53,10 +63,16 @@ struct ox_sym {
     bool checking;          /* a check hook's call: reads only, builds nothing */
     bool limited;           /* err came from api->limit */
     int lifted_at;          /* api->limit's opset (0: none lifts it) */
+    /* ABI 1.2: bodies under construction, innermost last; while one is,
+     * `out` is that body and the session's tag is the body's. */
+    ox_sym_frame frames[OX_SYM_MAX_BODY_DEPTH];
+    uint32_t n_frames;
+    uint32_t n_bodies_made; /* names bodies uniquely within the call */
 };
 
 struct ox_onode {
     ox_node *node;
+    ox_graph *graph; /* the graph (main or body) the node was made in */
     ox_sym_session *session;
     uint32_t serial; /* the call that created it */
 };
@@ -67,6 +83,10 @@ int ox_sym_error(ox_sym *g, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* After a symbolic returns: bodies it left open are closed (the enclosing
+ * graph restored) and an error is recorded.  Returns the number closed. */
+uint32_t ox_sym_close_bodies(ox_sym *g);
 
 /* True when v (an output-graph vid) is a constant whose bytes are known:
  * an OX_VAL_CONST value or the output of an onnx::Constant node. */

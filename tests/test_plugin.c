@@ -88,7 +88,7 @@ END_TEST
 START_TEST(rejects_newer_abi)
 {
     const char *p[] = {fx("abi2")};
-    snprintf(msg, sizeof msg, "plugin %s: built for plugin ABI 2.0; this liboxport provides 1.1",
+    snprintf(msg, sizeof msg, "plugin %s: built for plugin ABI 2.0; this liboxport provides 1.2",
              p[0]);
     expect_load_error(p, 1, msg);
 }

@@ -65,12 +65,13 @@ extern "C" {
 
 #define OX_PLUGIN_MAGIC 0x4F58504Cu /* "OXPL" */
 #define OX_PLUGIN_ABI_MAJOR 1
-#define OX_PLUGIN_ABI_MINOR 1
+#define OX_PLUGIN_ABI_MINOR 2
 #define OX_PLUGIN_ENTRY_SYMBOL "ox_plugin_entry"
 
 typedef struct ox_sym ox_sym;     /* one symbolic call: the node being converted */
 typedef struct ox_onode ox_onode; /* an ONNX node under construction */
 typedef struct ox_api ox_api;
+typedef struct ox_obody ox_obody; /* a subgraph built with body_begin/body_end (ABI 1.2) */
 
 typedef int (*ox_symbolic_fn)(ox_sym *g, const ox_api *api);
 
@@ -332,6 +333,34 @@ struct ox_api {
      * when it recorded none, or i is past the outputs): what a symbolic that
      * computed in a promoted type casts back to. */
     ox_dtype (*output_dtype)(ox_sym *g, size_t i);
+
+    /* ================= ABI 1.2 =================
+     * (check api->abi_minor >= 2 or struct_size before using these) */
+
+    /* Subgraphs: the bodies of Scan, Loop and If (GRAPH attributes).
+     * body_begin starts a graph whose n_inputs inputs have element types
+     * dtypes[i] and ranks ranks[i] (-1: unknown; sizes are left unknown) and
+     * writes their ids to inputs[i].  Until the matching body_end, op,
+     * op_domain, constant and the other builders add nodes to that body, and
+     * dtype/rank/size/const_data read its values.  A body is closed: a value
+     * of an enclosing graph (an arg_tensor, a node output from before
+     * body_begin) used in it is refused; pass what it needs as its inputs
+     * (Scan's scan inputs and state, Loop's carried values).  Returns 0, or
+     * nonzero with the error recorded.  Bodies nest up to 8 deep.
+     *
+     * body_end makes outputs[0..n_outputs) (values of the body) its outputs,
+     * checks each node of the body against its ONNX schema as a symbolic's
+     * nodes are checked, and returns the body for attr_graph on the node
+     * that runs it (NULL, with the error recorded, on failure).  A node
+     * handle is valid only in the graph it was made in: set a body node's
+     * attributes before body_end, the Scan's after.  Every body_begin needs
+     * its body_end before the symbolic returns, and set_output is called
+     * outside bodies. */
+    int (*body_begin)(ox_sym *g, size_t n_inputs, const ox_dtype *dtypes, const int *ranks,
+                      ox_vid *inputs);
+    ox_obody *(*body_end)(ox_sym *g, size_t n_outputs, const ox_vid *outputs);
+    /* The GRAPH attribute `name` of n holding body (each body once). */
+    void (*attr_graph)(ox_onode *n, const char *name, ox_obody *body);
 };
 
 /* The one symbol a pack exports. */
