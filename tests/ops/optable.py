@@ -105,7 +105,7 @@ class Row:
             raise ValueError(f"row {id}: give exactly one of fn and module")
         if tol not in ("scale", "shape", "step"):
             raise ValueError(f"row {id}: tol must be 'scale', 'shape' or 'step', not {tol!r}")
-        if not op.startswith(("aten::", "fn::", "torchvision::", "quantized::")):
+        if not op.startswith(("aten::", "fn::", "torchvision::", "quantized::", "oxport::")):
             raise ValueError(f"row {id}: op {op!r} must be a recorded kind such as 'aten::add'")
         self.id = id
         self.op = op

@@ -17,7 +17,8 @@ heads then spread the scores), Faster R-CNN's class logits are scaled down (unsc
 saturate the softmax at 1.0).  Each case asserts detections on both images, distinct
 scores, and counts that are not the model's cap.
 
-Each model is wrapped to return (boxes, scores, labels) of its one image; counts must be
+Each model is wrapped to return (boxes, scores, labels) of its one image, and Mask R-CNN's
+masks and Keypoint R-CNN's keypoints and their scores where it has them; counts must be
 equal and values within the model tests' scale rule (tests/py/modelcheck.py): boxes are
 in pixels, so their scale is the image's.
 """
@@ -46,9 +47,14 @@ OPSETS = (11, 17)
 SLOW_OPSETS = (13, 16)
 
 
+# what a detector returns per image, in this order where it has it
+OUTPUTS = ("boxes", "scores", "labels", "masks", "keypoints", "keypoints_scores")
+
+
 class Detections(nn.Module):
-    """(boxes, scores, labels) of one image, and Mask R-CNN's masks (each detection's mask
-    pasted into the image: [N, 1, H, W] probabilities)."""
+    """(boxes, scores, labels) of one image, Mask R-CNN's masks (each detection's mask
+    pasted into the image: [N, 1, H, W] probabilities) and Keypoint R-CNN's keypoints
+    ([N, K, 3] x, y, visibility) and their scores ([N, K])."""
 
     def __init__(self, model):
         super().__init__()
@@ -56,9 +62,7 @@ class Detections(nn.Module):
 
     def forward(self, image):
         d = self.model([image])[0]
-        if "masks" in d:
-            return d["boxes"], d["scores"], d["labels"], d["masks"]
-        return d["boxes"], d["scores"], d["labels"]
+        return tuple(d[k] for k in OUTPUTS if k in d)
 
 
 def calibrate_backbone(model, size):
@@ -111,6 +115,8 @@ class Detectors(unittest.TestCase):
             self.assertLess(len(boxes), cap, f"{name}: image {k} has the cap's {cap} detections")
             self.assertEqual(len(set(scores.tolist())), len(scores), f"{name}: tied scores on image {k}")
         modelcheck.assert_nontrivial(name, want)
+        with torch.no_grad():
+            names = [k for k in OUTPUTS if k in model.model([xs[0]])[0]]
         # opset 10 has RoiAlign and NonMaxSuppression, but not what the image transform and
         # the box selection need: the report says so, as torch.onnx needs 11 too
         with warnings.catch_warnings():
@@ -125,7 +131,7 @@ class Detectors(unittest.TestCase):
                     # tests' images keep their size
                     warnings.simplefilter("ignore", ox.TracerWarning)
                     ox.export(model, (xs[0],), path, opset_version=opset, input_names=["image"],
-                              output_names=["boxes", "scores", "labels", "masks"][:len(want[0])])
+                              output_names=names)
                 onnxval.check(path)
 
                 # torch.onnx 1.13's RoiAlign is wrong from opset 16 (aligned=False, which the
@@ -135,10 +141,43 @@ class Detectors(unittest.TestCase):
 
                 def reference(p, opset=ref_opset):
                     torch.onnx.export(model, (xs[0],), p, opset_version=opset, input_names=["image"],
-                                      output_names=["boxes", "scores", "labels", "masks"][:len(want[0])])
+                                      output_names=names)
 
                 modelcheck.assert_matches(f"{name} opset {opset}", path, [{"image": x.numpy()} for x in xs],
                                           want, reference)
+
+    def test_keypoint_decode_any_detection_count(self):
+        """Keypoint R-CNN's heatmap decoding alone, one file with a dynamic detection count:
+        run on 0, 7, 20 and 40 detections, boxes from under a pixel to 320 pixels (maps
+        shrunk and grown), against torchvision's Python loop."""
+        from torchvision.models.detection import roi_heads
+
+        class Decode(nn.Module):
+            def forward(self, maps, boxes):
+                return roi_heads.heatmaps_to_keypoints(maps, boxes)
+
+        g = torch.Generator().manual_seed(3)
+
+        def case(n, img):
+            maps = torch.randn(n, 17, 56, 56, generator=g) * 5
+            corner = torch.rand(n, 2, generator=g) * img
+            side = torch.rand(n, 2, generator=g) * img * 0.8 + 0.3
+            return maps, torch.cat([corner, corner + side], 1)
+
+        cases = [case(20, 128), case(20, 128), case(7, 400), case(0, 100), case(40, 300)]
+        want = [[t.numpy() for t in Decode()(*c)] for c in cases]
+        modelcheck.assert_nontrivial("heatmaps_to_keypoints", [w for w in want if len(w[0])],
+                                     constant_outputs=())
+        for opset in (11, 17):
+            with self.subTest(opset=opset):
+                path = os.path.join(self.tmp, f"decode-{opset}.onnx")
+                ox.export(Decode(), cases[0], path, opset_version=opset,
+                          input_names=["maps", "boxes"], output_names=["keypoints", "scores"],
+                          dynamic_axes={"maps": {0: "n"}, "boxes": {0: "n"}})
+                onnxval.check(path)
+                modelcheck.assert_matches(f"heatmaps_to_keypoints opset {opset}", path,
+                                          [{"maps": m.numpy(), "boxes": b.numpy()} for m, b in cases],
+                                          want)
 
     def slow(self):
         if not SLOW:

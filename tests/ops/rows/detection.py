@@ -11,6 +11,7 @@ import torch
 import torch.nn as nn
 import torchvision
 import torchvision.models.detection._utils as det_utils
+from torchvision.models.detection import roi_heads
 import torchvision.ops as tvops
 
 from optable import Refuse, Row, T
@@ -44,6 +45,17 @@ def _nms_inputs(n):
 
 
 FEAT = [T(2, 3, IMG // 2, IMG // 2), T(K, 4, lo=0.0, hi=1.0)]  # a stride-2 feature map of the image
+
+
+def _keypoints(zoom):
+    """Keypoint R-CNN's heatmap decoding of [K, 5, 14, 14] maps over boxes of the image
+    scaled by zoom: looked up in roi_heads at the call, as keypointrcnn_inference does, so
+    an oxport trace records its one-operator form (hosts/pytorch/oxport/torch/_keypoints.py)."""
+    return lambda maps, r: roi_heads.heatmaps_to_keypoints(maps, _boxes(r, 0.5) * zoom)
+
+
+HEATMAPS = [T(K, 5, 14, 14), T(K, 4, lo=0.0, hi=1.0)]
+KEYPOINT_OPSETS = (10, 11, 13, 16, 17, 21)  # Resize to output sizes joins at 11
 
 ROWS = [
     # nms: boxes drawn over a small area so that many overlap; scores distinct (the
@@ -117,6 +129,15 @@ ROWS = [
         dynamic={"in0": {0: "n"}, "out0": {0: "k"}, "out1": {0: "k"}}),
     Row("topk.topk_min", "aten::topk", lambda x: x.topk(det_utils._topk_min(x, 7, 0))[1],
         [T(6, distinct=True)], opsets=(10, 13, 17), dynamic={"in0": {0: "n"}, "out0": {0: "k"}}),
+    # heatmaps_to_keypoints: a Scan over the detections.  Boxes of 0.5 to 14 pixels (the
+    # maps shrink; a box under one pixel decodes at size 1) and, zoomed, of 2 to 58 (they
+    # grow); no detections at all
+    Row("oxport.heatmaps_to_keypoints", "oxport::heatmaps_to_keypoints", _keypoints(1.0),
+        HEATMAPS, opsets=KEYPOINT_OPSETS, refuse=Refuse("supported from opset 11", below=11)),
+    Row("oxport.heatmaps_to_keypoints.large_boxes", "oxport::heatmaps_to_keypoints",
+        _keypoints(4.0), HEATMAPS, opsets=KEYPOINT_OPSETS[1:]),
+    Row("oxport.heatmaps_to_keypoints.none", "oxport::heatmaps_to_keypoints", _keypoints(1.0),
+        [T(0, 5, 14, 14), T(0, 4, lo=0.0, hi=1.0)], opsets=KEYPOINT_OPSETS[1:], constant=(0, 1)),
     # deform_conv2d: DeformConv from opset 19, refused below.  Offsets of up to 3 pixels
     # either way, so kernel taps land between pixels and across the border (zeros there in
     # torchvision and ONNX alike); masks in [0, 1); weights and bias drawn as inputs

@@ -42,6 +42,7 @@ from . import _indexing as I
 from . import _spectral as C
 from . import _quantized as Q
 from ._paste_masks import masks_pasted_at_once
+from ._keypoints import keypoints_decoded_as_one_op
 from ._sizes import TracedInt, TracerWarning, Dyn  # noqa: F401  (TracerWarning is public here)
 
 DTYPES = {
@@ -883,6 +884,7 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
                 hooks = ScopeHooks(rec, model)
         fn_cls.apply = function_apply_wrapper(rec, torch._C._FunctionBase.__dict__["apply"])
         with in_onnx_export(), tuple_keys(), I.setitem_keys(), batched_nms_by_offsets(), roi_levels_merged(), masks_pasted_at_once(), \
+                keypoints_decoded_as_one_op(), \
                 topk_min_traced(rec), FunctionMode(rec), \
                 AtenMode(rec):
             if meta_state is not None:
