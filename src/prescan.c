@@ -176,9 +176,13 @@ void ox_prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int 
         if (!im) {
             char tail[128];
             missing_hint(ctx, n->kind, lo, hi, tail, sizeof tail);
+            /* a pack may have it from a later opset: then it is registered, not here */
+            bool later = ox_registry_lowest_since(ctx->registry, n->kind) != 0;
             ox_report_add_at(r, n->scope,
-                             "ONNX export failed on %s because no symbolic for %s is registered "
-                             "(scope: %s)%s",
+                             later ? "ONNX export failed on %s because %s has no symbolic at this "
+                                     "opset (scope: %s)%s"
+                                   : "ONNX export failed on %s because no symbolic for %s is "
+                                     "registered (scope: %s)%s",
                              n->op_type, n->kind, ox_node_scope_text(n), tail);
             continue;
         }

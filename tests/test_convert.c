@@ -121,7 +121,7 @@ START_TEST(prescan_reports_all_problems_at_once)
              "attribute before opset 10; supported from opset 10\n"
              "  - test::relu at Net/ReLU[r]: unknown argument 'foo' (the symbolic in %s declares "
              "self)\n"
-             "  - ONNX export failed on later because no symbolic for test::later is registered "
+             "  - ONNX export failed on later because test::later has no symbolic at this opset "
              "(scope: Net); supported from opset 11\n"
              "  - ONNX export failed on yamlonly because no symbolic for test::yamlonly is "
              "registered (scope: Net); the opset descriptors declare it, but no loaded pack "

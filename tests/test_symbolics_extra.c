@@ -223,8 +223,8 @@ static void bilinear_case(int align)
     ox_vid y = tb_op(&b, "aten::upsample_bilinear2d", 3, a, 4, yd);
     ox_graph *g = tb_finish_y(&b, y);
     fails_at(&b, g, 8,
-             "ONNX export failed on upsample_bilinear2d because no symbolic for "
-             "aten::upsample_bilinear2d is registered (scope: Up); supported from opset 9");
+             "ONNX export failed on upsample_bilinear2d because aten::upsample_bilinear2d has "
+             "no symbolic at this opset (scope: Up); supported from opset 9");
     /* 9 and 10: Gathers with torch's weights; from 11: Resize */
     static const int opsets[] = {9, 10, 11, 13, 17};
     run_opsets(&b, g, opsets, 5, 4, xd, x, 4, yd, want);

@@ -239,8 +239,8 @@ class RegisterCustomOpSymbolic(unittest.TestCase):
             oxt.export(CustomOp(), torch.randn(2, 3), self.path("c.onnx"), opset_version=9)
         self.assertEqual(cm.exception.report,
                          "Couldn't export operator(s): 1 problem(s) at opset 9:\n"
-                         "  - ONNX export failed on scaled_relu because no symbolic for oxtest::scaled_relu "
-                         "is registered (scope: CustomOp); supported from opset 11")
+                         "  - ONNX export failed on scaled_relu because oxtest::scaled_relu has no symbolic "
+                         "at this opset (scope: CustomOp); supported from opset 11")
         oxt.unregister_custom_op_symbolic("oxtest::scaled_relu", 11)
 
     def test_override_of_a_builtin_aten_symbolic(self):

@@ -216,7 +216,7 @@ def fn(cls, *shape):
 
 
 def unsupported(op, scope, lift):
-    return (f"ONNX export failed on {op} because no symbolic for aten::{op} is registered "
+    return (f"ONNX export failed on {op} because aten::{op} has no symbolic at this opset "
             f"(scope: {scope}); supported from opset {lift}")
 
 

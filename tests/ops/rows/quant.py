@@ -120,7 +120,7 @@ ROWS = [
         refuse=Refuse("(quant_min, quant_max) is (0, 15); ONNX quantizes to uint8 (0, 255), int8 (-128, 127) "
                       "or reduced-range uint8 (0, 127) only")),
     Row("fake_quantize_per_tensor_affine.opset9_refused", "aten::fake_quantize_per_tensor_affine", _fq(),
-        [T(3, 4)], opsets=(9,), refuse=Refuse("no symbolic for aten::fake_quantize_per_tensor_affine is registered (scope: Fn); supported from opset 10")),
+        [T(3, 4)], opsets=(9,), refuse=Refuse("aten::fake_quantize_per_tensor_affine has no symbolic at this opset (scope: Fn); supported from opset 10")),
     # ---------------------------------------------------------------- per channel
     Row("fake_quantize_per_channel_affine", "aten::fake_quantize_per_channel_affine",
         _fq_channel([0.05, 0.02, 0.1], [0, 3, -2], 1), [T(2, 3, 4)], opsets=(13, 17)),
@@ -146,7 +146,7 @@ ROWS = [
         refuse=Refuse("(quant_min, quant_max) is (0, 63)")),
     Row("fake_quantize_per_channel_affine.opset12_refused", "aten::fake_quantize_per_channel_affine",
         _fq_channel([0.05, 0.02, 0.1], [0, 3, -2], 1), [T(2, 3, 4)], opsets=(12,),
-        refuse=Refuse("no symbolic for aten::fake_quantize_per_channel_affine is registered (scope: Fn); supported from opset 13")),
+        refuse=Refuse("aten::fake_quantize_per_channel_affine has no symbolic at this opset (scope: Fn); supported from opset 13")),
     # ---------------------------------------------------------------- quantized tensors (quantized.c)
     # A quantized tensor is its integer form; the rows return the dequantized value and the
     # integers themselves (int_repr), so both the scale and the rounding are compared.
@@ -209,7 +209,7 @@ ROWS = [
         dynamic={"in0": {0: "b", 1: "s"}, "out0": {0: "b", 1: "s"}}, eager_only=NO_RENORM_IN_TORCH_ONNX),
     Row("embedding_renorm.opset10_refused", "aten::embedding_renorm",
         lambda i, w: F.embedding(i, w * 2, max_norm=1.0), [T(2, 3, dtype=I64, lo=0, hi=9), T(10, 4)],
-        opsets=(9, 10), refuse=Refuse("no symbolic for aten::embedding_renorm_ is registered (scope: Fn); "
+        opsets=(9, 10), refuse=Refuse("aten::embedding_renorm_ has no symbolic at this opset (scope: Fn); "
                                       "supported from opset 11")),
     Row("embedding_renorm.norm_type_refused", "aten::embedding_renorm",
         lambda i, w: F.embedding(i, w * 2, max_norm=1.0, norm_type=-1.0),
