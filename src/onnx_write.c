@@ -705,40 +705,6 @@ static void scratch_reset(wctx *w)
     ox_arena_init(&w->scratch);
 }
 
-/* Values whose sizes depend on the input's values, not only on its shape:
- * the outputs of NonZero, NonMaxSuppression, Compress and Unique, and
- * every output of a node that reads one.  The sizes the host saw are the
- * example's; written into the file they would let a runtime that trusts
- * declared shapes fold Shape() of such a value into the example's count.
- * Returns a calloc'd flag per value id, or NULL when the graph has none
- * (*oom set when the allocation failed). */
-static uint8_t *data_sized_values(const ox_graph *g, bool *oom)
-{
-    static const char *const sources[] = {"NonZero", "NonMaxSuppression", "Compress", "Unique"};
-    uint8_t *ds = NULL;
-    *oom = false;
-    for (const ox_node *n = g->first; n; n = n->next) {
-        bool src = !n->domain || !n->domain[0];
-        if (src) {
-            src = false;
-            for (size_t k = 0; k < sizeof sources / sizeof sources[0] && !src; k++)
-                src = n->op_type && strcmp(n->op_type, sources[k]) == 0;
-        }
-        for (uint32_t i = 0; i < n->n_inputs && !src && ds; i++)
-            src = n->inputs[i] && n->inputs[i] < g->n_values && ds[n->inputs[i]];
-        if (!src)
-            continue;
-        if (!ds && !(ds = calloc(g->n_values ? g->n_values : 1, 1))) {
-            *oom = true;
-            return NULL;
-        }
-        for (uint32_t i = 0; i < n->n_outputs; i++)
-            if (n->outputs[i] && n->outputs[i] < g->n_values)
-                ds[n->outputs[i]] = 1;
-    }
-    return ds;
-}
-
 /* A graph output whose sizes depend on the input's values: its rank and
  * element type, every dim unknown. */
 static Onnx__ValueInfoProto *build_vi_unsized(wctx *w, const ox_io_plan *p, ox_vid id)
@@ -852,17 +818,21 @@ static ox_status graph_items(wctx *w)
     }
     for (size_t i = 0; i < p->n_ins && w->st == OX_OK; i++)
         emit_value_info(w, 11, p, p->ins[i]);
-    bool ds_oom;
-    uint8_t *ds = data_sized_values(g, &ds_oom);
-    if (ds_oom)
+    /* one shape analysis (static_shapes.h) for the outputs and value_info */
+    ox_static_shapes shapes = {NULL, NULL, 0};
+    if (ox_static_shapes_init(g, &shapes) != 0)
         return oom(w);
+    for (const ox_node *n = g->first; n; n = n->next)
+        ox_static_shapes_note(g, &shapes, n);
     for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
         ox_vid id = g->outputs[i];
-        if (!(ds && ds[id])) {
+        if (!ox_static_shapes_is_data_sized(&shapes, id)) {
             emit_value_info(w, 12, p, id);
             continue;
         }
-        /* sizes that depend on the data: rank and type only (protobuf-c path) */
+        /* sizes that depend on the data: rank and type only (protobuf-c path);
+         * the traced sizes would let a runtime that trusts declared shapes
+         * fold Shape() of the value into the example's count */
         Onnx__ValueInfoProto *vi = build_vi_unsized(w, p, id);
         if (!vi)
             oom(w);
@@ -875,7 +845,7 @@ static ox_status graph_items(wctx *w)
      * dim for runtimes that trust value_info, so they are left out then.
      * So is a value whose shape the inputs' shapes do not fix (after NonZero,
      * Compress ...): ONNX Runtime would take its traced size as a fact and
-     * fold a Shape of it (static_shapes.h says which shapes are fixed). */
+     * fold a Shape of it. */
     bool symbolic_inputs = false;
     for (uint32_t i = 0; i < g->n_inputs && !symbolic_inputs; i++) {
         const ox_type *ty = &g->values[g->inputs[i]]->type;
@@ -883,30 +853,20 @@ static ox_status graph_items(wctx *w)
             if (ty->dim_params[d])
                 symbolic_inputs = true;
     }
-    ox_static_shapes fixed = {NULL, 0};
-    if (!symbolic_inputs) {
-        if (ox_static_shapes_init(g, &fixed) != 0) {
-            free(ds);
-            return oom(w);
-        }
-        for (const ox_node *n = g->first; n; n = n->next)
-            ox_static_shapes_note(g, &fixed, n);
-    }
     for (const ox_node *n = g->first; n && w->st == OX_OK && !symbolic_inputs; n = n->next) {
         for (uint32_t i = 0; i < n->n_outputs && w->st == OX_OK; i++) {
             if (!n->outputs[i])
                 continue;
             const ox_value *v = g->values[n->outputs[i]];
             if (v->is_output || v->type.dtype == OX_UNDEFINED || p->is_input[v->id] ||
-                p->is_init[v->id] || (ds && ds[v->id]))
+                p->is_init[v->id] || ox_static_shapes_is_data_sized(&shapes, v->id))
                 continue;
-            if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(&fixed, v->id))
+            if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(&shapes, v->id))
                 continue;
             emit_value_info(w, 13, p, v->id);
         }
     }
-    free(ds);
-    ox_static_shapes_free(&fixed);
+    ox_static_shapes_free(&shapes);
     scratch_reset(w);
     return w->st;
 }

@@ -96,8 +96,11 @@ int ox_static_shapes_init(const ox_graph *g, ox_static_shapes *s)
 {
     s->n = g->n_values;
     s->fixed = calloc(s->n ? s->n : 1, 1);
-    if (!s->fixed)
+    s->data_sized = calloc(s->n ? s->n : 1, 1);
+    if (!s->fixed || !s->data_sized) {
+        ox_static_shapes_free(s);
         return -1;
+    }
     for (uint32_t id = 1; id < g->n_values; id++) {
         const ox_value *v = g->values[id];
         if (!v)
@@ -115,13 +118,33 @@ int ox_static_shapes_init(const ox_graph *g, ox_static_shapes *s)
 void ox_static_shapes_free(ox_static_shapes *s)
 {
     free(s->fixed);
+    free(s->data_sized);
     s->fixed = NULL;
+    s->data_sized = NULL;
     s->n = 0;
 }
 
 bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v)
 {
     return v < s->n && s->fixed[v];
+}
+
+bool ox_static_shapes_is_data_sized(const ox_static_shapes *s, ox_vid v)
+{
+    return v < s->n && s->data_sized[v];
+}
+
+/* The operators whose output sizes are counts of what the input's values
+ * select. */
+static bool sizes_from_values(const ox_node *n)
+{
+    static const char *const ops[] = {"NonZero", "NonMaxSuppression", "Compress", "Unique"};
+    if (n->domain[0])
+        return false;
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (strcmp(n->op_type, ops[k]) == 0)
+            return true;
+    return false;
 }
 
 static bool is_fixed(const ox_static_shapes *s, ox_vid v)
@@ -213,7 +236,12 @@ void ox_static_shapes_note(const ox_graph *g, ox_static_shapes *s, const ox_node
                 fixed = false;
         }
     }
+    bool data_sized = sizes_from_values(n);
+    for (uint32_t i = 0; i < n->n_inputs && !data_sized; i++)
+        data_sized = ox_static_shapes_is_data_sized(s, n->inputs[i]);
     for (uint32_t i = 0; i < n->n_outputs; i++)
-        if (n->outputs[i] && n->outputs[i] < s->n)
+        if (n->outputs[i] && n->outputs[i] < s->n) {
             s->fixed[n->outputs[i]] = fixed;
+            s->data_sized[n->outputs[i]] = data_sized;
+        }
 }

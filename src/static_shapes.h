@@ -1,8 +1,11 @@
 /*
  * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
  *
- * Which values have a shape the file fixes, for the constant-folding sweep
- * (fold.c): a Shape or Size of such a value is a constant.
+ * What the file knows of each value's shape, in one analysis: which values
+ * have a shape the file fixes, for the constant-folding sweep (fold.c: a
+ * Shape or Size of such a value is a constant) and for the writer's
+ * value_info; and which values have sizes that depend on the input's values
+ * (data-sized), whose traced sizes the writer must not declare.
  */
 #ifndef OXPORT_STATIC_SHAPES_H
 #define OXPORT_STATIC_SHAPES_H
@@ -14,6 +17,10 @@
 
 typedef struct ox_static_shapes {
     uint8_t *fixed; /* per value id: its shape is the same on every run of the file */
+    /* per value id: its sizes depend on the input's values, not only on its
+     * shape: the outputs of NonZero, NonMaxSuppression, Compress and Unique,
+     * and every output of a node that reads one */
+    uint8_t *data_sized;
     uint32_t n;
 } ox_static_shapes;
 
@@ -27,7 +34,8 @@ void ox_static_shapes_free(ox_static_shapes *s);
  * whose dims are recorded: 1 folded, 0 left alone, -1 out of memory. */
 int ox_static_shapes_fold(ox_graph *g, const ox_static_shapes *s, ox_node *n);
 
-/* Decide whether n's outputs have fixed shapes: n is a Constant, or an
+/* Decide whether n's outputs have fixed shapes and whether they are
+ * data-sized.  Fixed: n is a Constant, or an
  * operator whose output shapes follow from its inputs' shapes and its
  * attributes, all inputs fixed, and every input whose values set the output
  * shape (Reshape's shape, Slice's starts ...) a constant.  Operators not in
@@ -37,6 +45,8 @@ void ox_static_shapes_note(const ox_graph *g, ox_static_shapes *s, const ox_node
 
 /* Whether value v's shape is fixed (false for ids past the table). */
 bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v);
+/* Whether value v's sizes depend on the input's values (false past the table). */
+bool ox_static_shapes_is_data_sized(const ox_static_shapes *s, ox_vid v);
 
 /* The operator table is in strcmp order (for the unit test). */
 bool ox_static_shapes_table_sorted(void);
