@@ -165,6 +165,13 @@ typedef struct wctx {
     ext_entry *ext;     /* per initializer index of the main graph */
     uint64_t ext_total;
     unsigned char *chunk; /* OX_PARAM_CHUNK bytes when a parameter is read on demand */
+    /* Which values the main graph's items leave unsized or out of
+     * value_info (graph_facts): the same for the measuring and the writing
+     * pass, so worked out once; each is a sweep over every node. */
+    bool facts_ready;
+    uint8_t *data_sized;        /* data_sized_values, NULL when none */
+    bool symbolic_inputs;
+    ox_static_shapes fixed;     /* empty when symbolic_inputs */
     /* first error */
     ox_status st;
 } wctx;
@@ -810,6 +817,39 @@ static void emit_value_info(wctx *w, uint32_t field, const ox_io_plan *p, ox_vid
     ox_pb_out_flush(&o);
 }
 
+/* What the main graph's items need to know about its values, worked out on
+ * the first call.  Intermediate values' sizes are the ones the host saw;
+ * with a symbolic input dim they would pin that dim for runtimes that trust
+ * value_info, so value_info is left out then.  So is a value whose shape the
+ * inputs' shapes do not fix (after NonZero, Compress ...): ONNX Runtime
+ * would take its traced size as a fact and fold a Shape of it
+ * (static_shapes.h says which shapes are fixed). */
+static ox_status graph_facts(wctx *w)
+{
+    if (w->facts_ready)
+        return OX_OK;
+    const ox_graph *g = w->main->g;
+    bool ds_oom;
+    w->data_sized = data_sized_values(g, &ds_oom);
+    if (ds_oom)
+        return oom(w);
+    w->symbolic_inputs = false;
+    for (uint32_t i = 0; i < g->n_inputs && !w->symbolic_inputs; i++) {
+        const ox_type *ty = &g->values[g->inputs[i]]->type;
+        for (int32_t d = 0; ty->dim_params && d < ty->rank; d++)
+            if (ty->dim_params[d])
+                w->symbolic_inputs = true;
+    }
+    if (!w->symbolic_inputs) {
+        if (ox_static_shapes_init(g, &w->fixed) != 0)
+            return oom(w);
+        for (const ox_node *n = g->first; n; n = n->next)
+            ox_static_shapes_note(g, &w->fixed, n);
+    }
+    w->facts_ready = true;
+    return OX_OK;
+}
+
 /* Every field of the main GraphProto, in file order. */
 static ox_status graph_items(wctx *w)
 {
@@ -852,10 +892,9 @@ static ox_status graph_items(wctx *w)
     }
     for (size_t i = 0; i < p->n_ins && w->st == OX_OK; i++)
         emit_value_info(w, 11, p, p->ins[i]);
-    bool ds_oom;
-    uint8_t *ds = data_sized_values(g, &ds_oom);
-    if (ds_oom)
-        return oom(w);
+    if (graph_facts(w) != OX_OK)
+        return w->st;
+    const uint8_t *ds = w->data_sized;
     for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
         ox_vid id = g->outputs[i];
         if (!(ds && ds[id])) {
@@ -870,28 +909,10 @@ static ox_status graph_items(wctx *w)
             emit_msg(w, 12, &vi->base);
         scratch_reset(w);
     }
-    /* value_info: typed intermediate values, in node order.  Their sizes are
-     * the ones the host saw; with a symbolic input dim they would pin that
-     * dim for runtimes that trust value_info, so they are left out then.
-     * So is a value whose shape the inputs' shapes do not fix (after NonZero,
-     * Compress ...): ONNX Runtime would take its traced size as a fact and
-     * fold a Shape of it (static_shapes.h says which shapes are fixed). */
-    bool symbolic_inputs = false;
-    for (uint32_t i = 0; i < g->n_inputs && !symbolic_inputs; i++) {
-        const ox_type *ty = &g->values[g->inputs[i]]->type;
-        for (int32_t d = 0; ty->dim_params && d < ty->rank; d++)
-            if (ty->dim_params[d])
-                symbolic_inputs = true;
-    }
-    ox_static_shapes fixed = {NULL, 0};
-    if (!symbolic_inputs) {
-        if (ox_static_shapes_init(g, &fixed) != 0) {
-            free(ds);
-            return oom(w);
-        }
-        for (const ox_node *n = g->first; n; n = n->next)
-            ox_static_shapes_note(g, &fixed, n);
-    }
+    /* value_info: typed intermediate values, in node order (graph_facts
+     * says which are left out, and why). */
+    const bool symbolic_inputs = w->symbolic_inputs;
+    const ox_static_shapes *fixed = &w->fixed;
     for (const ox_node *n = g->first; n && w->st == OX_OK && !symbolic_inputs; n = n->next) {
         for (uint32_t i = 0; i < n->n_outputs && w->st == OX_OK; i++) {
             if (!n->outputs[i])
@@ -900,13 +921,11 @@ static ox_status graph_items(wctx *w)
             if (v->is_output || v->type.dtype == OX_UNDEFINED || p->is_input[v->id] ||
                 p->is_init[v->id] || (ds && ds[v->id]))
                 continue;
-            if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(&fixed, v->id))
+            if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(fixed, v->id))
                 continue;
             emit_value_info(w, 13, p, v->id);
         }
     }
-    free(ds);
-    ox_static_shapes_free(&fixed);
     scratch_reset(w);
     return w->st;
 }
@@ -1503,6 +1522,8 @@ done:
     free(c.dir);
     free(c.dest);
     free(w.chunk);
+    free(w.data_sized);
+    ox_static_shapes_free(&w.fixed);
     ox_arena_free(&w.scratch);
     ox_arena_free(&w.keep);
     return w.st;
