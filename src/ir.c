@@ -65,13 +65,6 @@ void ox_graph_free(ox_graph *g)
     free(g);
 }
 
-ox_value *ox_graph_value(const ox_graph *g, ox_vid id)
-{
-    if (!g || id == 0 || id >= g->n_values)
-        return NULL;
-    return g->values[id];
-}
-
 ox_value *ox_graph_add_value(ox_graph *g, ox_value_kind kind, ox_dtype dtype, int32_t rank,
                              const int64_t *dims)
 {

@@ -226,7 +226,14 @@ ox_graph *ox_graph_new(const char *name);
 /* New value with a copy of the type (dims/dim_params may be NULL). */
 ox_value *ox_graph_add_value(ox_graph *g, ox_value_kind kind, ox_dtype dtype, int32_t rank,
                              const int64_t *dims);
-ox_value *ox_graph_value(const ox_graph *g, ox_vid id); /* NULL when out of range */
+/* NULL when out of range.  Inline: every pass calls it per edge, dozens of
+ * times per node. */
+static inline ox_value *ox_graph_value(const ox_graph *g, ox_vid id)
+{
+    if (!g || id == 0 || id >= g->n_values)
+        return NULL;
+    return g->values[id];
+}
 /* Replace a value's type (dims copied; dim_params cleared). */
 int ox_value_set_type(ox_graph *g, ox_value *v, ox_dtype dtype, int32_t rank, const int64_t *dims);
 int ox_value_set_dim_param(ox_graph *g, ox_value *v, uint32_t axis, const char *name);

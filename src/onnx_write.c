@@ -165,6 +165,12 @@ typedef struct wctx {
     ext_entry *ext;     /* per initializer index of the main graph */
     uint64_t ext_total;
     unsigned char *chunk; /* OX_PARAM_CHUNK bytes when a parameter is read on demand */
+    /* Which values the main graph's items leave unsized or out of
+     * value_info (graph_facts): the same for the measuring and the writing
+     * pass, so worked out once; it is a sweep over every node. */
+    bool facts_ready;
+    bool symbolic_inputs;
+    ox_static_shapes shapes;    /* fixed and data-sized values (static_shapes.h) */
     /* first error */
     ox_status st;
 } wctx;
@@ -776,6 +782,33 @@ static void emit_value_info(wctx *w, uint32_t field, const ox_io_plan *p, ox_vid
     ox_pb_out_flush(&o);
 }
 
+/* What the main graph's items need to know about its values, worked out on
+ * the first call.  Intermediate values' sizes are the ones the host saw;
+ * with a symbolic input dim they would pin that dim for runtimes that trust
+ * value_info, so value_info is left out then.  So is a value whose shape the
+ * inputs' shapes do not fix (after NonZero, Compress ...): ONNX Runtime
+ * would take its traced size as a fact and fold a Shape of it
+ * (static_shapes.h says which shapes are fixed). */
+static ox_status graph_facts(wctx *w)
+{
+    if (w->facts_ready)
+        return OX_OK;
+    const ox_graph *g = w->main->g;
+    w->symbolic_inputs = false;
+    for (uint32_t i = 0; i < g->n_inputs && !w->symbolic_inputs; i++) {
+        const ox_type *ty = &g->values[g->inputs[i]]->type;
+        for (int32_t d = 0; ty->dim_params && d < ty->rank; d++)
+            if (ty->dim_params[d])
+                w->symbolic_inputs = true;
+    }
+    if (ox_static_shapes_init(g, &w->shapes) != 0)
+        return oom(w);
+    for (const ox_node *n = g->first; n; n = n->next)
+        ox_static_shapes_note(g, &w->shapes, n);
+    w->facts_ready = true;
+    return OX_OK;
+}
+
 /* Every field of the main GraphProto, in file order. */
 static ox_status graph_items(wctx *w)
 {
@@ -818,15 +851,12 @@ static ox_status graph_items(wctx *w)
     }
     for (size_t i = 0; i < p->n_ins && w->st == OX_OK; i++)
         emit_value_info(w, 11, p, p->ins[i]);
-    /* one shape analysis (static_shapes.h) for the outputs and value_info */
-    ox_static_shapes shapes = {NULL, NULL, 0};
-    if (ox_static_shapes_init(g, &shapes) != 0)
-        return oom(w);
-    for (const ox_node *n = g->first; n; n = n->next)
-        ox_static_shapes_note(g, &shapes, n);
+    if (graph_facts(w) != OX_OK)
+        return w->st;
+    const ox_static_shapes *shapes = &w->shapes;
     for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
         ox_vid id = g->outputs[i];
-        if (!ox_static_shapes_is_data_sized(&shapes, id)) {
+        if (!ox_static_shapes_is_data_sized(shapes, id)) {
             emit_value_info(w, 12, p, id);
             continue;
         }
@@ -840,33 +870,22 @@ static ox_status graph_items(wctx *w)
             emit_msg(w, 12, &vi->base);
         scratch_reset(w);
     }
-    /* value_info: typed intermediate values, in node order.  Their sizes are
-     * the ones the host saw; with a symbolic input dim they would pin that
-     * dim for runtimes that trust value_info, so they are left out then.
-     * So is a value whose shape the inputs' shapes do not fix (after NonZero,
-     * Compress ...): ONNX Runtime would take its traced size as a fact and
-     * fold a Shape of it. */
-    bool symbolic_inputs = false;
-    for (uint32_t i = 0; i < g->n_inputs && !symbolic_inputs; i++) {
-        const ox_type *ty = &g->values[g->inputs[i]]->type;
-        for (int32_t d = 0; ty->dim_params && d < ty->rank; d++)
-            if (ty->dim_params[d])
-                symbolic_inputs = true;
-    }
+    /* value_info: typed intermediate values, in node order (graph_facts
+     * says which are left out, and why). */
+    const bool symbolic_inputs = w->symbolic_inputs;
     for (const ox_node *n = g->first; n && w->st == OX_OK && !symbolic_inputs; n = n->next) {
         for (uint32_t i = 0; i < n->n_outputs && w->st == OX_OK; i++) {
             if (!n->outputs[i])
                 continue;
             const ox_value *v = g->values[n->outputs[i]];
             if (v->is_output || v->type.dtype == OX_UNDEFINED || p->is_input[v->id] ||
-                p->is_init[v->id] || ox_static_shapes_is_data_sized(&shapes, v->id))
+                p->is_init[v->id] || ox_static_shapes_is_data_sized(shapes, v->id))
                 continue;
-            if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(&shapes, v->id))
+            if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(shapes, v->id))
                 continue;
             emit_value_info(w, 13, p, v->id);
         }
     }
-    ox_static_shapes_free(&shapes);
     scratch_reset(w);
     return w->st;
 }
@@ -1463,6 +1482,7 @@ done:
     free(c.dir);
     free(c.dest);
     free(w.chunk);
+    ox_static_shapes_free(&w.shapes);
     ox_arena_free(&w.scratch);
     ox_arena_free(&w.keep);
     return w.st;

@@ -17,19 +17,29 @@ static ox_status pass_oom(ox_context *ctx, const char *pass)
     return ox_fail(ctx, OX_ENOMEM, "out of memory in the %s pass", pass);
 }
 
-/* Nodes in list order, in an array (passes remove nodes while iterating). */
+/* Nodes in list order, in an array (passes remove nodes while iterating).
+ * One walk of the list, sized by the graph's node count and grown if a
+ * caller moved nodes without keeping the count: on a graph past the cache,
+ * each walk costs a memory load per node. */
 static ox_node **node_array(const ox_graph *g, size_t *n)
 {
     *n = 0; /* callers size their other arrays by it before checking for NULL */
-    size_t count = 0;
-    for (ox_node *x = g->first; x; x = x->next)
-        count++;
-    ox_node **a = malloc((count ? count : 1) * sizeof(*a));
+    size_t cap = (size_t)g->n_nodes + 1, count = 0;
+    ox_node **a = malloc(cap * sizeof(*a));
     if (!a)
         return NULL;
-    size_t i = 0;
-    for (ox_node *x = g->first; x; x = x->next)
-        a[i++] = x;
+    for (ox_node *x = g->first; x; x = x->next) {
+        if (count == cap) {
+            ox_node **bigger = realloc(a, 2 * cap * sizeof(*a));
+            if (!bigger) {
+                free(a);
+                return NULL;
+            }
+            a = bigger;
+            cap *= 2;
+        }
+        a[count++] = x;
+    }
     *n = count;
     return a;
 }
