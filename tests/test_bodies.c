@@ -213,6 +213,16 @@ static void convert_fails_with(const char *kind, const char *want)
     ox_context_free(ctx);
 }
 
+/* The last node of g of op type `op` (NULL when none). */
+static const ox_node *node_of(const ox_graph *g, const char *op)
+{
+    const ox_node *found = NULL;
+    for (const ox_node *n = g->first; n; n = n->next)
+        if (strcmp(n->op_type, op) == 0)
+            found = n;
+    return found;
+}
+
 /* ---------------------------------------------------------- tests */
 
 START_TEST(scan_body_is_built_checked_and_written)
@@ -220,10 +230,7 @@ START_TEST(scan_body_is_built_checked_and_written)
     ox_context *ctx = ctx_with_pack();
     ox_graph *g = one_op(ctx, "test::scan_sum"), *og = NULL;
     ck_assert_msg(ox_convert(ctx, g, 11, &og) == OX_OK, "%s", ox_errmsg(ctx));
-    const ox_node *scan = NULL;
-    for (const ox_node *n = og->first; n; n = n->next)
-        if (strcmp(n->op_type, "Scan") == 0)
-            scan = n;
+    const ox_node *scan = node_of(og, "Scan");
     ck_assert_ptr_nonnull(scan);
     const ox_attr *a = ox_node_attr(scan, "body");
     ck_assert_ptr_nonnull(a);
@@ -252,10 +259,7 @@ START_TEST(scan_body_is_built_checked_and_written)
     ck_assert_int_eq(ox_check(ctx, back, report, &violations), OX_OK);
     ck_assert_uint_eq(violations, 0);
     fclose(report);
-    const ox_node *rscan = NULL;
-    for (const ox_node *n = back->first; n; n = n->next)
-        if (strcmp(n->op_type, "Scan") == 0)
-            rscan = n;
+    const ox_node *rscan = node_of(back, "Scan");
     ck_assert_ptr_nonnull(rscan);
     const ox_attr *ra = ox_node_attr(rscan, "body");
     ck_assert_ptr_nonnull(ra);
