@@ -38,6 +38,7 @@ import torch.ao.quantization as tq  # noqa: E402
 import modelcheck  # noqa: E402
 import onnxval  # noqa: E402
 import oxport.torch as oxt  # noqa: E402
+from quant_engine import exact_engine  # noqa: E402
 
 OPSETS = (10, 13, 17, 21)
 NET_OPSETS = (13, 17)
@@ -110,6 +111,34 @@ def ops_of(path):
 def max_error(got_sets, want_sets):
     return max(float(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64)).max())
                for gs, ws in zip(got_sets, want_sets) for g, w in zip(gs, ws))
+
+
+def rounding_spread(model, xs, wants, seeds=(1, 2, 3)):
+    """How far eager's own output moves when the input of every activation fake-quantizer
+    is perturbed by float32 rounding noise (relative 1.2e-7): a value near a rounding tie
+    then lands on the other quantization step, and the layers after carry it.  ONNX
+    Runtime's float kernels differ from PyTorch's by that much, so this, measured in the
+    same run, is what a fake-quantized network's file may differ by (on one machine the
+    ResNet-18 below moved by up to 3 output steps, and its file by 3)."""
+    import torch.ao.quantization as tq
+    fqs = [m for name, m in model.named_modules()
+           if isinstance(m, tq.FakeQuantizeBase) and not name.endswith("weight_fake_quant")]
+    spread = 0.0
+    for seed in seeds:
+        g = torch.Generator().manual_seed(seed)
+
+        def noisy(mod, inp):
+            x = inp[0]
+            return (x * (1 + (torch.rand(x.shape, generator=g) - 0.5) * 2.4e-7),)
+        hooks = [f.register_forward_pre_hook(noisy) for f in fqs]
+        try:
+            with torch.no_grad():
+                moved = [[model(x).numpy()] for x in xs]
+        finally:
+            for h in hooks:
+                h.remove()
+        spread = max(spread, max_error(moved, wants))
+    return spread
 
 
 class Base(unittest.TestCase):
@@ -352,7 +381,12 @@ class Quantize(Base):
 
     def test_a_kernel_on_an_input_with_a_computed_scale(self):
         """A quantized conv whose input scale the file computes: the integer kernel's int32
-        bias would need the scale as a constant, so it is the QDQ form with a float Conv."""
+        bias would need the scale as a constant, so it is the QDQ form with a float Conv.
+        Eager runs on an exact kernel library (onednn is 11 steps off here: quant_engine.py)."""
+        with exact_engine():
+            self._computed_scale_conv()
+
+    def _computed_scale_conv(self):
         torch.manual_seed(0)
         qconv = quantize_static(conv(2, padding=1)(), [torch.randn(2, 4, 8, 8) for _ in range(3)]).conv
 
@@ -495,6 +529,9 @@ class QuantizationAwareTraining(Base):
         wants = [[m(x).detach().numpy()] for x in xs]
         modelcheck.assert_nontrivial("qat resnet18", wants)
         step = float(m.fc.activation_post_process.scale)
+        # one output step, or twice eager's own spread under float rounding noise
+        # (rounding_spread): tie flips travel through the 20 layers
+        allowed = max(step, 2 * rounding_spread(m, xs, wants))
         for opset in NET_OPSETS:
             with warnings.catch_warnings(record=True) as w:
                 warnings.simplefilter("always")
@@ -503,8 +540,9 @@ class QuantizationAwareTraining(Base):
             self.assertGreaterEqual(ops_of(p).count("QuantizeLinear"), 40)
             got = onnxval.run_ort_many(p, [{"x": x.numpy()} for x in xs])
             err = max_error(got, wants)
-            print(f"qat resnet18 opset {opset}: max error {err:.4g} = {err / step:.2f} output steps")
-            self.assertLessEqual(err, step * 1.0001)
+            print(f"qat resnet18 opset {opset}: max error {err:.4g} = {err / step:.2f} output steps "
+                  f"(allowed {allowed / step:.2f})")
+            self.assertLessEqual(err, allowed * 1.0001)
         with self.assertRaises(Exception):
             torch.onnx.export(m, (xs[0],), self.path("qat_torch.onnx"), opset_version=13)
 
