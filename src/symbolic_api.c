@@ -66,6 +66,15 @@ static ox_vid vid_out(ox_sym *g, ox_vid local)
     return (g->session->tag << OX_VID_INDEX_BITS) | local;
 }
 
+/* Whether `tag` is the tag of a graph enclosing the body being built. */
+static bool tag_encloses(const ox_sym *g, uint32_t tag)
+{
+    for (uint32_t k = 0; k < g->n_frames; k++)
+        if (g->frames[k].outer_tag == tag)
+            return true;
+    return false;
+}
+
 /* A pack's vid as the output graph's id, or 0 when it is not a value of
  * this conversion (no error recorded: vid_in says why). */
 static ox_vid vid_local(const ox_sym *g, ox_vid v)
@@ -86,14 +95,11 @@ static ox_vid vid_in(ox_sym *g, ox_vid v, const char *what)
     if (local)
         return local;
     uint32_t tag = v >> OX_VID_INDEX_BITS;
-    for (uint32_t k = 0; k < g->n_frames; k++)
-        if (tag == g->frames[k].outer_tag) {
-            ox_sym_error(g, "%s: value %#x belongs to a graph enclosing the body being built; "
-                            "a body is closed: pass the value in as one of its inputs (Scan's "
-                            "scan inputs or state, Loop's carried values)", what, (unsigned)v);
-            return 0;
-        }
-    if (tag != g->session->tag)
+    if (tag_encloses(g, tag))
+        ox_sym_error(g, "%s: value %#x belongs to a graph enclosing the body being built; "
+                        "a body is closed: pass the value in as one of its inputs (Scan's "
+                        "scan inputs or state, Loop's carried values)", what, (unsigned)v);
+    else if (tag != g->session->tag)
         ox_sym_error(g, "%s: value %#x is not a value of this conversion (an id kept from "
                         "another graph, or a traced id; pass a vid from arg_tensor, "
                         "node_output or constant)", what, (unsigned)v);
@@ -934,14 +940,6 @@ struct ox_obody {
     bool attached;
 };
 
-static bool tag_encloses(const ox_sym *g, uint32_t tag)
-{
-    for (uint32_t k = 0; k < g->n_frames; k++)
-        if (g->frames[k].outer_tag == tag)
-            return true;
-    return false;
-}
-
 /* The enclosing graph back, as body_begin found it. */
 static void pop_frame(ox_sym *g)
 {
@@ -1007,7 +1005,6 @@ static int api_body_begin(ox_sym *g, size_t n_inputs, const ox_dtype *dtypes, co
     }
     return 0;
 }
-
 
 static void body_rule_broken(void *user, const char *rule)
 {
