@@ -221,13 +221,15 @@ int ox_static_shapes_fold(ox_graph *g, const ox_static_shapes *s, ox_node *n)
 void ox_static_shapes_note(const ox_graph *g, ox_static_shapes *s, const ox_node *n)
 {
     bool fixed;
+    bool has_rule = false;
     if (n->domain[0]) {
         fixed = false;
     } else if (strcmp(n->op_type, "Constant") == 0) {
         fixed = n->n_inputs == 0;
+        has_rule = true;
     } else {
         const shape_rule *r = rule_of(n->op_type);
-        fixed = r != NULL;
+        fixed = has_rule = r != NULL;
         for (uint32_t i = 0; fixed && i < n->n_inputs; i++) {
             ox_vid v = n->inputs[i];
             if (!v) /* an absent optional input */
@@ -236,9 +238,13 @@ void ox_static_shapes_note(const ox_graph *g, ox_static_shapes *s, const ox_node
                 fixed = false;
         }
     }
-    bool data_sized = sizes_from_values(n);
+    bool data_sized = false;
     for (uint32_t i = 0; i < n->n_inputs && !data_sized; i++)
         data_sized = ox_static_shapes_is_data_sized(s, n->inputs[i]);
+    /* the sources have no shape rule (their sizes are not the inputs'), so
+     * the names are compared only for operators without one */
+    if (!data_sized && !has_rule)
+        data_sized = sizes_from_values(n);
     for (uint32_t i = 0; i < n->n_outputs; i++)
         if (n->outputs[i] && n->outputs[i] < s->n) {
             s->fixed[n->outputs[i]] = fixed;
