@@ -28,8 +28,8 @@
 /* Element `index` of the 1-D value v as a rank-0 value. */
 static ox_vid element(ox_sym *g, const ox_api *api, ox_vid v, int64_t index)
 {
-    ox_vid in[2] = {v, api->constant(g, OX_INT64, 0, NULL, &index)};
-    if (!in[1])
+    ox_vid in[2] = {v, oxu_const_int(g, api, index)};
+    if (!in[0] || !in[1])
         return 0;
     ox_onode *n = api->op(g, "Gather", 2, in, 1);
     if (n)
@@ -115,13 +115,7 @@ static int with_padding_row(ox_sym *g, const ox_api *api, ox_vid maps, ox_vid ro
 {
     int64_t one = 1;
     ox_vid shape_parts[2] = {oxu_const_ints(g, api, &one, 1), oxu_shape_slice(g, api, maps, 1, 4)};
-    ox_vid shape = oxu_concat(g, api, shape_parts, 2, 0);
-    ox_onode *zeros = shape ? api->op(g, "ConstantOfShape", 1, &shape, 1) : NULL;
-    if (zeros) {
-        static const unsigned char zero_bytes[8];
-        api->attr_tensor(zeros, "value", dt, 1, &one, zero_bytes);
-    }
-    ox_vid map_parts[2] = {maps, oxu_out(g, api, zeros, "ConstantOfShape")};
+    ox_vid map_parts[2] = {maps, oxu_full(g, api, oxu_concat(g, api, shape_parts, 2, 0), 0.0, dt)};
     static const int64_t box_shape[2] = {1, 4};
     ox_vid box = oxu_cast_to(g, api, api->constant(g, OX_FLOAT, 2, box_shape,
                                                 (const float[4]){0.f, 0.f, 1.f, 1.f}), dt);
