@@ -120,7 +120,6 @@ def rounding_spread(model, xs, wants, seeds=(1, 2, 3)):
     Runtime's float kernels differ from PyTorch's by that much, so this, measured in the
     same run, is what a fake-quantized network's file may differ by (on one machine the
     ResNet-18 below moved by up to 3 output steps, and its file by 3)."""
-    import torch.ao.quantization as tq
     fqs = [m for name, m in model.named_modules()
            if isinstance(m, tq.FakeQuantizeBase) and not name.endswith("weight_fake_quant")]
     spread = 0.0
