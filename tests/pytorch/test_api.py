@@ -326,6 +326,19 @@ class Api(unittest.TestCase):
             self.assertEqual(n, 2 if sync == "1" else 0, "sync=%s" % sync)
             onnxval.check(self.path("s.onnx"))
 
+    def test_export_does_not_import_torchvision(self):
+        # The torchvision patches apply only once the model's process has imported it;
+        # importing it for a plain model would add about 0.6 s to the export.
+        script = ("import sys, torch; sys.path.insert(0, %r); import oxport.torch as oxt; "
+                  "oxt.export(torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU()), "
+                  "torch.randn(1, 1, 5, 5), sys.argv[1]); print('torchvision' in sys.modules)"
+                  % os.path.join(SRC, "hosts", "pytorch"))
+        r = subprocess.run(["/usr/bin/python3", "-c", script, self.path("plain.onnx")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
+        self.assertEqual(r.returncode, 0, r.stderr.decode()[-2000:])
+        self.assertEqual(r.stdout.decode().split(), ["False"])
+        onnxval.check(self.path("plain.onnx"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -12,6 +12,8 @@ recorded as one node, which the ATen pack turns into a Scan over the detections
 
 import torch
 
+from ._imported import module_if_imported
+
 _lib = None
 _impls = []
 
@@ -54,10 +56,9 @@ class keypoints_decoded_as_one_op:
     form (keypointrcnn_inference looks it up in roi_heads at each call)."""
 
     def __enter__(self):
-        try:
-            from torchvision.models.detection import roi_heads
-        except ImportError:
-            self.saved = None
+        roi_heads = module_if_imported("torchvision.models.detection.roi_heads")
+        self.saved = None
+        if roi_heads is None:
             return self
         _define()
         self.saved = roi_heads.heatmaps_to_keypoints
@@ -66,5 +67,4 @@ class keypoints_decoded_as_one_op:
 
     def __exit__(self, *exc):
         if self.saved is not None:
-            from torchvision.models.detection import roi_heads
-            roi_heads.heatmaps_to_keypoints = self.saved
+            module_if_imported("torchvision.models.detection.roi_heads").heatmaps_to_keypoints = self.saved

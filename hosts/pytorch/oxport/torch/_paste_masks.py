@@ -18,6 +18,8 @@ the traced detection count.
 
 import torch
 
+from ._imported import module_if_imported
+
 
 def _axis(start, end, size, n_pix, mp):
     """Per detection and image position along one axis: (inside the box, lower index,
@@ -69,12 +71,8 @@ class masks_pasted_at_once:
     (both names it is imported under)."""
 
     def __enter__(self):
-        try:
-            from torchvision.models.detection import roi_heads, transform
-        except ImportError:
-            self.mods = []
-            return self
-        self.mods = [(mod, mod.paste_masks_in_image) for mod in (roi_heads, transform)]
+        mods = [module_if_imported("torchvision.models.detection." + name) for name in ("roi_heads", "transform")]
+        self.mods = [(mod, mod.paste_masks_in_image) for mod in mods if mod is not None]
         for mod, _ in self.mods:
             mod.paste_masks_in_image = paste_masks_in_image
         return self

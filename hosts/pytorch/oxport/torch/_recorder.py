@@ -43,6 +43,7 @@ from . import _spectral as C
 from . import _quantized as Q
 from ._paste_masks import masks_pasted_at_once
 from ._keypoints import keypoints_decoded_as_one_op
+from ._imported import module_if_imported
 from ._sizes import TracedInt, TracerWarning, Dyn  # noqa: F401  (TracerWarning is public here)
 
 DTYPES = {
@@ -943,12 +944,9 @@ class batched_nms_by_offsets:
     itself uses under torch.onnx's tracer; during an oxport trace it is used always."""
 
     def __enter__(self):
-        try:
-            import torchvision.ops.boxes as tvboxes
-        except ImportError:
-            self.mod = None
+        self.mod = tvboxes = module_if_imported("torchvision.ops.boxes")
+        if tvboxes is None:
             return
-        self.mod = tvboxes
         self.saved = tvboxes._batched_nms_vanilla
         tvboxes._batched_nms_vanilla = tvboxes._batched_nms_coordinate_trick
 
@@ -965,13 +963,10 @@ class roi_levels_merged:
     an oxport trace the pooling runs that path."""
 
     def __enter__(self):
-        try:
-            import torchvision
-            import torchvision.ops.poolers as tvpoolers
-        except ImportError:
-            self.mod = None
+        torchvision = module_if_imported("torchvision")
+        self.mod = tvpoolers = module_if_imported("torchvision.ops.poolers")
+        if tvpoolers is None:
             return
-        self.mod = tvpoolers
         self.saved = original = tvpoolers._multiscale_roi_align
 
         def merged(*args, **kwargs):
@@ -1000,13 +995,10 @@ class topk_min_traced:
         self.rec = rec
 
     def __enter__(self):
-        try:
-            import torchvision.models.detection._utils as tvdet
-        except ImportError:
-            self.mod = None
+        self.mod = tvdet = module_if_imported("torchvision.models.detection._utils")
+        if tvdet is None:
             return
         rec = self.rec
-        self.mod = tvdet
         self.saved = tvdet._topk_min
 
         def topk_min(input, orig_kval, axis):
