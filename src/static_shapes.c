@@ -15,8 +15,11 @@
  */
 #include "static_shapes.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "strmap.h"
 
 /* op_type -> bit i set: input i's values set the output shape */
 typedef struct shape_rule {
@@ -76,9 +79,31 @@ bool ox_static_shapes_table_sorted(void)
     return true;
 }
 
+/* The rules hashed by operator, built once per process: the folding sweep
+ * and the writer look every node's rule up, and bisecting by string compares
+ * was 7% of an export's instructions (docs/performance.md).  Values are
+ * indices into rules[]. */
+static ox_strmap rule_index;
+static bool rule_index_built; /* false: out of memory, bisect */
+static pthread_once_t rule_index_once = PTHREAD_ONCE_INIT;
+
+static void build_rule_index(void)
+{
+    bool ok = ox_strmap_init(&rule_index, N_RULES) == 0;
+    for (size_t i = 0; ok && i < N_RULES; i++)
+        ok = ox_strmap_put(&rule_index, rules[i].op, i) > 0;
+    if (!ok)
+        ox_strmap_free(&rule_index);
+    rule_index_built = ok;
+}
+
 static const shape_rule *rule_of(const char *op)
 {
-    return bsearch(op, rules, N_RULES, sizeof rules[0], rule_cmp);
+    pthread_once(&rule_index_once, build_rule_index);
+    if (!rule_index_built)
+        return bsearch(op, rules, N_RULES, sizeof rules[0], rule_cmp);
+    const uint64_t *i = ox_strmap_find(&rule_index, op);
+    return i ? &rules[*i] : NULL;
 }
 
 /* Every dim recorded and none symbolic. */
