@@ -319,62 +319,84 @@ void ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
 
 /* ------------------------------------------------------ ValueInfoProto */
 
-typedef struct dim_arg {
-    const ox_type *ty;
-    int32_t i;
-} dim_arg;
+/* A tensor's ValueInfoProto is five messages deep (ValueInfo > Type >
+ * Tensor > Shape > Dimension) and the writer emits one per value, so its
+ * lengths are computed directly from the type rather than by counting runs
+ * through the generic put_message (that was an eighth of an export's
+ * instructions, docs/performance.md).  The writer checks the bytes each
+ * item wrote against its size, so these lengths cannot silently disagree
+ * with the fields written below them. */
 
-/* dim_param (2) when the axis is named, else dim_value (1) when known,
- * else nothing: an empty Dimension. */
-static void dim_fields(ox_pb_out *o, const void *arg)
+static const char *dim_param(const ox_type *ty, int32_t i)
 {
-    const dim_arg *d = arg;
-    const ox_type *ty = d->ty;
-    if (ty->dim_params && ty->dim_params[d->i] && ty->dim_params[d->i][0])
-        put_string(o, 2, ty->dim_params[d->i]);
-    else if (ty->dims && ty->dims[d->i] >= 0)
-        put_int64(o, 1, ty->dims[d->i]);
+    const char *p = ty->dim_params ? ty->dim_params[i] : NULL;
+    return p && p[0] ? p : NULL;
 }
 
-static void shape_fields(ox_pb_out *o, const void *arg)
+static uint64_t string_field_len(uint32_t field, size_t n)
 {
-    const ox_type *ty = arg;
+    return ox_pb_varint_len((uint64_t)field << 3 | WIRE_LEN) + ox_pb_varint_len(n) + n;
+}
+
+static uint64_t varint_field_len(uint32_t field, uint64_t v)
+{
+    return ox_pb_varint_len((uint64_t)field << 3 | WIRE_VARINT) + ox_pb_varint_len(v);
+}
+
+/* Dimension: dim_param (2) when the axis is named, else dim_value (1) when
+ * known, else nothing (an empty Dimension). */
+static uint64_t dim_len(const ox_type *ty, int32_t i)
+{
+    const char *p = dim_param(ty, i);
+    if (p)
+        return string_field_len(2, strlen(p));
+    if (ty->dims && ty->dims[i] >= 0)
+        return varint_field_len(1, (uint64_t)ty->dims[i]);
+    return 0;
+}
+
+/* TensorShapeProto: dim (1), one per axis. */
+static uint64_t shape_len(const ox_type *ty)
+{
+    uint64_t n = 0;
     for (int32_t i = 0; i < ty->rank; i++) {
-        dim_arg d = {ty, i};
-        put_message(o, 1, dim_fields, &d);
+        uint64_t d = dim_len(ty, i);
+        n += ox_pb_field_head_len(1, d) + d;
     }
+    return n;
 }
 
-/* TypeProto.Tensor: elem_type (1) when known, shape (2) when the rank is. */
-static void tensor_type_fields(ox_pb_out *o, const void *arg)
+/* TypeProto.Tensor: elem_type (1) when known, shape (2) when the rank is;
+ * elem_type is an int32, so written as its 64-bit two's complement. */
+static uint64_t tensor_type_len(const ox_type *ty, uint64_t shape)
 {
-    const ox_type *ty = arg;
+    uint64_t n = 0;
     if (ty->dtype != OX_UNDEFINED)
-        put_int32(o, 1, (int32_t)ty->dtype);
+        n += varint_field_len(1, (uint64_t)(int64_t)(int32_t)ty->dtype);
     if (ty->rank >= 0)
-        put_message(o, 2, shape_fields, ty);
+        n += ox_pb_field_head_len(2, shape) + shape;
+    return n;
 }
 
-/* TypeProto: tensor_type (1). */
-static void type_fields(ox_pb_out *o, const void *arg)
-{
-    put_message(o, 1, tensor_type_fields, arg);
-}
+/* The lengths of one value info's nested messages. */
+typedef struct value_info_lens {
+    uint64_t shape, tensor_type, type, value_info;
+} value_info_lens;
 
-typedef struct value_info_arg {
-    const ox_value *v;
-    const char *name;
-} value_info_arg;
-
-/* name (1), type (2), doc_string (3). */
-static void value_info_fields(ox_pb_out *o, const void *arg)
+/* ValueInfoProto: name (1), type (2: TypeProto's tensor_type, 1),
+ * doc_string (3). */
+static value_info_lens value_info_lengths(const ox_value *v, const char *name)
 {
-    const value_info_arg *va = arg;
-    if (va->name)
-        put_string(o, 1, va->name);
-    put_message(o, 2, type_fields, &va->v->type);
-    if (va->v->doc && va->v->doc[0])
-        put_string(o, 3, va->v->doc);
+    value_info_lens l;
+    l.shape = v->type.rank >= 0 ? shape_len(&v->type) : 0;
+    l.tensor_type = tensor_type_len(&v->type, l.shape);
+    l.type = ox_pb_field_head_len(1, l.tensor_type) + l.tensor_type;
+    l.value_info = ox_pb_field_head_len(2, l.type) + l.type;
+    if (name)
+        l.value_info += string_field_len(1, strlen(name));
+    if (v->doc && v->doc[0])
+        l.value_info += string_field_len(3, strlen(v->doc));
+    return l;
 }
 
 bool ox_pb_value_info_encodable(const ox_value *v)
@@ -382,15 +404,38 @@ bool ox_pb_value_info_encodable(const ox_value *v)
     return !v->type.nontensor;
 }
 
-uint64_t ox_pb_value_info_size(const ox_value *v, const char *name, ox_pb_sizes *sizes)
+uint64_t ox_pb_value_info_size(const ox_value *v, const char *name)
 {
-    value_info_arg va = {v, name};
-    return item_size(value_info_fields, &va, sizes);
+    return value_info_lengths(v, name).value_info;
 }
 
-void ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name,
-                          ox_pb_sizes *sizes)
+void ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name)
 {
-    value_info_arg va = {v, name};
-    put_item(o, field, value_info_fields, &va, sizes);
+    const ox_type *ty = &v->type;
+    value_info_lens l = value_info_lengths(v, name);
+    put_key(o, field, WIRE_LEN);
+    put_varint(o, l.value_info);
+    if (name)
+        put_string(o, 1, name);
+    put_key(o, 2, WIRE_LEN); /* TypeProto */
+    put_varint(o, l.type);
+    put_key(o, 1, WIRE_LEN); /* TypeProto.Tensor */
+    put_varint(o, l.tensor_type);
+    if (ty->dtype != OX_UNDEFINED)
+        put_int32(o, 1, (int32_t)ty->dtype);
+    if (ty->rank >= 0) {
+        put_key(o, 2, WIRE_LEN); /* TensorShapeProto */
+        put_varint(o, l.shape);
+        for (int32_t i = 0; i < ty->rank; i++) {
+            put_key(o, 1, WIRE_LEN); /* Dimension */
+            put_varint(o, dim_len(ty, i));
+            const char *p = dim_param(ty, i);
+            if (p)
+                put_string(o, 2, p);
+            else if (ty->dims && ty->dims[i] >= 0)
+                put_int64(o, 1, ty->dims[i]);
+        }
+    }
+    if (v->doc && v->doc[0])
+        put_string(o, 3, v->doc);
 }

@@ -12,8 +12,9 @@
  * same IR: fields in field-number order, proto2 presence (a string field is
  * written when set, even empty), repeated scalars unpacked, as onnx.proto
  * declares them.  tests/test_write.c writes graphs both ways and compares
- * the files.  A size is the same code run in counting mode (ox_pb_sizes),
- * so a size and the bytes written cannot disagree.
+ * the files.  A node's size is the same code run in counting mode
+ * (ox_pb_sizes), so its size and bytes cannot disagree; a value info's
+ * lengths are computed from its type, and the writer checks its bytes.
  *
  * Items the encoder does not cover (ox_pb_node_encodable,
  * ox_pb_value_info_encodable false: GRAPH and TENSORS attributes, values
@@ -85,9 +86,11 @@ void ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
 
 /* Whether v is a tensor value (the writer refuses the others). */
 bool ox_pb_value_info_encodable(const ox_value *v);
-/* The ValueInfoProto of v under `name` (NULL: not written), the same way. */
-uint64_t ox_pb_value_info_size(const ox_value *v, const char *name, ox_pb_sizes *sizes);
-void ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name,
-                          ox_pb_sizes *sizes);
+/* The size of v's ValueInfoProto under `name` (NULL: not written), and the
+ * field written.  Its lengths come from the type directly (no counting run:
+ * one per value, five messages deep); the writer checks the bytes written
+ * against the size. */
+uint64_t ox_pb_value_info_size(const ox_value *v, const char *name);
+void ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name);
 
 #endif /* OXPORT_ONNX_ENCODE_H */
