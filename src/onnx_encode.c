@@ -323,19 +323,14 @@ void ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
  * Tensor > Shape > Dimension) and the writer emits one per value, so its
  * lengths are computed directly from the type rather than by counting runs
  * through the generic put_message (that was an eighth of an export's
- * instructions, docs/performance.md).  The writer checks the bytes each
- * item wrote against its size, so these lengths cannot silently disagree
- * with the fields written below them. */
+ * instructions, docs/performance.md).  The put checks the bytes it wrote
+ * against those lengths, so they cannot silently disagree with the fields
+ * written below them. */
 
 static const char *dim_param(const ox_type *ty, int32_t i)
 {
     const char *p = ty->dim_params ? ty->dim_params[i] : NULL;
     return p && p[0] ? p : NULL;
-}
-
-static uint64_t string_field_len(uint32_t field, size_t n)
-{
-    return ox_pb_varint_len((uint64_t)field << 3 | WIRE_LEN) + ox_pb_varint_len(n) + n;
 }
 
 static uint64_t varint_field_len(uint32_t field, uint64_t v)
@@ -349,7 +344,7 @@ static uint64_t dim_len(const ox_type *ty, int32_t i)
 {
     const char *p = dim_param(ty, i);
     if (p)
-        return string_field_len(2, strlen(p));
+        return ox_pb_field_head_len(2, strlen(p)) + strlen(p);
     if (ty->dims && ty->dims[i] >= 0)
         return varint_field_len(1, (uint64_t)ty->dims[i]);
     return 0;
@@ -393,9 +388,9 @@ static value_info_lens value_info_lengths(const ox_value *v, const char *name)
     l.type = ox_pb_field_head_len(1, l.tensor_type) + l.tensor_type;
     l.value_info = ox_pb_field_head_len(2, l.type) + l.type;
     if (name)
-        l.value_info += string_field_len(1, strlen(name));
+        l.value_info += ox_pb_field_head_len(1, strlen(name)) + strlen(name);
     if (v->doc && v->doc[0])
-        l.value_info += string_field_len(3, strlen(v->doc));
+        l.value_info += ox_pb_field_head_len(3, strlen(v->doc)) + strlen(v->doc);
     return l;
 }
 
@@ -409,10 +404,11 @@ uint64_t ox_pb_value_info_size(const ox_value *v, const char *name)
     return value_info_lengths(v, name).value_info;
 }
 
-void ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name)
+bool ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name)
 {
     const ox_type *ty = &v->type;
     value_info_lens l = value_info_lengths(v, name);
+    uint64_t start = o->n;
     put_key(o, field, WIRE_LEN);
     put_varint(o, l.value_info);
     if (name)
@@ -438,4 +434,6 @@ void ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const
     }
     if (v->doc && v->doc[0])
         put_string(o, 3, v->doc);
+    /* the lengths were computed, not counted: the bytes must fill them */
+    return o->n - start == ox_pb_field_head_len(field, l.value_info) + l.value_info;
 }

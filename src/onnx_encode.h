@@ -14,7 +14,7 @@
  * declares them.  tests/test_write.c writes graphs both ways and compares
  * the files.  A node's size is the same code run in counting mode
  * (ox_pb_sizes), so its size and bytes cannot disagree; a value info's
- * lengths are computed from its type, and the writer checks its bytes.
+ * lengths are computed from its type, and its put checks its bytes.
  *
  * Items the encoder does not cover (ox_pb_node_encodable,
  * ox_pb_value_info_encodable false: GRAPH and TENSORS attributes, values
@@ -88,9 +88,9 @@ void ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
 bool ox_pb_value_info_encodable(const ox_value *v);
 /* The size of v's ValueInfoProto under `name` (NULL: not written), and the
  * field written.  Its lengths come from the type directly (no counting run:
- * one per value, five messages deep); the writer checks the bytes written
- * against the size. */
+ * one per value, five messages deep); the put returns false when the bytes
+ * it wrote do not fill them (an internal error). */
 uint64_t ox_pb_value_info_size(const ox_value *v, const char *name);
-void ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name);
+bool ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name);
 
 #endif /* OXPORT_ONNX_ENCODE_H */
