@@ -56,8 +56,7 @@ class keypoints_decoded_as_one_op:
     form (keypointrcnn_inference looks it up in roi_heads at each call)."""
 
     def __enter__(self):
-        roi_heads = module_if_imported("torchvision.models.detection.roi_heads")
-        self.saved = None
+        self.roi_heads = roi_heads = module_if_imported("torchvision.models.detection.roi_heads")
         if roi_heads is None:
             return self
         _define()
@@ -66,5 +65,5 @@ class keypoints_decoded_as_one_op:
         return self
 
     def __exit__(self, *exc):
-        if self.saved is not None:
-            module_if_imported("torchvision.models.detection.roi_heads").heatmaps_to_keypoints = self.saved
+        if self.roi_heads is not None:
+            self.roi_heads.heatmaps_to_keypoints = self.saved
