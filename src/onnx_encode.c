@@ -17,7 +17,6 @@ void ox_pb_out_init(ox_pb_out *o, ProtobufCBuffer *sink, uint8_t *stage)
     o->stage = stage;
     o->staged = 0;
     o->n = 0;
-    o->sizes = NULL;
 }
 
 void ox_pb_out_flush(ox_pb_out *o)
@@ -129,56 +128,25 @@ static inline void put_float(ox_pb_out *o, uint32_t field, float f)
 /* A message's fields, written (or counted) into o. */
 typedef void (*fields_fn)(ox_pb_out *o, const void *arg);
 
-/* A length-delimited sub-message.  Counting, its length is recorded in
- * o->sizes (when there is room); writing, it is read back from there, or,
- * without a record, counted now. */
+/* A length-delimited sub-message (an attribute, an attribute's tensor).
+ * Writing, its length is counted first: these are small, and a node's own
+ * length comes from the writer's measuring pass (ox_pb_put_node). */
 static void put_message(ox_pb_out *o, uint32_t field, fields_fn fields, const void *arg)
 {
-    ox_pb_sizes *sz = o->sizes;
     uint64_t len;
     if (!o->sink) {
-        uint32_t slot = sz && sz->n < OX_PB_SIZES ? sz->n++ : UINT32_MAX;
-        if (sz && slot == UINT32_MAX)
-            sz->overflow = true;
         uint64_t before = o->n;
         fields(o, arg);
         len = o->n - before;
-        if (slot != UINT32_MAX)
-            sz->len[slot] = len;
         o->n += ox_pb_field_head_len(field, len);
         return;
     }
-    if (sz && !sz->overflow && sz->next < sz->n) {
-        len = sz->len[sz->next++];
-    } else {
-        ox_pb_out c = {NULL, NULL, 0, 0, NULL};
-        fields(&c, arg);
-        len = c.n;
-    }
+    ox_pb_out c = {NULL, NULL, 0, 0};
+    fields(&c, arg);
+    len = c.n;
     put_key(o, field, WIRE_LEN);
     put_varint(o, len);
     fields(o, arg);
-}
-
-/* The item's counting run: its message's length, the nested ones in sizes. */
-static uint64_t item_size(fields_fn fields, const void *arg, ox_pb_sizes *sizes)
-{
-    sizes->n = sizes->next = 0;
-    sizes->overflow = false;
-    ox_pb_out c = {NULL, NULL, 0, 0, sizes};
-    put_message(&c, 1, fields, arg);
-    return sizes->len[0];
-}
-
-/* The item's writing run, with the lengths its counting run recorded. */
-static void put_item(ox_pb_out *o, uint32_t field, fields_fn fields, const void *arg,
-                     ox_pb_sizes *sizes)
-{
-    if (sizes)
-        sizes->next = 0;
-    o->sizes = sizes;
-    put_message(o, field, fields, arg);
-    o->sizes = NULL;
 }
 
 /* --------------------------------------------------------- TensorProto */
@@ -304,17 +272,23 @@ bool ox_pb_node_encodable(const ox_node *n)
     return true;
 }
 
-uint64_t ox_pb_node_size(const ox_node *n, const ox_pb_node_names *names, ox_pb_sizes *sizes)
+uint64_t ox_pb_node_size(const ox_node *n, const ox_pb_node_names *names)
 {
     node_arg na = {n, names};
-    return item_size(node_fields, &na, sizes);
+    ox_pb_out c = {NULL, NULL, 0, 0};
+    node_fields(&c, &na);
+    return c.n;
 }
 
-void ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
-                    const ox_pb_node_names *names, ox_pb_sizes *sizes)
+bool ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
+                    const ox_pb_node_names *names, uint64_t size)
 {
     node_arg na = {n, names};
-    put_item(o, field, node_fields, &na, sizes);
+    put_key(o, field, WIRE_LEN);
+    put_varint(o, size);
+    uint64_t before = o->n;
+    node_fields(o, &na);
+    return o->n - before == size;
 }
 
 /* ------------------------------------------------------ ValueInfoProto */

@@ -12,9 +12,9 @@
  * same IR: fields in field-number order, proto2 presence (a string field is
  * written when set, even empty), repeated scalars unpacked, as onnx.proto
  * declares them.  tests/test_write.c writes graphs both ways and compares
- * the files.  A node's size is the same code run in counting mode
- * (ox_pb_sizes), so its size and bytes cannot disagree; a value info's
- * lengths are computed from its type, and its put checks its bytes.
+ * the files.  A node's size is the same code run in counting mode, and its
+ * put checks the bytes against it; a value info's lengths are computed from
+ * its type, and its put checks its bytes.
  *
  * Items the encoder does not cover (ox_pb_node_encodable,
  * ox_pb_value_info_encodable false: GRAPH and TENSORS attributes, values
@@ -34,20 +34,6 @@
 
 /* Bytes gathered before they are handed to the sink. */
 #define OX_PB_STAGE 1024u
-/* Nested messages of one item whose lengths are kept (more: recounted). */
-#define OX_PB_SIZES 64u
-
-/* The lengths of an item's messages (the item's own first, then the nested
- * ones in the order the encoder meets them): recorded by the counting run
- * of the item, read back by the writing run that follows, so each message
- * is counted once however deep it sits.  Both runs are the same code. */
-typedef struct ox_pb_sizes {
-    uint64_t len[OX_PB_SIZES];
-    uint32_t n;      /* recorded */
-    uint32_t next;   /* read back */
-    bool overflow;   /* more than OX_PB_SIZES: the writing run recounts */
-} ox_pb_sizes;
-
 /* Where encoded bytes go: staged, then appended to `sink`; with sink NULL
  * they are only counted. */
 typedef struct ox_pb_out {
@@ -55,7 +41,6 @@ typedef struct ox_pb_out {
     uint8_t *stage; /* OX_PB_STAGE bytes (unused when counting) */
     size_t staged;
     uint64_t n;     /* bytes produced so far */
-    ox_pb_sizes *sizes; /* NULL: every nested message is counted when met */
 } ox_pb_out;
 
 /* `stage` must hold OX_PB_STAGE bytes and outlive the writes. */
@@ -78,11 +63,15 @@ typedef struct ox_pb_node_names {
  * STRING, TENSOR with a tensor, FLOATS, INTS, STRINGS, or a reference) and
  * holds the values it says it holds. */
 bool ox_pb_node_encodable(const ox_node *n);
-/* The size of n's NodeProto (sizes filled for the put that follows), and
- * the field (key, length, message) written with those sizes. */
-uint64_t ox_pb_node_size(const ox_node *n, const ox_pb_node_names *names, ox_pb_sizes *sizes);
-void ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
-                    const ox_pb_node_names *names, ox_pb_sizes *sizes);
+/* The size of n's NodeProto (a counting run of the code that writes it),
+ * and the field (key, length, message) written with the size that counting
+ * gave: the writer counts each node in its measuring pass and keeps the
+ * size for the writing pass, so a node is encoded once per pass.  The put
+ * returns false when the bytes it wrote do not fill `size` (an internal
+ * error: the node changed between the passes). */
+uint64_t ox_pb_node_size(const ox_node *n, const ox_pb_node_names *names);
+bool ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
+                    const ox_pb_node_names *names, uint64_t size);
 
 /* Whether v is a tensor value (the writer refuses the others). */
 bool ox_pb_value_info_encodable(const ox_value *v);

@@ -157,7 +157,11 @@ typedef struct wctx {
     uint64_t size;      /* measured bytes of the current framing level */
     wbuf *out;
     uint8_t stage[OX_PB_STAGE]; /* the hand encoder's (onnx_encode.h) */
-    ox_pb_sizes sizes;
+    /* The main graph's hand-encoded NodeProto sizes, in node order: counted
+     * by the measuring pass, read back by the writing pass, so each node
+     * is encoded once per pass (docs/performance.md). */
+    uint64_t *node_sizes;
+    size_t n_node_sizes, cap_node_sizes, next_node_size;
     /* external data */
     bool external;
     uint64_t threshold;
@@ -746,15 +750,34 @@ static void emit_node(wctx *w, const ox_io_plan *p, const ox_node *n)
             return;
     }
     ox_pb_node_names names = {p->names, name};
-    uint64_t size = ox_pb_node_size(n, &names, &w->sizes);
     if (w->measuring) {
+        uint64_t size = ox_pb_node_size(n, &names);
+        if (w->n_node_sizes == w->cap_node_sizes) {
+            size_t cap = w->cap_node_sizes ? 2 * w->cap_node_sizes : 1024;
+            uint64_t *grown = realloc(w->node_sizes, cap * sizeof(*grown));
+            if (!grown) {
+                oom(w);
+                return;
+            }
+            w->node_sizes = grown;
+            w->cap_node_sizes = cap;
+        }
+        w->node_sizes[w->n_node_sizes++] = size;
         w->size += ox_pb_field_head_len(1, size) + size;
+        return;
+    }
+    if (w->next_node_size >= w->n_node_sizes) {
+        werr(w, OX_EINVAL, "ox_write: internal error: the graph has more nodes than were measured");
         return;
     }
     ox_pb_out o;
     ox_pb_out_init(&o, &w->out->base, w->stage);
-    ox_pb_put_node(&o, 1, n, &names, &w->sizes);
+    bool filled = ox_pb_put_node(&o, 1, n, &names, w->node_sizes[w->next_node_size++]);
     ox_pb_out_flush(&o);
+    if (!filled)
+        werr(w, OX_EINVAL, "ox_write: internal error: node '%s' (%s) wrote %llu bytes, not the "
+             "length it measured", name ? name : "", n->op_type ? n->op_type : "",
+             (unsigned long long)o.n);
 }
 
 /* A value's ValueInfoProto as `field` of the GraphProto (input 11, output
@@ -818,6 +841,9 @@ static ox_status graph_items(wctx *w)
     const ox_io_plan *p = w->main;
     const ox_graph *g = p->g;
     w->size = 0;
+    if (w->measuring)
+        w->n_node_sizes = 0;
+    w->next_node_size = 0;
 
     /* name and doc_string: a small message of its own, packed as bare fields */
     {
@@ -1485,6 +1511,7 @@ done:
     free(c.dir);
     free(c.dest);
     free(w.chunk);
+    free(w.node_sizes);
     ox_static_shapes_free(&w.shapes);
     ox_arena_free(&w.scratch);
     ox_arena_free(&w.keep);
