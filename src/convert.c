@@ -323,40 +323,19 @@ static void schema_rule_broken(void *user, const char *rule)
  * against its schema at the target opset: a pack's wrong attribute name or
  * input count fails here, naming the pack and the recorded op, instead of
  * reaching the file. */
-/* The schemas of the first nodes a call created, looked up once for both
- * nodes_match_schemas and infer_node_types (a call makes a few nodes; past
- * the first CALL_SCHEMAS each is looked up again). */
-#define CALL_SCHEMAS 16
-
-typedef struct call_schemas {
-    ox_schema_lookup at[CALL_SCHEMAS];
-    uint32_t n;
-} call_schemas;
-
 static int64_t node_version(const conv *c, const ox_node *o)
 {
     return o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
 }
 
-static ox_schema_lookup schema_of(call_schemas *cs, uint32_t k, const ox_node *o,
-                                  int64_t version)
-{
-    if (k < cs->n)
-        return cs->at[k];
-    ox_schema_lookup l = ox_schema_lookup_node(o, version);
-    if (k == cs->n && k < CALL_SCHEMAS)
-        cs->at[cs->n++] = l;
-    return l;
-}
-
-static bool nodes_match_schemas(conv *c, const ox_node *n, const ox_node *before,
-                                const char *path, call_schemas *cs)
+static bool nodes_match_schemas(conv *c, const ox_node *n, ox_node *before, const char *path)
 {
     schema_report sr = {c, n, path, false};
-    uint32_t k = 0;
-    for (const ox_node *o = before ? before->next : c->out->first; o; o = o->next, k++) {
+    for (ox_node *o = before ? before->next : c->out->first; o; o = o->next) {
         int64_t version = node_version(c, o);
-        ox_schema_lookup l = schema_of(cs, k, o, version);
+        /* noted in the node: the type inference below and ox_check look it
+         * up again */
+        ox_schema_lookup l = ox_schema_lookup_node_noting(o, version);
         if (ox_constant_needs_lifting(o, version))
             continue; /* an initializer in the file (lift_constants.h) */
         ox_schema_check_node_as(c->out, NULL, o, &l, version, schema_rule_broken, &sr);
@@ -368,13 +347,11 @@ static bool nodes_match_schemas(conv *c, const ox_node *n, const ox_node *before
  * created, in order, so later nodes of the call see their operands' types.
  * A type the symbolic set (set_type, constant) that the schema contradicts
  * is the pack's error. */
-static bool infer_node_types(conv *c, const ox_node *n, const ox_node *before, const char *path,
-                             call_schemas *cs)
+static bool infer_node_types(conv *c, const ox_node *n, ox_node *before, const char *path)
 {
     bool ok = true;
-    uint32_t j = 0;
-    for (ox_node *o = before ? before->next : c->out->first; o; o = o->next, j++) {
-        ox_schema_lookup l = schema_of(cs, j, o, node_version(c, o));
+    for (ox_node *o = before ? before->next : c->out->first; o; o = o->next) {
+        ox_schema_lookup l = ox_schema_lookup_node_noting(o, node_version(c, o));
         for (uint32_t k = 0; k < o->n_outputs; k++) {
             ox_value *v = ox_graph_value(c->out, o->outputs[k]);
             ox_dtype want = v ? ox_schema_output_dtype_as(c->out, NULL, o, &l, k) : OX_UNDEFINED;
@@ -462,8 +439,6 @@ static ox_status convert_node(conv *c, const ox_node *n, const ox_op_impl *im)
 
     const char *path = im->plugin->path;
     bool failed = true;
-    call_schemas schemas;
-    schemas.n = 0;
     if (s.oom) {
         free(s.err);
         return oom(c);
@@ -488,8 +463,8 @@ static ox_status convert_node(conv *c, const ox_node *n, const ox_op_impl *im)
                          "has %u output(s)",
                          n->kind, ox_node_scope_text(n), path, s.extra_output, n->n_outputs);
         c->contract_broken = true;
-    } else if (!nodes_match_schemas(c, n, before, path, &schemas) ||
-               !infer_node_types(c, n, before, path, &schemas)) {
+    } else if (!nodes_match_schemas(c, n, before, path) ||
+               !infer_node_types(c, n, before, path)) {
         c->contract_broken = true;
     } else {
         failed = false;

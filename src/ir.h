@@ -140,20 +140,27 @@ typedef struct ox_targ {
 } ox_targ;
 
 struct ox_node {
+    /* The counts sit together ahead of the pointers, so the node packs into
+     * 112 bytes without padding: every pass walks every node. */
     uint32_t id;          /* creation order, stable */
+    uint32_t n_inputs;
+    uint32_t n_outputs;
+    uint32_t n_attrs;
+    uint32_t n_args;
+    /* 1 + the row of the operator schema table (onnx_schemas.h) the node was
+     * last looked up as, 0 when none: conversion and the checker look each
+     * node's schema up several times.  A hint only: schema_check.c checks
+     * the row's operator, domain and version range before it trusts it. */
+    uint32_t schema_row;
     const char *kind;     /* "aten::conv2d", "fn::ConstantPadNd", "onnx::Conv", "com.microsoft::Foo" */
     const char *domain;   /* "" for the ONNX default domain; otherwise as written */
     const char *op_type;  /* part after "::" */
     const char *name;     /* node name (may be NULL until naming) */
     const char *scope;    /* "AlexNet/Sequential[features]/Conv2d[0]" or "" */
     const char *doc;      /* doc_string read from a file (the scope is written as doc_string) */
-    uint32_t n_inputs;
     ox_vid *inputs;       /* 0 = absent optional input */
-    uint32_t n_outputs;
     ox_vid *outputs;
-    uint32_t n_attrs;
     ox_attr *attrs;       /* ONNX nodes */
-    uint32_t n_args;
     ox_targ *args;        /* traced nodes; their tensor args are also listed in inputs */
     ox_node *prev, *next; /* topological order */
 };

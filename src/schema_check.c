@@ -69,6 +69,11 @@ static row_range bisect_rows(const char *domain, const char *op)
  * of rows (high 32 bits).  The keys are the table's own strings. */
 static ox_strmap *index_by_domain; /* NULL: not built (out of memory), bisect */
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+/* Per row, the last version it holds for: the version before its operator's
+ * next row, else its domain's newest.  A node's cached row
+ * (ox_node.schema_row) answers a lookup at a version in [since, until]
+ * without the hash.  NULL with the index. */
+static int *row_until;
 
 static size_t domain_slot(const char *domain)
 {
@@ -92,13 +97,20 @@ static void build_index(void)
              ox_strmap_put(&maps[d], s->name, (uint64_t)i | ((uint64_t)n << 32)) > 0;
         i += n;
     }
-    if (!ok && maps) {
+    int *until = ok ? malloc(ox_n_schemas * sizeof(*until)) : NULL;
+    for (size_t i = 0; until && i < ox_n_schemas; i++) {
+        const ox_schema *s = &ox_schemas[i];
+        bool same_op_next = i + 1 < ox_n_schemas && cmp_key(&ox_schemas[i + 1], s->domain, s->name) == 0;
+        until[i] = same_op_next ? ox_schemas[i + 1].since_version - 1 : ox_schema_domain_max(s->domain);
+    }
+    if (!until && maps) {
         for (size_t d = 0; d < ox_n_schema_domains; d++)
             ox_strmap_free(&maps[d]);
         free(maps);
         maps = NULL;
     }
     index_by_domain = maps;
+    row_until = until;
 }
 
 static row_range rows_of(const char *domain, const char *op)
@@ -310,14 +322,46 @@ static void check_operands(rules *r, const ox_graph *g, const ox_dtype *types,
     }
 }
 
+/* Whether n's cached row is its schema at `version`: the row's operator and
+ * domain are the node's (a pass may have changed its kind) and the version
+ * falls in the row's range. */
+static const ox_schema *cached_row(const ox_node *n, int64_t version)
+{
+    if (!n->schema_row || !n->op_type)
+        return NULL;
+    pthread_once(&index_once, build_index);
+    size_t row = n->schema_row - 1;
+    if (!row_until || row >= ox_n_schemas)
+        return NULL;
+    const ox_schema *s = &ox_schemas[row];
+    if (version < s->since_version || version > row_until[row] || !ox_str_eq(s->name, n->op_type) ||
+        !ox_str_eq(s->domain, ox_schema_domain(n->domain)))
+        return NULL;
+    return s;
+}
+
 ox_schema_lookup ox_schema_lookup_node(const ox_node *n, int64_t version)
 {
     ox_schema_lookup l = {false, NULL};
+    const ox_schema *cached = cached_row(n, version);
+    if (cached) {
+        l.checked = true;
+        l.s = cached;
+        return l;
+    }
     const char *domain = ox_schema_domain(n->domain);
     if (ox_schema_unchecked_reason(domain, version))
         return l;
     l.checked = true;
     l.s = ox_schema_find(domain, n->op_type ? n->op_type : "", version);
+    return l;
+}
+
+ox_schema_lookup ox_schema_lookup_node_noting(ox_node *n, int64_t version)
+{
+    ox_schema_lookup l = ox_schema_lookup_node(n, version);
+    if (l.s)
+        n->schema_row = (uint32_t)(l.s - ox_schemas) + 1;
     return l;
 }
 

@@ -55,6 +55,9 @@ typedef struct ox_schema_lookup {
 } ox_schema_lookup;
 
 ox_schema_lookup ox_schema_lookup_node(const ox_node *n, int64_t version);
+/* The same, noting the row found in n->schema_row, so the next lookups of
+ * n (conversion's, the checker's) skip the hash. */
+ox_schema_lookup ox_schema_lookup_node_noting(ox_node *n, int64_t version);
 /* ox_schema_check_node and ox_schema_output_dtype with the lookup of n at
  * `version` already made. */
 size_t ox_schema_check_node_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,

@@ -392,7 +392,7 @@ static void infer_call_types(ox_sym *g)
             if (!o || o->type.dtype != OX_UNDEFINED)
                 continue;
             if (!looked_up) {
-                schema = ox_schema_lookup_node(n, version);
+                schema = ox_schema_lookup_node_noting(n, version);
                 looked_up = true;
             }
             o->type.dtype = ox_schema_output_dtype_as(g->out, NULL, n, &schema, k);
@@ -1042,7 +1042,7 @@ static bool body_nodes_valid(ox_sym *g, ox_graph *b)
             }
             continue;
         }
-        ox_schema_lookup l = ox_schema_lookup_node(o, version);
+        ox_schema_lookup l = ox_schema_lookup_node_noting(o, version);
         ox_schema_check_node_as(b, NULL, o, &l, version, body_rule_broken, g);
         for (uint32_t k = 0; k < o->n_outputs && !g->err; k++) {
             ox_value *v = ox_graph_value(b, o->outputs[k]);
