@@ -3,12 +3,14 @@
  * structure here, each node against its operator schema in schema_check.c.  Every violation is one line; the
  * whole graph is always checked so a user sees all problems in one run.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_job.h"
 #include "context.h"
 #include "ir.h"
 #include "schema_check.h"
@@ -466,13 +468,12 @@ static void check_functions(checker *c, const ox_graph *g)
     free(stack);
 }
 
-ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations)
+/* Every rule over g, counted in *cp (the first violation's text kept):
+ * OX_OK, or OX_ENOMEM when the check could not run.  Touches no context,
+ * so it can run on a thread of its own (check_job.h). */
+static ox_status check_graph(const ox_graph *g, checker *cp)
 {
-    if (n_violations)
-        *n_violations = 0;
-    if (!g)
-        return ox_fail(ctx, OX_EINVAL, "ox_check: graph is NULL");
-    checker c = {report, 0, {0}};
+    checker c = *cp;
     char b1[64], b2[600];
 
     if (g->ir_version <= 0)
@@ -505,7 +506,7 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
     if (!defined || !types || defmap_init(&names, nv) != 0) {
         free(defined);
         free(types);
-        return ox_fail(ctx, OX_ENOMEM, "ox_check: out of memory");
+        return OX_ENOMEM;
     }
 
     for (uint32_t i = 0; i < g->n_inputs; i++) {
@@ -659,10 +660,72 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
     free(defined);
     free(types);
     defmap_free(&names);
-    if (n_violations)
-        *n_violations = c.n;
-    if (c.n)
-        return ox_fail(ctx, OX_ECHECK, "%zu ONNX structural rule violation%s; first: %s", c.n,
-                       c.n == 1 ? "" : "s", c.first);
+    *cp = c;
     return OX_OK;
+}
+
+/* check_graph's outcome as ox_check reports it. */
+static ox_status check_outcome(ox_context *ctx, ox_status st, const checker *c,
+                               size_t *n_violations)
+{
+    if (n_violations)
+        *n_violations = c->n;
+    if (st == OX_ENOMEM)
+        return ox_fail(ctx, OX_ENOMEM, "ox_check: out of memory");
+    if (c->n)
+        return ox_fail(ctx, OX_ECHECK, "%zu ONNX structural rule violation%s; first: %s", c->n,
+                       c->n == 1 ? "" : "s", c->first);
+    return OX_OK;
+}
+
+ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations)
+{
+    if (n_violations)
+        *n_violations = 0;
+    if (!g)
+        return ox_fail(ctx, OX_EINVAL, "ox_check: graph is NULL");
+    checker c = {report, 0, {0}};
+    ox_status st = check_graph(g, &c);
+    return check_outcome(ctx, st, &c, n_violations);
+}
+
+/* ------------------------------------------------------------ on a thread */
+
+struct ox_check_job {
+    const ox_graph *g;
+    pthread_t thread;
+    bool threaded;
+    ox_status st;
+    checker c;
+};
+
+static void *run_job(void *arg)
+{
+    ox_check_job *j = arg;
+    j->st = check_graph(j->g, &j->c);
+    return NULL;
+}
+
+ox_check_job *ox_check_start(const ox_graph *g)
+{
+    ox_check_job *j = g ? calloc(1, sizeof(*j)) : NULL;
+    if (!j)
+        return NULL;
+    j->g = g;
+    j->threaded = g->n_nodes >= OX_CHECK_THREAD_MIN_NODES &&
+                  pthread_create(&j->thread, NULL, run_job, j) == 0;
+    if (!j->threaded)
+        run_job(j); /* no thread to be had: the check runs here, as ox_check would */
+    return j;
+}
+
+ox_status ox_check_finish(ox_context *ctx, const ox_graph *g, ox_check_job *j)
+{
+    if (!j)
+        return ox_check(ctx, g, NULL, NULL);
+    if (j->threaded)
+        pthread_join(j->thread, NULL);
+    ox_status st = check_outcome(ctx, j->st, &j->c, NULL);
+    free(j);
+    return st;
 }

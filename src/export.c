@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_job.h"
 #include "context.h"
 #include "ir.h"
 #include "onnx_write.h"
@@ -38,6 +39,23 @@ void ox_export_options_init(ox_export_options *opts)
  * existed in 0.1. */
 #define EXPORT_OPTIONS_MIN_0_1 \
     (offsetof(ox_export_options, producer_version) + sizeof(const char *))
+
+/* The export's check, running beside the writer. */
+typedef struct export_check {
+    ox_context *ctx;
+    const ox_graph *g;
+    ox_check_job *job;
+    ox_status st;
+    bool finished;
+} export_check;
+
+static ox_status check_gate(void *user)
+{
+    export_check *ec = user;
+    ec->st = ox_check_finish(ec->ctx, ec->g, ec->job);
+    ec->finished = true;
+    return ec->st;
+}
 
 ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *path,
                     const ox_export_options *opts)
@@ -71,17 +89,26 @@ ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *path,
         return ox_fail(ctx, st, "ox_export: printing the graph (verbose) failed: %s",
                        ox_strerror(st));
     }
-    /* the file must pass the checker (as torch.onnx runs onnx.checker);
-     * checked before anything is written, so a failure leaves no file */
-    if (o.check && (st = ox_check(ctx, p.g, NULL, NULL)) != OX_OK) {
+    /* The file must pass the checker (as torch.onnx runs onnx.checker).  The
+     * check reads the graph while the writer writes it (check_job.h), and the
+     * writer asks for its outcome before it commits: a failure leaves no
+     * file, as when the check ran first. */
+    if (!o.check) {
+        st = ox_onnx_write(ctx, &p.layout, path, &o);
         ox_pipeline_free(&p);
+        return st;
+    }
+    export_check ec = {ctx, p.g, ox_check_start(p.g), OX_OK, false};
+    st = ox_onnx_write_gated(ctx, &p.layout, path, &o, check_gate, &ec);
+    if (!ec.finished)
+        check_gate(&ec); /* the write stopped early: its error stands, unless the check failed */
+    ox_pipeline_free(&p);
+    if (ec.st != OX_OK) {
         char why[1024];
         snprintf(why, sizeof why, "%s", ox_errmsg(ctx));
-        return ox_fail(ctx, st, "ox_export: %s; %s was not written (check=0 skips the check)",
+        return ox_fail(ctx, ec.st, "ox_export: %s; %s was not written (check=0 skips the check)",
                        why, path);
     }
-    st = ox_onnx_write(ctx, &p.layout, path, &o);
-    ox_pipeline_free(&p);
     return st;
 }
 

@@ -1359,6 +1359,12 @@ static void remove_earlier_side_files(wctx *w, commit *c, char *old[], size_t n_
 ox_status ox_onnx_write(ox_context *ctx, const ox_io_layout *layout, const char *path,
                         const ox_export_options *opts)
 {
+    return ox_onnx_write_gated(ctx, layout, path, opts, NULL, NULL);
+}
+
+ox_status ox_onnx_write_gated(ox_context *ctx, const ox_io_layout *layout, const char *path,
+                              const ox_export_options *opts, ox_write_gate_fn gate, void *user)
+{
     wctx w;
     memset(&w, 0, sizeof w);
     w.ctx = ctx;
@@ -1476,6 +1482,13 @@ ox_status ox_onnx_write(ox_context *ctx, const ox_io_layout *layout, const char 
     if (e) {
         io_error(&w, WHAT_MODEL, path, e);
         goto done;
+    }
+    if (gate) {
+        ox_status gst = gate(user);
+        if (gst != OX_OK) {
+            w.st = gst; /* the gate's message stays on the context */
+            goto done;
+        }
     }
     n_old = ox_external_locations(c.dest, old_locations);
     if (ox_write_fs.rename(c.model.path, c.dest) != 0) {

@@ -28,6 +28,15 @@
 ox_status ox_onnx_write(ox_context *ctx, const ox_io_layout *layout, const char *path,
                         const ox_export_options *opts);
 
+/* A last word before the write commits: called once the model (and side
+ * file) are written and closed, before the rename that makes them the
+ * file at `path`.  A status other than OX_OK (with its message already on
+ * the context) discards them, and the write returns that status. */
+typedef ox_status (*ox_write_gate_fn)(void *user);
+/* ox_onnx_write with a gate (NULL: none). */
+ox_status ox_onnx_write_gated(ox_context *ctx, const ox_io_layout *layout, const char *path,
+                              const ox_export_options *opts, ox_write_gate_fn gate, void *user);
+
 /* Unlink the temp files of the writes in progress.  Async-signal-safe: a
  * program's SIGINT/SIGTERM handler calls it so an interrupted export leaves
  * no hidden partial file behind (the oxport CLI does). */

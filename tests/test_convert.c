@@ -5,11 +5,13 @@
  * (tests/fixtures/plugins/), so it does not move when the shipped ones do.
  */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "check_job.h"
 #include "config.h"
 #include "context.h"
 #include "ir.h"
@@ -636,6 +638,79 @@ START_TEST(export_checks_before_writing)
 }
 END_TEST
 
+/* Files in dir other than "." and "..": a failed export leaves no temp. */
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* A graph large enough that the check runs on a thread beside the writer
+ * (check_job.h): a violation in its last node still fails the export with
+ * the check's message, and neither the earlier file at the path nor any
+ * temp file is left changed; without the violation it is written. */
+START_TEST(export_checks_beside_a_large_write)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    char dir[] = "/tmp/oxport-check-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[1100];
+    snprintf(path, sizeof path, "%s/m.onnx", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("earlier", f);
+    fclose(f);
+    const uint32_t n_nodes = 2 * OX_CHECK_THREAD_MIN_NODES;
+    for (int broken = 1; broken >= 0; broken--) {
+        tr x = begin(ctx);
+        ox_vid h = input(&x, "x");
+        for (uint32_t i = 0; i + 1 < n_nodes; i++) {
+            ox_arg a = ox_arg_tensor("X", h);
+            h = op(&x, NULL, "onnx::Relu", 1, &a);
+        }
+        ox_arg last[] = {ox_arg_tensor("X", h), ox_arg_float("beta", 0.25)};
+        ox_graph *g = finish(&x, op(&x, NULL, "onnx::Relu", broken ? 2 : 1, last));
+        ck_assert_uint_eq(ox_graph_node_count(g), n_nodes);
+        ox_export_options o;
+        ox_export_options_init(&o);
+        o.opset = 9;
+        ox_status st = ox_export(ctx, g, path, &o);
+        if (broken) {
+            ck_assert_msg(st == OX_ECHECK, "%s", ox_errmsg(ctx));
+            snprintf(msg, sizeof msg,
+                     "ox_export: 1 ONNX structural rule violation; first: node 'Relu_%u' (Relu): "
+                     "Relu (opset 9) has no attribute 'beta'; %s was not written (check=0 skips "
+                     "the check)", (unsigned)(n_nodes - 1), path);
+            ck_assert_str_eq(ox_errmsg(ctx), msg);
+            char was[16] = {0};
+            f = fopen(path, "r");
+            ck_assert_ptr_nonnull(f);
+            ck_assert_uint_eq(fread(was, 1, sizeof was - 1, f), 7);
+            fclose(f);
+            ck_assert_str_eq(was, "earlier");
+        } else {
+            ck_assert_msg(st == OX_OK, "%s", ox_errmsg(ctx));
+            ox_graph *back = NULL;
+            ck_assert_msg(ox_read(ctx, path, &back) == OX_OK, "%s", ox_errmsg(ctx));
+            ck_assert_uint_eq(ox_graph_node_count(back), n_nodes);
+            ox_graph_free(back);
+        }
+        ck_assert_int_eq(entries_in(dir), 1);
+        ox_graph_free(g);
+    }
+    remove(path);
+    rmdir(dir);
+    ox_context_free(ctx);
+}
+END_TEST
+
 /* The io-layout stage decides the file's names once; ox_export's verbose
  * listing shows those same names, including the suffix a caller's input name
  * forces on a value that already had it. */
@@ -687,6 +762,7 @@ static Suite *convert_suite(void)
     tcase_add_test(tc, prescan_reports_all_problems_at_once);
     tcase_add_test(tc, repeated_problems_are_grouped);
     tcase_add_test(tc, export_checks_before_writing);
+    tcase_add_test(tc, export_checks_beside_a_large_write);
     tcase_add_test(tc, export_listing_shows_the_file_names);
     tcase_add_test(tc, host_type_contradicting_the_schema_fails);
     tcase_add_test(tc, disabled_operator_is_reported_with_config);
