@@ -272,6 +272,14 @@ static ox_dtype operand_dtype(const ox_graph *g, const ox_dtype *types, ox_vid i
     return v ? v->type.dtype : OX_UNDEFINED;
 }
 
+/* Whether a constraint is a literal type string ("tensor(int64)") rather
+ * than a type variable.  Most variables are one letter ("T"): those are
+ * answered without a scan, which ran for every operand of every node. */
+static bool constraint_is_literal(const ox_schema_constraint *tc)
+{
+    return tc->name[0] && tc->name[1] && strchr(tc->name, '(');
+}
+
 /* A type variable's first bound element type, per constraint index. */
 typedef struct binding {
     int dtype;
@@ -310,7 +318,7 @@ static void check_operands(rules *r, const ox_graph *g, const ox_dtype *types,
         if (in_variadic && !f->homogeneous)
             continue;
         /* A literal type string is not a variable: nothing to unify. */
-        if (strchr(tc->name, '('))
+        if (constraint_is_literal(tc))
             continue;
         binding *b = &bind[f->constraint];
         if (b->dtype == 0) {
@@ -497,7 +505,7 @@ ox_dtype ox_schema_output_dtype_as(const ox_graph *g, const ox_dtype *types, con
     int only = single_type(tc->types);
     if (only && ox_dtype_valid(only))
         return (ox_dtype)only;
-    if (strchr(tc->name, '(') ||
+    if (constraint_is_literal(tc) ||
         (f->option == OX_FORMAL_VARIADIC && !f->homogeneous))
         return OX_UNDEFINED;
     for (uint32_t k = 0; k < n->n_inputs; k++) {
