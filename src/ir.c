@@ -594,6 +594,13 @@ const ox_targ *ox_node_arg(const ox_node *n, const char *name)
     return NULL;
 }
 
+const ox_targ *ox_node_arg_at(const ox_node *n, const char *name, uint32_t hint)
+{
+    if (hint < n->n_args && ox_str_eq(n->args[hint].name, name))
+        return &n->args[hint];
+    return ox_node_arg(n, name);
+}
+
 size_t ox_graph_node_count(const ox_graph *g)
 {
     return g ? g->n_nodes : 0;

@@ -320,6 +320,8 @@ ox_attr *ox_node_add_attr(ox_graph *g, ox_node *n, const char *name, ox_attr_kin
 const ox_attr *ox_node_attr(const ox_node *n, const char *name);
 /* Recorded argument of a traced node by name (NULL when not recorded). */
 const ox_targ *ox_node_arg(const ox_node *n, const char *name);
+/* The same, trying argument `hint` first (ox_param_find_at says why). */
+const ox_targ *ox_node_arg_at(const ox_node *n, const char *name, uint32_t hint);
 
 /* IR version for a default-domain opset: the table in docs/onnx-writer.md
  * ("ir_version"), after ONNX's own versioning table. */

@@ -50,6 +50,13 @@ const ox_param_decl *ox_param_find(const ox_op_decl *d, const char *name)
     return NULL;
 }
 
+const ox_param_decl *ox_param_find_at(const ox_op_decl *d, const char *name, uint32_t hint)
+{
+    if (d && name && hint < d->n_params && ox_str_eq(d->params[hint].name, name))
+        return &d->params[hint];
+    return ox_param_find(d, name);
+}
+
 bool ox_param_required(const ox_param_decl *p)
 {
     return !(p->flags & (OX_PARAM_OPTIONAL | OX_PARAM_CODE_DEFAULT)) &&

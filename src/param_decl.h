@@ -41,6 +41,10 @@ size_t ox_params_read(const char *path, const char *op, unsigned abi_minor, cons
 
 /* The declared parameter called name, or NULL: the one lookup by name. */
 const ox_param_decl *ox_param_find(const ox_op_decl *d, const char *name);
+/* The same, trying parameter `hint` first: hosts record the arguments in
+ * their declared order, so the pre-scan's i-th argument is nearly always
+ * the i-th parameter, found without a scan. */
+const ox_param_decl *ox_param_find_at(const ox_op_decl *d, const char *name, uint32_t hint);
 
 /* Whether a recorded argument of kind `got` fits the parameter: its kind or
  * an alternative kind accepts it, or it is None and the parameter is

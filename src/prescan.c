@@ -31,7 +31,7 @@ static size_t check_args(const ox_node *n, const ox_op_impl *im, ox_report *r)
     size_t before = r->n;
     for (uint32_t i = 0; i < n->n_args; i++) {
         const ox_targ *a = &n->args[i];
-        const ox_param_decl *p = ox_param_find(d, a->name);
+        const ox_param_decl *p = ox_param_find_at(d, a->name, i);
         if (!p) {
             char list[512];
             param_list(d, list, sizeof list);
@@ -56,7 +56,7 @@ static size_t check_args(const ox_node *n, const ox_op_impl *im, ox_report *r)
     }
     for (uint32_t i = 0; i < d->n_params; i++) {
         const ox_param_decl *p = &d->params[i];
-        if (ox_param_required(p) && !ox_node_arg(n, p->name))
+        if (ox_param_required(p) && !ox_node_arg_at(n, p->name, i))
             ox_report_add_at(r, n->scope, "%s at %s: required %s argument '%s' is not recorded",
                              n->kind, at, ox_arg_kind_name(p->kind), p->name);
     }
@@ -82,7 +82,7 @@ static void check_accepted(const ox_context *ctx, int opset, const ox_node *n,
         return;
     for (uint32_t i = 0; i < n->n_args; i++) {
         const ox_targ *a = &n->args[i];
-        if (!ox_param_find(d, a->name))
+        if (!ox_param_find_at(d, a->name, i))
             continue; /* reported as unknown already */
         bool listed = false;
         for (size_t k = 0; k < yop->n_params && !listed; k++)
