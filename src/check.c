@@ -4,6 +4,7 @@
  * whole graph is always checked so a user sees all problems in one run.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -712,8 +713,17 @@ ox_check_job *ox_check_start(const ox_graph *g)
     if (!j)
         return NULL;
     j->g = g;
-    j->threaded = g->n_nodes >= OX_CHECK_THREAD_MIN_NODES &&
-                  pthread_create(&j->thread, NULL, run_job, j) == 0;
+    if (g->n_nodes >= OX_CHECK_THREAD_MIN_NODES) {
+        /* The thread starts with every signal blocked, so the host's
+         * handlers (Ctrl-C in Python, the CLI's temp-file cleanup) keep
+         * running on the host's own threads. */
+        sigset_t all, before;
+        sigfillset(&all);
+        bool masked = pthread_sigmask(SIG_SETMASK, &all, &before) == 0;
+        j->threaded = pthread_create(&j->thread, NULL, run_job, j) == 0;
+        if (masked)
+            pthread_sigmask(SIG_SETMASK, &before, NULL);
+    }
     if (!j->threaded)
         run_job(j); /* no thread to be had: the check runs here, as ox_check would */
     return j;
