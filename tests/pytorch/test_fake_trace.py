@@ -99,6 +99,19 @@ class FakeTrace(unittest.TestCase):
                 oxt.export(Table(), (torch.randn(3),), os.path.join(tmp, "t.onnx"), trace="fake")
             self.assertIn("computed on the meta device", str(cm.exception))
 
+    def test_value_shaped_output_is_refused_naming_the_call(self):
+        class Mask(nn.Module):
+            def forward(self, x):
+                return x[x > 0]
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(oxt.ExportError) as cm:
+                oxt.export(Mask(), (torch.randn(3, 4),), os.path.join(tmp, "m.onnx"), trace="fake")
+            msg = str(cm.exception)
+            self.assertIn("trace='fake' cannot run aten::index at test_fake_trace.py:", msg)
+            self.assertIn("no meta kernel for aten::nonzero", msg)
+            self.assertNotIn("backends:", msg)  # torch's dispatch-key list stays out
+            self.assertEqual(os.listdir(tmp), [])
+
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):
             oxt.export(nn.ReLU(), (torch.randn(2),), os.devnull, trace="lazy")

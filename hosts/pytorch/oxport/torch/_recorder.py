@@ -26,6 +26,7 @@ Nothing computed from a traced tensor escapes the trace silently:
 
 import ctypes
 import inspect
+import re
 import types
 import warnings
 import weakref
@@ -676,6 +677,17 @@ def schema_arglist(schema, args, kwargs):
     return arglist
 
 
+def _meta_failure(e):
+    """Why torch's meta device could not run an op, in one line."""
+    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    m = re.search(r"Could not run '([^']+)' with arguments from the 'Meta' backend", first)
+    if m:
+        return (f"torch {torch.__version__.split('+')[0]} has no meta kernel for {m.group(1)} "
+                f"(an output whose shape depends on tensor values, such as nonzero or a "
+                f"boolean-mask index, has none)")
+    return first
+
+
 class AtenMode(TorchDispatchMode):
     """Dispatcher-level recorder: one node per ATen op, argument names from its schema.
     On for the whole forward; idle while a function-level handler runs."""
@@ -730,6 +742,12 @@ class AtenMode(TorchDispatchMode):
         rec.inside += 1
         try:
             return rec.record(name, arglist, func, args, kwargs, mutated)
+        except (NotImplementedError, RuntimeError) as e:
+            if not rec.fake or rec.inside > 1 or "meta" not in str(e).lower():
+                raise
+            raise UnsupportedValue(f"trace='fake' cannot run {name} at {S.user_frame()} in "
+                                   f"{rec.scope_str()}: {_meta_failure(e)}; export with "
+                                   f"trace='eager'") from None
         finally:
             rec.inside -= 1
 
@@ -896,9 +914,9 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
                 except (NotImplementedError, RuntimeError) as e:
                     if "meta" not in str(e).lower():
                         raise
-                    raise UnsupportedValue(f"trace='fake': an operator in {rec.scope_str()} cannot run on the "
-                                           f"meta device ({str(e).splitlines()[0]}); export with "
-                                           f"trace='eager'") from None
+                    raise UnsupportedValue(f"trace='fake': an operator at {S.user_frame_of(e.__traceback__)} in "
+                                           f"{rec.scope_str()} cannot run on the meta device "
+                                           f"({_meta_failure(e)}); export with trace='eager'") from None
             else:
                 result = model(*args, **kwargs)
         rec.live = False

@@ -46,6 +46,17 @@ def user_frame():
     return "unknown location"
 
 
+def user_frame_of(tb):
+    """'file:line' of the innermost frame of traceback `tb` in the model's code."""
+    where = "unknown location"
+    while tb is not None:
+        path = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        if not (path.startswith(_HERE) or path.startswith(_TORCH) or path.startswith("<")):
+            where = f"{os.path.basename(path)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
+
+
 def warn_fixed(rec, what, value=None):
     """A traced value was turned into a Python constant: say so once per call site."""
     where = user_frame()
