@@ -112,6 +112,24 @@ class FakeTrace(unittest.TestCase):
             self.assertNotIn("backends:", msg)  # torch's dispatch-key list stays out
             self.assertEqual(os.listdir(tmp), [])
 
+    def test_int_repeat_interleave_gives_the_same_file(self):
+        """torch 1.13's meta kernel wants output_size, which the shapes give."""
+        class Repeat(nn.Module):
+            def forward(self, x):
+                return torch.repeat_interleave(x, 2, dim=1) * 3, torch.repeat_interleave(x, 3)
+        dyn = {"x": {0: "b", 1: "n"}}
+        with tempfile.TemporaryDirectory() as tmp:
+            files = []
+            for mode in ("eager", "fake"):
+                path = os.path.join(tmp, f"{mode}.onnx")
+                oxt.export(Repeat(), (torch.randn(2, 5),), path, input_names=["x"], dynamic_axes=dyn,
+                           trace=mode)
+                with open(path, "rb") as f:
+                    files.append(f.read())
+            self.assertTrue(files[0] == files[1])
+            for x in (torch.randn(2, 5), torch.randn(4, 3)):
+                self.assertTrue(all(r[3] for r in oxt.verify(Repeat(), (x,), path)))
+
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):
             oxt.export(nn.ReLU(), (torch.randn(2),), os.devnull, trace="lazy")

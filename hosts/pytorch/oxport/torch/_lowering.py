@@ -1588,9 +1588,16 @@ def _repeat_interleave(rec, func, args, kwargs):
     dim = b["dim"]
     if dim is not None and not isinstance(dim, int):
         return NotImplemented
+    call_kwargs = kwargs
+    if rec.fake and b["output_size"] is None:
+        # torch 1.13's meta kernel asks for the size the shapes alone give; only the
+        # call gets it, the recorded arguments stay the model's.
+        x = b["input"]
+        n = x.numel() if dim is None else x.size(int(dim))
+        call_kwargs = {**kwargs, "output_size": int(n) * int(r)}
     return rec.record("aten::repeat_interleave", [
         ("self", b["input"]), ("repeats", int(r)), ("dim", None if dim is None else int(dim)),
-        ("output_size", b["output_size"])], func, args, kwargs)
+        ("output_size", b["output_size"])], func, args, call_kwargs)
 
 
 # ---------------------------------------------------------------- dispatcher-level lowerings
