@@ -276,3 +276,16 @@ void ox_static_shapes_note(const ox_graph *g, ox_static_shapes *s, const ox_node
             s->data_sized[n->outputs[i]] = data_sized;
         }
 }
+
+bool ox_static_shapes_value_inputs_constant(const ox_graph *g, const ox_node *n)
+{
+    if (n->domain[0] || !n->op_type)
+        return false;
+    const shape_rule *r = rule_of(n->op_type);
+    if (!r)
+        return false;
+    for (uint32_t i = 0; i < n->n_inputs && i < 8; i++)
+        if ((r->value_inputs & IN(i)) && n->inputs[i] && !is_constant(g, n->inputs[i]))
+            return false;
+    return true;
+}

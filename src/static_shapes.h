@@ -48,6 +48,10 @@ bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v);
 /* Whether value v's sizes depend on the input's values (false past the table). */
 bool ox_static_shapes_is_data_sized(const ox_static_shapes *s, ox_vid v);
 
+/* Whether n is an operator of the table whose shape-setting inputs
+ * (Reshape's shape, Slice's starts ...) are all absent or constants. */
+bool ox_static_shapes_value_inputs_constant(const ox_graph *g, const ox_node *n);
+
 /* The operator table is in strcmp order (for the unit test). */
 bool ox_static_shapes_table_sorted(void);
 

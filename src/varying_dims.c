@@ -1,0 +1,671 @@
+/*
+ * Dims that may vary (varying_dims.h).  Every rule errs one way only: a dim
+ * it cannot prove fixed is marked varying, because a dim declared fixed
+ * that is not is a false fact a runtime may act on, while an unknown dim
+ * only says less.
+ */
+#include "varying_dims.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolic_api.h"
+
+typedef enum rule_kind {
+    R_SAME0,        /* the outputs' shapes follow input 0's, dim for dim */
+    R_BCAST,        /* the right-aligned union of every input (elementwise, Concat) */
+    R_BCAST0,       /* input 0 alone, right-aligned (Expand by a constant shape) */
+    R_NONE,         /* a shape the inputs' shapes do not move (Shape's [rank]) */
+    R_MATMUL,
+    R_GEMM,
+    R_CONV,         /* channels from the weight's dim 0 */
+    R_CONV_T,       /* channels from the weight's dim 1 */
+    R_POOL,         /* channels from the input's */
+    R_GLOBAL_POOL,
+    R_FLATTEN,
+    R_TRANSPOSE,
+    R_REDUCE,
+    R_ARG_REDUCE,
+    R_UNSQUEEZE,
+    R_SQUEEZE,
+    R_RESHAPE,
+    R_GATHER,
+    R_GATHER_ELEMENTS,
+    R_SPLIT,
+    R_TOPK,
+    R_RNN,
+    R_RESIZE,
+    R_ROI_ALIGN,
+    R_GRID_SAMPLE,
+} rule_kind;
+
+typedef struct dims_rule {
+    const char *op;
+    rule_kind kind;
+} dims_rule;
+
+/* Sorted by strcmp, for bsearch. */
+static const dims_rule rules[] = {
+    {"Abs", R_SAME0}, {"Acos", R_SAME0}, {"Acosh", R_SAME0}, {"Add", R_BCAST},
+    {"And", R_BCAST}, {"ArgMax", R_ARG_REDUCE}, {"ArgMin", R_ARG_REDUCE}, {"Asin", R_SAME0},
+    {"Asinh", R_SAME0}, {"Atan", R_SAME0}, {"Atanh", R_SAME0}, {"AveragePool", R_POOL},
+    {"BatchNormalization", R_SAME0}, {"Bernoulli", R_SAME0}, {"BitShift", R_BCAST},
+    {"Cast", R_SAME0}, {"CastLike", R_SAME0}, {"Ceil", R_SAME0}, {"Celu", R_SAME0},
+    {"Clip", R_SAME0}, {"Concat", R_BCAST}, {"Conv", R_CONV}, {"ConvTranspose", R_CONV_T},
+    {"Cos", R_SAME0}, {"Cosh", R_SAME0}, {"CumSum", R_SAME0}, {"DepthToSpace", R_SAME0},
+    {"DequantizeLinear", R_SAME0}, {"Div", R_BCAST}, {"Dropout", R_SAME0}, {"Elu", R_SAME0},
+    {"Equal", R_BCAST}, {"Erf", R_SAME0}, {"Exp", R_SAME0}, {"Expand", R_BCAST0},
+    {"EyeLike", R_SAME0}, {"Flatten", R_FLATTEN}, {"Floor", R_SAME0}, {"GRU", R_RNN},
+    {"Gather", R_GATHER}, {"GatherElements", R_GATHER_ELEMENTS}, {"Gelu", R_SAME0},
+    {"Gemm", R_GEMM}, {"GlobalAveragePool", R_GLOBAL_POOL}, {"GlobalLpPool", R_GLOBAL_POOL},
+    {"GlobalMaxPool", R_GLOBAL_POOL}, {"Greater", R_BCAST}, {"GreaterOrEqual", R_BCAST},
+    {"GridSample", R_GRID_SAMPLE}, {"GroupNormalization", R_SAME0}, {"HardSigmoid", R_SAME0},
+    {"HardSwish", R_SAME0}, {"Hardmax", R_SAME0}, {"Identity", R_SAME0},
+    {"InstanceNormalization", R_SAME0}, {"IsInf", R_SAME0}, {"IsNaN", R_SAME0},
+    {"LRN", R_SAME0}, {"LSTM", R_RNN}, {"LayerNormalization", R_SAME0}, {"LeakyRelu", R_SAME0},
+    {"Less", R_BCAST}, {"LessOrEqual", R_BCAST}, {"Log", R_SAME0}, {"LogSoftmax", R_SAME0},
+    {"LpNormalization", R_SAME0}, {"LpPool", R_POOL}, {"MatMul", R_MATMUL}, {"Max", R_BCAST},
+    {"MaxPool", R_POOL}, {"Mean", R_BCAST}, {"MeanVarianceNormalization", R_SAME0},
+    {"Min", R_BCAST}, {"Mish", R_SAME0}, {"Mod", R_BCAST}, {"Mul", R_BCAST}, {"Neg", R_SAME0},
+    {"Not", R_SAME0}, {"Or", R_BCAST}, {"PRelu", R_BCAST}, {"Pad", R_SAME0}, {"Pow", R_BCAST},
+    {"QuantizeLinear", R_SAME0}, {"RNN", R_RNN}, {"RandomNormalLike", R_SAME0},
+    {"RandomUniformLike", R_SAME0}, {"Reciprocal", R_SAME0}, {"ReduceL1", R_REDUCE},
+    {"ReduceL2", R_REDUCE}, {"ReduceLogSum", R_REDUCE}, {"ReduceLogSumExp", R_REDUCE},
+    {"ReduceMax", R_REDUCE}, {"ReduceMean", R_REDUCE}, {"ReduceMin", R_REDUCE},
+    {"ReduceProd", R_REDUCE}, {"ReduceSum", R_REDUCE}, {"ReduceSumSquare", R_REDUCE},
+    {"Relu", R_SAME0}, {"Reshape", R_RESHAPE}, {"Resize", R_RESIZE},
+    {"ReverseSequence", R_SAME0}, {"RoiAlign", R_ROI_ALIGN}, {"Round", R_SAME0},
+    {"Scatter", R_SAME0}, {"ScatterElements", R_SAME0}, {"ScatterND", R_SAME0},
+    {"Selu", R_SAME0}, {"Shape", R_NONE}, {"Shrink", R_SAME0}, {"Sigmoid", R_SAME0},
+    {"Sign", R_SAME0}, {"Sin", R_SAME0}, {"Sinh", R_SAME0}, {"Size", R_NONE},
+    {"Slice", R_SAME0}, {"Softmax", R_SAME0}, {"Softplus", R_SAME0}, {"Softsign", R_SAME0},
+    {"SpaceToDepth", R_SAME0}, {"Split", R_SPLIT}, {"Sqrt", R_SAME0}, {"Squeeze", R_SQUEEZE},
+    {"Sub", R_BCAST}, {"Sum", R_BCAST}, {"Tan", R_SAME0}, {"Tanh", R_SAME0},
+    {"ThresholdedRelu", R_SAME0}, {"Tile", R_SAME0}, {"TopK", R_TOPK},
+    {"Transpose", R_TRANSPOSE}, {"Trilu", R_SAME0}, {"Unsqueeze", R_UNSQUEEZE},
+    {"Upsample", R_RESIZE}, {"Where", R_BCAST}, {"Xor", R_BCAST},
+};
+
+#define N_RULES (sizeof rules / sizeof rules[0])
+
+static int rule_cmp(const void *key, const void *elem)
+{
+    return strcmp(key, ((const dims_rule *)elem)->op);
+}
+
+bool ox_varying_dims_table_sorted(void)
+{
+    for (size_t i = 1; i < N_RULES; i++)
+        if (strcmp(rules[i - 1].op, rules[i].op) >= 0)
+            return false;
+    return true;
+}
+
+static const dims_rule *rule_of(const ox_node *n)
+{
+    if (n->domain[0] || !n->op_type)
+        return NULL;
+    return bsearch(n->op_type, rules, N_RULES, sizeof rules[0], rule_cmp);
+}
+
+/* --------------------------------------------------------------- masks */
+
+#define MAX_TRACKED 64
+
+static uint64_t every_dim(int32_t rank)
+{
+    if (rank < 0 || rank >= MAX_TRACKED)
+        return ~(uint64_t)0;
+    return rank ? ~(uint64_t)0 >> (MAX_TRACKED - rank) : 0;
+}
+
+static bool has_dim(uint64_t m, int64_t i)
+{
+    return i >= MAX_TRACKED || (i >= 0 && (m >> i) & 1);
+}
+
+static uint64_t dim_bit(int64_t i)
+{
+    return i >= 0 && i < MAX_TRACKED ? (uint64_t)1 << i : 0;
+}
+
+/* The rank the host recorded, or the one the analysis worked out for a
+ * value a symbolic made in passing (those carry an element type only). */
+static int32_t rank_of(const ox_varying_dims *d, ox_vid v)
+{
+    return v && v < d->n ? d->rank[v] : -1;
+}
+
+/* A rank this analysis tracks dim by dim. */
+static bool tracked(int32_t rank)
+{
+    return rank >= 0 && rank < MAX_TRACKED;
+}
+
+static uint64_t mask_of(const ox_varying_dims *d, ox_vid v)
+{
+    return v ? ox_varying_dims_of(d, v) : 0;
+}
+
+static int64_t attr_int(const ox_node *n, const char *name, int64_t dflt)
+{
+    const ox_attr *a = ox_node_attr(n, name);
+    return a && a->kind == OX_ATTR_INT ? a->u.i : dflt;
+}
+
+/* An int list from attribute `name` or, failing that, from constant input
+ * `input` (the opsets that moved it from one to the other).  false when
+ * neither holds one. */
+static bool int_list(const ox_graph *g, const ox_node *n, const char *name, uint32_t input,
+                     const int64_t **p, size_t *count)
+{
+    const ox_attr *a = ox_node_attr(n, name);
+    if (a && a->kind == OX_ATTR_INTS) {
+        *p = a->u.ints.p;
+        *count = a->u.ints.n;
+        return true;
+    }
+    if (input >= n->n_inputs || !n->inputs[input])
+        return false;
+    ox_dtype dt;
+    size_t elems;
+    const ox_tensor_data *t = ox_sym_const_tensor(g, n->inputs[input], &dt, &elems);
+    if (!t || dt != OX_INT64 || (elems && !t->data))
+        return false;
+    *p = t->data;
+    *count = elems;
+    return true;
+}
+
+static int64_t norm_axis(int64_t a, int64_t rank)
+{
+    return a < 0 ? a + rank : a;
+}
+
+static bool list_has(const int64_t *p, size_t count, int64_t axis, int64_t rank)
+{
+    for (size_t i = 0; i < count; i++)
+        if (norm_axis(p[i], rank) == axis)
+            return true;
+    return false;
+}
+
+/* `m` of rank r placed right-aligned in rank R. */
+static uint64_t right_aligned(uint64_t m, int32_t r, int32_t R)
+{
+    uint64_t out = 0;
+    for (int32_t j = 0; j < r; j++)
+        if (has_dim(m, j))
+            out |= dim_bit(R - r + j);
+    return out;
+}
+
+/* ---------------------------------------------------------------- rules */
+
+#define FALLBACK UINT64_MAX /* a rule's "cannot say": every dim varies */
+
+static uint64_t broadcast(const ox_graph *g, const ox_varying_dims *d, const ox_node *n,
+                          uint32_t inputs, int32_t R)
+{
+    uint64_t out = 0;
+    for (uint32_t i = 0; i < inputs && i < n->n_inputs; i++) {
+        ox_vid v = n->inputs[i];
+        if (!v)
+            continue;
+        int32_t r = rank_of(d, v);
+        if (!tracked(r) || r > R)
+            return FALLBACK;
+        out |= right_aligned(mask_of(d, v), r, R);
+    }
+    return out;
+}
+
+static uint64_t matmul(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    ox_vid a = n->inputs[0], b = n->inputs[1];
+    int32_t ra = rank_of(d, a), rb = rank_of(d, b);
+    if (ra < 2 || rb < 2 || !tracked(ra) || !tracked(rb) || R < 2)
+        return FALLBACK;
+    uint64_t ma = mask_of(d, a), mb = mask_of(d, b);
+    uint64_t out = right_aligned(ma & every_dim(ra - 2), ra - 2, R - 2) |
+                   right_aligned(mb & every_dim(rb - 2), rb - 2, R - 2);
+    if (has_dim(ma, ra - 2))
+        out |= dim_bit(R - 2);
+    if (has_dim(mb, rb - 1))
+        out |= dim_bit(R - 1);
+    return out;
+}
+
+static uint64_t gemm(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    if (R != 2 || rank_of(d, n->inputs[0]) != 2 || rank_of(d, n->inputs[1]) != 2)
+        return FALLBACK;
+    uint64_t ma = mask_of(d, n->inputs[0]), mb = mask_of(d, n->inputs[1]);
+    uint64_t out = 0;
+    if (has_dim(ma, attr_int(n, "transA", 0) ? 1 : 0))
+        out |= dim_bit(0);
+    if (has_dim(mb, attr_int(n, "transB", 0) ? 0 : 1))
+        out |= dim_bit(1);
+    if (n->n_inputs > 2 && n->inputs[2]) {
+        int32_t rc = rank_of(d, n->inputs[2]);
+        if (!tracked(rc) || rc > 2)
+            return FALLBACK;
+        out |= right_aligned(mask_of(d, n->inputs[2]), rc, 2);
+    }
+    return out;
+}
+
+/* Conv, ConvTranspose and the windowed pools: batch and spatial dims
+ * follow the input's, channels the weight's (`channel_dim` of input 1) or,
+ * for a pool (channel_dim < 0), the input's. */
+static uint64_t windowed(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R,
+                         int channel_dim)
+{
+    ox_vid x = n->inputs[0];
+    if (rank_of(d, x) != R || R < 2)
+        return FALLBACK;
+    uint64_t mx = mask_of(d, x);
+    uint64_t out = mx & ~dim_bit(1);
+    if (channel_dim < 0) {
+        out |= mx & dim_bit(1);
+    } else {
+        if (n->n_inputs < 2 || !n->inputs[1])
+            return FALLBACK;
+        if (has_dim(mask_of(d, n->inputs[1]), channel_dim))
+            out |= dim_bit(1);
+    }
+    return out;
+}
+
+static uint64_t flatten(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    if (!tracked(r) || R != 2)
+        return FALLBACK;
+    int64_t axis = norm_axis(attr_int(n, "axis", 1), r);
+    uint64_t m = mask_of(d, n->inputs[0]), out = 0;
+    for (int32_t j = 0; j < r; j++)
+        if (has_dim(m, j))
+            out |= dim_bit(j < axis ? 0 : 1);
+    return out;
+}
+
+static uint64_t transpose(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    if (!tracked(r) || r != R)
+        return FALLBACK;
+    uint64_t m = mask_of(d, n->inputs[0]), out = 0;
+    const ox_attr *perm = ox_node_attr(n, "perm");
+    bool given = perm && perm->kind == OX_ATTR_INTS;
+    if (given && perm->u.ints.n != (size_t)r)
+        return FALLBACK;
+    for (int32_t i = 0; i < R; i++) {
+        int64_t from = given ? perm->u.ints.p[i] : R - 1 - i;
+        if (from < 0 || from >= r)
+            return FALLBACK;
+        if (has_dim(m, from))
+            out |= dim_bit(i);
+    }
+    return out;
+}
+
+/* The input's dims, those in `axes` dropped (keepdims 0) or made 1. */
+static uint64_t reduced(uint64_t m, int32_t r, const int64_t *axes, size_t n_axes, bool all,
+                        bool keep, int32_t R)
+{
+    uint64_t out = 0;
+    int32_t k = 0;
+    for (int32_t j = 0; j < r; j++) {
+        bool gone = all || list_has(axes, n_axes, j, r);
+        if (gone && !keep)
+            continue;
+        if (!gone && has_dim(m, j))
+            out |= dim_bit(k);
+        k++;
+    }
+    return k == R ? out : FALLBACK;
+}
+
+static uint64_t reduce(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    if (!tracked(r))
+        return FALLBACK;
+    uint64_t m = mask_of(d, n->inputs[0]);
+    bool keep = attr_int(n, "keepdims", 1) != 0;
+    const int64_t *axes = NULL;
+    size_t n_axes = 0;
+    bool listed = int_list(g, n, "axes", 1, &axes, &n_axes);
+    if (n->n_inputs > 1 && n->inputs[1] && !listed)
+        return FALLBACK; /* axes computed in the file */
+    if (!listed || n_axes == 0) {
+        if (attr_int(n, "noop_with_empty_axes", 0))
+            return r == R ? m : FALLBACK;
+        return reduced(m, r, NULL, 0, true, keep, R);
+    }
+    return reduced(m, r, axes, n_axes, false, keep, R);
+}
+
+static uint64_t arg_reduce(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    if (!tracked(r))
+        return FALLBACK;
+    int64_t axis = attr_int(n, "axis", 0);
+    return reduced(mask_of(d, n->inputs[0]), r, &axis, 1, false, attr_int(n, "keepdims", 1) != 0,
+                   R);
+}
+
+static uint64_t unsqueeze(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    const int64_t *axes;
+    size_t n_axes;
+    if (!tracked(r) || !tracked(R) || !int_list(g, n, "axes", 1, &axes, &n_axes) ||
+        (size_t)R != (size_t)r + n_axes)
+        return FALLBACK;
+    uint64_t m = mask_of(d, n->inputs[0]), out = 0;
+    int32_t j = 0;
+    for (int32_t i = 0; i < R; i++) {
+        if (list_has(axes, n_axes, i, R))
+            continue;
+        if (has_dim(m, j++))
+            out |= dim_bit(i);
+    }
+    return out;
+}
+
+static uint64_t squeeze(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    const int64_t *axes;
+    size_t n_axes;
+    /* without axes every size-1 dim goes, and which those are at run time
+     * is not known where a dim varies */
+    if (!tracked(r) || !int_list(g, n, "axes", 1, &axes, &n_axes) || n_axes == 0)
+        return FALLBACK;
+    return reduced(mask_of(d, n->inputs[0]), r, axes, n_axes, false, false, R);
+}
+
+static uint64_t reshape(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    const int64_t *shape;
+    size_t count;
+    if (!tracked(r) || n->n_inputs < 2 || !int_list(g, n, "shape", 1, &shape, &count) ||
+        count != (size_t)R)
+        return FALLBACK;
+    uint64_t m = mask_of(d, n->inputs[0]), out = 0;
+    bool allowzero = attr_int(n, "allowzero", 0) != 0;
+    for (int32_t k = 0; k < R; k++) {
+        int64_t s = shape[k];
+        bool varies = s == -1 ? m != 0 : (s == 0 && !allowzero) ? has_dim(m, k) : false;
+        if (varies)
+            out |= dim_bit(k);
+    }
+    return out;
+}
+
+static uint64_t gather(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    ox_vid data = n->inputs[0], idx = n->n_inputs > 1 ? n->inputs[1] : 0;
+    int32_t r = rank_of(d, data), q = rank_of(d, idx);
+    if (!tracked(r) || !tracked(q) || r + q - 1 != R)
+        return FALLBACK;
+    int64_t axis = norm_axis(attr_int(n, "axis", 0), r);
+    uint64_t md = mask_of(d, data), mi = mask_of(d, idx), out = 0;
+    for (int32_t i = 0; i < R; i++) {
+        bool varies = i < axis ? has_dim(md, i)
+                    : i < axis + q ? has_dim(mi, i - axis)
+                                   : has_dim(md, i - q + 1);
+        if (varies)
+            out |= dim_bit(i);
+    }
+    return out;
+}
+
+/* Split and TopK: input 0's dims, `axis` fixed when its sizes are given. */
+static uint64_t axis_fixed(const ox_graph *g, const ox_varying_dims *d, const ox_node *n,
+                           int32_t R, int64_t axis, bool sizes_given)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    if (!tracked(r) || r != R)
+        return FALLBACK;
+    uint64_t m = mask_of(d, n->inputs[0]);
+    return sizes_given ? m & ~dim_bit(norm_axis(axis, r)) : m;
+}
+
+static uint64_t split(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    const int64_t *sizes;
+    size_t count;
+    bool given = int_list(g, n, "split", 1, &sizes, &count) && count > 0;
+    return axis_fixed(g, d, n, R, attr_int(n, "axis", 0), given);
+}
+
+static uint64_t topk(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    /* k is an attribute below opset 10, else input 1, a constant (the
+     * value-input check before the rule) */
+    return axis_fixed(g, d, n, R, attr_int(n, "axis", -1), true);
+}
+
+/* LSTM, GRU, RNN: Y is [seq, dirs, batch, hidden] (layout 0) or [batch,
+ * seq, dirs, hidden]; Y_h and Y_c [dirs, batch, hidden] or [batch, dirs,
+ * hidden]. */
+static uint64_t rnn(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, uint32_t out_i,
+                    int32_t R)
+{
+    if (rank_of(d, n->inputs[0]) != 3)
+        return FALLBACK;
+    uint64_t m = mask_of(d, n->inputs[0]);
+    bool batch_first = attr_int(n, "layout", 0) != 0;
+    bool seq = has_dim(m, batch_first ? 1 : 0), batch = has_dim(m, batch_first ? 0 : 1);
+    if (out_i == 0) {
+        if (R != 4)
+            return FALLBACK;
+        return (seq ? dim_bit(batch_first ? 1 : 0) : 0) | (batch ? dim_bit(batch_first ? 0 : 2) : 0);
+    }
+    if (R != 3)
+        return FALLBACK;
+    return batch ? dim_bit(batch_first ? 0 : 1) : 0;
+}
+
+static uint64_t resize(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    if (!tracked(r) || r != R)
+        return FALLBACK;
+    bool by_sizes = n->n_inputs > 3 && n->inputs[3];
+    if (by_sizes)
+        return ox_node_attr(n, "axes") ? FALLBACK : 0;
+    return mask_of(d, n->inputs[0]); /* constant scales */
+}
+
+static uint64_t roi_align(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    if (R != 4 || n->n_inputs < 2 || rank_of(d, n->inputs[0]) != 4 || rank_of(d, n->inputs[1]) != 2)
+        return FALLBACK;
+    return (has_dim(mask_of(d, n->inputs[1]), 0) ? dim_bit(0) : 0) |
+           (mask_of(d, n->inputs[0]) & dim_bit(1));
+}
+
+static uint64_t grid_sample(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    if (n->n_inputs < 2 || rank_of(d, n->inputs[0]) != R || rank_of(d, n->inputs[1]) != R || R < 3)
+        return FALLBACK;
+    uint64_t mx = mask_of(d, n->inputs[0]), mg = mask_of(d, n->inputs[1]);
+    uint64_t out = (mx | mg) & dim_bit(0);
+    out |= mx & dim_bit(1);
+    for (int32_t i = 2; i < R; i++)
+        if (has_dim(mg, i - 1))
+            out |= dim_bit(i);
+    return out;
+}
+
+/* Output out_i's rank by n's rule, for a value whose rank was not
+ * recorded; -1 when the rule does not say. */
+static int32_t rule_rank(const ox_graph *g, const ox_varying_dims *d, const ox_node *n,
+                         const dims_rule *rule, uint32_t out_i)
+{
+    int32_t r = n->n_inputs && n->inputs[0] ? rank_of(d, n->inputs[0]) : -1;
+    int32_t r1 = n->n_inputs > 1 && n->inputs[1] ? rank_of(d, n->inputs[1]) : -1;
+    const int64_t *list;
+    size_t count;
+    switch (rule->kind) {
+    case R_SAME0: case R_CONV: case R_CONV_T: case R_POOL: case R_GLOBAL_POOL:
+    case R_TRANSPOSE: case R_SPLIT: case R_TOPK: case R_RESIZE: case R_GRID_SAMPLE:
+        return r;
+    case R_BCAST: {
+        int32_t most = -1;
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            int32_t ri = n->inputs[i] ? rank_of(d, n->inputs[i]) : 0;
+            if (ri < 0)
+                return -1;
+            most = ri > most ? ri : most;
+        }
+        return most;
+    }
+    case R_BCAST0: /* Expand: the longer of the input's rank and the shape's */
+        if (r < 0 || !int_list(g, n, "shape", 1, &list, &count))
+            return -1;
+        return (int32_t)count > r ? (int32_t)count : r;
+    case R_NONE: return strcmp(n->op_type, "Shape") == 0 ? 1 : 0;
+    case R_MATMUL: return r >= 2 && r1 >= 2 ? (r > r1 ? r : r1) : -1;
+    case R_GEMM: case R_FLATTEN: return 2;
+    case R_REDUCE: case R_ARG_REDUCE: {
+        if (r < 0)
+            return -1;
+        if (attr_int(n, "keepdims", 1))
+            return r;
+        if (rule->kind == R_ARG_REDUCE)
+            return r - 1;
+        if (!int_list(g, n, "axes", 1, &list, &count) || count == 0)
+            return attr_int(n, "noop_with_empty_axes", 0) ? r : 0;
+        return r - (int32_t)count;
+    }
+    case R_UNSQUEEZE:
+        return r >= 0 && int_list(g, n, "axes", 1, &list, &count) ? r + (int32_t)count : -1;
+    case R_SQUEEZE:
+        return r >= 0 && int_list(g, n, "axes", 1, &list, &count) && count ? r - (int32_t)count
+                                                                           : -1;
+    case R_RESHAPE: return int_list(g, n, "shape", 1, &list, &count) ? (int32_t)count : -1;
+    case R_GATHER: return r >= 0 && r1 >= 0 ? r + r1 - 1 : -1;
+    case R_GATHER_ELEMENTS: return r1;
+    case R_RNN: return out_i == 0 ? 4 : 3;
+    case R_ROI_ALIGN: return 4;
+    }
+    return -1;
+}
+
+static uint64_t by_rule(const ox_graph *g, const ox_varying_dims *d, const ox_node *n,
+                        const dims_rule *rule, uint32_t out_i, int32_t R)
+{
+    if (!tracked(R) || n->n_inputs == 0 || !n->inputs[0])
+        return rule->kind == R_NONE ? 0 : FALLBACK;
+    switch (rule->kind) {
+    case R_SAME0:
+        return rank_of(d, n->inputs[0]) == R ? mask_of(d, n->inputs[0]) : FALLBACK;
+    case R_BCAST: return broadcast(g, d, n, n->n_inputs, R);
+    case R_BCAST0: return broadcast(g, d, n, 1, R);
+    case R_NONE: return 0;
+    case R_MATMUL: return n->n_inputs >= 2 ? matmul(g, d, n, R) : FALLBACK;
+    case R_GEMM: return n->n_inputs >= 2 ? gemm(g, d, n, R) : FALLBACK;
+    case R_CONV: return windowed(g, d, n, R, 0);
+    case R_CONV_T: return windowed(g, d, n, R, 1);
+    case R_POOL: return windowed(g, d, n, R, -1);
+    case R_GLOBAL_POOL:
+        return rank_of(d, n->inputs[0]) == R ? mask_of(d, n->inputs[0]) & (dim_bit(0) | dim_bit(1))
+                                             : FALLBACK;
+    case R_FLATTEN: return flatten(g, d, n, R);
+    case R_TRANSPOSE: return transpose(g, d, n, R);
+    case R_REDUCE: return reduce(g, d, n, R);
+    case R_ARG_REDUCE: return arg_reduce(g, d, n, R);
+    case R_UNSQUEEZE: return unsqueeze(g, d, n, R);
+    case R_SQUEEZE: return squeeze(g, d, n, R);
+    case R_RESHAPE: return reshape(g, d, n, R);
+    case R_GATHER: return gather(g, d, n, R);
+    case R_GATHER_ELEMENTS:
+        return n->n_inputs >= 2 && rank_of(d, n->inputs[1]) == R ? mask_of(d, n->inputs[1]) : FALLBACK;
+    case R_SPLIT: return split(g, d, n, R);
+    case R_TOPK: return topk(g, d, n, R);
+    case R_RNN: return rnn(g, d, n, out_i, R);
+    case R_RESIZE: return resize(g, d, n, R);
+    case R_ROI_ALIGN: return roi_align(g, d, n, R);
+    case R_GRID_SAMPLE: return grid_sample(g, d, n, R);
+    }
+    return FALLBACK;
+}
+
+/* -------------------------------------------------------------- the walk */
+
+static uint64_t input_mask(const ox_type *t)
+{
+    if (t->nontensor || !tracked(t->rank))
+        return ~(uint64_t)0;
+    uint64_t m = 0;
+    for (int32_t i = 0; i < t->rank; i++)
+        if (!t->dims || t->dims[i] < 0 || (t->dim_params && t->dim_params[i]))
+            m |= dim_bit(i);
+    return m;
+}
+
+int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
+                            ox_varying_dims *out)
+{
+    out->n = g->n_values;
+    out->mask = calloc(out->n ? out->n : 1, sizeof(*out->mask));
+    if (!out->mask) {
+        out->n = 0;
+        return -1;
+    }
+    out->rank = malloc((out->n ? out->n : 1) * sizeof(*out->rank));
+    if (!out->rank) {
+        ox_varying_dims_free(out);
+        return -1;
+    }
+    out->rank[0] = -1;
+    for (uint32_t id = 1; id < g->n_values; id++) {
+        const ox_value *v = g->values[id];
+        out->rank[id] = v && !v->type.nontensor ? v->type.rank : -1;
+        if (v && v->kind == OX_VAL_INPUT)
+            out->mask[id] = input_mask(&v->type);
+    }
+    for (const ox_node *n = g->first; n; n = n->next) {
+        const dims_rule *rule = rule_of(n);
+        /* a rule reads its shape-setting inputs as constants; computed
+         * ones leave every dim open */
+        bool values_known = ox_static_shapes_value_inputs_constant(g, n);
+        for (uint32_t i = 0; i < n->n_outputs; i++) {
+            ox_vid o = n->outputs[i];
+            if (!o || o >= out->n)
+                continue;
+            int32_t R = rank_of(out, o);
+            if (R < 0 && rule && values_known)
+                R = out->rank[o] = rule_rank(g, out, n, rule, i);
+            uint64_t m = FALLBACK;
+            if (ox_static_shapes_is_fixed(shapes, o))
+                m = 0;
+            else if (rule && values_known && !ox_static_shapes_is_data_sized(shapes, o))
+                m = by_rule(g, out, n, rule, i, R);
+            out->mask[o] = m == FALLBACK ? every_dim(R) : m & every_dim(R);
+        }
+    }
+    return 0;
+}
+
+uint64_t ox_varying_dims_of(const ox_varying_dims *d, ox_vid v)
+{
+    return v < d->n ? d->mask[v] : ~(uint64_t)0;
+}
+
+void ox_varying_dims_free(ox_varying_dims *d)
+{
+    free(d->mask);
+    free(d->rank);
+    d->mask = NULL;
+    d->rank = NULL;
+    d->n = 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * ENGINE-INTERNAL (src/README.md): not installed, not for hosts or packs.
+ *
+ * Which dims of each value may differ, on another run of the file, from the
+ * size the host traced.  The writer declares a graph output's dims from it:
+ * a dim that follows a dynamic input axis is written unknown instead of the
+ * example's size, and one no dynamic axis reaches keeps its size (a
+ * classifier's [batch, 1000] stays [?, 1000], not [2, 1000] and not
+ * [?, ?]).
+ *
+ * Per value a mask, bit i for dim i.  Graph inputs set the bits of their
+ * named (dim_param) or unknown dims; parameters and constants set none.  A
+ * node's outputs follow from its inputs' bits by its operator's rule (the
+ * right-aligned union for elementwise ops, MatMul's rows and columns,
+ * Conv's batch and spatial dims, Reshape by a constant shape ...).  An
+ * operator without a rule, or one whose shape-setting input is not a
+ * constant, varies in every dim of its outputs, unless static_shapes.h
+ * already fixed them.  A value of rank above 64 varies everywhere.
+ */
+#ifndef OXPORT_VARYING_DIMS_H
+#define OXPORT_VARYING_DIMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir.h"
+#include "static_shapes.h"
+
+typedef struct ox_varying_dims {
+    uint64_t *mask; /* per value id */
+    int32_t *rank;  /* per value id: recorded, or worked out by a rule (-1 unknown) */
+    uint32_t n;
+} ox_varying_dims;
+
+/* Computes every value's mask, walking g's nodes in order (topological).
+ * `shapes` is g's static-shape analysis, already noted for every node.
+ * -1 out of memory. */
+int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
+                            ox_varying_dims *out);
+/* v's mask; every dim for ids past the table. */
+uint64_t ox_varying_dims_of(const ox_varying_dims *d, ox_vid v);
+void ox_varying_dims_free(ox_varying_dims *d);
+
+/* The operator table is in strcmp order (for the unit test: bsearch). */
+bool ox_varying_dims_table_sorted(void);
+
+#endif /* OXPORT_VARYING_DIMS_H */
