@@ -35,6 +35,7 @@
 #include "io_layout.h"
 #include "param_source.h"
 #include "static_shapes.h"
+#include "varying_dims.h"
 #include "write_files.h"
 
 #define WBUF_CAP ((size_t)1 << 20)
@@ -175,6 +176,9 @@ typedef struct wctx {
     bool facts_ready;
     bool symbolic_inputs;
     ox_static_shapes shapes;    /* fixed and data-sized values (static_shapes.h) */
+    /* per value, the dims another run may change (varying_dims.h); worked
+     * out only when a graph output's shape is not fixed */
+    ox_varying_dims varying;
     /* first error */
     ox_status st;
 } wctx;
@@ -729,6 +733,33 @@ static Onnx__ValueInfoProto *build_vi_unsized(wctx *w, const ox_io_plan *p, ox_v
     return vi;
 }
 
+/* A graph output whose dims in `varying` follow a dynamic axis: those
+ * written unknown (unless the host named them), the others as traced. */
+static void emit_output_varying(wctx *w, const ox_io_plan *p, ox_vid id, uint64_t varying)
+{
+    const ox_value *v = p->g->values[id];
+    ox_type ty = v->type;
+    int64_t *dims = ty.rank > 0 && ty.dims
+                        ? ox_arena_memdup(&w->scratch, ty.dims, (size_t)ty.rank * sizeof(int64_t))
+                        : NULL;
+    if (ty.rank > 0 && ty.dims && !dims) {
+        oom(w);
+        return;
+    }
+    for (int32_t i = 0; dims && i < ty.rank; i++)
+        if (i >= 64 || (varying >> i) & 1)
+            dims[i] = -1;
+    ty.dims = dims;
+    Onnx__ValueInfoProto *vi = build_vi(w, p, id);
+    if (vi && !v->type.nontensor && !(vi->type = build_type(w, &ty)))
+        vi = NULL;
+    if (!vi)
+        oom(w);
+    else
+        emit_msg(w, 12, &vi->base);
+    scratch_reset(w);
+}
+
 bool ox_write_items_via_protobuf_c;
 
 /* A node of the main graph as field 1 of the GraphProto: by the hand
@@ -831,6 +862,12 @@ static ox_status graph_facts(wctx *w)
         return oom(w);
     for (const ox_node *n = g->first; n; n = n->next)
         ox_static_shapes_note(g, &w->shapes, n);
+    bool open_output = false;
+    for (uint32_t i = 0; i < g->n_outputs && !open_output; i++)
+        open_output = !ox_static_shapes_is_fixed(&w->shapes, g->outputs[i]) &&
+                      !ox_static_shapes_is_data_sized(&w->shapes, g->outputs[i]);
+    if (open_output && ox_varying_dims_compute(g, &w->shapes, &w->varying) != 0)
+        return oom(w);
     w->facts_ready = true;
     return OX_OK;
 }
@@ -886,7 +923,11 @@ static ox_status graph_items(wctx *w)
     for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
         ox_vid id = g->outputs[i];
         if (!ox_static_shapes_is_data_sized(shapes, id)) {
-            emit_value_info(w, 12, p, id);
+            uint64_t varying = w->varying.mask ? ox_varying_dims_of(&w->varying, id) : 0;
+            if (varying && !ox_static_shapes_is_fixed(shapes, id))
+                emit_output_varying(w, p, id, varying);
+            else
+                emit_value_info(w, 12, p, id);
             continue;
         }
         /* sizes that depend on the data: rank and type only (protobuf-c path);
@@ -1526,6 +1567,7 @@ done:
     free(w.chunk);
     free(w.node_sizes);
     ox_static_shapes_free(&w.shapes);
+    ox_varying_dims_free(&w.varying);
     ox_arena_free(&w.scratch);
     ox_arena_free(&w.keep);
     return w.st;

@@ -182,6 +182,19 @@ class LSTM(nn.Module):
         return out
 
 
+class Classifier(nn.Module):
+    """Conv, global pooling, a Linear head: only the batch dim follows the input."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Linear(4, 10)
+
+    def forward(self, x):
+        return self.head(torch.flatten(self.pool(torch.relu(self.conv(x))), 1))
+
+
 # name -> (module factory, example shape, dynamic axes of the input, opsets)
 CASES = {
     "flatten_view": (Flatten, (2, 3, 4), [0], (9, 13, 17)),
@@ -204,6 +217,7 @@ CASES = {
     "transformer_encoder": (Transformer, (2, 5, 16), [0, 1], (13, 17)),
     "multihead_attention": (MHA, (2, 5, 16), [0, 1], (13, 17)),
     "lstm": (LSTM, (2, 6, 5), [0, 1], (9, 13, 17)),
+    "classifier": (Classifier, (2, 2, 8, 8), [0, 2, 3], (9, 13, 17)),
 }
 
 
@@ -213,6 +227,7 @@ SHAPES = {
     "chunk_dynamic": [(1, 2), (4, 10), (3, 8)],
     "narrow": [(1, 3), (4, 10), (3, 4)],
     "roll_dynamic_dims": [(1, 3, 3), (4, 8, 9), (3, 4, 7)],
+    "classifier": [(1, 2, 3, 3), (4, 2, 11, 9), (3, 2, 5, 7)],
 }
 
 
@@ -229,12 +244,36 @@ def other_shapes(shape, axes, name=None):
 
 # Cases whose lowering reads no size even with dynamic axes (a scale factor, a roll by
 # fixed shifts): no Shape node to keep.
-READS_NO_SIZE = {"interpolate_scale", "roll_dynamic_dims"}
+READS_NO_SIZE = {"interpolate_scale", "roll_dynamic_dims", "classifier"}
 
 
 def size_nodes(path):
     import onnx
     return [n.op_type for n in onnx.load(path).graph.node if n.op_type in ("Shape", "Size")]
+
+
+def declared_output_dims(path):
+    """Per graph output, its declared dims: an int where the file fixes the size, None
+    where it leaves it open (unknown or named)."""
+    import onnx
+    out = []
+    for o in onnx.load(path).graph.output:
+        dims = o.type.tensor_type.shape.dim
+        out.append([d.dim_value if d.HasField("dim_value") else None for d in dims])
+    return out
+
+
+def assert_declared_dims_hold(case, path, refs, what):
+    """A size the file declares for an output is a promise to the runtime: it must be
+    the output's size at every shape the file ran at."""
+    for k, dims in enumerate(declared_output_dims(path)):
+        for ref in refs:
+            ref = ref[k] if isinstance(ref, (list, tuple)) else ref
+            case.assertEqual(len(dims), ref.ndim, f"{what}: output {k}'s declared rank")
+            for i, d in enumerate(dims):
+                if d is not None:
+                    case.assertEqual(d, ref.shape[i], f"{what}: output {k} declares dim {i} = {d}, "
+                                                      f"but at input shape it is {ref.shape[i]}")
 
 
 def tolerance(ref):
@@ -277,6 +316,34 @@ class DynamicSizes(unittest.TestCase):
                 refs.append(ref)
             # The reference itself must move with the input (not a constant model).
             self.assertFalse(np.allclose(refs[0], refs[1]), f"{name}: eager output ignores its input")
+            assert_declared_dims_hold(self, path, refs, f"{name} opset {opset}")
+
+
+class DeclaredDims(unittest.TestCase):
+    """Outputs' declared dims under dynamic input axes: open where an axis reaches
+    them, the traced size where none does (run_case checks the sizes declared hold)."""
+
+    def declared(self, model, shape, axes, opset=13):
+        with tempfile.TemporaryDirectory(prefix="oxport-dims-") as tmp:
+            path = os.path.join(tmp, "m.onnx")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", oxt.TracerWarning)
+                oxt.export(model.eval(), (torch.randn(shape),), path, opset_version=opset,
+                           input_names=["x"], dynamic_axes={"x": {a: f"d{a}" for a in axes}})
+            return declared_output_dims(path)
+
+    def test_classifier_keeps_its_class_count(self):
+        self.assertEqual(self.declared(Classifier(), (2, 2, 8, 8), [0, 2, 3]), [[None, 10]])
+
+    def test_attention_scores_are_open_in_both_sequence_dims(self):
+        class Scores(nn.Module):
+            def forward(self, x):
+                return (x @ x.transpose(1, 2)).softmax(-1)
+        self.assertEqual(self.declared(Scores(), (2, 5, 4), [0, 1]), [[None, None, None]])
+        self.assertEqual(self.declared(Scores(), (2, 5, 4), [1]), [[2, None, None]])
+
+    def test_no_dynamic_axis_declares_every_traced_size(self):
+        self.assertEqual(self.declared(Classifier(), (2, 2, 8, 8), []), [[2, 10]])
 
 
 class MaskedSize(nn.Module):
