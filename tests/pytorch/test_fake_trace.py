@@ -130,6 +130,29 @@ class FakeTrace(unittest.TestCase):
             for x in (torch.randn(2, 5), torch.randn(4, 3)):
                 self.assertTrue(all(r[3] for r in oxt.verify(Repeat(), (x,), path)))
 
+    def test_cpu_tensors_made_in_forward_give_the_same_file(self):
+        """torch.arange(n) and a table built without a device are CPU tensors next to the
+        meta ones: the kernels run them on meta, and their values are the eager trace's."""
+        class Rotary(nn.Module):
+            def forward(self, x):
+                k = torch.arange(x.size(-1)).float()
+                angles = x[..., None] * torch.exp(-k / x.size(-1))
+                return torch.cat([angles.sin(), angles.cos()], -1) + torch.ones(2 * x.size(-1)).cumsum(0)
+        dyn = {"x": {0: "b"}}
+        with tempfile.TemporaryDirectory() as tmp:
+            files = []
+            for mode in ("eager", "fake"):
+                path = os.path.join(tmp, f"{mode}.onnx")
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", oxt.TracerWarning)
+                    oxt.export(Rotary(), (torch.randn(2, 5),), path, input_names=["x"], dynamic_axes=dyn,
+                               trace=mode)
+                with open(path, "rb") as f:
+                    files.append(f.read())
+            self.assertTrue(files[0] == files[1])
+            for x in (torch.randn(2, 5), torch.randn(3, 5)):
+                self.assertTrue(all(r[3] for r in oxt.verify(Rotary(), (x,), path)))
+
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):
             oxt.export(nn.ReLU(), (torch.randn(2),), os.devnull, trace="lazy")

@@ -34,6 +34,7 @@ import weakref
 import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_map
 
 from .. import _engine as E
 from . import _lowering as L
@@ -498,7 +499,7 @@ class Recorder:
         # The op gives the mutated tensor a new value; through a view, its base and
         # the base's other views get theirs from it (_indexing.ViewTracker).
         write = self.views.before_write(mutated)
-        result = func(*args, **kwargs)
+        result = _run_kernel(self, func, args, kwargs)
         out = self.emit(kind, resolved, result)
         self.views.after_write(write)
         return out
@@ -681,11 +682,42 @@ def _meta_failure(e):
     """Why torch's meta device could not run an op, in one line."""
     first = str(e).splitlines()[0] if str(e) else type(e).__name__
     m = re.search(r"Could not run '([^']+)' with arguments from the 'Meta' backend", first)
-    if m:
-        return (f"torch {torch.__version__.split('+')[0]} has no meta kernel for {m.group(1)} "
-                f"(an output whose shape depends on tensor values, such as nonzero or a "
-                f"boolean-mask index, has none)")
-    return first
+    if not m:
+        return first
+    op = m.group(1)
+    why = " (its output's shape depends on tensor values)" if op in _VALUE_SHAPED else ""
+    return f"torch {torch.__version__.split('+')[0]} has no meta kernel for {op}{why}"
+
+
+# Operators whose output size counts what the values select: no meta kernel can have one.
+_VALUE_SHAPED = {"aten::nonzero", "aten::masked_select", "aten::_unique2", "aten::unique_dim",
+                 "aten::unique_consecutive", "aten::bincount", "aten::repeat_interleave.Tensor",
+                 "aten::repeat_interleave"}
+
+
+def _run_kernel(rec, func, args, kwargs):
+    """Run an ATen kernel.  Under trace='fake' a tensor the forward made on the CPU
+    (torch.arange(n) with no device, a table built in forward) can meet the meta
+    tensors: the kernel then runs with it on the meta device too.  Only the call sees
+    the meta copy; the trace already holds the CPU tensor's value or its recorded node,
+    so the file is the eager trace's.  A CPU tensor the op writes stays a refusal."""
+    if not rec.fake:
+        return func(*args, **kwargs)
+    try:
+        return func(*args, **kwargs)
+    except RuntimeError as e:
+        if "found at least two devices" not in str(e):
+            raise
+        schema = getattr(func, "_schema", None)
+        written = schema is None or any(a.alias_info is not None and a.alias_info.is_write
+                                        for a in schema.arguments)
+        if written:
+            raise
+
+    def on_meta(t):
+        return t.to("meta") if isinstance(t, torch.Tensor) and t.device.type == "cpu" else t
+
+    return func(*tree_map(on_meta, args), **tree_map(on_meta, kwargs))
 
 
 class AtenMode(TorchDispatchMode):
@@ -700,7 +732,7 @@ class AtenMode(TorchDispatchMode):
         kwargs = kwargs or {}
         rec = self.rec
         if rec.inside or rec.suppress or not (rec.any_traced(args) or rec.any_traced(kwargs)):
-            return func(*args, **kwargs)
+            return _run_kernel(rec, func, args, kwargs)
         if rec.qinfo:
             res = Q.handle(rec, self._run_float, func, args, kwargs)
             if res is not NotImplemented:
@@ -713,9 +745,9 @@ class AtenMode(TorchDispatchMode):
             # A Python value out of a traced tensor (.item() reached from TorchScript,
             # aten::is_nonzero, aten::equal ...): the trace cannot keep it.
             S.warn_fixed(rec, f"{name} turns a traced tensor into a Python value")
-            return func(*args, **kwargs)
+            return _run_kernel(rec, func, args, kwargs)
         if name in L.ATEN_ALIASES:
-            out = func(*args, **kwargs)
+            out = _run_kernel(rec, func, args, kwargs)
             rec.alias(args[0], out)
             return out
         handler = L.ATEN_HANDLERS.get(name)
