@@ -38,6 +38,9 @@ typedef enum rule_kind {
     R_RESIZE,
     R_ROI_ALIGN,
     R_GRID_SAMPLE,
+    R_FROM_SHAPE,   /* ConstantOfShape: the dims are its input's elements */
+    R_SLICE,
+    R_TILE,
 } rule_kind;
 
 typedef struct dims_rule {
@@ -52,7 +55,7 @@ static const dims_rule rules[] = {
     {"Asinh", R_SAME0}, {"Atan", R_SAME0}, {"Atanh", R_SAME0}, {"AveragePool", R_POOL},
     {"BatchNormalization", R_SAME0}, {"Bernoulli", R_SAME0}, {"BitShift", R_BCAST},
     {"Cast", R_SAME0}, {"CastLike", R_SAME0}, {"Ceil", R_SAME0}, {"Celu", R_SAME0},
-    {"Clip", R_SAME0}, {"Concat", R_BCAST}, {"Conv", R_CONV}, {"ConvTranspose", R_CONV_T},
+    {"Clip", R_SAME0}, {"Concat", R_BCAST}, {"ConstantOfShape", R_FROM_SHAPE}, {"Conv", R_CONV}, {"ConvTranspose", R_CONV_T},
     {"Cos", R_SAME0}, {"Cosh", R_SAME0}, {"CumSum", R_SAME0}, {"DepthToSpace", R_SAME0},
     {"DequantizeLinear", R_SAME0}, {"Div", R_BCAST}, {"Dropout", R_SAME0}, {"Elu", R_SAME0},
     {"Equal", R_BCAST}, {"Erf", R_SAME0}, {"Exp", R_SAME0}, {"Expand", R_BCAST0},
@@ -79,10 +82,10 @@ static const dims_rule rules[] = {
     {"Scatter", R_SAME0}, {"ScatterElements", R_SAME0}, {"ScatterND", R_SAME0},
     {"Selu", R_SAME0}, {"Shape", R_NONE}, {"Shrink", R_SAME0}, {"Sigmoid", R_SAME0},
     {"Sign", R_SAME0}, {"Sin", R_SAME0}, {"Sinh", R_SAME0}, {"Size", R_NONE},
-    {"Slice", R_SAME0}, {"Softmax", R_SAME0}, {"Softplus", R_SAME0}, {"Softsign", R_SAME0},
+    {"Slice", R_SLICE}, {"Softmax", R_SAME0}, {"Softplus", R_SAME0}, {"Softsign", R_SAME0},
     {"SpaceToDepth", R_SAME0}, {"Split", R_SPLIT}, {"Sqrt", R_SAME0}, {"Squeeze", R_SQUEEZE},
     {"Sub", R_BCAST}, {"Sum", R_BCAST}, {"Tan", R_SAME0}, {"Tanh", R_SAME0},
-    {"ThresholdedRelu", R_SAME0}, {"Tile", R_SAME0}, {"TopK", R_TOPK},
+    {"ThresholdedRelu", R_SAME0}, {"Tile", R_TILE}, {"TopK", R_TOPK},
     {"Transpose", R_TRANSPOSE}, {"Trilu", R_SAME0}, {"Unsqueeze", R_UNSQUEEZE},
     {"Upsample", R_RESIZE}, {"Where", R_BCAST}, {"Xor", R_BCAST},
 };
@@ -132,7 +135,7 @@ static uint64_t dim_bit(int64_t i)
 
 /* The rank the host recorded, or the one the analysis worked out for a
  * value a symbolic made in passing (those carry an element type only). */
-static int32_t rank_of(const ox_varying_dims *d, ox_vid v)
+static int32_t rank_of(ox_varying_dims *d, ox_vid v)
 {
     return v && v < d->n ? d->rank[v] : -1;
 }
@@ -143,7 +146,7 @@ static bool tracked(int32_t rank)
     return rank >= 0 && rank < MAX_TRACKED;
 }
 
-static uint64_t mask_of(const ox_varying_dims *d, ox_vid v)
+static uint64_t mask_of(ox_varying_dims *d, ox_vid v)
 {
     return v ? ox_varying_dims_of(d, v) : 0;
 }
@@ -201,11 +204,274 @@ static uint64_t right_aligned(uint64_t m, int32_t r, int32_t R)
     return out;
 }
 
+/* --------------------------------------------------------- shape values */
+
+/* A small int64 tensor of the file (rank 0 or 1) element by element: a
+ * Reshape target built as Concat(Unsqueeze(Gather(Shape(x), 0)), [-1, 64])
+ * varies in its first element only, and its others are known.  "Fixed"
+ * means the same on every run, so a fixed element of a Shape is the traced
+ * size. */
+#define MAX_ELEMS 16
+
+typedef struct ox_shape_elems {
+    uint32_t len;
+    bool scalar;
+    uint32_t vary;  /* bit i: element i may differ between runs */
+    uint32_t known; /* bit i: element i is val[i] on every run */
+    int64_t val[MAX_ELEMS];
+} shape_elems;
+
+static const shape_elems *elems_of(const ox_graph *g, ox_varying_dims *d, ox_vid v)
+{
+    if (!v || v >= d->n || !d->elems)
+        return NULL;
+    if (d->elems[v])
+        return d->elems[v];
+    ox_dtype dt;
+    size_t count;
+    const ox_tensor_data *t = ox_sym_const_tensor(g, v, &dt, &count);
+    const ox_value *x = ox_graph_value(g, v);
+    if (!t || count > MAX_ELEMS || (count && !t->data) || !x || x->type.rank > 1)
+        return NULL;
+    shape_elems *e = ox_arena_alloc(&d->elems_arena, sizeof(*e));
+    if (!e)
+        return NULL;
+    memset(e, 0, sizeof(*e));
+    e->len = (uint32_t)count;
+    e->scalar = x->type.rank == 0;
+    if (dt == OX_INT64) { /* the values a target shape is built from; others fixed only */
+        e->known = count ? ~0u >> (32 - count) : 0;
+        memcpy(e->val, t->data, count * sizeof(int64_t));
+    }
+    return d->elems[v] = e;
+}
+
+static bool elem_varies(const shape_elems *e, uint32_t i)
+{
+    return (e->vary >> i) & 1;
+}
+
+static bool elem_known(const shape_elems *e, uint32_t i, int64_t *v)
+{
+    if (!((e->known >> i) & 1))
+        return false;
+    *v = e->val[i];
+    return true;
+}
+
+static shape_elems *new_elems(ox_varying_dims *d, uint32_t len, bool scalar)
+{
+    if (len > MAX_ELEMS)
+        return NULL;
+    shape_elems *e = ox_arena_alloc(&d->elems_arena, sizeof(*e));
+    if (e) {
+        memset(e, 0, sizeof(*e));
+        e->len = len;
+        e->scalar = scalar;
+    }
+    return e;
+}
+
+static void copy_elem(shape_elems *to, uint32_t i, const shape_elems *from, uint32_t j)
+{
+    to->vary |= (uint32_t)elem_varies(from, j) << i;
+    int64_t v;
+    if (elem_known(from, j, &v)) {
+        to->known |= 1u << i;
+        to->val[i] = v;
+    }
+}
+
+/* Shape(x) (opset 15's start and end too): element i is dim start+i. */
+static shape_elems *shape_elems_of_shape(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
+{
+    ox_vid x = n->inputs[0];
+    int32_t r = rank_of(d, x);
+    if (!tracked(r))
+        return NULL;
+    int64_t start = attr_int(n, "start", 0), end = attr_int(n, "end", r);
+    start = start < 0 ? start + r : start;
+    end = end < 0 ? end + r : end;
+    start = start < 0 ? 0 : start > r ? r : start;
+    end = end < start ? start : end > r ? r : end;
+    shape_elems *e = new_elems(d, (uint32_t)(end - start), false);
+    if (!e)
+        return NULL;
+    const ox_value *xv = ox_graph_value(g, x);
+    uint64_t m = mask_of(d, x);
+    for (uint32_t i = 0; i < e->len; i++) {
+        int64_t dim = start + i;
+        if (has_dim(m, dim))
+            e->vary |= 1u << i;
+        else if (xv && xv->type.rank == r && xv->type.dims && xv->type.dims[dim] >= 0) {
+            e->known |= 1u << i;
+            e->val[i] = xv->type.dims[dim];
+        }
+    }
+    return e;
+}
+
+static shape_elems *gathered_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
+{
+    if (attr_int(n, "axis", 0) != 0 || n->n_inputs < 2)
+        return NULL;
+    const shape_elems *data = elems_of(g, d, n->inputs[0]);
+    const shape_elems *idx = elems_of(g, d, n->inputs[1]);
+    if (!data || !idx || data->scalar || idx->vary || idx->known != (idx->len ? ~0u >> (32 - idx->len) : 0))
+        return NULL;
+    shape_elems *e = new_elems(d, idx->len, idx->scalar);
+    for (uint32_t i = 0; e && i < idx->len; i++) {
+        int64_t k = idx->val[i] < 0 ? idx->val[i] + data->len : idx->val[i];
+        if (k < 0 || k >= data->len)
+            return NULL;
+        copy_elem(e, i, data, (uint32_t)k);
+    }
+    return e;
+}
+
+static shape_elems *concatenated_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
+{
+    if (attr_int(n, "axis", 0) != 0 && attr_int(n, "axis", 0) != -1)
+        return NULL;
+    uint32_t len = 0;
+    for (uint32_t i = 0; i < n->n_inputs; i++) {
+        const shape_elems *p = elems_of(g, d, n->inputs[i]);
+        if (!p || p->scalar)
+            return NULL;
+        len += p->len;
+    }
+    shape_elems *e = new_elems(d, len, false);
+    uint32_t at = 0;
+    for (uint32_t i = 0; e && i < n->n_inputs; i++) {
+        const shape_elems *p = elems_of(g, d, n->inputs[i]);
+        for (uint32_t j = 0; j < p->len; j++)
+            copy_elem(e, at++, p, j);
+    }
+    return e;
+}
+
+/* An elementwise op on shape values (a scalar or one element broadcasts):
+ * an element varies where an operand's does; its value is worked out for
+ * the integer arithmetic a size expression uses, and left unknown (fixed)
+ * for the rest (comparisons, logic, the floor-division fix-up). */
+static shape_elems *elementwise_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
+{
+    const shape_elems *in[3] = {NULL, NULL, NULL};
+    uint32_t len = 1;
+    bool scalar = true;
+    if (n->n_inputs > 3)
+        return NULL;
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+        if (!(in[k] = elems_of(g, d, n->inputs[k])))
+            return NULL;
+        if (in[k]->len != 1 && len != 1 && in[k]->len != len)
+            return NULL;
+        len = in[k]->len != 1 ? in[k]->len : len;
+        scalar = scalar && in[k]->scalar;
+    }
+    shape_elems *e = new_elems(d, len, scalar);
+    const char *op = n->op_type;
+    for (uint32_t i = 0; e && i < len; i++) {
+        int64_t v[3] = {0, 0, 0}, r = 0;
+        bool all_known = true;
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            uint32_t at = in[k]->len == 1 ? 0 : i;
+            if (elem_varies(in[k], at))
+                e->vary |= 1u << i;
+            all_known = elem_known(in[k], at, &v[k]) && all_known;
+        }
+        if (elem_varies(e, i) || !all_known)
+            continue;
+        bool ok = true;
+        if (n->n_inputs == 2 && strcmp(op, "Add") == 0)
+            ok = !__builtin_add_overflow(v[0], v[1], &r);
+        else if (n->n_inputs == 2 && strcmp(op, "Sub") == 0)
+            ok = !__builtin_sub_overflow(v[0], v[1], &r);
+        else if (n->n_inputs == 2 && strcmp(op, "Mul") == 0)
+            ok = !__builtin_mul_overflow(v[0], v[1], &r);
+        else if (n->n_inputs == 2 && strcmp(op, "Max") == 0)
+            r = v[0] > v[1] ? v[0] : v[1];
+        else if (n->n_inputs == 2 && strcmp(op, "Min") == 0)
+            r = v[0] < v[1] ? v[0] : v[1];
+        else if (n->n_inputs == 1 && (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) &&
+                 attr_int(n, "to", OX_INT64) == OX_INT64)
+            r = v[0];
+        else
+            ok = false;
+        if (ok) {
+            e->known |= 1u << i;
+            e->val[i] = r;
+        }
+    }
+    return e;
+}
+
+static bool elementwise_op(const char *op)
+{
+    static const char *const ops[] = {"Abs", "Add", "And", "BitShift", "Cast", "Ceil", "Div",
+                                      "Equal", "Floor", "Greater", "GreaterOrEqual", "Identity",
+                                      "Less", "LessOrEqual", "Max", "Min", "Mod", "Mul", "Neg",
+                                      "Not", "Or", "Sign", "Sub", "Where", "Xor"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(op, ops[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Unsqueeze of a scalar to [1], Squeeze of [1] to a scalar, Cast, Identity,
+ * Reshape to one dim: the same elements. */
+static shape_elems *same_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
+                               bool scalar)
+{
+    const shape_elems *x = elems_of(g, d, n->inputs[0]);
+    if (!x)
+        return NULL;
+    shape_elems *e = new_elems(d, x->len, scalar);
+    if (e) {
+        *e = *x;
+        e->scalar = scalar;
+    }
+    return e;
+}
+
+static bool is_op(const ox_node *n, const char *op)
+{
+    return strcmp(n->op_type, op) == 0;
+}
+
+/* The elements of n's output 0, when it is a small int64 tensor n computes
+ * from shape values; NULL when it is not one or they are not worked out. */
+static shape_elems *computed_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
+{
+    if (n->domain[0] || n->n_outputs < 1 || !n->n_inputs || !n->inputs[0])
+        return NULL;
+    int32_t out_rank = rank_of(d, n->outputs[0]);
+    if (out_rank > 1)
+        return NULL;
+    if (is_op(n, "Shape"))
+        return shape_elems_of_shape(g, d, n);
+    if (is_op(n, "Gather"))
+        return gathered_elems(g, d, n);
+    if (is_op(n, "Concat"))
+        return concatenated_elems(g, d, n);
+    if (elementwise_op(n->op_type))
+        return elementwise_elems(g, d, n);
+    if (is_op(n, "Unsqueeze") || is_op(n, "Squeeze") || is_op(n, "Reshape")) {
+        if (out_rank != 0 && out_rank != 1)
+            return NULL;
+        const shape_elems *x = elems_of(g, d, n->inputs[0]);
+        return x && x->len == 1 ? same_elems(g, d, n, out_rank == 0)
+               : x && out_rank == 1 && is_op(n, "Reshape") ? same_elems(g, d, n, false)
+                                                            : NULL;
+    }
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- rules */
 
 #define FALLBACK UINT64_MAX /* a rule's "cannot say": every dim varies */
 
-static uint64_t broadcast(const ox_graph *g, const ox_varying_dims *d, const ox_node *n,
+static uint64_t broadcast(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
                           uint32_t inputs, int32_t R)
 {
     uint64_t out = 0;
@@ -221,7 +487,7 @@ static uint64_t broadcast(const ox_graph *g, const ox_varying_dims *d, const ox_
     return out;
 }
 
-static uint64_t matmul(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t matmul(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     ox_vid a = n->inputs[0], b = n->inputs[1];
     int32_t ra = rank_of(d, a), rb = rank_of(d, b);
@@ -237,7 +503,7 @@ static uint64_t matmul(const ox_graph *g, const ox_varying_dims *d, const ox_nod
     return out;
 }
 
-static uint64_t gemm(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t gemm(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     if (R != 2 || rank_of(d, n->inputs[0]) != 2 || rank_of(d, n->inputs[1]) != 2)
         return FALLBACK;
@@ -259,7 +525,7 @@ static uint64_t gemm(const ox_graph *g, const ox_varying_dims *d, const ox_node 
 /* Conv, ConvTranspose and the windowed pools: batch and spatial dims
  * follow the input's, channels the weight's (`channel_dim` of input 1) or,
  * for a pool (channel_dim < 0), the input's. */
-static uint64_t windowed(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R,
+static uint64_t windowed(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R,
                          int channel_dim)
 {
     ox_vid x = n->inputs[0];
@@ -278,7 +544,7 @@ static uint64_t windowed(const ox_graph *g, const ox_varying_dims *d, const ox_n
     return out;
 }
 
-static uint64_t flatten(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t flatten(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
     if (!tracked(r) || R != 2)
@@ -291,7 +557,7 @@ static uint64_t flatten(const ox_graph *g, const ox_varying_dims *d, const ox_no
     return out;
 }
 
-static uint64_t transpose(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t transpose(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
     if (!tracked(r) || r != R)
@@ -328,7 +594,7 @@ static uint64_t reduced(uint64_t m, int32_t r, const int64_t *axes, size_t n_axe
     return k == R ? out : FALLBACK;
 }
 
-static uint64_t reduce(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t reduce(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
     if (!tracked(r))
@@ -348,7 +614,7 @@ static uint64_t reduce(const ox_graph *g, const ox_varying_dims *d, const ox_nod
     return reduced(m, r, axes, n_axes, false, keep, R);
 }
 
-static uint64_t arg_reduce(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t arg_reduce(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
     if (!tracked(r))
@@ -358,7 +624,7 @@ static uint64_t arg_reduce(const ox_graph *g, const ox_varying_dims *d, const ox
                    R);
 }
 
-static uint64_t unsqueeze(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t unsqueeze(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
     const int64_t *axes;
@@ -377,7 +643,7 @@ static uint64_t unsqueeze(const ox_graph *g, const ox_varying_dims *d, const ox_
     return out;
 }
 
-static uint64_t squeeze(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t squeeze(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
     const int64_t *axes;
@@ -389,26 +655,112 @@ static uint64_t squeeze(const ox_graph *g, const ox_varying_dims *d, const ox_no
     return reduced(mask_of(d, n->inputs[0]), r, axes, n_axes, false, false, R);
 }
 
-static uint64_t reshape(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+/* Reshape by a target the file holds or computes: an element that varies
+ * gives a varying dim; a known positive one a fixed dim; 0 copies the input's
+ * dim (unless allowzero); -1 and a fixed element of unknown value follow the
+ * rest. */
+static uint64_t reshape(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
-    const int64_t *shape;
-    size_t count;
-    if (!tracked(r) || n->n_inputs < 2 || !int_list(g, n, "shape", 1, &shape, &count) ||
-        count != (size_t)R)
+    const shape_elems *shape = n->n_inputs > 1 ? elems_of(g, d, n->inputs[1]) : NULL;
+    if (!tracked(r) || !shape || shape->scalar || shape->len != (uint32_t)R)
         return FALLBACK;
     uint64_t m = mask_of(d, n->inputs[0]), out = 0;
     bool allowzero = attr_int(n, "allowzero", 0) != 0;
+    bool any = m != 0 || shape->vary != 0;
     for (int32_t k = 0; k < R; k++) {
-        int64_t s = shape[k];
-        bool varies = s == -1 ? m != 0 : (s == 0 && !allowzero) ? has_dim(m, k) : false;
+        int64_t s;
+        bool varies;
+        if (elem_varies(shape, (uint32_t)k))
+            varies = true;
+        else if (!elem_known(shape, (uint32_t)k, &s))
+            varies = any;
+        else
+            varies = s == -1 ? any : (s == 0 && !allowzero) ? has_dim(m, k) : false;
         if (varies)
             out |= dim_bit(k);
     }
     return out;
 }
 
-static uint64_t gather(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+/* Expand by a target shape: a dim the target fixes above 1 is fixed; where
+ * the target says 1 (or is shorter) the input's dim stays. */
+static uint64_t expand(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    const shape_elems *shape = n->n_inputs > 1 ? elems_of(g, d, n->inputs[1]) : NULL;
+    if (!tracked(r) || !shape || shape->scalar || (int32_t)shape->len > R || r > R)
+        return FALLBACK;
+    uint64_t m = mask_of(d, n->inputs[0]), out = 0;
+    for (int32_t k = 0; k < R; k++) {
+        int32_t j = k - (R - (int32_t)shape->len), i = k - (R - r);
+        bool from_input = i >= 0 && has_dim(m, i);
+        int64_t s;
+        bool varies;
+        if (j < 0)
+            varies = from_input;
+        else if (elem_varies(shape, (uint32_t)j))
+            varies = true;
+        else if (elem_known(shape, (uint32_t)j, &s) && s > 1)
+            varies = false;
+        else
+            varies = from_input;
+        if (varies)
+            out |= dim_bit(k);
+    }
+    return out;
+}
+
+static uint64_t from_shape(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    const shape_elems *shape = elems_of(g, d, n->inputs[0]);
+    if (!shape || shape->scalar || shape->len != (uint32_t)R)
+        return FALLBACK;
+    return shape->vary;
+}
+
+static uint64_t tile(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    const shape_elems *reps = n->n_inputs > 1 ? elems_of(g, d, n->inputs[1]) : NULL;
+    if (rank_of(d, n->inputs[0]) != R || !reps || reps->len != (uint32_t)R)
+        return FALLBACK;
+    return mask_of(d, n->inputs[0]) | reps->vary;
+}
+
+/* Slice: a sliced dim varies with the data's dim or with a bound that
+ * varies; the others are the data's.  The axes must be known. */
+static uint64_t slice(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    int32_t r = rank_of(d, n->inputs[0]);
+    if (!tracked(r) || r != R)
+        return FALLBACK;
+    uint64_t m = mask_of(d, n->inputs[0]);
+    const ox_attr *starts_attr = ox_node_attr(n, "starts");
+    if (starts_attr) /* below opset 10 every bound is an attribute */
+        return m;
+    const shape_elems *starts = n->n_inputs > 1 ? elems_of(g, d, n->inputs[1]) : NULL;
+    const shape_elems *ends = n->n_inputs > 2 ? elems_of(g, d, n->inputs[2]) : NULL;
+    const shape_elems *steps = n->n_inputs > 4 && n->inputs[4] ? elems_of(g, d, n->inputs[4]) : NULL;
+    if (!starts || !ends || starts->len != ends->len || (n->n_inputs > 4 && n->inputs[4] && !steps))
+        return FALLBACK;
+    const int64_t *axes = NULL;
+    size_t n_axes = 0;
+    if (n->n_inputs > 3 && n->inputs[3]) {
+        if (!int_list(g, n, "axes", 3, &axes, &n_axes) || n_axes != starts->len)
+            return FALLBACK;
+    }
+    uint64_t out = m;
+    for (uint32_t j = 0; j < starts->len; j++) {
+        int64_t axis = axes ? norm_axis(axes[j], r) : (int64_t)j;
+        if (axis < 0 || axis >= r)
+            return FALLBACK;
+        if (elem_varies(starts, j) || elem_varies(ends, j) || (steps && elem_varies(steps, j)))
+            out |= dim_bit(axis);
+    }
+    return out;
+}
+
+static uint64_t gather(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     ox_vid data = n->inputs[0], idx = n->n_inputs > 1 ? n->inputs[1] : 0;
     int32_t r = rank_of(d, data), q = rank_of(d, idx);
@@ -427,7 +779,7 @@ static uint64_t gather(const ox_graph *g, const ox_varying_dims *d, const ox_nod
 }
 
 /* Split and TopK: input 0's dims, `axis` fixed when its sizes are given. */
-static uint64_t axis_fixed(const ox_graph *g, const ox_varying_dims *d, const ox_node *n,
+static uint64_t axis_fixed(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
                            int32_t R, int64_t axis, bool sizes_given)
 {
     int32_t r = rank_of(d, n->inputs[0]);
@@ -437,7 +789,7 @@ static uint64_t axis_fixed(const ox_graph *g, const ox_varying_dims *d, const ox
     return sizes_given ? m & ~dim_bit(norm_axis(axis, r)) : m;
 }
 
-static uint64_t split(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t split(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     const int64_t *sizes;
     size_t count;
@@ -445,7 +797,7 @@ static uint64_t split(const ox_graph *g, const ox_varying_dims *d, const ox_node
     return axis_fixed(g, d, n, R, attr_int(n, "axis", 0), given);
 }
 
-static uint64_t topk(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t topk(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     /* k is an attribute below opset 10, else input 1, a constant (the
      * value-input check before the rule) */
@@ -455,7 +807,7 @@ static uint64_t topk(const ox_graph *g, const ox_varying_dims *d, const ox_node 
 /* LSTM, GRU, RNN: Y is [seq, dirs, batch, hidden] (layout 0) or [batch,
  * seq, dirs, hidden]; Y_h and Y_c [dirs, batch, hidden] or [batch, dirs,
  * hidden]. */
-static uint64_t rnn(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, uint32_t out_i,
+static uint64_t rnn(const ox_graph *g, ox_varying_dims *d, const ox_node *n, uint32_t out_i,
                     int32_t R)
 {
     if (rank_of(d, n->inputs[0]) != 3)
@@ -473,7 +825,7 @@ static uint64_t rnn(const ox_graph *g, const ox_varying_dims *d, const ox_node *
     return batch ? dim_bit(batch_first ? 0 : 1) : 0;
 }
 
-static uint64_t resize(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t resize(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
     if (!tracked(r) || r != R)
@@ -484,7 +836,7 @@ static uint64_t resize(const ox_graph *g, const ox_varying_dims *d, const ox_nod
     return mask_of(d, n->inputs[0]); /* constant scales */
 }
 
-static uint64_t roi_align(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t roi_align(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     if (R != 4 || n->n_inputs < 2 || rank_of(d, n->inputs[0]) != 4 || rank_of(d, n->inputs[1]) != 2)
         return FALLBACK;
@@ -492,7 +844,7 @@ static uint64_t roi_align(const ox_graph *g, const ox_varying_dims *d, const ox_
            (mask_of(d, n->inputs[0]) & dim_bit(1));
 }
 
-static uint64_t grid_sample(const ox_graph *g, const ox_varying_dims *d, const ox_node *n, int32_t R)
+static uint64_t grid_sample(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     if (n->n_inputs < 2 || rank_of(d, n->inputs[0]) != R || rank_of(d, n->inputs[1]) != R || R < 3)
         return FALLBACK;
@@ -507,7 +859,7 @@ static uint64_t grid_sample(const ox_graph *g, const ox_varying_dims *d, const o
 
 /* Output out_i's rank by n's rule, for a value whose rank was not
  * recorded; -1 when the rule does not say. */
-static int32_t rule_rank(const ox_graph *g, const ox_varying_dims *d, const ox_node *n,
+static int32_t rule_rank(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
                          const dims_rule *rule, uint32_t out_i)
 {
     int32_t r = n->n_inputs && n->inputs[0] ? rank_of(d, n->inputs[0]) : -1;
@@ -528,10 +880,17 @@ static int32_t rule_rank(const ox_graph *g, const ox_varying_dims *d, const ox_n
         }
         return most;
     }
-    case R_BCAST0: /* Expand: the longer of the input's rank and the shape's */
-        if (r < 0 || !int_list(g, n, "shape", 1, &list, &count))
+    case R_BCAST0: { /* Expand: the longer of the input's rank and the shape's */
+        const shape_elems *e = n->n_inputs > 1 ? elems_of(g, d, n->inputs[1]) : NULL;
+        if (r < 0 || !e || e->scalar)
             return -1;
-        return (int32_t)count > r ? (int32_t)count : r;
+        return (int32_t)e->len > r ? (int32_t)e->len : r;
+    }
+    case R_FROM_SHAPE: {
+        const shape_elems *e = elems_of(g, d, n->inputs[0]);
+        return e && !e->scalar ? (int32_t)e->len : -1;
+    }
+    case R_SLICE: case R_TILE: return r;
     case R_NONE: return strcmp(n->op_type, "Shape") == 0 ? 1 : 0;
     case R_MATMUL: return r >= 2 && r1 >= 2 ? (r > r1 ? r : r1) : -1;
     case R_GEMM: case R_FLATTEN: return 2;
@@ -551,7 +910,10 @@ static int32_t rule_rank(const ox_graph *g, const ox_varying_dims *d, const ox_n
     case R_SQUEEZE:
         return r >= 0 && int_list(g, n, "axes", 1, &list, &count) && count ? r - (int32_t)count
                                                                            : -1;
-    case R_RESHAPE: return int_list(g, n, "shape", 1, &list, &count) ? (int32_t)count : -1;
+    case R_RESHAPE: {
+        const shape_elems *e = n->n_inputs > 1 ? elems_of(g, d, n->inputs[1]) : NULL;
+        return e && !e->scalar ? (int32_t)e->len : -1;
+    }
     case R_GATHER: return r >= 0 && r1 >= 0 ? r + r1 - 1 : -1;
     case R_GATHER_ELEMENTS: return r1;
     case R_RNN: return out_i == 0 ? 4 : 3;
@@ -560,7 +922,7 @@ static int32_t rule_rank(const ox_graph *g, const ox_varying_dims *d, const ox_n
     return -1;
 }
 
-static uint64_t by_rule(const ox_graph *g, const ox_varying_dims *d, const ox_node *n,
+static uint64_t by_rule(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
                         const dims_rule *rule, uint32_t out_i, int32_t R)
 {
     if (!tracked(R) || n->n_inputs == 0 || !n->inputs[0])
@@ -569,7 +931,10 @@ static uint64_t by_rule(const ox_graph *g, const ox_varying_dims *d, const ox_no
     case R_SAME0:
         return rank_of(d, n->inputs[0]) == R ? mask_of(d, n->inputs[0]) : FALLBACK;
     case R_BCAST: return broadcast(g, d, n, n->n_inputs, R);
-    case R_BCAST0: return broadcast(g, d, n, 1, R);
+    case R_BCAST0: return expand(g, d, n, R);
+    case R_FROM_SHAPE: return from_shape(g, d, n, R);
+    case R_SLICE: return slice(g, d, n, R);
+    case R_TILE: return tile(g, d, n, R);
     case R_NONE: return 0;
     case R_MATMUL: return n->n_inputs >= 2 ? matmul(g, d, n, R) : FALLBACK;
     case R_GEMM: return n->n_inputs >= 2 ? gemm(g, d, n, R) : FALLBACK;
@@ -612,17 +977,25 @@ static uint64_t input_mask(const ox_type *t)
     return m;
 }
 
+/* Rules that read their shape-setting inputs element by element (a
+ * computed target shape is fine); the others need those inputs constant. */
+static bool reads_elements(const dims_rule *rule)
+{
+    return rule->kind == R_RESHAPE || rule->kind == R_BCAST0 || rule->kind == R_FROM_SHAPE ||
+           rule->kind == R_SLICE || rule->kind == R_TILE;
+}
+
 int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
                             ox_varying_dims *out)
 {
+    memset(out, 0, sizeof(*out));
+    ox_arena_init(&out->elems_arena);
     out->n = g->n_values;
-    out->mask = calloc(out->n ? out->n : 1, sizeof(*out->mask));
-    if (!out->mask) {
-        out->n = 0;
-        return -1;
-    }
-    out->rank = malloc((out->n ? out->n : 1) * sizeof(*out->rank));
-    if (!out->rank) {
+    size_t slots = out->n ? out->n : 1;
+    out->mask = calloc(slots, sizeof(*out->mask));
+    out->rank = malloc(slots * sizeof(*out->rank));
+    out->elems = calloc(slots, sizeof(*out->elems));
+    if (!out->mask || !out->rank || !out->elems) {
         ox_varying_dims_free(out);
         return -1;
     }
@@ -635,24 +1008,31 @@ int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
     }
     for (const ox_node *n = g->first; n; n = n->next) {
         const dims_rule *rule = rule_of(n);
-        /* a rule reads its shape-setting inputs as constants; computed
-         * ones leave every dim open */
-        bool values_known = ox_static_shapes_value_inputs_constant(g, n);
+        /* a rule reads its shape-setting inputs as constants (or element by
+         * element); others computed leave every dim open */
+        bool values_known =
+            rule && (reads_elements(rule) || ox_static_shapes_value_inputs_constant(g, n));
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_vid o = n->outputs[i];
             if (!o || o >= out->n)
                 continue;
             int32_t R = rank_of(out, o);
-            if (R < 0 && rule && values_known)
+            if (R < 0 && values_known)
                 R = out->rank[o] = rule_rank(g, out, n, rule, i);
             uint64_t m = FALLBACK;
             if (ox_static_shapes_is_fixed(shapes, o))
                 m = 0;
-            else if (rule && values_known && !ox_static_shapes_is_data_sized(shapes, o))
+            else if (values_known && !ox_static_shapes_is_data_sized(shapes, o))
                 m = by_rule(g, out, n, rule, i, R);
             out->mask[o] = m == FALLBACK ? every_dim(R) : m & every_dim(R);
         }
+        if (n->n_outputs && n->outputs[0] && n->outputs[0] < out->n && !out->elems[n->outputs[0]])
+            out->elems[n->outputs[0]] = computed_elems(g, out, n);
     }
+    /* the elements served the walk; the masks are the answer */
+    free(out->elems);
+    out->elems = NULL;
+    ox_arena_free(&out->elems_arena);
     return 0;
 }
 
@@ -665,6 +1045,9 @@ void ox_varying_dims_free(ox_varying_dims *d)
 {
     free(d->mask);
     free(d->rank);
+    free(d->elems);
+    d->elems = NULL;
+    ox_arena_free(&d->elems_arena);
     d->mask = NULL;
     d->rank = NULL;
     d->n = 0;

@@ -23,12 +23,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arena.h"
 #include "ir.h"
 #include "static_shapes.h"
 
 typedef struct ox_varying_dims {
     uint64_t *mask; /* per value id */
     int32_t *rank;  /* per value id: recorded, or worked out by a rule (-1 unknown) */
+    /* during ox_varying_dims_compute only: per value id, what a small int64
+     * tensor (a computed Reshape target, Slice bounds) holds, element by
+     * element (varying_dims.c) */
+    struct ox_shape_elems **elems;
+    ox_arena elems_arena;
     uint32_t n;
 } ox_varying_dims;
 
