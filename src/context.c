@@ -124,6 +124,7 @@ void ox_context_free(ox_context *ctx)
         free(ctx->domain_versions[i].domain);
     free(ctx->domain_versions);
     free(ctx->notes);
+    free(ctx->warnings);
     if (ctx->errmsg != oom_message)
         free(ctx->errmsg);
     free(ctx);
@@ -235,6 +236,11 @@ int ox_context_domain_version(const ox_context *ctx, const char *domain)
         if (strcmp(cfg->domains[i].domain, domain) == 0)
             return cfg->domains[i].version;
     return 0;
+}
+
+const char *ox_context_warnings(const ox_context *ctx)
+{
+    return ctx && ctx->warnings ? ctx->warnings : "";
 }
 
 const char *ox_context_notes(const ox_context *ctx)

@@ -39,6 +39,7 @@ struct ox_context {
     struct ox_config_domain *domain_versions; /* ox_context_set_domain_version */
     size_t n_domain_versions;
     char *notes;            /* last conversion's notes, malloc'd or NULL */
+    char *warnings;         /* last export's warnings (fixed_counts.h), malloc'd or NULL */
     struct loaded_pack **mem_packs; /* ox_context_add_pack: validated, kept across reloads */
     size_t n_mem_packs, cap_mem_packs;
     struct ox_introspection *introspection; /* introspect.h: the last listing handed out */

@@ -9,13 +9,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_job.h"
 #include "context.h"
+#include "fixed_counts.h"
 #include "ir.h"
 #include "onnx_write.h"
 #include "pipeline.h"
+#include "report.h"
 #include "oxport/oxport.h"
 
 void ox_export_options_init(ox_export_options *opts)
@@ -57,6 +60,20 @@ static ox_status check_gate(void *user)
     return ec->st;
 }
 
+/* The file's sizes fixed to the example that a dynamic axis would change,
+ * as the context's warnings (fixed_counts.h). */
+static ox_status note_fixed_counts(ox_context *ctx, const ox_graph *g)
+{
+    ox_report r;
+    ox_report_init(&r);
+    int rc = ox_fixed_counts_warn(g, &r);
+    if (rc == 0 && r.n && !(ctx->warnings = ox_report_join(&r, NULL)))
+        rc = -1;
+    ox_report_free(&r);
+    return rc ? ox_fail(ctx, OX_ENOMEM, "ox_export: out of memory noting the export's warnings")
+              : OX_OK;
+}
+
 ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *path,
                     const ox_export_options *opts)
 {
@@ -77,10 +94,16 @@ ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *path,
         memcpy(&o, opts, opts->struct_size);
         o.struct_size = (uint32_t)sizeof(o);
     }
+    free(ctx->warnings);
+    ctx->warnings = NULL;
     ox_pipeline p;
     ox_pipeline_init(&p, ctx, traced, o.opset, &o);
     ox_status st = ox_pipeline_run(&p);
     if (st != OX_OK) {
+        ox_pipeline_free(&p);
+        return st;
+    }
+    if ((st = note_fixed_counts(ctx, p.g)) != OX_OK) {
         ox_pipeline_free(&p);
         return st;
     }

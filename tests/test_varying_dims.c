@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixed_counts.h"
 #include "ir.h"
 #include "static_shapes.h"
 #include "test_util.h"
@@ -315,6 +316,42 @@ START_TEST(unknown_input_dims_count_as_dynamic)
 }
 END_TEST
 
+static size_t fixed_count_warnings(void)
+{
+    ox_report r;
+    ox_report_init(&r);
+    ck_assert_int_eq(ox_fixed_counts_warn(g, &r), 0);
+    size_t n = r.n;
+    for (size_t i = 0; i < r.n; i++)
+        ck_assert_ptr_nonnull(strstr(r.lines[i], "the number of pieces (5"));
+    ox_report_free(&r);
+    return n;
+}
+
+START_TEST(a_split_counted_over_a_dynamic_dim_warns)
+{
+    ox_vid x = input(3, (int64_t[]){3, 5, 4}, BIT(1));
+    ox_node *over_fixed = op("onnx::Split", 1, &x, 3); /* dim 0: 3 pieces, always */
+    attr_int(over_fixed, "axis", 0);
+    ck_assert_uint_eq(fixed_count_warnings(), 0);
+    ox_node *sized = op("onnx::Split", 2, (ox_vid[]){x, ints(2, (int64_t[]){2, 3})}, 2);
+    attr_int(sized, "axis", 1); /* sizes the model gave */
+    ck_assert_uint_eq(fixed_count_warnings(), 0);
+    ox_node *counted = op("onnx::Split", 1, &x, 5); /* unbind(1) */
+    attr_int(counted, "axis", -2);
+    ck_assert_uint_eq(fixed_count_warnings(), 1);
+}
+END_TEST
+
+START_TEST(no_dynamic_axis_no_warning)
+{
+    ox_vid x = input(3, (int64_t[]){3, 5, 4}, 0);
+    ox_node *counted = op("onnx::Split", 1, &x, 5);
+    attr_int(counted, "axis", 1);
+    ck_assert_uint_eq(fixed_count_warnings(), 0);
+}
+END_TEST
+
 START_TEST(rule_table_is_sorted)
 {
     ck_assert(ox_varying_dims_table_sorted());
@@ -341,6 +378,8 @@ static Suite *suite(void)
     tcase_add_test(t, unknown_operators_vary_everywhere_unless_fixed);
     tcase_add_test(t, unknown_input_dims_count_as_dynamic);
     tcase_add_test(t, rule_table_is_sorted);
+    tcase_add_test(t, a_split_counted_over_a_dynamic_dim_warns);
+    tcase_add_test(t, no_dynamic_axis_no_warning);
     suite_add_tcase(s, t);
     return s;
 }

@@ -108,6 +108,14 @@ OX_API ox_status ox_context_set_domain_version(ox_context *ctx, const char *doma
  * type changed, e.g. an operator exported as an ATen node. */
 OX_API const char *ox_context_notes(const ox_context *ctx);
 
+/* Warnings of the last ox_export, one per line ("" when none): what the
+ * file fixes to the example although a dynamic input axis would change it,
+ * e.g. "Split at Net/Attn[a]: dim 1 of its input follows a dynamic axis,
+ * but the number of pieces (5 ...) is fixed to the example; ...".  The
+ * export succeeds; a host shows them (oxport.torch as TracerWarnings, the
+ * CLI on stderr). */
+OX_API const char *ox_context_warnings(const ox_context *ctx);
+
 /* Write one line per operator whose symbolic a stronger pack replaced,
  *   "aten::relu: <source of the symbolic used> overrides <source replaced>",
  * sorted by operator; loads the context first.  *n_out (may be NULL) gets the

@@ -346,6 +346,38 @@ class DeclaredDims(unittest.TestCase):
         self.assertEqual(self.declared(Classifier(), (2, 2, 8, 8), []), [[2, 10]])
 
 
+class FixedCounts(unittest.TestCase):
+    """A Python list's length is the traced size: unbind over a dynamic dim makes a file
+    with that many pieces at every size, and the export says so (ox_context_warnings)."""
+
+    def export_warnings(self, model, shape, axes):
+        with tempfile.TemporaryDirectory(prefix="oxport-counts-") as tmp, \
+                warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            oxt.export(model.eval(), (torch.randn(shape),), os.path.join(tmp, "m.onnx"),
+                       input_names=["x"], dynamic_axes={"x": {a: f"d{a}" for a in axes}})
+        return [str(w.message) for w in caught if "number of pieces" in str(w.message)]
+
+    def test_unbind_over_a_dynamic_dim_warns_naming_the_scope(self):
+        class Rows(nn.Module):
+            def forward(self, x):
+                return torch.stack(x.unbind(1), 0)
+        got = self.export_warnings(Rows(), (3, 5, 4), [1])
+        self.assertEqual(len(got), 1, got)
+        self.assertIn("Split at Rows: dim 1 of its input follows a dynamic axis", got[0])
+        self.assertIn("the file makes 5 pieces at every size", got[0])
+
+    def test_unbind_over_a_fixed_dim_is_quiet(self):
+        # attention's qkv.unbind(0) over 3, the sequence dim dynamic
+        self.assertEqual(self.export_warnings(Heads(), (2, 5, 8), [0, 1]), [])
+        # and a warning of one export is not repeated by the next
+        class Rows(nn.Module):
+            def forward(self, x):
+                return torch.stack(x.unbind(1), 0)
+        self.assertEqual(len(self.export_warnings(Rows(), (3, 5, 4), [1])), 1)
+        self.assertEqual(self.export_warnings(Rows(), (3, 5, 4), [0]), [])
+
+
 class MaskedSize(nn.Module):
     """A size of x[mask]: it depends on x's values, not on its shape."""
 

@@ -270,6 +270,7 @@ def _declare(lib):
         "ox_context_set_export_type": (c.c_int, [c.c_void_p, c.c_int]),
         "ox_context_set_domain_version": (c.c_int, [c.c_void_p, c.c_char_p, c.c_int]),
         "ox_context_notes": (c.c_char_p, [c.c_void_p]),
+        "ox_context_warnings": (c.c_char_p, [c.c_void_p]),
         "ox_context_set_opset_dir": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_context_load_config": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_context_load": (c.c_int, [c.c_void_p]),

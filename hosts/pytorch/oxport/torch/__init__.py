@@ -283,6 +283,9 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         message = ctx.errmsg()
         printed = cfile.read_and_close() if cfile is not None else ""
         notes = L.ox_context_notes(ctx.h).decode(errors="replace")
+        if st == _engine.OX_OK:
+            for line in L.ox_context_warnings(ctx.h).decode(errors="replace").splitlines():
+                warnings.warn(f"oxport: {line}", TracerWarning, stacklevel=2)
         if verbose and notes:
             for line in notes.splitlines():
                 print(f"oxport: {line}")
