@@ -157,16 +157,26 @@ static int64_t attr_int(const ox_node *n, const char *name, int64_t dflt)
     return a && a->kind == OX_ATTR_INT ? a->u.i : dflt;
 }
 
+/* A short int list, copied (a constant's bytes may sit unaligned in a
+ * buffer read from a file). */
+typedef struct int_list_buf {
+    int64_t v[MAX_TRACKED];
+    size_t n;
+} int_list_buf;
+
 /* An int list from attribute `name` or, failing that, from constant input
  * `input` (the opsets that moved it from one to the other).  false when
- * neither holds one. */
+ * neither holds one of at most 64 entries. */
 static bool int_list(const ox_graph *g, const ox_node *n, const char *name, uint32_t input,
-                     const int64_t **p, size_t *count)
+                     int_list_buf *out)
 {
     const ox_attr *a = ox_node_attr(n, name);
     if (a && a->kind == OX_ATTR_INTS) {
-        *p = a->u.ints.p;
-        *count = a->u.ints.n;
+        if (a->u.ints.n > MAX_TRACKED)
+            return false;
+        out->n = a->u.ints.n;
+        if (out->n)
+            memcpy(out->v, a->u.ints.p, out->n * sizeof(int64_t));
         return true;
     }
     if (input >= n->n_inputs || !n->inputs[input])
@@ -174,10 +184,11 @@ static bool int_list(const ox_graph *g, const ox_node *n, const char *name, uint
     ox_dtype dt;
     size_t elems;
     const ox_tensor_data *t = ox_sym_const_tensor(g, n->inputs[input], &dt, &elems);
-    if (!t || dt != OX_INT64 || (elems && !t->data))
+    if (!t || dt != OX_INT64 || elems > MAX_TRACKED || (elems && !t->data))
         return false;
-    *p = t->data;
-    *count = elems;
+    out->n = elems;
+    if (elems)
+        memcpy(out->v, t->data, elems * sizeof(int64_t));
     return true;
 }
 
@@ -601,17 +612,16 @@ static uint64_t reduce(const ox_graph *g, ox_varying_dims *d, const ox_node *n, 
         return FALLBACK;
     uint64_t m = mask_of(d, n->inputs[0]);
     bool keep = attr_int(n, "keepdims", 1) != 0;
-    const int64_t *axes = NULL;
-    size_t n_axes = 0;
-    bool listed = int_list(g, n, "axes", 1, &axes, &n_axes);
+    int_list_buf axes = {.n = 0};
+    bool listed = int_list(g, n, "axes", 1, &axes);
     if (n->n_inputs > 1 && n->inputs[1] && !listed)
         return FALLBACK; /* axes computed in the file */
-    if (!listed || n_axes == 0) {
+    if (!listed || axes.n == 0) {
         if (attr_int(n, "noop_with_empty_axes", 0))
             return r == R ? m : FALLBACK;
         return reduced(m, r, NULL, 0, true, keep, R);
     }
-    return reduced(m, r, axes, n_axes, false, keep, R);
+    return reduced(m, r, axes.v, axes.n, false, keep, R);
 }
 
 static uint64_t arg_reduce(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
@@ -627,15 +637,14 @@ static uint64_t arg_reduce(const ox_graph *g, ox_varying_dims *d, const ox_node 
 static uint64_t unsqueeze(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
-    const int64_t *axes;
-    size_t n_axes;
-    if (!tracked(r) || !tracked(R) || !int_list(g, n, "axes", 1, &axes, &n_axes) ||
-        (size_t)R != (size_t)r + n_axes)
+    int_list_buf axes;
+    if (!tracked(r) || !tracked(R) || !int_list(g, n, "axes", 1, &axes) ||
+        (size_t)R != (size_t)r + axes.n)
         return FALLBACK;
     uint64_t m = mask_of(d, n->inputs[0]), out = 0;
     int32_t j = 0;
     for (int32_t i = 0; i < R; i++) {
-        if (list_has(axes, n_axes, i, R))
+        if (list_has(axes.v, axes.n, i, R))
             continue;
         if (has_dim(m, j++))
             out |= dim_bit(i);
@@ -646,13 +655,12 @@ static uint64_t unsqueeze(const ox_graph *g, ox_varying_dims *d, const ox_node *
 static uint64_t squeeze(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
-    const int64_t *axes;
-    size_t n_axes;
+    int_list_buf axes;
     /* without axes every size-1 dim goes, and which those are at run time
      * is not known where a dim varies */
-    if (!tracked(r) || !int_list(g, n, "axes", 1, &axes, &n_axes) || n_axes == 0)
+    if (!tracked(r) || !int_list(g, n, "axes", 1, &axes) || axes.n == 0)
         return FALLBACK;
-    return reduced(mask_of(d, n->inputs[0]), r, axes, n_axes, false, false, R);
+    return reduced(mask_of(d, n->inputs[0]), r, axes.v, axes.n, false, false, R);
 }
 
 /* Reshape by a target the file holds or computes: an element that varies
@@ -743,15 +751,13 @@ static uint64_t slice(const ox_graph *g, ox_varying_dims *d, const ox_node *n, i
     const shape_elems *steps = n->n_inputs > 4 && n->inputs[4] ? elems_of(g, d, n->inputs[4]) : NULL;
     if (!starts || !ends || starts->len != ends->len || (n->n_inputs > 4 && n->inputs[4] && !steps))
         return FALLBACK;
-    const int64_t *axes = NULL;
-    size_t n_axes = 0;
-    if (n->n_inputs > 3 && n->inputs[3]) {
-        if (!int_list(g, n, "axes", 3, &axes, &n_axes) || n_axes != starts->len)
-            return FALLBACK;
-    }
+    int_list_buf axes = {.n = 0};
+    bool axes_given = n->n_inputs > 3 && n->inputs[3];
+    if (axes_given && (!int_list(g, n, "axes", 3, &axes) || axes.n != starts->len))
+        return FALLBACK;
     uint64_t out = m;
     for (uint32_t j = 0; j < starts->len; j++) {
-        int64_t axis = axes ? norm_axis(axes[j], r) : (int64_t)j;
+        int64_t axis = axes_given ? norm_axis(axes.v[j], r) : (int64_t)j;
         if (axis < 0 || axis >= r)
             return FALLBACK;
         if (elem_varies(starts, j) || elem_varies(ends, j) || (steps && elem_varies(steps, j)))
@@ -791,9 +797,8 @@ static uint64_t axis_fixed(const ox_graph *g, ox_varying_dims *d, const ox_node 
 
 static uint64_t split(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
-    const int64_t *sizes;
-    size_t count;
-    bool given = int_list(g, n, "split", 1, &sizes, &count) && count > 0;
+    int_list_buf sizes;
+    bool given = int_list(g, n, "split", 1, &sizes) && sizes.n > 0;
     return axis_fixed(g, d, n, R, attr_int(n, "axis", 0), given);
 }
 
@@ -864,8 +869,7 @@ static int32_t rule_rank(const ox_graph *g, ox_varying_dims *d, const ox_node *n
 {
     int32_t r = n->n_inputs && n->inputs[0] ? rank_of(d, n->inputs[0]) : -1;
     int32_t r1 = n->n_inputs > 1 && n->inputs[1] ? rank_of(d, n->inputs[1]) : -1;
-    const int64_t *list;
-    size_t count;
+    int_list_buf list;
     switch (rule->kind) {
     case R_SAME0: case R_CONV: case R_CONV_T: case R_POOL: case R_GLOBAL_POOL:
     case R_TRANSPOSE: case R_SPLIT: case R_TOPK: case R_RESIZE: case R_GRID_SAMPLE:
@@ -901,15 +905,14 @@ static int32_t rule_rank(const ox_graph *g, ox_varying_dims *d, const ox_node *n
             return r;
         if (rule->kind == R_ARG_REDUCE)
             return r - 1;
-        if (!int_list(g, n, "axes", 1, &list, &count) || count == 0)
+        if (!int_list(g, n, "axes", 1, &list) || list.n == 0)
             return attr_int(n, "noop_with_empty_axes", 0) ? r : 0;
-        return r - (int32_t)count;
+        return r - (int32_t)list.n;
     }
     case R_UNSQUEEZE:
-        return r >= 0 && int_list(g, n, "axes", 1, &list, &count) ? r + (int32_t)count : -1;
+        return r >= 0 && int_list(g, n, "axes", 1, &list) ? r + (int32_t)list.n : -1;
     case R_SQUEEZE:
-        return r >= 0 && int_list(g, n, "axes", 1, &list, &count) && count ? r - (int32_t)count
-                                                                           : -1;
+        return r >= 0 && int_list(g, n, "axes", 1, &list) && list.n ? r - (int32_t)list.n : -1;
     case R_RESHAPE: {
         const shape_elems *e = n->n_inputs > 1 ? elems_of(g, d, n->inputs[1]) : NULL;
         return e && !e->scalar ? (int32_t)e->len : -1;
