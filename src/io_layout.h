@@ -38,6 +38,11 @@ typedef struct ox_io_layout {
     ox_io_plan main;
     ox_io_plan *subs;   /* every subgraph, found by ox_io_layout_sub */
     size_t n_subs, cap_subs;
+    /* The graph's sizes are a host's trace of one run (ox_export sets it):
+     * the writer declares a graph output's dims that a dynamic axis reaches
+     * as open (varying_dims.h).  A graph read from a file (ox_write) keeps
+     * the sizes its file declared. */
+    bool traced_sizes;
 } ox_io_layout;
 
 /* Subgraphs nested deeper than this are refused. */

@@ -68,6 +68,7 @@ static ox_status stage_io_layout(ox_pipeline *p)
     p->laid_out = true;
     if (st != OX_OK)
         return st;
+    p->layout.traced_sizes = true;
     /* the verbose listing and the check then see the names the file gets */
     if (ox_io_layout_name_graph(&p->layout, p->g) != 0)
         return ox_fail(p->ctx, OX_ENOMEM, "out of memory naming the graph's inputs and outputs");

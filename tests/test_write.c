@@ -287,6 +287,81 @@ START_TEST(data_dependent_sizes_are_not_declared)
 }
 END_TEST
 
+/* [batch, 4] -> Relu -> com.example::Foo (no shape rule): a traced output
+ * [2, 4] and [batch, 4] x [4, 3] MatMul output [2, 3]. */
+static ox_graph *dynamic_batch_graph(void)
+{
+    ox_graph *g = ox_graph_new("Net");
+    int64_t xd[] = {2, 4}, wd[] = {4, 3}, yd[] = {2, 3};
+    ox_value *x = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 2, xd);
+    x->name = "x";
+    ox_value_set_dim_param(g, x, 0, "batch");
+    ox_graph_add_input(g, x->id);
+    ox_value *w = ox_graph_add_value(g, OX_VAL_PARAM, OX_FLOAT, 2, wd);
+    w->name = "w";
+    static const float zeros[12];
+    ox_tensor_own(g, &w->tensor, zeros, sizeof zeros);
+    ox_graph_add_param(g, w->id);
+    ox_node *mm = ox_graph_add_node(g, "onnx::MatMul", 2, (ox_vid[]){x->id, w->id}, 1);
+    ox_value *y = ox_graph_value(g, mm->outputs[0]);
+    ox_value_set_type(g, y, OX_FLOAT, 2, yd);
+    y->name = "y";
+    ox_graph_add_output(g, y->id);
+    ox_node *foo = ox_graph_add_node(g, "com.example::Foo", 1, &x->id, 1);
+    ox_value *f = ox_graph_value(g, foo->outputs[0]);
+    ox_value_set_type(g, f, OX_FLOAT, 2, xd);
+    f->name = "f";
+    ox_graph_add_output(g, f->id);
+    ox_graph_set_opset(g, "", 13);
+    ox_graph_set_opset(g, "com.example", 1);
+    return g;
+}
+
+/* The declared dims of output i as "2,?": '?' for an open dim. */
+static void output_dims(const Onnx__GraphProto *gp, size_t i, char *buf, size_t cap)
+{
+    Onnx__TensorShapeProto *sh = gp->output[i]->type->tensor_type->shape;
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sh->n_dim && at < cap; k++) {
+        const Onnx__TensorShapeProto__Dimension *d = sh->dim[k];
+        at += (size_t)snprintf(buf + at, cap - at, "%s", k ? "," : "");
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+            at += (size_t)snprintf(buf + at, cap - at, "%lld", (long long)d->dim_value);
+        else
+            at += (size_t)snprintf(buf + at, cap - at, "?");
+    }
+}
+
+START_TEST(traced_outputs_declare_open_the_dims_a_dynamic_axis_reaches)
+{
+    ox_graph *g = dynamic_batch_graph();
+    ox_io_layout l;
+    ck_assert_int_eq(ox_io_layout_plan(ctx, g, NULL, &l), OX_OK);
+    l.traced_sizes = true; /* as ox_export lays out a traced graph */
+    const char *p = path_in("traced.onnx");
+    ck_assert_msg(ox_onnx_write(ctx, &l, p, NULL) == OX_OK, "%s", ox_errmsg(ctx));
+    ox_io_layout_free(&l);
+    Onnx__ModelProto *m = decode(p);
+    char dims[64];
+    output_dims(m->graph, 0, dims, sizeof dims);
+    ck_assert_str_eq(dims, "?,3"); /* MatMul: rows follow the batch, columns the weight */
+    output_dims(m->graph, 1, dims, sizeof dims);
+    ck_assert_str_eq(dims, "?,?"); /* no rule for Foo: every dim open */
+    onnx__model_proto__free_unpacked(m, NULL);
+    /* ox_write (a graph read from a file) keeps the sizes as given */
+    p = path_in("as_given.onnx");
+    ck_assert_int_eq(ox_write(ctx, g, p, NULL), OX_OK);
+    m = decode(p);
+    output_dims(m->graph, 0, dims, sizeof dims);
+    ck_assert_str_eq(dims, "2,3");
+    output_dims(m->graph, 1, dims, sizeof dims);
+    ck_assert_str_eq(dims, "2,4");
+    onnx__model_proto__free_unpacked(m, NULL);
+    ox_graph_free(g);
+}
+END_TEST
+
 /* A sequence (or other non-tensor) type read from a file is not written
  * back as a tensor: the writer says so and leaves no file. */
 /* A body graph "<name>": y = Identity(x) over float[1]; below it, `depth`
@@ -1492,6 +1567,7 @@ int main(void)
     tcase_add_test(tc, roundtrip_structure_and_bytes);
     tcase_add_test(tc, unnamed_values_get_deterministic_names);
     tcase_add_test(tc, data_dependent_sizes_are_not_declared);
+    tcase_add_test(tc, traced_outputs_declare_open_the_dims_a_dynamic_axis_reaches);
     tcase_add_test(tc, subgraphs_are_laid_out_with_their_graph);
     tcase_add_test(tc, subgraphs_nested_too_deep_are_refused);
     tcase_add_test(tc, serializer_refuses_a_subgraph_the_layout_missed);
