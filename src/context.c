@@ -125,6 +125,7 @@ void ox_context_free(ox_context *ctx)
     free(ctx->domain_versions);
     free(ctx->notes);
     free(ctx->warnings);
+    free(ctx->size_reads);
     if (ctx->errmsg != oom_message)
         free(ctx->errmsg);
     free(ctx);

@@ -16,6 +16,14 @@ struct ox_registry;  /* plugin_load.h */
 struct ox_opset_db;  /* opset_yaml.h */
 struct ox_config;    /* config.h */
 
+/* A size a symbolic read while converting (api->size): dim `axis` of
+ * output-graph value `v`, for traced node `traced`. */
+typedef struct ox_size_read {
+    uint32_t v;
+    int32_t axis;
+    const struct ox_node *traced;
+} ox_size_read;
+
 typedef struct ox_path_entry {
     char *path;
     bool explicit_path; /* given through the API/config: may override built-in packs */
@@ -40,6 +48,12 @@ struct ox_context {
     size_t n_domain_versions;
     char *notes;            /* last conversion's notes, malloc'd or NULL */
     char *warnings;         /* last export's warnings (fixed_counts.h), malloc'd or NULL */
+    /* The sizes symbolics read in the last conversion, kept only when an
+     * input dim is dynamic: fixed_counts.h says which a dynamic axis
+     * reaches, whose example value the file then holds. */
+    ox_size_read *size_reads;
+    size_t n_size_reads, cap_size_reads;
+    bool track_size_reads;
     struct loaded_pack **mem_packs; /* ox_context_add_pack: validated, kept across reloads */
     size_t n_mem_packs, cap_mem_packs;
     struct ox_introspection *introspection; /* introspect.h: the last listing handed out */

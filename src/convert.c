@@ -21,6 +21,7 @@
 #include "report.h"
 #include "schema_check.h"
 #include "symbolic_api.h"
+#include "varying_dims.h"
 
 void ox_convert_opset_range(const ox_context *ctx, int *lo, int *hi, const char **source)
 {
@@ -666,6 +667,9 @@ ox_status ox_convert_graph(ox_context *ctx, const ox_graph *traced, int opset, o
     c.traced = traced;
     c.opset = opset;
     c.session.tag = ox_sym_new_tag();
+    /* the sizes symbolics read matter where an axis is dynamic (context.h) */
+    ctx->n_size_reads = 0;
+    ctx->track_size_reads = ox_varying_dims_any_input(traced);
     ox_report_init(&c.problems);
     c.out = ox_graph_new(traced->name);
     c.vmap = calloc(traced->n_values, sizeof(*c.vmap));

@@ -66,7 +66,7 @@ static ox_status note_fixed_counts(ox_context *ctx, const ox_graph *g)
 {
     ox_report r;
     ox_report_init(&r);
-    int rc = ox_fixed_counts_warn(g, &r);
+    int rc = ox_fixed_counts_warn(g, ctx->size_reads, ctx->n_size_reads, &r);
     if (rc == 0 && r.n && !(ctx->warnings = ox_report_join(&r, NULL)))
         rc = -1;
     ox_report_free(&r);

@@ -4,24 +4,12 @@
 #include "fixed_counts.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "route.h"
 #include "static_shapes.h"
 #include "varying_dims.h"
-
-static bool any_input_varies(const ox_graph *g)
-{
-    for (uint32_t i = 0; i < g->n_inputs; i++) {
-        const ox_value *v = ox_graph_value(g, g->inputs[i]);
-        if (!v || v->type.nontensor)
-            continue;
-        for (int32_t d = 0; d < v->type.rank; d++)
-            if (!v->type.dims || v->type.dims[d] < 0 || (v->type.dim_params && v->type.dim_params[d]))
-                return true;
-    }
-    return false;
-}
 
 static int64_t attr_int(const ox_node *n, const char *name, int64_t dflt)
 {
@@ -39,14 +27,69 @@ static bool counted_split(const ox_node *n)
            (n->n_inputs < 2 || !n->inputs[1]) && !ox_node_attr(n, "split");
 }
 
-int ox_fixed_counts_warn(const ox_graph *g, ox_report *out)
+/* Whether an earlier read of the same operator at the same scope was
+ * already reported (one line per call site, not per size it read). */
+static bool reported_before(const ox_size_read *reads, size_t i, const bool *warned)
 {
-    if (!any_input_varies(g))
+    for (size_t k = 0; k < i; k++)
+        if (warned[k] && reads[k].traced == reads[i].traced)
+            return true;
+    return false;
+}
+
+/* A split the export warned about, by its input and dim: a symbolic's read
+ * of that same size (unbind checking its count) is the same fact. */
+typedef struct warned_split {
+    ox_vid input;
+    int64_t axis;
+} warned_split;
+
+static bool covered_by_split(const warned_split *splits, size_t n, const ox_size_read *r)
+{
+    for (size_t i = 0; i < n; i++)
+        if (splits[i].input == r->v && splits[i].axis == r->axis)
+            return true;
+    return false;
+}
+
+static void warn_size_reads(const ox_graph *g, const ox_varying_dims *d, const ox_size_read *reads,
+                            size_t n_reads, const warned_split *splits, size_t n_splits,
+                            ox_report *out)
+{
+    bool *warned = calloc(n_reads ? n_reads : 1, 1);
+    if (!warned) {
+        out->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < n_reads; i++) {
+        const ox_size_read *r = &reads[i];
+        const ox_value *v = ox_graph_value(g, r->v);
+        if (!v || !r->traced || r->axis < 0 || r->axis >= 64 || v->type.rank <= r->axis ||
+            !v->type.dims || !((ox_varying_dims_of(d, r->v) >> r->axis) & 1) ||
+            covered_by_split(splits, n_splits, r))
+            continue;
+        warned[i] = true;
+        if (reported_before(reads, i, warned))
+            continue;
+        ox_report_add_at(out, r->traced->scope,
+                         "%s at %s: its conversion read dim %d of a value as %lld, the example's "
+                         "size, but a dynamic axis reaches that dim; the file is built for %lld "
+                         "there and may compute otherwise at another size",
+                         r->traced->kind, ox_node_scope_text(r->traced), (int)r->axis,
+                         (long long)v->type.dims[r->axis], (long long)v->type.dims[r->axis]);
+    }
+    free(warned);
+}
+
+int ox_fixed_counts_warn(const ox_graph *g, const ox_size_read *reads, size_t n_reads,
+                         ox_report *out)
+{
+    if (!ox_varying_dims_any_input(g))
         return 0;
     bool any_split = false;
     for (const ox_node *n = g->first; n && !any_split; n = n->next)
         any_split = counted_split(n);
-    if (!any_split)
+    if (!any_split && !n_reads)
         return 0;
     ox_static_shapes shapes;
     if (ox_static_shapes_init(g, &shapes) != 0)
@@ -58,6 +101,8 @@ int ox_fixed_counts_warn(const ox_graph *g, ox_report *out)
     ox_static_shapes_free(&shapes);
     if (rc != 0)
         return -1;
+    warned_split *splits = NULL;
+    size_t n_splits = 0, cap_splits = 0;
     for (const ox_node *n = g->first; n; n = n->next) {
         if (!counted_split(n) || !n->n_inputs || !n->inputs[0])
             continue;
@@ -74,7 +119,21 @@ int ox_fixed_counts_warn(const ox_graph *g, ox_report *out)
                          "is not a multiple of %u",
                          ox_node_scope_text(n), (long long)axis, n->n_outputs, n->n_outputs,
                          n->n_outputs);
+        if (n_splits == cap_splits) {
+            size_t cap = cap_splits ? cap_splits * 2 : 8;
+            warned_split *grown = realloc(splits, cap * sizeof(*grown));
+            if (!grown) {
+                out->oom = 1;
+                break;
+            }
+            splits = grown;
+            cap_splits = cap;
+        }
+        splits[n_splits++] = (warned_split){n->inputs[0], axis};
     }
+    if (!out->oom)
+        warn_size_reads(g, &d, reads, n_reads, splits, n_splits, out);
+    free(splits);
     ox_varying_dims_free(&d);
     return out->oom ? -1 : 0;
 }

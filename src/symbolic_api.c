@@ -414,15 +414,37 @@ static int api_rank(ox_sym *g, ox_vid v)
     return x ? x->type.rank : -1;
 }
 
+/* Under a dynamic input, what the symbolic read is kept (context.h): the
+ * export warns where a dynamic axis reaches it.  Memory running out only
+ * loses the note. */
+static void note_size_read(ox_sym *g, ox_vid local, int axis)
+{
+    ox_context *ctx = g->ctx;
+    if (ctx->n_size_reads == ctx->cap_size_reads) {
+        size_t cap = ctx->cap_size_reads ? ctx->cap_size_reads * 2 : 64;
+        ox_size_read *grown = realloc(ctx->size_reads, cap * sizeof(*grown));
+        if (!grown)
+            return;
+        ctx->size_reads = grown;
+        ctx->cap_size_reads = cap;
+    }
+    ctx->size_reads[ctx->n_size_reads++] = (ox_size_read){local, axis, g->node};
+}
+
 static int64_t api_size(ox_sym *g, ox_vid v, int axis)
 {
-    ox_value *x = val(g, v, "size");
+    if (!g)
+        return -1;
+    ox_vid local = vid_in(g, v, "size");
+    ox_value *x = local ? ox_graph_value(g->out, local) : NULL;
     if (!x || x->type.rank < 0)
         return -1;
     if (axis < 0)
         axis += x->type.rank;
     if (axis < 0 || axis >= x->type.rank)
         return -1;
+    if (g->ctx && g->ctx->track_size_reads && !g->checking && g->n_frames == 0)
+        note_size_read(g, local, axis);
     return x->type.dims[axis];
 }
 

@@ -1039,6 +1039,16 @@ int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
     return 0;
 }
 
+bool ox_varying_dims_any_input(const ox_graph *g)
+{
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        const ox_value *v = ox_graph_value(g, g->inputs[i]);
+        if (v && !v->type.nontensor && input_mask(&v->type) != 0)
+            return true;
+    }
+    return false;
+}
+
 uint64_t ox_varying_dims_of(const ox_varying_dims *d, ox_vid v)
 {
     return v < d->n ? d->mask[v] : ~(uint64_t)0;

@@ -43,6 +43,9 @@ typedef struct ox_varying_dims {
  * -1 out of memory. */
 int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
                             ox_varying_dims *out);
+/* Whether an input of g has a named or unknown dim: without one nothing
+ * varies, and the analysis need not run. */
+bool ox_varying_dims_any_input(const ox_graph *g);
 /* v's mask; every dim for ids past the table. */
 uint64_t ox_varying_dims_of(const ox_varying_dims *d, ox_vid v);
 void ox_varying_dims_free(ox_varying_dims *d);

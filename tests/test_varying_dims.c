@@ -320,7 +320,7 @@ static size_t fixed_count_warnings(void)
 {
     ox_report r;
     ox_report_init(&r);
-    ck_assert_int_eq(ox_fixed_counts_warn(g, &r), 0);
+    ck_assert_int_eq(ox_fixed_counts_warn(g, NULL, 0, &r), 0);
     size_t n = r.n;
     for (size_t i = 0; i < r.n; i++)
         ck_assert_ptr_nonnull(strstr(r.lines[i], "the number of pieces (5"));
@@ -340,6 +340,28 @@ START_TEST(a_split_counted_over_a_dynamic_dim_warns)
     ox_node *counted = op("onnx::Split", 1, &x, 5); /* unbind(1) */
     attr_int(counted, "axis", -2);
     ck_assert_uint_eq(fixed_count_warnings(), 1);
+}
+END_TEST
+
+START_TEST(a_size_read_warns_only_where_a_dynamic_axis_reaches)
+{
+    ox_vid x = input(2, (int64_t[]){3, 6}, BIT(1));
+    ox_vid y = typed(op("onnx::Relu", 1, &x, 1), 0, 2, (int64_t[]){3, 6});
+    /* the recorded op the reads were made for (its graph: the trace's) */
+    ox_graph *traced = ox_graph_new("t");
+    ox_node *unfold = ox_graph_add_node(traced, "aten::unfold", 0, NULL, 1);
+    unfold->scope = "Net/Windows[w]";
+    ox_size_read reads[] = {{y, 0, unfold}, {y, 1, unfold}, {y, -1, unfold}, {x, 1, unfold}};
+    ox_report r;
+    ox_report_init(&r);
+    ck_assert_int_eq(ox_fixed_counts_warn(g, reads, 1, &r), 0);
+    ck_assert_uint_eq(r.n, 0); /* dim 0 is fixed */
+    ck_assert_int_eq(ox_fixed_counts_warn(g, reads, 4, &r), 0);
+    ck_assert_uint_eq(r.n, 1); /* dim 1 varies: one line for the call, not one per read */
+    ck_assert_ptr_nonnull(strstr(r.lines[0], "aten::unfold at Net/Windows[w]: its conversion read "
+                                             "dim 1 of a value as 6"));
+    ox_report_free(&r);
+    ox_graph_free(traced);
 }
 END_TEST
 
@@ -380,6 +402,7 @@ static Suite *suite(void)
     tcase_add_test(t, rule_table_is_sorted);
     tcase_add_test(t, a_split_counted_over_a_dynamic_dim_warns);
     tcase_add_test(t, no_dynamic_axis_no_warning);
+    tcase_add_test(t, a_size_read_warns_only_where_a_dynamic_axis_reaches);
     suite_add_tcase(s, t);
     return s;
 }

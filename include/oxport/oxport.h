@@ -111,7 +111,8 @@ OX_API const char *ox_context_notes(const ox_context *ctx);
 /* Warnings of the last ox_export, one per line ("" when none): what the
  * file fixes to the example although a dynamic input axis would change it,
  * e.g. "Split at Net/Attn[a]: dim 1 of its input follows a dynamic axis,
- * but the number of pieces (5 ...) is fixed to the example; ...".  The
+ * but the number of pieces (5 ...) is fixed to the example; ...", or a
+ * size a pack's symbolic read where a dynamic axis reaches it.  The
  * export succeeds; a host shows them (oxport.torch as TracerWarnings, the
  * CLI on stderr). */
 OX_API const char *ox_context_warnings(const ox_context *ctx);

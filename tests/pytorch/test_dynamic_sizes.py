@@ -356,7 +356,8 @@ class FixedCounts(unittest.TestCase):
             warnings.simplefilter("always")
             oxt.export(model.eval(), (torch.randn(shape),), os.path.join(tmp, "m.onnx"),
                        input_names=["x"], dynamic_axes={"x": {a: f"d{a}" for a in axes}})
-        return [str(w.message) for w in caught if "number of pieces" in str(w.message)]
+        return [str(w.message) for w in caught
+                if "number of pieces" in str(w.message) or "its conversion read" in str(w.message)]
 
     def test_unbind_over_a_dynamic_dim_warns_naming_the_scope(self):
         class Rows(nn.Module):
@@ -376,6 +377,24 @@ class FixedCounts(unittest.TestCase):
                 return torch.stack(x.unbind(1), 0)
         self.assertEqual(len(self.export_warnings(Rows(), (3, 5, 4), [1])), 1)
         self.assertEqual(self.export_warnings(Rows(), (3, 5, 4), [0]), [])
+
+
+class SizeReads(unittest.TestCase):
+    """A symbolic that reads a size (Tensor.unfold's window count) builds the example's
+    value into the file; under a dynamic axis that reaches it, the export says so."""
+
+    def test_unfold_over_a_dynamic_dim_warns(self):
+        class Windows(nn.Module):
+            def forward(self, x):
+                return x.unfold(1, 2, 1).sum(-1)
+        got = FixedCounts.export_warnings(self, Windows(), (2, 6, 3), [0, 1])
+        self.assertEqual(len(got), 1, got)
+        self.assertIn("aten::unfold at Windows: its conversion read dim 1 of a value as 6", got[0])
+        # over a fixed dim the window table is right at every batch size: quiet
+        class Fixed(nn.Module):
+            def forward(self, x):
+                return x.unfold(2, 2, 1).sum(-1)
+        self.assertEqual(FixedCounts.export_warnings(self, Fixed(), (2, 6, 3), [0, 1]), [])
 
 
 class MaskedSize(nn.Module):
