@@ -250,8 +250,8 @@ static const shape_elems *elems_of(const ox_graph *g, ox_varying_dims *d, ox_vid
     memset(e, 0, sizeof(*e));
     e->len = (uint32_t)count;
     e->scalar = x->type.rank == 0;
-    if (dt == OX_INT64) { /* the values a target shape is built from; others fixed only */
-        e->known = count ? ~0u >> (32 - count) : 0;
+    if (dt == OX_INT64 && count) { /* the values a target shape is built from; others fixed only */
+        e->known = ~0u >> (32 - count);
         memcpy(e->val, t->data, count * sizeof(int64_t));
     }
     return d->elems[v] = e;
