@@ -431,7 +431,8 @@ static void note_size_read(ox_sym *g, ox_vid local, int axis)
     ctx->size_reads[ctx->n_size_reads++] = (ox_size_read){local, axis, g->node};
 }
 
-static int64_t api_size(ox_sym *g, ox_vid v, int axis)
+/* v's recorded size along axis (-1 unknown); *local_out its output-graph id. */
+static int64_t size_of(ox_sym *g, ox_vid v, int *axis, ox_vid *local_out)
 {
     if (!g)
         return -1;
@@ -439,13 +440,27 @@ static int64_t api_size(ox_sym *g, ox_vid v, int axis)
     ox_value *x = local ? ox_graph_value(g->out, local) : NULL;
     if (!x || x->type.rank < 0)
         return -1;
-    if (axis < 0)
-        axis += x->type.rank;
-    if (axis < 0 || axis >= x->type.rank)
+    if (*axis < 0)
+        *axis += x->type.rank;
+    if (*axis < 0 || *axis >= x->type.rank)
         return -1;
-    if (g->ctx && g->ctx->track_size_reads && !g->checking && g->n_frames == 0)
+    *local_out = local;
+    return x->type.dims[*axis];
+}
+
+static int64_t api_size(ox_sym *g, ox_vid v, int axis)
+{
+    ox_vid local = 0;
+    return size_of(g, v, &axis, &local);
+}
+
+static int64_t api_fixed_size(ox_sym *g, ox_vid v, int axis)
+{
+    ox_vid local = 0;
+    int64_t n = size_of(g, v, &axis, &local);
+    if (n >= 0 && g->ctx && g->ctx->track_size_reads && !g->checking && g->n_frames == 0)
         note_size_read(g, local, axis);
-    return x->type.dims[axis];
+    return n;
 }
 
 const ox_tensor_data *ox_sym_const_tensor(const ox_graph *g, ox_vid v, ox_dtype *dtype,
@@ -1272,6 +1287,7 @@ static const ox_api api_table = {
     .body_begin = api_body_begin,
     .body_end = api_body_end,
     .attr_graph = api_attr_graph,
+    .fixed_size = api_fixed_size,
 };
 
 const ox_api *ox_symbolic_api(void)

@@ -88,8 +88,8 @@ END_TEST
 START_TEST(rejects_newer_abi)
 {
     const char *p[] = {fx("abi2")};
-    snprintf(msg, sizeof msg, "plugin %s: built for plugin ABI 2.0; this liboxport provides 1.2",
-             p[0]);
+    snprintf(msg, sizeof msg, "plugin %s: built for plugin ABI 2.0; this liboxport provides %d.%d",
+             p[0], OX_PLUGIN_ABI_MAJOR, OX_PLUGIN_ABI_MINOR);
     expect_load_error(p, 1, msg);
 }
 END_TEST

@@ -65,7 +65,7 @@ extern "C" {
 
 #define OX_PLUGIN_MAGIC 0x4F58504Cu /* "OXPL" */
 #define OX_PLUGIN_ABI_MAJOR 1
-#define OX_PLUGIN_ABI_MINOR 2
+#define OX_PLUGIN_ABI_MINOR 3
 #define OX_PLUGIN_ENTRY_SYMBOL "ox_plugin_entry"
 
 typedef struct ox_sym ox_sym;     /* one symbolic call: the node being converted */
@@ -361,6 +361,16 @@ struct ox_api {
     ox_obody *(*body_end)(ox_sym *g, size_t n_outputs, const ox_vid *outputs);
     /* The GRAPH attribute `name` of n holding body (each body once). */
     void (*attr_graph)(ox_onode *n, const char *name, ox_obody *body);
+
+    /* ================= ABI 1.3 =================
+     * (check api->abi_minor >= 3 or struct_size before using these) */
+
+    /* As size, for a size the symbolic builds into the file (a window
+     * table's length, a pooling kernel, a Reshape target from the recorded
+     * dims): where a dynamic input axis reaches that dim, the export warns
+     * that the file holds the example's value there.  A size read only to
+     * check an argument or pick an error stays a `size` call. */
+    int64_t (*fixed_size)(ox_sym *g, ox_vid v, int axis);
 };
 
 /* The one symbol a pack exports. */

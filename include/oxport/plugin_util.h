@@ -57,6 +57,14 @@ static inline uint32_t oxu_n_outputs(ox_sym *g, const ox_api *api, uint32_t decl
     return OXU_API_HAS(api, n_outputs) ? api->n_outputs(g) : declared;
 }
 
+/* The recorded size of v along axis, for a symbolic that builds it into the
+ * file (ABI 1.3's api->fixed_size: the export warns where a dynamic axis
+ * reaches it); api->size on an older engine. */
+static inline int64_t oxu_fixed_size(ox_sym *g, const ox_api *api, ox_vid v, int axis)
+{
+    return OXU_API_HAS(api, fixed_size) ? api->fixed_size(g, v, axis) : api->size(g, v, axis);
+}
+
 /* ================================================================ nodes */
 
 /* Output 0 of a freshly created node, failing the conversion if the engine

@@ -22,7 +22,7 @@ static int sym_diagonal(ox_sym *g, const ox_api *api)
         return api->fail(g, "arguments 'dim1' and 'dim2' are both dim %lld", (long long)d1);
     if (rank > AT_MAX_RANK)
         return api->fail(g, "diagonal supports inputs up to rank %d, got %d", AT_MAX_RANK, rank);
-    int64_t rows = api->size(g, x, (int)d1), cols = api->size(g, x, (int)d2);
+    int64_t rows = oxu_fixed_size(g, api, x, (int)d1), cols = oxu_fixed_size(g, api, x, (int)d2);
     if (rows < 0 || cols < 0)
         return api->fail(g, "diagonal needs the sizes of dims %lld and %lld, which are unknown; "
                             "record the input's sizes",

@@ -305,7 +305,7 @@ static int sym_select(ox_sym *g, const ox_api *api)
     /* Gather counts negative indices from the end from opset 11, whatever the
      * size is at run time; before 11 the recorded size has to do. */
     if (index < 0 && api->opset(g) < 11) {
-        int64_t size = api->size(g, x, (int)dim);
+        int64_t size = oxu_fixed_size(g, api, x, (int)dim);
         if (size >= 0)
             index += size;
         else

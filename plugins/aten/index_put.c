@@ -226,7 +226,7 @@ static ox_vid positions(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim, int
                 return 0;
         return at_out(g, api, api->op(g, "Slice", 5, in, 1), "Slice");
     }
-    int64_t n = api->size(g, x, (int)dim);
+    int64_t n = oxu_fixed_size(g, api, x, (int)dim);
     /* traced bounds: from opset 11 (check_slice_scatter) */
     if (n < 0) {
         api->fail(g, "writing into a slice of dim %lld, whose size is unknown, needs Range, from "

@@ -116,7 +116,7 @@ static int split_dim(ox_sym *g, const ox_api *api, ox_vid x, int64_t *dim)
 /* The size of x along dim, which pieces of a given length need. */
 static int64_t split_length(ox_sym *g, const ox_api *api, ox_vid x, int64_t dim)
 {
-    int64_t len = api->size(g, x, (int)dim);
+    int64_t len = oxu_fixed_size(g, api, x, (int)dim);
     if (len < 0)
         api->fail(g, "%s needs the size of dim %lld, which is unknown; record the input's sizes",
                   api->op_name(g), (long long)dim);

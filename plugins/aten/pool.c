@@ -73,7 +73,7 @@ static void ceil_extra_pads(ox_sym *g, const ox_api *api, ox_vid x, const pool_a
                             int64_t *extra)
 {
     for (int i = 0; i < p->nd; i++) {
-        int64_t len = api->size(g, x, i - p->nd), k = p->kernel[i], s = p->stride[i];
+        int64_t len = oxu_fixed_size(g, api, x, i - p->nd), k = p->kernel[i], s = p->stride[i];
         int64_t span = len + 2 * p->pad[i] - k;
         int64_t out = (span + s - 1) / s + 1;
         if ((out - 1) * s >= len + p->pad[i])
@@ -304,7 +304,7 @@ static int sym_adaptive_pool(ox_sym *g, const ox_api *api)
     }
     pool_args p = {.nd = nd, .ceil_mode = 0};
     for (int i = 0; i < nd; i++) {
-        int64_t len = api->size(g, src, i - nd);
+        int64_t len = oxu_fixed_size(g, api, src, i - nd);
         if (len < 0)
             return api->fail(g, "%s needs the input's spatial sizes, which are unknown "
                                 "(dynamic); record them",

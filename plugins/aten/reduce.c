@@ -366,7 +366,7 @@ static int sort_topk(ox_sym *g, const ox_api *api, int indices_only)
     int negate = opset < 11 && !descending;
     if (negate)
         in = at_op1(g, api, "Neg", in);
-    int64_t k = api->size(g, x, (int)axis);
+    int64_t k = oxu_fixed_size(g, api, x, (int)axis);
     ox_onode *n = NULL;
     if (!in)
         return 1;

@@ -102,7 +102,7 @@ static ox_vid positions_11(ox_sym *g, const ox_api *api, ox_vid r)
  * over the n repeats known at export time (check_repeat_interleave). */
 static ox_vid positions_9(ox_sym *g, const ox_api *api, ox_vid r)
 {
-    int64_t n = api->size(g, r, 0);
+    int64_t n = oxu_fixed_size(g, api, r, 0);
     if (n < 0 || n > POSITIONS_9_MAX) {
         api->fail(g, "the number of repeats is unknown or above %d", POSITIONS_9_MAX);
         return 0;

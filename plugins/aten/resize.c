@@ -47,7 +47,7 @@ static ox_vid scales_const(ox_sym *g, const ox_api *api, double sh, double sw)
 /* Scales [1, 1, out_h/in_h, out_w/in_w] for the opset 9/10 forms. */
 static ox_vid scales(ox_sym *g, const ox_api *api, ox_vid x, const int64_t hw[2])
 {
-    int64_t ih = api->size(g, x, 2), iw = api->size(g, x, 3);
+    int64_t ih = oxu_fixed_size(g, api, x, 2), iw = oxu_fixed_size(g, api, x, 3);
     if (ih <= 0 || iw <= 0) {
         api->fail(g, "interpolation before opset 11 needs the input's spatial sizes, which "
                      "are unknown; record them or export with opset 11");
@@ -278,7 +278,7 @@ static int sym_upsample(ox_sym *g, const ox_api *api)
         /* Upsample-9 / Resize-10 take scales only: out / in from the
          * recorded sizes */
         for (int i = 0; i < nd; i++) {
-            int64_t len = api->size(g, src, 2 + i);
+            int64_t len = oxu_fixed_size(g, api, src, 2 + i);
             if (len <= 0)
                 return api->fail(g, "interpolation before opset 11 needs the input's spatial "
                                     "sizes, which are unknown; record them or export with "
@@ -419,7 +419,8 @@ static int sym_pixel_unshuffle(ox_sym *g, const ox_api *api)
     if (api->rank(g, x) != 4)
         return api->fail(g, "pixel_unshuffle is exported for rank-4 inputs only (got rank %d)",
                          api->rank(g, x));
-    int64_t c = api->size(g, x, 1), h = api->size(g, x, 2), w = api->size(g, x, 3);
+    int64_t c = oxu_fixed_size(g, api, x, 1), h = oxu_fixed_size(g, api, x, 2),
+            w = oxu_fixed_size(g, api, x, 3);
     if (c < 0 || h < 0 || w < 0)
         return api->fail(g, "pixel_unshuffle needs the input's channel and spatial sizes, which "
                             "are unknown; record them");
@@ -530,7 +531,8 @@ static int sym_pixel_shuffle_9(ox_sym *g, const ox_api *api)
     int64_t r = api->arg_int(g, "upscale_factor", 1);
     if (api->rank(g, x) != 4) /* the check hook states a known other rank */
         return api->fail(g, "pixel_shuffle needs the input's rank, which is unknown; record it");
-    int64_t c = api->size(g, x, 1), h = api->size(g, x, 2), w = api->size(g, x, 3);
+    int64_t c = oxu_fixed_size(g, api, x, 1), h = oxu_fixed_size(g, api, x, 2),
+            w = oxu_fixed_size(g, api, x, 3);
     if (c < 0 || h < 0 || w < 0)
         return api->fail(g, "pixel_shuffle before opset 11 needs the input's channel and "
                             "spatial sizes, which are unknown; record them or use opset 11");

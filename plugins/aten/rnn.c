@@ -327,7 +327,7 @@ static int sym_pad_packed_sequence(ox_sym *g, const ox_api *api)
     ox_vid data = api->arg_tensor(g, "data");
     ox_vid lens = oxu_cast_to(g, api, api->arg_tensor(g, "batch_sizes"), OX_INT64);
     int rank = api->rank(g, data);
-    int64_t t = api->size(g, data, 0), total = api->arg_int(g, "total_length", -1);
+    int64_t t = oxu_fixed_size(g, api, data, 0), total = api->arg_int(g, "total_length", -1);
     double pv = api->arg_float(g, "padding_value", 0.0);
     if (rank < 2 || rank > AT_MAX_RANK)
         return api->fail(g, "pad_packed_sequence needs data of known rank 2 to %d, got %d",

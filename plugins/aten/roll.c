@@ -31,7 +31,7 @@ static int sym_roll(ox_sym *g, const ox_api *api)
         int64_t d;
         if (at_axis(g, api, "dims", dims[i], rank, &d))
             return 1;
-        int64_t s = api->size(g, self, (int)d);
+        int64_t s = oxu_fixed_size(g, api, self, (int)d);
         if (s < 0)
             return api->fail(g, "roll needs the size of dim %lld, which is unknown; record the "
                                 "input's sizes",

@@ -44,7 +44,7 @@ static int sym_flatten(ox_sym *g, const ox_api *api)
         shape[k++] = 0;
     shape[k++] = -1;
     for (int64_t i = e + 1; i < rank; i++) {
-        int64_t d = api->size(g, x, (int)i);
+        int64_t d = oxu_fixed_size(g, api, x, (int)i);
         if (d < 0)
             return api->fail(g, "flatten(start_dim=%lld, end_dim=%lld) needs the size of dim "
                                 "%lld, which is unknown",
@@ -225,7 +225,7 @@ static int sym_squeeze(ox_sym *g, const ox_api *api)
     if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &dim))
         return 1;
     /* torch ignores a dim whose size is not 1; ONNX Squeeze would reject it. */
-    int64_t size = api->size(g, x, (int)dim);
+    int64_t size = oxu_fixed_size(g, api, x, (int)dim);
     if (size >= 0 && size != 1)
         return oxu_set_result(g, api, 0, at_op1(g, api, "Identity", x));
     return oxu_set_result(g, api, 0, at_squeeze(g, api, x, &dim, 1));

@@ -58,7 +58,7 @@ static int sym_unfold(ox_sym *g, const ox_api *api)
                          rank);
     if (oxu_axis(g, api, "dimension", api->arg_int(g, "dimension", 0), rank, &dim))
         return 1;
-    int64_t len = api->size(g, x, (int)dim);
+    int64_t len = oxu_fixed_size(g, api, x, (int)dim);
     if (len < 0)
         return api->fail(g, "unfold needs the size of dimension %lld, which is unknown; record "
                             "the input's sizes",
@@ -92,7 +92,8 @@ static int sym_im2col(ox_sym *g, const ox_api *api)
     if (at_ints_n(g, api, "kernel_size", 2, 1, k) || at_ints_n(g, api, "dilation", 2, 1, d) ||
         at_ints_n(g, api, "padding", 2, 0, p) || at_ints_n(g, api, "stride", 2, 1, s))
         return 1;
-    int64_t c = api->size(g, src, -3), h = api->size(g, src, -2), w = api->size(g, src, -1);
+    int64_t c = oxu_fixed_size(g, api, src, -3), h = oxu_fixed_size(g, api, src, -2),
+            w = oxu_fixed_size(g, api, src, -1);
     if (c < 0 || h < 0 || w < 0)
         return api->fail(g, "im2col needs the input's channel and spatial sizes, which are "
                             "unknown; record them");
