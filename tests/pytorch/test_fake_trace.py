@@ -112,23 +112,29 @@ class FakeTrace(unittest.TestCase):
             self.assertNotIn("backends:", msg)  # torch's dispatch-key list stays out
             self.assertEqual(os.listdir(tmp), [])
 
+    def same_file_and_runs(self, model, example, dynamic_axes, others):
+        """Eager and fake traces of `model` with dynamic axes write the same bytes, and
+        the file matches eager on the example and on `others` (other shapes)."""
+        with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+            warnings.simplefilter("ignore", oxt.TracerWarning)
+            files = []
+            for mode in ("eager", "fake"):
+                path = os.path.join(tmp, f"{mode}.onnx")
+                oxt.export(model, (example,), path, input_names=list(dynamic_axes),
+                           dynamic_axes=dynamic_axes, trace=mode)
+                with open(path, "rb") as f:
+                    files.append(f.read())
+            self.assertTrue(files[0] == files[1], "trace='fake' wrote another file")
+            for x in [example] + list(others):
+                self.assertTrue(all(r[3] for r in oxt.verify(model, (x,), path)), tuple(x.shape))
+
     def test_int_repeat_interleave_gives_the_same_file(self):
         """torch 1.13's meta kernel wants output_size, which the shapes give."""
         class Repeat(nn.Module):
             def forward(self, x):
                 return torch.repeat_interleave(x, 2, dim=1) * 3, torch.repeat_interleave(x, 3)
-        dyn = {"x": {0: "b", 1: "n"}}
-        with tempfile.TemporaryDirectory() as tmp:
-            files = []
-            for mode in ("eager", "fake"):
-                path = os.path.join(tmp, f"{mode}.onnx")
-                oxt.export(Repeat(), (torch.randn(2, 5),), path, input_names=["x"], dynamic_axes=dyn,
-                           trace=mode)
-                with open(path, "rb") as f:
-                    files.append(f.read())
-            self.assertTrue(files[0] == files[1])
-            for x in (torch.randn(2, 5), torch.randn(4, 3)):
-                self.assertTrue(all(r[3] for r in oxt.verify(Repeat(), (x,), path)))
+        self.same_file_and_runs(Repeat(), torch.randn(2, 5), {"x": {0: "b", 1: "n"}},
+                                [torch.randn(4, 3)])
 
     def test_cpu_tensors_made_in_forward_give_the_same_file(self):
         """torch.arange(n) and a table built without a device are CPU tensors next to the
@@ -138,20 +144,7 @@ class FakeTrace(unittest.TestCase):
                 k = torch.arange(x.size(-1)).float()
                 angles = x[..., None] * torch.exp(-k / x.size(-1))
                 return torch.cat([angles.sin(), angles.cos()], -1) + torch.ones(2 * x.size(-1)).cumsum(0)
-        dyn = {"x": {0: "b"}}
-        with tempfile.TemporaryDirectory() as tmp:
-            files = []
-            for mode in ("eager", "fake"):
-                path = os.path.join(tmp, f"{mode}.onnx")
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", oxt.TracerWarning)
-                    oxt.export(Rotary(), (torch.randn(2, 5),), path, input_names=["x"], dynamic_axes=dyn,
-                               trace=mode)
-                with open(path, "rb") as f:
-                    files.append(f.read())
-            self.assertTrue(files[0] == files[1])
-            for x in (torch.randn(2, 5), torch.randn(3, 5)):
-                self.assertTrue(all(r[3] for r in oxt.verify(Rotary(), (x,), path)))
+        self.same_file_and_runs(Rotary(), torch.randn(2, 5), {"x": {0: "b"}}, [torch.randn(3, 5)])
 
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):
