@@ -31,14 +31,20 @@ static int sym_roll(ox_sym *g, const ox_api *api)
         int64_t d;
         if (at_axis(g, api, "dims", dims[i], rank, &d))
             return 1;
-        int64_t s = oxu_fixed_size(g, api, self, (int)d);
+        int64_t s = api->size(g, self, (int)d);
         if (s < 0)
             return api->fail(g, "roll needs the size of dim %lld, which is unknown; record the "
                                 "input's sizes",
                              (long long)d);
         int64_t k = shifts[i];
-        if (k >= s || -k >= s)
+        /* A shift shorter than the dim is two slices at -k, whatever the
+         * size; a longer one is taken modulo the recorded size, which the
+         * file then holds (fixed_size: the export warns under a dynamic
+         * axis). */
+        if (k >= s || -k >= s) {
+            s = oxu_fixed_size(g, api, self, (int)d);
             k = s ? ((k % s) + s) % s : 0;
+        }
         if (k == 0)
             continue;
         /* x[-k:] then x[:-k]; for a negative k that is x[|k|:] then x[:|k|] */

@@ -396,6 +396,20 @@ class SizeReads(unittest.TestCase):
                 return x.unfold(2, 2, 1).sum(-1)
         self.assertEqual(FixedCounts.export_warnings(self, Fixed(), (2, 6, 3), [0, 1]), [])
 
+    def test_roll_warns_only_where_it_takes_the_shift_modulo_the_size(self):
+        class Roll(nn.Module):
+            def __init__(self, shift):
+                super().__init__()
+                self.shift = shift
+
+            def forward(self, x):
+                return x.roll(self.shift, 1)
+        # a shift shorter than the dim is two slices at -shift: right at any longer size
+        self.assertEqual(FixedCounts.export_warnings(self, Roll(2), (2, 5), [1]), [])
+        got = FixedCounts.export_warnings(self, Roll(7), (2, 5), [1])
+        self.assertEqual(len(got), 1, got)
+        self.assertIn("aten::roll at Roll: its conversion read dim 1 of a value as 5", got[0])
+
 
 class MaskedSize(nn.Module):
     """A size of x[mask]: it depends on x's values, not on its shape."""
