@@ -445,6 +445,34 @@ static shape_elems *same_elems(const ox_graph *g, ox_varying_dims *d, const ox_n
     return e;
 }
 
+/* Slice of a 1-D shape value by constant bounds, step 1 (Shape(y)[0:2]). */
+static shape_elems *sliced_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
+{
+    const shape_elems *x = elems_of(g, d, n->inputs[0]);
+    if (!x || x->scalar)
+        return NULL;
+    int_list_buf starts, ends, axes = {.n = 0}, steps = {.n = 0};
+    if (!int_list(g, n, "starts", 1, &starts) || !int_list(g, n, "ends", 2, &ends) ||
+        starts.n != 1 || ends.n != 1)
+        return NULL;
+    if ((n->n_inputs > 3 && n->inputs[3]) || ox_node_attr(n, "axes")) {
+        if (!int_list(g, n, "axes", 3, &axes) || axes.n != 1 || norm_axis(axes.v[0], 1) != 0)
+            return NULL;
+    }
+    if (n->n_inputs > 4 && n->inputs[4] &&
+        (!int_list(g, n, "steps", 4, &steps) || steps.n != 1 || steps.v[0] != 1))
+        return NULL;
+    int64_t len = x->len, a = starts.v[0], b = ends.v[0];
+    a = a < 0 ? a + len : a;
+    b = b < 0 ? b + len : b;
+    a = a < 0 ? 0 : a > len ? len : a;
+    b = b < a ? a : b > len ? len : b;
+    shape_elems *e = new_elems(d, (uint32_t)(b - a), false);
+    for (int64_t i = a; e && i < b; i++)
+        copy_elem(e, (uint32_t)(i - a), x, (uint32_t)i);
+    return e;
+}
+
 static bool is_op(const ox_node *n, const char *op)
 {
     return strcmp(n->op_type, op) == 0;
@@ -465,6 +493,8 @@ static shape_elems *computed_elems(const ox_graph *g, ox_varying_dims *d, const 
         return gathered_elems(g, d, n);
     if (is_op(n, "Concat"))
         return concatenated_elems(g, d, n);
+    if (is_op(n, "Slice"))
+        return sliced_elems(g, d, n);
     if (elementwise_op(n->op_type))
         return elementwise_elems(g, d, n);
     if (is_op(n, "Unsqueeze") || is_op(n, "Squeeze") || is_op(n, "Reshape")) {
@@ -835,10 +865,19 @@ static uint64_t resize(const ox_graph *g, ox_varying_dims *d, const ox_node *n, 
     int32_t r = rank_of(d, n->inputs[0]);
     if (!tracked(r) || r != R)
         return FALLBACK;
-    bool by_sizes = n->n_inputs > 3 && n->inputs[3];
-    if (by_sizes)
-        return ox_node_attr(n, "axes") ? FALLBACK : 0;
-    return mask_of(d, n->inputs[0]); /* constant scales */
+    if (ox_node_attr(n, "axes"))
+        return FALLBACK; /* opset 18's partial sizes or scales */
+    if (n->n_inputs > 3 && n->inputs[3]) {
+        /* by sizes, which the file holds or computes (Shape pieces of a
+         * reference tensor): each output dim is its element */
+        const shape_elems *sizes = elems_of(g, d, n->inputs[3]);
+        return sizes && !sizes->scalar && sizes->len == (uint32_t)R ? sizes->vary : FALLBACK;
+    }
+    /* by scales (input 2 from opset 11, input 1 before): a fixed factor of
+     * each dim */
+    uint32_t at = n->n_inputs > 2 ? 2 : 1;
+    const shape_elems *scales = at < n->n_inputs ? elems_of(g, d, n->inputs[at]) : NULL;
+    return scales && !scales->vary ? mask_of(d, n->inputs[0]) : FALLBACK;
 }
 
 static uint64_t roi_align(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
@@ -985,7 +1024,7 @@ static uint64_t input_mask(const ox_type *t)
 static bool reads_elements(const dims_rule *rule)
 {
     return rule->kind == R_RESHAPE || rule->kind == R_BCAST0 || rule->kind == R_FROM_SHAPE ||
-           rule->kind == R_SLICE || rule->kind == R_TILE;
+           rule->kind == R_SLICE || rule->kind == R_TILE || rule->kind == R_RESIZE;
 }
 
 int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,

@@ -275,6 +275,24 @@ START_TEST(reductions_drop_or_fix_their_axes)
 }
 END_TEST
 
+START_TEST(resize_to_a_reference_size_keeps_the_channels)
+{
+    /* y [b, 21, h/8, w/8] resized to Concat(Shape(y)[0:2], Shape(x)[2:4]) */
+    ox_vid x = input(4, (int64_t[]){1, 3, 64, 64}, BIT(0) | BIT(2) | BIT(3));
+    ox_vid w = weight(4, (int64_t[]){21, 3, 8, 8});
+    ox_node *conv = op("onnx::Conv", 2, (ox_vid[]){x, w}, 1);
+    ox_vid y = typed(conv, 0, 4, (int64_t[]){1, 21, 57, 57});
+    ox_vid sy = op("onnx::Shape", 1, &y, 1)->outputs[0];
+    ox_vid head = op("onnx::Slice", 3, (ox_vid[]){sy, ints(1, (int64_t[]){0}), ints(1, (int64_t[]){2})},
+                     1)->outputs[0];
+    ox_node *sx = op("onnx::Shape", 1, &x, 1);
+    attr_int(sx, "start", 2);
+    ox_vid sizes = op("onnx::Concat", 2, (ox_vid[]){head, sx->outputs[0]}, 1)->outputs[0];
+    ox_node *rs = op("onnx::Resize", 4, (ox_vid[]){y, 0, 0, sizes}, 1);
+    ck_assert_uint_eq(mask(typed(rs, 0, 4, (int64_t[]){1, 21, 64, 64})), BIT(0) | BIT(2) | BIT(3));
+}
+END_TEST
+
 START_TEST(lstm_outputs_follow_sequence_and_batch)
 {
     ox_vid x = input(3, (int64_t[]){7, 2, 8}, BIT(0) | BIT(1));
@@ -396,6 +414,7 @@ static Suite *suite(void)
     tcase_add_test(t, unbind_pieces_keep_their_fixed_dims);
     tcase_add_test(t, reductions_drop_or_fix_their_axes);
     tcase_add_test(t, lstm_outputs_follow_sequence_and_batch);
+    tcase_add_test(t, resize_to_a_reference_size_keeps_the_channels);
     tcase_add_test(t, gather_by_constant_indices);
     tcase_add_test(t, unknown_operators_vary_everywhere_unless_fixed);
     tcase_add_test(t, unknown_input_dims_count_as_dynamic);

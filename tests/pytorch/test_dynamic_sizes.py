@@ -342,6 +342,17 @@ class DeclaredDims(unittest.TestCase):
         self.assertEqual(self.declared(Scores(), (2, 5, 4), [0, 1]), [[None, None, None]])
         self.assertEqual(self.declared(Scores(), (2, 5, 4), [1]), [[2, None, None]])
 
+    def test_segmentation_head_keeps_its_class_count(self):
+        class Seg(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 5, 3, stride=2)
+
+            def forward(self, x):
+                return F.interpolate(self.conv(x), size=x.shape[-2:], mode="bilinear",
+                                     align_corners=False)
+        self.assertEqual(self.declared(Seg(), (1, 3, 16, 16), [0, 2, 3]), [[None, 5, None, None]])
+
     def test_no_dynamic_axis_declares_every_traced_size(self):
         self.assertEqual(self.declared(Classifier(), (2, 2, 8, 8), []), [[2, 10]])
 
