@@ -100,6 +100,19 @@ static void json_summary(ox_json *j, const ox_graph *g)
     ox_json_object_end(j);
 }
 
+/* Newline-separated lines as a JSON array of strings. */
+static void json_lines(ox_json *j, const char *lines)
+{
+    ox_json_array(j);
+    while (*lines) {
+        const char *end = strchr(lines, '\n');
+        size_t len = end ? (size_t)(end - lines) : strlen(lines);
+        ox_json_string_n(j, lines, len);
+        lines += len + (end ? 1 : 0);
+    }
+    ox_json_array_end(j);
+}
+
 static void write_json(FILE *f, ox_context *ctx, const ox_export_facts *x, const ox_graph *written,
                        const char *message)
 {
@@ -122,6 +135,8 @@ static void write_json(FILE *f, ox_context *ctx, const ox_export_facts *x, const
     ox_json_uint(&j, ctx->problems.n);
     ox_json_key(&j, "problems");
     json_problems(&j, &ctx->problems);
+    ox_json_key(&j, "warnings");
+    json_lines(&j, x->status == OX_OK ? ox_context_warnings(ctx) : "");
     ox_json_key(&j, "stages");
     ox_json_array(&j);
     for (size_t i = 0; i < x->n_stages; i++) {

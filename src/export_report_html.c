@@ -225,6 +225,13 @@ void ox_export_report_html(FILE *f, ox_context *ctx, const ox_export_facts *x,
         fputs("</pre>\n", f);
     }
     problems(f, &ctx->problems);
+    const char *warnings = x->status == OX_OK ? ox_context_warnings(ctx) : "";
+    if (warnings[0]) {
+        /* one line each: what the file fixes to the example (fixed_counts.h) */
+        fputs("<h2>Warnings</h2>\n<pre id=\"warnings\">", f);
+        esc(f, warnings);
+        fputs("</pre>\n", f);
+    }
     fputs("<h2>Time per stage</h2>\n<table class=\"stages\"><tr><th>stage</th><th>seconds</th></tr>\n", f);
     for (size_t i = 0; i < x->n_stages; i++) {
         fputs("<tr><td>", f);

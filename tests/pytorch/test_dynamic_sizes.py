@@ -379,6 +379,25 @@ class FixedCounts(unittest.TestCase):
         self.assertIn("Split at Rows: dim 1 of its input follows a dynamic axis", got[0])
         self.assertIn("the file makes 5 pieces at every size", got[0])
 
+    def test_the_reports_carry_the_warnings(self):
+        import json
+
+        class Rows(nn.Module):
+            def forward(self, x):
+                return torch.stack(x.unbind(1), 0)
+        with tempfile.TemporaryDirectory(prefix="oxport-counts-") as tmp, warnings.catch_warnings():
+            warnings.simplefilter("ignore", oxt.TracerWarning)
+            for name in ("r.json", "r.html"):
+                oxt.export(Rows(), (torch.randn(3, 5, 4),), os.path.join(tmp, "m.onnx"), input_names=["x"],
+                           dynamic_axes={"x": {1: "n"}}, report=os.path.join(tmp, name))
+            with open(os.path.join(tmp, "r.json")) as f:
+                got = json.load(f)["warnings"]
+            with open(os.path.join(tmp, "r.html")) as f:
+                page = f.read()
+        self.assertEqual(len(got), 1, got)
+        self.assertIn("Split at Rows: dim 1 of its input follows a dynamic axis", got[0])
+        self.assertIn('<pre id="warnings">Split at Rows: dim 1', page)
+
     def test_unbind_over_a_fixed_dim_is_quiet(self):
         # attention's qkv.unbind(0) over 3, the sequence dim dynamic
         self.assertEqual(self.export_warnings(Heads(), (2, 5, 8), [0, 1]), [])
