@@ -182,6 +182,14 @@ class LSTM(nn.Module):
         return out
 
 
+class SplitTraced(nn.Module):
+    """torch.split by a size read in Python: the pieces' bounds follow it."""
+
+    def forward(self, x):
+        a, b = torch.split(x, x.size(1) // 2, dim=1)
+        return a * 2 + b
+
+
 class Classifier(nn.Module):
     """Conv, global pooling, a Linear head: only the batch dim follows the input."""
 
@@ -218,6 +226,7 @@ CASES = {
     "multihead_attention": (MHA, (2, 5, 16), [0, 1], (13, 17)),
     "lstm": (LSTM, (2, 6, 5), [0, 1], (9, 13, 17)),
     "classifier": (Classifier, (2, 2, 8, 8), [0, 2, 3], (9, 13, 17)),
+    "split_traced_size": (SplitTraced, (2, 6), [0, 1], (10, 13, 17)),
 }
 
 
@@ -228,6 +237,7 @@ SHAPES = {
     "narrow": [(1, 3), (4, 10), (3, 4)],
     "roll_dynamic_dims": [(1, 3, 3), (4, 8, 9), (3, 4, 7)],
     "classifier": [(1, 2, 3, 3), (4, 2, 11, 9), (3, 2, 5, 7)],
+    "split_traced_size": [(1, 2), (4, 10), (3, 8)],
 }
 
 

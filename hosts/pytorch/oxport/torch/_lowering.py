@@ -1482,14 +1482,19 @@ def _record_split(rec, x, split, dim, results):
     if isinstance(split, (list, tuple)):
         return _one_node(rec, "aten::split_with_sizes",
                          [("self", x), ("split_sizes", [int(v) for v in split]), ("dim", d)], results)
-    if not rec.dynamic:
-        return _one_node(rec, "aten::split", [("self", x), ("split_size", int(split)), ("dim", d)],
+    if not rec.dynamic:  # every size is the example's: the traced one is a constant
+        return _one_node(rec, "aten::split", [("self", x), ("split_size", int(S.plain(split))), ("dim", d)],
                          results)
-    sizes = _split_sizes(x, split, d)
+    sizes = _split_sizes(x, S.plain(split), d)
     if sizes is None:
         return NotImplemented
+    if isinstance(split, S.TracedInt):
+        # the bounds are traced; how many pieces there are is a Python list's length
+        S.warn_fixed(rec, "torch.split by a traced size: the number of pieces", len(sizes))
+    else:
+        split = int(split)
     n = rec.traced_size(x, d)
-    bounds = [(int(split) * i, n if i + 1 == len(sizes) else int(split) * (i + 1))
+    bounds = [(split * i if i else 0, n if i + 1 == len(sizes) else split * (i + 1))
               for i in range(len(sizes))]
     return _pieces(rec, x, d, sizes, results, bounds=bounds)
 
@@ -1501,6 +1506,12 @@ def _split(rec, func, args, kwargs):
     if isinstance(dim, str):
         return NotImplemented
     split = b["split_size_or_sections"]
+    if isinstance(split, S.TracedInt):
+        # a size read in Python (x.size(1) // 2): the pieces' bounds follow it
+        # (_record_split); the eager call gets its value
+        if S.plain(split) <= 0:
+            return NotImplemented
+        return _record_split(rec, x, split, dim, torch.split(x, S.plain(split), dim))
     if not isinstance(split, (list, tuple)) and int(split) <= 0:
         return NotImplemented
     return _record_split(rec, x, split, dim, func(*args, **kwargs))
