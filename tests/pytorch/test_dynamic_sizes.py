@@ -190,6 +190,13 @@ class SplitTraced(nn.Module):
         return a * 2 + b
 
 
+class RollTraced(nn.Module):
+    """roll by shifts read in Python: the file rolls by what the input's size gives."""
+
+    def forward(self, x):
+        return x.roll(shifts=x.size(1) // 2, dims=1) * 2 + torch.roll(x, (x.size(0) - 1, -(x.size(1) // 3)), (0, 1))
+
+
 class Classifier(nn.Module):
     """Conv, global pooling, a Linear head: only the batch dim follows the input."""
 
@@ -227,6 +234,7 @@ CASES = {
     "lstm": (LSTM, (2, 6, 5), [0, 1], (9, 13, 17)),
     "classifier": (Classifier, (2, 2, 8, 8), [0, 2, 3], (9, 13, 17)),
     "split_traced_size": (SplitTraced, (2, 6), [0, 1], (10, 13, 17)),
+    "roll_traced_shift": (RollTraced, (2, 6), [0, 1], (10, 13, 17)),
 }
 
 

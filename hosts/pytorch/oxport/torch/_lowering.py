@@ -1581,9 +1581,34 @@ def _roll(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "shifts", "dims"), dims=None)
     if b["dims"] is None:
         return NotImplemented
+    raw = list(b["shifts"]) if isinstance(b["shifts"], (list, tuple, torch.Size)) else [b["shifts"]]
+    if rec.dynamic and any(isinstance(k, S.TracedInt) for k in raw):
+        return _roll_traced(rec, b["input"], raw, ntuple(b["dims"], 1))
     shifts = ntuple(b["shifts"], 1)
     dims = ntuple(b["dims"], 1)
     return rec.record("aten::roll", [("self", b["input"]), ("shifts", shifts), ("dims", dims)], func, args, kwargs)
+
+
+def _roll_traced(rec, x, shifts, dims):
+    """roll by a shift read in Python (x.size(1) // 2) under dynamic axes: per dim, the
+    two slices at n - shift % n, both traced, then their concatenation, so the file rolls
+    by the shift the input's size gives (aten::roll's shifts are constants)."""
+    if len(shifts) != len(dims) or not x.dim():
+        return NotImplemented
+    y = x
+    for k, d in zip(shifts, dims):
+        d %= y.dim()
+        n = rec.traced_size(y, d)
+        if S.plain(n) == 0:
+            continue
+        cut = n - k % n
+        at = S.plain(cut)
+        head, tail = y.narrow(d, at, S.plain(n) - at), y.narrow(d, 0, at)
+        _pieces(rec, y, d, None, [head, tail], bounds=[(cut, n), (0, cut)])
+        out = torch.cat([head, tail], d)
+        rec.emit("aten::cat", rec.resolve([("tensors", [head, tail]), ("dim", d)]), out)
+        y = out
+    return y
 
 
 @handles(torch.repeat_interleave, T.repeat_interleave)
