@@ -11,12 +11,6 @@
 #include "static_shapes.h"
 #include "varying_dims.h"
 
-static int64_t attr_int(const ox_node *n, const char *name, int64_t dflt)
-{
-    const ox_attr *a = ox_node_attr(n, name);
-    return a && a->kind == OX_ATTR_INT ? a->u.i : dflt;
-}
-
 /* A Split into equal pieces, told no sizes (opset 18 counts them in
  * num_outputs): unbind's one piece per position.  torch.split and chunk over
  * a dynamic dim are recorded as slices whose bounds follow the size, and
@@ -107,7 +101,7 @@ int ox_fixed_counts_warn(const ox_graph *g, const ox_size_read *reads, size_t n_
         if (!counted_split(n) || !n->n_inputs || !n->inputs[0])
             continue;
         int32_t rank = d.rank[n->inputs[0]];
-        int64_t axis = attr_int(n, "axis", 0);
+        int64_t axis = ox_node_attr_int(n, "axis", 0);
         if (axis < 0 && rank >= 0)
             axis += rank;
         if (axis < 0 || axis >= 64 || !((ox_varying_dims_of(&d, n->inputs[0]) >> axis) & 1))

@@ -586,6 +586,12 @@ const ox_attr *ox_node_attr(const ox_node *n, const char *name)
     return NULL;
 }
 
+int64_t ox_node_attr_int(const ox_node *n, const char *name, int64_t dflt)
+{
+    const ox_attr *a = ox_node_attr(n, name);
+    return a && a->kind == OX_ATTR_INT ? a->u.i : dflt;
+}
+
 const ox_targ *ox_node_arg(const ox_node *n, const char *name)
 {
     for (uint32_t i = 0; i < n->n_args; i++)

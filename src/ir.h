@@ -318,6 +318,8 @@ ox_graph *ox_graph_add_body(ox_graph *g, const char *name);
 /* Attributes on ONNX nodes (data copied into the graph arena). */
 ox_attr *ox_node_add_attr(ox_graph *g, ox_node *n, const char *name, ox_attr_kind kind);
 const ox_attr *ox_node_attr(const ox_node *n, const char *name);
+/* INT attribute `name` of n, or dflt when n has none of that kind. */
+int64_t ox_node_attr_int(const ox_node *n, const char *name, int64_t dflt);
 /* Recorded argument of a traced node by name (NULL when not recorded). */
 const ox_targ *ox_node_arg(const ox_node *n, const char *name);
 /* The same, trying argument `hint` first (ox_param_find_at says why). */

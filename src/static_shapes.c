@@ -209,12 +209,6 @@ static int become_int64_constant(ox_graph *g, ox_node *n, uint32_t rank, const i
     return ox_node_become_constant(g, n, t);
 }
 
-static int64_t attr_int(const ox_node *n, const char *name, int64_t dflt)
-{
-    const ox_attr *a = ox_node_attr(n, name);
-    return a && a->kind == OX_ATTR_INT ? a->u.i : dflt;
-}
-
 int ox_static_shapes_fold(ox_graph *g, const ox_static_shapes *s, ox_node *n)
 {
     if (n->domain[0] || n->n_inputs != 1 || n->n_outputs != 1 || !is_fixed(s, n->inputs[0]))
@@ -234,7 +228,7 @@ int ox_static_shapes_fold(ox_graph *g, const ox_static_shapes *s, ox_node *n)
         return become_int64_constant(g, n, 0, NULL, &count, 1) ? -1 : 1;
     }
     /* Shape's start/end (opset 15): negative from the end, clamped to [0, rank] */
-    int64_t start = attr_int(n, "start", 0), end = attr_int(n, "end", rank);
+    int64_t start = ox_node_attr_int(n, "start", 0), end = ox_node_attr_int(n, "end", rank);
     start = start < 0 ? start + rank : start;
     end = end < 0 ? end + rank : end;
     start = start < 0 ? 0 : start > rank ? rank : start;

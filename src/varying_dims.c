@@ -151,12 +151,6 @@ static uint64_t mask_of(ox_varying_dims *d, ox_vid v)
     return v ? ox_varying_dims_of(d, v) : 0;
 }
 
-static int64_t attr_int(const ox_node *n, const char *name, int64_t dflt)
-{
-    const ox_attr *a = ox_node_attr(n, name);
-    return a && a->kind == OX_ATTR_INT ? a->u.i : dflt;
-}
-
 /* A short int list, copied (a constant's bytes may sit unaligned in a
  * buffer read from a file). */
 typedef struct int_list_buf {
@@ -300,7 +294,7 @@ static shape_elems *shape_elems_of_shape(const ox_graph *g, ox_varying_dims *d, 
     int32_t r = rank_of(d, x);
     if (!tracked(r))
         return NULL;
-    int64_t start = attr_int(n, "start", 0), end = attr_int(n, "end", r);
+    int64_t start = ox_node_attr_int(n, "start", 0), end = ox_node_attr_int(n, "end", r);
     start = start < 0 ? start + r : start;
     end = end < 0 ? end + r : end;
     start = start < 0 ? 0 : start > r ? r : start;
@@ -324,7 +318,7 @@ static shape_elems *shape_elems_of_shape(const ox_graph *g, ox_varying_dims *d, 
 
 static shape_elems *gathered_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
 {
-    if (attr_int(n, "axis", 0) != 0 || n->n_inputs < 2)
+    if (ox_node_attr_int(n, "axis", 0) != 0 || n->n_inputs < 2)
         return NULL;
     const shape_elems *data = elems_of(g, d, n->inputs[0]);
     const shape_elems *idx = elems_of(g, d, n->inputs[1]);
@@ -342,7 +336,7 @@ static shape_elems *gathered_elems(const ox_graph *g, ox_varying_dims *d, const 
 
 static shape_elems *concatenated_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
 {
-    if (attr_int(n, "axis", 0) != 0 && attr_int(n, "axis", 0) != -1)
+    if (ox_node_attr_int(n, "axis", 0) != 0 && ox_node_attr_int(n, "axis", 0) != -1)
         return NULL;
     uint32_t len = 0;
     for (uint32_t i = 0; i < n->n_inputs; i++) {
@@ -405,7 +399,7 @@ static shape_elems *elementwise_elems(const ox_graph *g, ox_varying_dims *d, con
         else if (n->n_inputs == 2 && strcmp(op, "Min") == 0)
             r = v[0] < v[1] ? v[0] : v[1];
         else if (n->n_inputs == 1 && (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) &&
-                 attr_int(n, "to", OX_INT64) == OX_INT64)
+                 ox_node_attr_int(n, "to", OX_INT64) == OX_INT64)
             r = v[0];
         else
             ok = false;
@@ -550,9 +544,9 @@ static uint64_t gemm(const ox_graph *g, ox_varying_dims *d, const ox_node *n, in
         return FALLBACK;
     uint64_t ma = mask_of(d, n->inputs[0]), mb = mask_of(d, n->inputs[1]);
     uint64_t out = 0;
-    if (has_dim(ma, attr_int(n, "transA", 0) ? 1 : 0))
+    if (has_dim(ma, ox_node_attr_int(n, "transA", 0) ? 1 : 0))
         out |= dim_bit(0);
-    if (has_dim(mb, attr_int(n, "transB", 0) ? 0 : 1))
+    if (has_dim(mb, ox_node_attr_int(n, "transB", 0) ? 0 : 1))
         out |= dim_bit(1);
     if (n->n_inputs > 2 && n->inputs[2]) {
         int32_t rc = rank_of(d, n->inputs[2]);
@@ -590,7 +584,7 @@ static uint64_t flatten(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
     int32_t r = rank_of(d, n->inputs[0]);
     if (!tracked(r) || R != 2)
         return FALLBACK;
-    int64_t axis = norm_axis(attr_int(n, "axis", 1), r);
+    int64_t axis = norm_axis(ox_node_attr_int(n, "axis", 1), r);
     uint64_t m = mask_of(d, n->inputs[0]), out = 0;
     for (int32_t j = 0; j < r; j++)
         if (has_dim(m, j))
@@ -641,13 +635,13 @@ static uint64_t reduce(const ox_graph *g, ox_varying_dims *d, const ox_node *n, 
     if (!tracked(r))
         return FALLBACK;
     uint64_t m = mask_of(d, n->inputs[0]);
-    bool keep = attr_int(n, "keepdims", 1) != 0;
+    bool keep = ox_node_attr_int(n, "keepdims", 1) != 0;
     int_list_buf axes = {.n = 0};
     bool listed = int_list(g, n, "axes", 1, &axes);
     if (n->n_inputs > 1 && n->inputs[1] && !listed)
         return FALLBACK; /* axes computed in the file */
     if (!listed || axes.n == 0) {
-        if (attr_int(n, "noop_with_empty_axes", 0))
+        if (ox_node_attr_int(n, "noop_with_empty_axes", 0))
             return r == R ? m : FALLBACK;
         return reduced(m, r, NULL, 0, true, keep, R);
     }
@@ -659,9 +653,9 @@ static uint64_t arg_reduce(const ox_graph *g, ox_varying_dims *d, const ox_node 
     int32_t r = rank_of(d, n->inputs[0]);
     if (!tracked(r))
         return FALLBACK;
-    int64_t axis = attr_int(n, "axis", 0);
-    return reduced(mask_of(d, n->inputs[0]), r, &axis, 1, false, attr_int(n, "keepdims", 1) != 0,
-                   R);
+    int64_t axis = ox_node_attr_int(n, "axis", 0);
+    bool keep = ox_node_attr_int(n, "keepdims", 1) != 0;
+    return reduced(mask_of(d, n->inputs[0]), r, &axis, 1, false, keep, R);
 }
 
 static uint64_t unsqueeze(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
@@ -704,7 +698,7 @@ static uint64_t reshape(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
     if (!tracked(r) || !shape || shape->scalar || shape->len != (uint32_t)R)
         return FALLBACK;
     uint64_t m = mask_of(d, n->inputs[0]), out = 0;
-    bool allowzero = attr_int(n, "allowzero", 0) != 0;
+    bool allowzero = ox_node_attr_int(n, "allowzero", 0) != 0;
     bool any = m != 0 || shape->vary != 0;
     for (int32_t k = 0; k < R; k++) {
         int64_t s;
@@ -802,7 +796,7 @@ static uint64_t gather(const ox_graph *g, ox_varying_dims *d, const ox_node *n, 
     int32_t r = rank_of(d, data), q = rank_of(d, idx);
     if (!tracked(r) || !tracked(q) || r + q - 1 != R)
         return FALLBACK;
-    int64_t axis = norm_axis(attr_int(n, "axis", 0), r);
+    int64_t axis = norm_axis(ox_node_attr_int(n, "axis", 0), r);
     uint64_t md = mask_of(d, data), mi = mask_of(d, idx), out = 0;
     for (int32_t i = 0; i < R; i++) {
         bool varies = i < axis ? has_dim(md, i)
@@ -829,14 +823,14 @@ static uint64_t split(const ox_graph *g, ox_varying_dims *d, const ox_node *n, i
 {
     int_list_buf sizes;
     bool given = int_list(g, n, "split", 1, &sizes) && sizes.n > 0;
-    return axis_fixed(g, d, n, R, attr_int(n, "axis", 0), given);
+    return axis_fixed(g, d, n, R, ox_node_attr_int(n, "axis", 0), given);
 }
 
 static uint64_t topk(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     /* k is an attribute below opset 10, else input 1, a constant (the
      * value-input check before the rule) */
-    return axis_fixed(g, d, n, R, attr_int(n, "axis", -1), true);
+    return axis_fixed(g, d, n, R, ox_node_attr_int(n, "axis", -1), true);
 }
 
 /* LSTM, GRU, RNN: Y is [seq, dirs, batch, hidden] (layout 0) or [batch,
@@ -848,7 +842,7 @@ static uint64_t rnn(const ox_graph *g, ox_varying_dims *d, const ox_node *n, uin
     if (rank_of(d, n->inputs[0]) != 3)
         return FALLBACK;
     uint64_t m = mask_of(d, n->inputs[0]);
-    bool batch_first = attr_int(n, "layout", 0) != 0;
+    bool batch_first = ox_node_attr_int(n, "layout", 0) != 0;
     bool seq = has_dim(m, batch_first ? 1 : 0), batch = has_dim(m, batch_first ? 0 : 1);
     if (out_i == 0) {
         if (R != 4)
@@ -940,12 +934,12 @@ static int32_t rule_rank(const ox_graph *g, ox_varying_dims *d, const ox_node *n
     case R_REDUCE: case R_ARG_REDUCE: {
         if (r < 0)
             return -1;
-        if (attr_int(n, "keepdims", 1))
+        if (ox_node_attr_int(n, "keepdims", 1))
             return r;
         if (rule->kind == R_ARG_REDUCE)
             return r - 1;
         if (!int_list(g, n, "axes", 1, &list) || list.n == 0)
-            return attr_int(n, "noop_with_empty_axes", 0) ? r : 0;
+            return ox_node_attr_int(n, "noop_with_empty_axes", 0) ? r : 0;
         return r - (int32_t)list.n;
     }
     case R_UNSQUEEZE:
