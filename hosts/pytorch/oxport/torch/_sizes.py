@@ -35,13 +35,18 @@ class TracerWarning(UserWarning):
     """The exported graph may be specialized to the traced input."""
 
 
+def _model_code(code):
+    """Whether a frame's code is the model's (not oxport's, torch's or generated)."""
+    path = os.path.abspath(code.co_filename)
+    return not (path.startswith(_HERE) or path.startswith(_TORCH) or path.startswith("<"))
+
+
 def user_frame():
     """'file:line' of the innermost frame outside oxport and torch (the model's code)."""
     f = sys._getframe(1)
     while f is not None:
-        path = os.path.abspath(f.f_code.co_filename)
-        if not (path.startswith(_HERE) or path.startswith(_TORCH) or path.startswith("<")):
-            return f"{os.path.basename(path)}:{f.f_lineno}"
+        if _model_code(f.f_code):
+            return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
         f = f.f_back
     return "unknown location"
 
@@ -50,9 +55,8 @@ def user_frame_of(tb):
     """'file:line' of the innermost frame of traceback `tb` in the model's code."""
     where = "unknown location"
     while tb is not None:
-        path = os.path.abspath(tb.tb_frame.f_code.co_filename)
-        if not (path.startswith(_HERE) or path.startswith(_TORCH) or path.startswith("<")):
-            where = f"{os.path.basename(path)}:{tb.tb_lineno}"
+        if _model_code(tb.tb_frame.f_code):
+            where = f"{os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
         tb = tb.tb_next
     return where
 
