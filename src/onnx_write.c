@@ -720,38 +720,27 @@ static void scratch_reset(wctx *w)
     ox_arena_init(&w->scratch);
 }
 
-/* A graph output whose sizes depend on the input's values: its rank and
- * element type, every dim unknown. */
-static Onnx__ValueInfoProto *build_vi_unsized(wctx *w, const ox_io_plan *p, ox_vid id)
+/* Graph output `id` with the dims in `open` declared unknown (protobuf-c
+ * path).  Sizes that depend on the input's values open every dim and drop
+ * the host's names too: the traced sizes would let a runtime that trusts
+ * declared shapes fold Shape() of the value into the example's count.  A
+ * traced graph's dims a dynamic axis reaches (varying_dims.h) open those
+ * only, keeping the names the host gave. */
+static void emit_output_open(wctx *w, const ox_io_plan *p, ox_vid id, uint64_t open,
+                             bool keep_names)
 {
     const ox_value *v = p->g->values[id];
     ox_type ty = v->type;
-    ty.dims = NULL;
-    ty.dim_params = NULL;
-    Onnx__ValueInfoProto *vi = build_vi(w, p, id);
-    if (vi && !v->type.nontensor && !(vi->type = build_type(w, &ty)))
-        return NULL;
-    return vi;
-}
-
-/* A graph output whose dims in `varying` follow a dynamic axis: those
- * written unknown (unless the host named them), the others as traced. */
-static void emit_output_varying(wctx *w, const ox_io_plan *p, ox_vid id, uint64_t varying)
-{
-    const ox_value *v = p->g->values[id];
-    ox_type ty = v->type;
+    if (!keep_names)
+        ty.dim_params = NULL;
     int64_t *dims = ty.rank > 0 && ty.dims
                         ? ox_arena_memdup(&w->scratch, ty.dims, (size_t)ty.rank * sizeof(int64_t))
                         : NULL;
-    if (ty.rank > 0 && ty.dims && !dims) {
-        oom(w);
-        return;
-    }
+    Onnx__ValueInfoProto *vi = ty.rank > 0 && ty.dims && !dims ? NULL : build_vi(w, p, id);
     for (int32_t i = 0; dims && i < ty.rank; i++)
-        if (i >= 64 || (varying >> i) & 1)
+        if (i >= 64 || (open >> i) & 1)
             dims[i] = -1;
     ty.dims = dims;
-    Onnx__ValueInfoProto *vi = build_vi(w, p, id);
     if (vi && !v->type.nontensor && !(vi->type = build_type(w, &ty)))
         vi = NULL;
     if (!vi)
@@ -923,23 +912,15 @@ static ox_status graph_items(wctx *w)
     const ox_static_shapes *shapes = &w->shapes;
     for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
         ox_vid id = g->outputs[i];
-        if (!ox_static_shapes_is_data_sized(shapes, id)) {
-            uint64_t varying = w->varying.mask ? ox_varying_dims_of(&w->varying, id) : 0;
-            if (varying && !ox_static_shapes_is_fixed(shapes, id))
-                emit_output_varying(w, p, id, varying);
-            else
-                emit_value_info(w, 12, p, id);
-            continue;
-        }
-        /* sizes that depend on the data: rank and type only (protobuf-c path);
-         * the traced sizes would let a runtime that trusts declared shapes
-         * fold Shape() of the value into the example's count */
-        Onnx__ValueInfoProto *vi = build_vi_unsized(w, p, id);
-        if (!vi)
-            oom(w);
+        uint64_t varying = w->varying.mask && !ox_static_shapes_is_fixed(shapes, id)
+                               ? ox_varying_dims_of(&w->varying, id)
+                               : 0;
+        if (ox_static_shapes_is_data_sized(shapes, id))
+            emit_output_open(w, p, id, ~(uint64_t)0, false);
+        else if (varying)
+            emit_output_open(w, p, id, varying, true);
         else
-            emit_msg(w, 12, &vi->base);
-        scratch_reset(w);
+            emit_value_info(w, 12, p, id);
     }
     /* value_info: typed intermediate values, in node order (graph_facts
      * says which are left out, and why). */
