@@ -953,7 +953,7 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
         rfail(r, OX_EFORMAT, "subgraphs nested deeper than %d levels", OX_READ_MAX_DEPTH);
         return NULL;
     }
-    namemap m = {NULL, 0, 0};
+    namemap m = {0};
     ox_graph *g = ox_graph_new(nz(gp->name));
     if (!g) {
         room(r);
@@ -1054,7 +1054,7 @@ static ox_status convert_function(rctx *r, ox_graph *g, size_t index, Onnx__Func
     if (!f)
         return room(r);
     ox_graph *b = f->body;
-    namemap m = {NULL, 0, 0};
+    namemap m = {0};
     if (fp->doc_string && fp->doc_string[0] && !(f->doc = adup(g, fp->doc_string)))
         goto nomem;
     if (fp->n_attribute) {

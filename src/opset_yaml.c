@@ -181,7 +181,7 @@ static ox_status parse_params_with(parse *P, yaml_node_t *n, entry *e, ox_strset
 
 static ox_status parse_params(parse *P, yaml_node_t *n, entry *e)
 {
-    ox_strset seen = {NULL, 0, 0};
+    ox_strset seen = {0};
     ox_status st = parse_params_with(P, n, e, &seen);
     ox_strset_free(&seen);
     return st;
@@ -404,7 +404,7 @@ static ox_status merge_with(parse *P, const snapshot *prev, entry *entries, size
 static ox_status merge(parse *P, const snapshot *prev, entry *entries, size_t n_entries,
                        yaml_node_t *removed, snapshot *out)
 {
-    ox_strset declared = {NULL, 0, 0}, dropped = {NULL, 0, 0};
+    ox_strset declared = {0}, dropped = {0};
     ox_status st = merge_with(P, prev, entries, n_entries, removed, out, &declared, &dropped);
     ox_strset_free(&declared);
     ox_strset_free(&dropped);
@@ -512,7 +512,7 @@ static ox_status merge_exclusions(parse *P, const snapshot *prev, yaml_node_t *m
     if (!ex)
         return OOM(P);
     size_t n = 0;
-    ox_strset mine = {NULL, 0, 0};
+    ox_strset mine = {0};
     ox_status st = OX_OK;
     for (size_t i = 0; i < n_new && st == OX_OK; i++) {
         const yaml_node_pair_t *pr = &map->data.mapping.pairs.start[i];

@@ -4,6 +4,7 @@
  */
 #include "strmap.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,19 +37,48 @@ static size_t capacity_for(size_t expect)
 
 int ox_strmap_init(ox_strmap *m, size_t expect)
 {
+    memset(m, 0, sizeof *m);
     m->cap = capacity_for(expect);
-    m->n = 0;
     m->slots = calloc(m->cap, sizeof(*m->slots));
     if (!m->slots)
         m->cap = 0;
+    m->dense_cap = m->slots ? m->cap : 0;
     return m->slots ? 0 : -1;
 }
 
 void ox_strmap_free(ox_strmap *m)
 {
     free(m->slots);
-    m->slots = NULL;
-    m->cap = m->n = 0;
+    free(m->dense_val);
+    free(m->dense_has);
+    memset(m, 0, sizeof *m);
+}
+
+/* The number s[0..n) (n == SIZE_MAX: up to the NUL) writes, when it is one
+ * kept dense in m. */
+static bool dense_index(const ox_strmap *m, const char *s, size_t n, size_t *out)
+{
+    if (!m->dense_cap || !n || s[0] < '0' || s[0] > '9')
+        return false;
+    if (s[0] == '0') {
+        *out = 0;
+        return n == SIZE_MAX ? s[1] == '\0' : n == 1;
+    }
+    size_t v = 0;
+    for (size_t i = 0; n == SIZE_MAX ? s[i] != '\0' : i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (size_t)(s[i] - '0');
+        if (v >= m->dense_cap)
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+static bool dense_has(const ox_strmap *m, size_t i)
+{
+    return m->dense_has && (m->dense_has[i / 64] >> (i % 64)) & 1u;
 }
 
 /* The slot holding the key s[0..n) (n == SIZE_MAX: all of the NUL-terminated
@@ -68,6 +98,11 @@ uint64_t *ox_strmap_findn(const ox_strmap *m, const char *s, size_t n)
 {
     if (!m->n)
         return NULL;
+    size_t d;
+    if (dense_index(m, s, n, &d))
+        return dense_has(m, d) ? &m->dense_val[d] : NULL;
+    if (!m->n_hashed)
+        return NULL;
     ox_strmap_slot *slot = &m->slots[probe(m, s, n)];
     return slot->key ? &slot->val : NULL;
 }
@@ -79,23 +114,48 @@ uint64_t *ox_strmap_find(const ox_strmap *m, const char *key)
 
 static int grow(ox_strmap *m)
 {
-    ox_strmap bigger;
-    if (ox_strmap_init(&bigger, m->n + 1) != 0)
+    size_t cap = capacity_for(m->n_hashed + 1);
+    ox_strmap_slot *slots = calloc(cap, sizeof(*slots));
+    if (!slots)
         return -1;
+    ox_strmap bigger = {.slots = slots, .cap = cap};
     for (size_t i = 0; i < m->cap; i++) {
         const char *k = m->slots[i].key;
         if (k)
-            bigger.slots[probe(&bigger, k, SIZE_MAX)] = m->slots[i];
+            slots[probe(&bigger, k, SIZE_MAX)] = m->slots[i];
     }
-    bigger.n = m->n;
     free(m->slots);
-    *m = bigger;
+    m->slots = slots;
+    m->cap = cap;
     return 0;
+}
+
+static int dense_put(ox_strmap *m, size_t d, uint64_t val)
+{
+    if (!m->dense_has) {
+        m->dense_has = calloc((m->dense_cap + 63) / 64, sizeof(*m->dense_has));
+        m->dense_val = malloc(m->dense_cap * sizeof(*m->dense_val));
+        if (!m->dense_has || !m->dense_val) {
+            free(m->dense_has);
+            free(m->dense_val);
+            m->dense_has = m->dense_val = NULL;
+            return -1;
+        }
+    }
+    if (dense_has(m, d))
+        return 0;
+    m->dense_has[d / 64] |= (uint64_t)1 << (d % 64);
+    m->dense_val[d] = val;
+    m->n++;
+    return 1;
 }
 
 int ox_strmap_put(ox_strmap *m, const char *key, uint64_t val)
 {
-    if ((m->n + 1) * 2 > m->cap && grow(m) != 0)
+    size_t d;
+    if (dense_index(m, key, SIZE_MAX, &d))
+        return dense_put(m, d, val);
+    if ((m->n_hashed + 1) * 2 > m->cap && grow(m) != 0)
         return -1;
     size_t i = probe(m, key, SIZE_MAX);
     if (m->slots[i].key)
@@ -103,5 +163,6 @@ int ox_strmap_put(ox_strmap *m, const char *key, uint64_t val)
     m->slots[i].key = key;
     m->slots[i].val = val;
     m->n++;
+    m->n_hashed++;
     return 1;
 }

@@ -22,7 +22,19 @@ typedef struct ox_strmap_slot {
 
 typedef struct ox_strmap {
     ox_strmap_slot *slots;
-    size_t cap, n;
+    size_t cap;
+    size_t n;        /* keys in the map, hashed and dense */
+    size_t n_hashed; /* keys in slots */
+    /* Keys that are decimal numbers below dense_cap, written the one way
+     * ("0", "17", not "017"), live in arrays indexed by their number
+     * instead of the slots.  The names the engine gives values are such
+     * numbers; hashed, a graph of a million values would scatter them over
+     * a table far past the cache, and each probe would be a cache miss.
+     * dense_cap is set once, by ox_strmap_init; the arrays are made at the
+     * first such key. */
+    size_t dense_cap;
+    uint64_t *dense_val;
+    uint64_t *dense_has; /* one bit a number */
 } ox_strmap;
 
 /* a equals b: the first bytes compared inline, so the linear name scans
@@ -38,7 +50,8 @@ static inline bool ox_str_eq(const char *a, const char *b)
 uint64_t ox_str_hash(const char *s);
 uint64_t ox_strn_hash(const char *s, size_t n);
 
-/* Room for `expect` keys before the first growth; 0, or -1 out of memory. */
+/* Room for `expect` keys before the first growth, and numbers below about
+ * 2 * expect kept dense; 0, or -1 out of memory. */
 int ox_strmap_init(ox_strmap *m, size_t expect);
 void ox_strmap_free(ox_strmap *m);
 /* The value of the key equal to the first n bytes of s (or to key), NULL

@@ -58,7 +58,7 @@ ox_status ox_yaml_check_limits(ox_context *ctx, const char *path, FILE *f)
     if (!yaml_parser_initialize(&p))
         return ox_fail(ctx, OX_ENOMEM, "%s: out of memory while parsing YAML", path);
     yaml_parser_set_input_file(&p, f);
-    anchors an = {NULL, 0, 0};
+    anchors an = {0};
     open_node stack[OX_YAML_MAX_DEPTH + 1];
     int depth = 0;
     uint64_t total = 0;

@@ -276,7 +276,7 @@ ox_status ox_yaml_check_mapping(ox_context *ctx, ox_yaml *y, const yaml_node_t *
     const yaml_node_pair_t *start = n->data.mapping.pairs.start;
     const yaml_node_pair_t *top = n->data.mapping.pairs.top;
     /* keys seen so far, hashed: a mapping of 100k keys is checked in linear time */
-    ox_strset seen = {NULL, 0, 0};
+    ox_strset seen = {0};
     if (ox_strset_init(&seen, (size_t)(top - start)) != 0)
         return ox_fail(ctx, OX_ENOMEM, "%s: out of memory", y->path);
     ox_status st = OX_OK;
