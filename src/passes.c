@@ -160,50 +160,87 @@ static bool node_dead(const ox_graph *g, const ox_node *n)
 
 ox_status ox_pass_dce(ox_context *ctx, ox_graph *g)
 {
-    size_t n;
-    ox_node **nodes = node_array(g, &n);
     unsigned char *removed = calloc(g->next_node_id ? g->next_node_id : 1, 1);
-    ox_node **stack = malloc((n ? n : 1) * sizeof(*stack));
-    if (!nodes || !removed || !stack) {
-        free(nodes);
-        free(removed);
-        free(stack);
+    ox_node **stack = NULL;
+    size_t cap = 0;
+    if (!removed)
         return pass_oom(ctx, "dead-code elimination");
-    }
-    /* One reverse sweep; a removal that frees a producer out of order (the
-     * list is not sorted yet) queues it, so every node is looked at O(1) times. */
-    for (size_t k = n; k-- > 0;) {
-        if (removed[nodes[k]->id] || !node_dead(g, nodes[k]))
+    /* One reverse sweep of the list; a removal that frees a producer out of
+     * order (the list is not sorted yet) queues it, so every node is looked
+     * at O(1) times.  The cursor steps past a node before it is removed, and
+     * a live node's prev is always live, so no array of the nodes is needed. */
+    ox_node *cursor = g->last;
+    while (cursor) {
+        ox_node *k = cursor;
+        cursor = k->prev;
+        if (removed[k->id] || !node_dead(g, k))
             continue;
         size_t top = 0;
-        stack[top++] = nodes[k];
-        removed[nodes[k]->id] = 1;
+        if (!cap && !(stack = malloc((cap = 64) * sizeof(*stack))))
+            goto oom;
+        stack[top++] = k;
+        removed[k->id] = 1;
         while (top) {
             ox_node *x = stack[--top];
+            if (x == cursor)
+                cursor = x->prev;
             ox_graph_remove_node(g, x);
             for (uint32_t i = 0; i < x->n_inputs; i++) {
                 ox_value *v = ox_graph_value(g, x->inputs[i]);
                 if (!v || v->n_uses || v->is_output || v->kind != OX_VAL_NODE || !v->producer)
                     continue;
                 ox_node *p = v->producer;
-                if (!removed[p->id] && node_dead(g, p)) {
-                    removed[p->id] = 1;
-                    stack[top++] = p;
+                if (removed[p->id] || !node_dead(g, p))
+                    continue;
+                if (top == cap) {
+                    ox_node **bigger = realloc(stack, 2 * cap * sizeof(*stack));
+                    if (!bigger)
+                        goto oom;
+                    stack = bigger;
+                    cap *= 2;
                 }
+                removed[p->id] = 1;
+                stack[top++] = p;
             }
         }
     }
-    free(nodes);
     free(removed);
     free(stack);
     ox_graph_drop_unused_params(g); /* unused parameters are not written */
     return OX_OK;
+oom:
+    free(removed);
+    free(stack);
+    return pass_oom(ctx, "dead-code elimination");
 }
 
 /* ------------------------------------------------------------- toposort */
 
+/* Whether the sort below would keep the list as it is: ids rise along the
+ * list and every producer has a smaller id than its consumers.  The sort
+ * visits nodes in id order and places each after its producers, so then it
+ * places each node where it already is.  Traced and converted graphs are
+ * built in execution order and nearly always pass; this one walk replaces the
+ * sort's five arrays and its walks of a graph that may be past the cache. */
+static bool in_creation_and_dependency_order(const ox_graph *g)
+{
+    const ox_node *before = NULL;
+    for (const ox_node *x = g->first; x; before = x, x = x->next) {
+        if (before && x->id <= before->id)
+            return false;
+        for (uint32_t i = 0; i < x->n_inputs; i++) {
+            const ox_value *v = ox_graph_value(g, x->inputs[i]);
+            if (v && v->kind == OX_VAL_NODE && v->producer && v->producer->id >= x->id)
+                return false;
+        }
+    }
+    return true;
+}
+
 ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g)
 {
+    if (in_creation_and_dependency_order(g))
+        return OX_OK;
     size_t n;
     ox_node **nodes = node_array(g, &n);
     uint32_t idn = g->next_node_id ? g->next_node_id : 1;

@@ -33,6 +33,13 @@ static ox_status stage_dce(ox_pipeline *p)
     return ox_pass_dce(p->ctx, p->g);
 }
 
+/* Folding only removes what it folds: a fold that changed nothing leaves
+ * nothing for a second sweep (which would walk a large graph for it). */
+static ox_status stage_dce_after_fold(ox_pipeline *p)
+{
+    return p->n_folded ? ox_pass_dce(p->ctx, p->g) : OX_OK;
+}
+
 static ox_status stage_toposort(ox_pipeline *p)
 {
     return ox_pass_toposort(p->ctx, p->g);
@@ -45,7 +52,7 @@ static ox_status stage_name(ox_pipeline *p)
 
 static ox_status stage_fold(ox_pipeline *p)
 {
-    return ox_pass_fold_constants(p->ctx, p->g, NULL);
+    return ox_pass_fold_constants(p->ctx, p->g, &p->n_folded);
 }
 
 static ox_status stage_functions(ox_pipeline *p)
@@ -83,7 +90,7 @@ static const ox_stage stages[] = {
     {"toposort", stage_toposort, OX_STAGE_ALWAYS},
     {"name", stage_name, OX_STAGE_ALWAYS},
     {"fold-constants", stage_fold, OX_STAGE_FOLDING},
-    {"dce", stage_dce, OX_STAGE_FOLDING},
+    {"dce", stage_dce_after_fold, OX_STAGE_FOLDING},
     {"functions", stage_functions, OX_STAGE_EXPORTING},
     {"lift-constants", stage_lift_constants, OX_STAGE_ALWAYS},
     {"io-layout", stage_io_layout, OX_STAGE_EXPORTING},

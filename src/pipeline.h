@@ -39,6 +39,7 @@ typedef struct ox_pipeline {
     ox_graph *g;                     /* the ONNX graph, from the convert stage on */
     ox_io_layout layout;             /* decided by io-layout */
     bool laid_out;
+    size_t n_folded;                 /* nodes the fold-constants stage folded */
 } ox_pipeline;
 
 /* Which runs a stage belongs to. */

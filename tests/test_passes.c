@@ -185,6 +185,25 @@ START_TEST(toposort_orders_shuffled_graph_and_keeps_sorted_one)
 }
 END_TEST
 
+/* Ids rising along the list are not enough to leave it as it is: a node
+ * made early that reads one made later must move behind it. */
+START_TEST(toposort_moves_a_node_behind_a_later_made_producer)
+{
+    ox_graph *g = ox_graph_new("g");
+    ox_vid x = in_value(g, "x");
+    ox_node *a = node(g, "onnx::Relu", 1, &x);
+    ox_node *b = node(g, "onnx::Neg", 1, &x);
+    ox_node_redirect_input(g, a, 0, out0(b)); /* a now reads b */
+    ck_assert_int_eq(ox_graph_add_output(g, out0(a)), 0);
+    ck_assert_ptr_eq(g->first, a);
+    ck_assert_int_eq(ox_pass_toposort(ctx, g), OX_OK);
+    assert_topological(g);
+    ck_assert_ptr_eq(g->first, b);
+    ck_assert_ptr_eq(g->last, a);
+    ox_graph_free(g);
+}
+END_TEST
+
 START_TEST(toposort_reports_a_cycle)
 {
     ox_graph *g = ox_graph_new("g");
@@ -360,6 +379,7 @@ static Suite *passes_suite(void)
     tcase_add_test(tc, dce_removes_dead_chains_in_any_order);
     tcase_add_test(tc, identity_and_eval_dropout_are_bypassed);
     tcase_add_test(tc, toposort_orders_shuffled_graph_and_keeps_sorted_one);
+    tcase_add_test(tc, toposort_moves_a_node_behind_a_later_made_producer);
     tcase_add_test(tc, toposort_reports_a_cycle);
     tcase_add_test(tc, naming_is_deterministic_and_collision_free);
     tcase_add_test(tc, constants_opset_8_cannot_hold_become_initializers);
