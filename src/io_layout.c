@@ -46,12 +46,17 @@ static int assign_name(ox_arena *a, ox_io_plan *p, ox_strset *taken, ox_vid id)
     return (p->names[id] = ox_name_claim(a, taken, base)) ? 0 : -1;
 }
 
-/* Every value id a node, output, input or parameter refers to must exist. */
-static ox_status check_refs(ox_context *ctx, const ox_graph *g, bool *used)
+/* Every value id a node, output, input or parameter refers to must exist.
+ * Also gives 1 + the largest node id, for the plan's table of node names:
+ * this walk of the nodes is the one that finds it. */
+static ox_status check_refs(ox_context *ctx, const ox_graph *g, bool *used, size_t *node_ids)
 {
     const char *gname = g->name && g->name[0] ? g->name : "graph";
     uint32_t idx = 0;
+    *node_ids = 1;
     for (const ox_node *n = g->first; n; n = n->next, idx++) {
+        if ((size_t)n->id + 1 > *node_ids)
+            *node_ids = (size_t)n->id + 1;
         for (uint32_t i = 0; i < n->n_inputs; i++) {
             if (n->inputs[i] == 0)
                 continue;
@@ -139,24 +144,22 @@ static ox_status plan_graph(ox_context *ctx, ox_io_layout *l, ox_io_plan *p, con
     ox_arena *a = &l->arena;
     p->g = g;
     size_t nv = g->n_values ? g->n_values : 1;
-    size_t nn = 1;
-    for (const ox_node *n = g->first; n; n = n->next)
-        if ((size_t)n->id + 1 > nn)
-            nn = (size_t)n->id + 1;
     p->names = ox_arena_alloc(a, nv * sizeof(*p->names));
-    p->node_names = ox_arena_alloc(a, nn * sizeof(*p->node_names));
     p->is_init = ox_arena_alloc(a, nv * sizeof(*p->is_init));
     p->is_input = ox_arena_alloc(a, nv * sizeof(*p->is_input));
     p->inits = ox_arena_alloc(a, nv * sizeof(*p->inits));
     p->ins = ox_arena_alloc(a, nv * sizeof(*p->ins));
     bool *used = ox_arena_alloc(a, nv * sizeof(*used));
     ox_vid *params_as_inputs = ox_arena_alloc(a, nv * sizeof(ox_vid));
-    if (!p->names || !p->node_names || !p->is_init || !p->is_input || !p->inits || !p->ins ||
-        !used || !params_as_inputs)
+    if (!p->names || !p->is_init || !p->is_input || !p->inits || !p->ins || !used ||
+        !params_as_inputs)
         return oom(ctx);
-    ox_status st = check_refs(ctx, g, used);
+    size_t nn;
+    ox_status st = check_refs(ctx, g, used, &nn);
     if (st != OX_OK)
         return st;
+    if (!(p->node_names = ox_arena_alloc(a, nn * sizeof(*p->node_names))))
+        return oom(ctx);
 
     bool export_params = !main_graph || o->export_params;
     bool keep_all = main_graph && params_listed_as_inputs(o, l->ir_version);
@@ -352,7 +355,7 @@ int ox_io_layout_name_graph(const ox_io_layout *l, ox_graph *g)
     for (ox_vid id = 1; id < g->n_values; id++) {
         ox_value *v = g->values[id];
         const char *nm = p->names[id];
-        if (!v || !nm || (v->name && strcmp(v->name, nm) == 0))
+        if (!v || !nm || v->name == nm || (v->name && strcmp(v->name, nm) == 0))
             continue;
         if (!(v->name = ox_arena_strdup(&g->arena, nm)))
             return -1;
