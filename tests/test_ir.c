@@ -30,6 +30,41 @@ START_TEST(arena_alignment_and_zeroing)
 }
 END_TEST
 
+/* Past 2 MiB the arena maps its chunks and skips the memset: what it hands
+ * out must still be zero, aligned and apart, in small pieces and large. */
+START_TEST(arena_mapped_chunks_are_zeroed_and_apart)
+{
+    ox_arena a;
+    ox_arena_init(&a);
+    unsigned char *prev = NULL;
+    size_t prev_n = 0, bad = 0; /* counted, not asserted each time: Check's asserts are slow */
+    for (size_t i = 0; i < 200000; i++) {
+        size_t n = 1 + i % 61;
+        unsigned char *p = ox_arena_alloc(&a, n);
+        if (!p)
+            ck_abort_msg("out of memory at allocation %zu", i);
+        bad += (uintptr_t)p % 16 != 0;
+        bad += (p[0] | p[n / 2] | p[n - 1]) != 0;
+        memset(p, 0xcd, n);
+        bad += prev && prev[prev_n - 1] != 0xcd; /* the previous block kept its bytes */
+        prev = p;
+        prev_n = n;
+    }
+    ck_assert_uint_eq(bad, 0);
+    ck_assert_uint_gt(a.total, (size_t)6 << 20); /* several mapped chunks */
+    for (int r = 0; r < 3; r++) {
+        unsigned char *big = ox_arena_alloc(&a, (size_t)(3 + r) << 20);
+        ck_assert_ptr_nonnull(big);
+        ck_assert_uint_eq(big[0] | big[((size_t)(3 + r) << 20) - 1], 0);
+        memset(big, 0xef, (size_t)(3 + r) << 20);
+    }
+    unsigned char *after = ox_arena_alloc(&a, 32);
+    ck_assert_ptr_nonnull(after);
+    ck_assert_uint_eq(after[0] | after[31], 0);
+    ox_arena_free(&a);
+}
+END_TEST
+
 START_TEST(values_nodes_and_uses)
 {
     ox_graph *g = ox_graph_new("Net");
@@ -148,6 +183,7 @@ int main(void)
     Suite *s = suite_create("ir");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, arena_alignment_and_zeroing);
+    tcase_add_test(tc, arena_mapped_chunks_are_zeroed_and_apart);
     tcase_add_test(tc, values_nodes_and_uses);
     tcase_add_test(tc, attributes_replace_by_name);
     tcase_add_test(tc, opsets_and_ir_versions);
