@@ -520,28 +520,36 @@ static int fold_node(ox_graph *g, ox_node *n)
     return 0;
 }
 
-ox_status ox_pass_fold_constants(ox_context *ctx, ox_graph *g, size_t *n_folded)
+ox_status ox_pass_fold_constants_keeping_shapes(ox_context *ctx, ox_graph *g, size_t *n_folded,
+                                                ox_static_shapes *shapes)
 {
     size_t folded = 0;
-    ox_static_shapes shapes;
-    if (ox_static_shapes_init(g, &shapes) != 0)
+    if (ox_static_shapes_init(g, shapes) != 0)
         return ox_fail(ctx, OX_ENOMEM, "constant folding: out of memory");
     /* Nodes are in topological order, so one sweep folds whole chains: a
      * Shape of a fixed shape becomes a constant, then what reads it. */
     for (ox_node *n = g->first; n; n = n->next) {
-        int r = ox_static_shapes_fold(g, &shapes, n);
+        int r = ox_static_shapes_fold(g, shapes, n);
         if (r == 0)
             r = fold_node(g, n);
         if (r < 0) {
-            ox_static_shapes_free(&shapes);
+            ox_static_shapes_free(shapes);
             return ox_fail(ctx, OX_ENOMEM, "constant folding: out of memory at node %s",
                            n->name ? n->name : n->op_type);
         }
         folded += (size_t)r;
-        ox_static_shapes_note(g, &shapes, n);
+        ox_static_shapes_note(g, shapes, n);
     }
-    ox_static_shapes_free(&shapes);
     if (n_folded)
         *n_folded = folded;
     return OX_OK;
+}
+
+ox_status ox_pass_fold_constants(ox_context *ctx, ox_graph *g, size_t *n_folded)
+{
+    ox_static_shapes shapes;
+    ox_status st = ox_pass_fold_constants_keeping_shapes(ctx, g, n_folded, &shapes);
+    if (st == OX_OK)
+        ox_static_shapes_free(&shapes);
+    return st;
 }

@@ -10,6 +10,7 @@
 
 #include "context.h"
 #include "ir.h"
+#include "static_shapes.h"
 
 #define OX_FOLD_MAX_RANK 16
 
@@ -17,5 +18,11 @@
  * holding the result; *n_folded (may be NULL) counts them.  Inputs left
  * unused are for the DCE pass to remove. */
 ox_status ox_pass_fold_constants(ox_context *ctx, ox_graph *g, size_t *n_folded);
+/* The same, handing back the sweep's shape analysis of the folded graph in
+ * *shapes (the caller frees it; nothing to free on failure): the writer's
+ * value_info needs that analysis, and it is what a fresh one would find as
+ * long as the graph gains no values (static_shapes.h). */
+ox_status ox_pass_fold_constants_keeping_shapes(ox_context *ctx, ox_graph *g, size_t *n_folded,
+                                                ox_static_shapes *shapes);
 
 #endif /* OXPORT_FOLD_H */

@@ -43,6 +43,9 @@ typedef struct ox_io_layout {
      * as open (varying_dims.h).  A graph read from a file (ox_write) keeps
      * the sizes its file declared. */
     bool traced_sizes;
+    /* The graph's shape analysis, when ox_export's fold made one the graph
+     * still matches (pipeline.h); NULL: the writer makes its own.  Borrowed. */
+    const struct ox_static_shapes *shapes;
 } ox_io_layout;
 
 /* Subgraphs nested deeper than this are refused. */

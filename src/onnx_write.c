@@ -175,7 +175,8 @@ typedef struct wctx {
      * pass, so worked out once; it is a sweep over every node. */
     bool facts_ready;
     bool symbolic_inputs;
-    ox_static_shapes shapes;    /* fixed and data-sized values (static_shapes.h) */
+    ox_static_shapes shapes;    /* fixed and data-sized values (static_shapes.h), when made here */
+    const ox_static_shapes *sh; /* that, or the layout's */
     /* per value, the dims another run may change (varying_dims.h); worked
      * out only when a graph output's shape is not fixed */
     ox_varying_dims varying;
@@ -848,15 +849,22 @@ static ox_status graph_facts(wctx *w)
             if (ty->dim_params[d])
                 w->symbolic_inputs = true;
     }
-    if (ox_static_shapes_init(g, &w->shapes) != 0)
-        return oom(w);
-    for (const ox_node *n = g->first; n; n = n->next)
-        ox_static_shapes_note(g, &w->shapes, n);
+    /* the fold's analysis, when the graph has gained no value since */
+    const ox_static_shapes *given = w->layout->shapes;
+    if (given && given->n == g->n_values) {
+        w->sh = given;
+    } else {
+        if (ox_static_shapes_init(g, &w->shapes) != 0)
+            return oom(w);
+        for (const ox_node *n = g->first; n; n = n->next)
+            ox_static_shapes_note(g, &w->shapes, n);
+        w->sh = &w->shapes;
+    }
     bool open_output = false;
     for (uint32_t i = 0; i < g->n_outputs && !open_output; i++)
-        open_output = !ox_static_shapes_is_fixed(&w->shapes, g->outputs[i]) &&
-                      !ox_static_shapes_is_data_sized(&w->shapes, g->outputs[i]);
-    if (open_output && w->traced_sizes && ox_varying_dims_compute(g, &w->shapes, &w->varying) != 0)
+        open_output = !ox_static_shapes_is_fixed(w->sh, g->outputs[i]) &&
+                      !ox_static_shapes_is_data_sized(w->sh, g->outputs[i]);
+    if (open_output && w->traced_sizes && ox_varying_dims_compute(g, w->sh, &w->varying) != 0)
         return oom(w);
     w->facts_ready = true;
     return OX_OK;
@@ -909,7 +917,7 @@ static ox_status graph_items(wctx *w)
         emit_value_info(w, 11, p, p->ins[i]);
     if (graph_facts(w) != OX_OK)
         return w->st;
-    const ox_static_shapes *shapes = &w->shapes;
+    const ox_static_shapes *shapes = w->sh;
     for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
         ox_vid id = g->outputs[i];
         uint64_t varying = w->varying.mask && !ox_static_shapes_is_fixed(shapes, id)

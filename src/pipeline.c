@@ -50,20 +50,38 @@ static ox_status stage_name(ox_pipeline *p)
     return ox_pass_name(p->ctx, p->g);
 }
 
+/* A stage that rewrites nodes in ways the fold's shape analysis did not see
+ * drops that analysis: the writer then works it out afresh. */
+static void drop_shapes(ox_pipeline *p)
+{
+    if (p->have_shapes)
+        ox_static_shapes_free(&p->shapes);
+    p->have_shapes = false;
+}
+
 static ox_status stage_fold(ox_pipeline *p)
 {
-    return ox_pass_fold_constants(p->ctx, p->g, &p->n_folded);
+    drop_shapes(p);
+    ox_status st = ox_pass_fold_constants_keeping_shapes(p->ctx, p->g, &p->n_folded, &p->shapes);
+    p->have_shapes = st == OX_OK;
+    return st;
 }
 
 static ox_status stage_functions(ox_pipeline *p)
 {
     const ox_export_options *o = p->export;
+    if (o->n_function_types)
+        drop_shapes(p);
     return ox_functions_extract(p->ctx, p->g, p->opset, o->function_types, o->n_function_types);
 }
 
 static ox_status stage_lift_constants(ox_pipeline *p)
 {
-    return ox_pass_lift_constants(p->ctx, p->g, p->opset, NULL);
+    size_t lifted = 0;
+    ox_status st = ox_pass_lift_constants(p->ctx, p->g, p->opset, &lifted);
+    if (lifted)
+        drop_shapes(p);
+    return st;
 }
 
 static ox_status stage_io_layout(ox_pipeline *p)
@@ -76,6 +94,7 @@ static ox_status stage_io_layout(ox_pipeline *p)
     if (st != OX_OK)
         return st;
     p->layout.traced_sizes = true;
+    p->layout.shapes = p->have_shapes ? &p->shapes : NULL;
     /* the verbose listing and the check then see the names the file gets */
     if (ox_io_layout_name_graph(&p->layout, p->g) != 0)
         return ox_fail(p->ctx, OX_ENOMEM, "out of memory naming the graph's inputs and outputs");
@@ -159,6 +178,7 @@ ox_graph *ox_pipeline_take_graph(ox_pipeline *p)
 
 void ox_pipeline_free(ox_pipeline *p)
 {
+    drop_shapes(p);
     if (p->laid_out)
         ox_io_layout_free(&p->layout);
     p->laid_out = false;

@@ -28,6 +28,7 @@
 
 #include "context.h"
 #include "io_layout.h"
+#include "static_shapes.h"
 #include "ir.h"
 
 typedef struct ox_pipeline {
@@ -40,6 +41,10 @@ typedef struct ox_pipeline {
     ox_io_layout layout;             /* decided by io-layout */
     bool laid_out;
     size_t n_folded;                 /* nodes the fold-constants stage folded */
+    /* The fold's shape analysis, for the writer (io_layout.h), while no
+     * later stage has changed the graph in a way it would not see. */
+    ox_static_shapes shapes;
+    bool have_shapes;
 } ox_pipeline;
 
 /* Which runs a stage belongs to. */
