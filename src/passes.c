@@ -216,31 +216,10 @@ oom:
 
 /* ------------------------------------------------------------- toposort */
 
-/* Whether the sort below would keep the list as it is: ids rise along the
- * list and every producer has a smaller id than its consumers.  The sort
- * visits nodes in id order and places each after its producers, so then it
- * places each node where it already is.  Traced and converted graphs are
- * built in execution order and nearly always pass; this one walk replaces the
- * sort's five arrays and its walks of a graph that may be past the cache. */
-static bool in_creation_and_dependency_order(const ox_graph *g)
+/* Depth-first from each node in creation order: producers are placed just
+ * before their first consumer, everything else keeps its order. */
+static ox_status sort(ox_context *ctx, ox_graph *g)
 {
-    const ox_node *before = NULL;
-    for (const ox_node *x = g->first; x; before = x, x = x->next) {
-        if (before && x->id <= before->id)
-            return false;
-        for (uint32_t i = 0; i < x->n_inputs; i++) {
-            const ox_value *v = ox_graph_value(g, x->inputs[i]);
-            if (v && v->kind == OX_VAL_NODE && v->producer && v->producer->id >= x->id)
-                return false;
-        }
-    }
-    return true;
-}
-
-ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g)
-{
-    if (in_creation_and_dependency_order(g))
-        return OX_OK;
     size_t n;
     ox_node **nodes = node_array(g, &n);
     uint32_t idn = g->next_node_id ? g->next_node_id : 1;
@@ -257,8 +236,6 @@ ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g)
     for (size_t i = 0; i < n; i++)
         by_id[nodes[i]->id] = nodes[i];
     size_t placed = 0;
-    /* Depth-first from each node in creation order: producers are placed
-     * just before their first consumer, everything else keeps its order. */
     for (uint32_t id = 0; id < idn; id++) {
         ox_node *root = by_id[id];
         if (!root || state[id])
@@ -304,6 +281,52 @@ done:
     free(order);
     return st;
 }
+
+/* Whether x, after `before` in the list, is where the sort would keep it:
+ * its id is larger, and so is every producer's it reads from.  The sort
+ * visits nodes in id order and places each after its producers, so a list
+ * where every node passes this is a list it leaves as it is. */
+static bool in_order_after(const ox_graph *g, const ox_node *before, const ox_node *x)
+{
+    if (before && x->id <= before->id)
+        return false;
+    for (uint32_t i = 0; i < x->n_inputs; i++) {
+        const ox_value *v = ox_graph_value(g, x->inputs[i]);
+        if (v && v->kind == OX_VAL_NODE && v->producer && v->producer->id >= x->id)
+            return false;
+    }
+    return true;
+}
+
+/* Traced and converted graphs are built in execution order and nearly
+ * always are in order: one checking walk replaces the sort's five arrays and
+ * its walks of a graph that may be past the cache. */
+ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g)
+{
+    const ox_node *before = NULL;
+    for (const ox_node *x = g->first; x; before = x, x = x->next)
+        if (!in_order_after(g, before, x))
+            return sort(ctx, g);
+    return OX_OK;
+}
+
+/* --------------------------------------------------------------- survey */
+
+void ox_pass_survey(const ox_graph *g, ox_graph_survey *s)
+{
+    s->forwarding = s->dead = false;
+    s->sorted = true;
+    const ox_node *before = NULL;
+    for (const ox_node *x = g->first; x; before = x, x = x->next) {
+        if (s->sorted && !in_order_after(g, before, x))
+            s->sorted = false;
+        if (!s->dead && node_dead(g, x))
+            s->dead = true;
+        if (!s->forwarding && forwarded_input(g, x))
+            s->forwarding = true;
+    }
+}
+
 
 /* --------------------------------------------------------------- naming */
 

@@ -8,11 +8,25 @@
 #ifndef OXPORT_PASSES_H
 #define OXPORT_PASSES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "context.h"
 #include "ir.h"
 #include "strmap.h"
+
+/* What identity removal, DCE and the topological sort would find, from one
+ * walk of the nodes: on a graph past the cache each walk costs a memory load
+ * a node, and on a traced graph the three passes usually have nothing to do.
+ * remove-identity and DCE keep a sorted list sorted (a bypass rewires a
+ * consumer to an earlier producer; removals drop nodes), so `sorted` still
+ * holds after them. */
+typedef struct ox_graph_survey {
+    bool forwarding; /* an Identity or eval-mode Dropout remove-identity would bypass */
+    bool dead;       /* a node DCE would remove, as the graph stands */
+    bool sorted;     /* the list is in the order the sort gives, which it then keeps */
+} ox_graph_survey;
+void ox_pass_survey(const ox_graph *g, ox_graph_survey *s);
 
 /* Rewire uses of Identity and eval-mode Dropout outputs to their input (a
  * node whose output is a graph output stays, so output names survive). */

@@ -23,13 +23,22 @@ static ox_status stage_convert(ox_pipeline *p)
     return ox_convert_graph(p->ctx, p->traced, p->opset, &p->g);
 }
 
+/* The survey (passes.h) is taken here, before the first of the three passes
+ * it speaks for, and each of them skips its walks when it says there is
+ * nothing to do; the sort's stage is its last reader. */
 static ox_status stage_remove_identity(ox_pipeline *p)
 {
-    return ox_pass_remove_identity(p->ctx, p->g);
+    ox_pass_survey(p->g, &p->survey);
+    p->surveyed = true;
+    return p->survey.forwarding ? ox_pass_remove_identity(p->ctx, p->g) : OX_OK;
 }
 
 static ox_status stage_dce(ox_pipeline *p)
 {
+    if (p->surveyed && !p->survey.dead && !p->survey.forwarding) {
+        ox_graph_drop_unused_params(p->g); /* what DCE does besides removing nodes */
+        return OX_OK;
+    }
     return ox_pass_dce(p->ctx, p->g);
 }
 
@@ -42,7 +51,9 @@ static ox_status stage_dce_after_fold(ox_pipeline *p)
 
 static ox_status stage_toposort(ox_pipeline *p)
 {
-    return ox_pass_toposort(p->ctx, p->g);
+    bool sorted = p->surveyed && p->survey.sorted;
+    p->surveyed = false;
+    return sorted ? OX_OK : ox_pass_toposort(p->ctx, p->g);
 }
 
 static ox_status stage_name(ox_pipeline *p)

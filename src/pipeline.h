@@ -28,6 +28,7 @@
 
 #include "context.h"
 #include "io_layout.h"
+#include "passes.h"
 #include "static_shapes.h"
 #include "ir.h"
 
@@ -40,6 +41,8 @@ typedef struct ox_pipeline {
     ox_graph *g;                     /* the ONNX graph, from the convert stage on */
     ox_io_layout layout;             /* decided by io-layout */
     bool laid_out;
+    ox_graph_survey survey;          /* the converted graph's, for the cleanup passes */
+    bool surveyed;                   /* survey describes the graph as it stands */
     size_t n_folded;                 /* nodes the fold-constants stage folded */
     /* The fold's shape analysis, for the writer (io_layout.h), while no
      * later stage has changed the graph in a way it would not see. */

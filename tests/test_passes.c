@@ -204,6 +204,36 @@ START_TEST(toposort_moves_a_node_behind_a_later_made_producer)
 }
 END_TEST
 
+/* The survey says what each of the three passes would find, so the pipeline
+ * can skip a pass only when it would have done nothing. */
+START_TEST(survey_says_what_the_cleanup_passes_would_find)
+{
+    ox_graph *g = ox_graph_new("g");
+    ox_vid x = in_value(g, "x");
+    ox_node *a = node(g, "onnx::Relu", 1, &x);
+    ox_vid av = out0(a);
+    ox_node *b = node(g, "onnx::Neg", 1, &av);
+    ck_assert_int_eq(ox_graph_add_output(g, out0(b)), 0);
+    ox_graph_survey s;
+    ox_pass_survey(g, &s);
+    ck_assert(!s.forwarding && !s.dead && s.sorted);
+
+    ox_vid bv = out0(b);
+    ox_node *id = node(g, "onnx::Identity", 1, &bv); /* its output unused: dead too */
+    ox_pass_survey(g, &s);
+    ck_assert(s.forwarding && s.dead && s.sorted);
+    ck_assert_int_eq(ox_graph_add_output(g, out0(id)), 0); /* an output's Identity stays */
+    ox_pass_survey(g, &s);
+    ck_assert(!s.forwarding && !s.dead && s.sorted);
+
+    ox_graph_unlink_node(g, a); /* a producer after its consumer */
+    ox_graph_append_node(g, a);
+    ox_pass_survey(g, &s);
+    ck_assert(!s.forwarding && !s.dead && !s.sorted);
+    ox_graph_free(g);
+}
+END_TEST
+
 START_TEST(toposort_reports_a_cycle)
 {
     ox_graph *g = ox_graph_new("g");
@@ -362,6 +392,35 @@ START_TEST(pipeline_runs_every_pass)
 }
 END_TEST
 
+/* Without an Identity to bypass, DCE and the sort still run when the survey
+ * finds a dead node or a node out of order. */
+START_TEST(pipeline_cleans_and_sorts_a_graph_without_identities)
+{
+    for (int out_of_order = 0; out_of_order < 2; out_of_order++) {
+        ox_graph *g = ox_graph_new("g");
+        ox_vid x = in_value(g, "x");
+        ox_node *a = node(g, "onnx::Relu", 1, &x);
+        ox_vid av = out0(a);
+        node(g, "onnx::Neg", 1, &av); /* dead */
+        ox_node *b = node(g, "onnx::Sigmoid", 1, &av);
+        ck_assert_int_eq(ox_graph_add_output(g, out0(b)), 0);
+        if (out_of_order) {
+            ox_graph_unlink_node(g, a);
+            ox_graph_append_node(g, a);
+        }
+        ox_pipeline p;
+        ox_pipeline_init(&p, ctx, NULL, 0, NULL);
+        p.g = g;
+        ck_assert_int_eq(ox_pipeline_run_from(&p, "remove-identity"), OX_OK);
+        ck_assert_uint_eq(count_nodes(g), 2);
+        assert_topological(g);
+        ck_assert_ptr_eq(g->first, a);
+        ck_assert_ptr_eq(g->last, b);
+        ox_pipeline_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(pipeline_names_an_unknown_stage)
 {
     ox_pipeline p;
@@ -380,10 +439,12 @@ static Suite *passes_suite(void)
     tcase_add_test(tc, identity_and_eval_dropout_are_bypassed);
     tcase_add_test(tc, toposort_orders_shuffled_graph_and_keeps_sorted_one);
     tcase_add_test(tc, toposort_moves_a_node_behind_a_later_made_producer);
+    tcase_add_test(tc, survey_says_what_the_cleanup_passes_would_find);
     tcase_add_test(tc, toposort_reports_a_cycle);
     tcase_add_test(tc, naming_is_deterministic_and_collision_free);
     tcase_add_test(tc, constants_opset_8_cannot_hold_become_initializers);
     tcase_add_test(tc, pipeline_runs_every_pass);
+    tcase_add_test(tc, pipeline_cleans_and_sorts_a_graph_without_identities);
     tcase_add_test(tc, pipeline_names_an_unknown_stage);
     suite_add_tcase(s, tc);
     return s;
