@@ -61,6 +61,8 @@ void ox_graph_free(ox_graph *g)
     free(g->bodies);
     if (g->mapping_free)
         g->mapping_free(g->mapping, g->mapping_len);
+    ox_strmap_free(&g->kinds);
+    ox_strmap_free(&g->arg_names);
     ox_arena_free(&g->arena);
     free(g);
 }
@@ -128,30 +130,59 @@ int ox_value_set_dim_param(ox_graph *g, ox_value *v, uint32_t axis, const char *
     return 0;
 }
 
+const char *ox_graph_arg_name(ox_graph *g, const char *name)
+{
+    const uint64_t *known = ox_strmap_find(&g->arg_names, name);
+    if (known)
+        return (const char *)(uintptr_t)*known;
+    char *copy = ox_arena_strdup(&g->arena, name);
+    /* a table that cannot grow only costs the sharing */
+    if (copy)
+        (void)ox_strmap_put(&g->arg_names, copy, (uint64_t)(uintptr_t)copy);
+    return copy;
+}
+
+/* Kinds up to this length are looked up in the graph's table before one is
+ * made; a longer one (a custom domain's, say) gets a string of its own. */
+#define KIND_INTERN_MAX 256
+
 /* kind = "<domain>::<op>" in the arena, with the node's domain ("" for
- * onnx) and op_type pointing into it: one allocation for the three. */
+ * onnx) and op_type pointing into it: one allocation for the three, made
+ * once per kind of the graph (ox_graph.kinds). */
 static int set_kind(ox_graph *g, ox_node *n, const char *domain, size_t dlen, const char *op,
                     size_t olen)
 {
     bool onnx = dlen == 4 && memcmp(domain, "onnx", 4) == 0;
     size_t kind_len = dlen + 2 + olen;
-    char *k = ox_arena_alloc(&g->arena, kind_len + 1 + (onnx ? 0 : dlen + 1));
+    char buf[KIND_INTERN_MAX];
+    const uint64_t *known = NULL;
+    if (kind_len < sizeof buf) {
+        memcpy(buf, domain, dlen);
+        memcpy(buf + dlen, "::", 2);
+        memcpy(buf + dlen + 2, op, olen);
+        buf[kind_len] = '\0';
+        known = ox_strmap_find(&g->kinds, buf);
+    }
+    char *k = known ? (char *)(uintptr_t)*known
+                    : ox_arena_alloc(&g->arena, kind_len + 1 + (onnx ? 0 : dlen + 1));
     if (!k)
         return -1;
-    memcpy(k, domain, dlen);
-    memcpy(k + dlen, "::", 2);
-    memcpy(k + dlen + 2, op, olen);
-    k[kind_len] = '\0';
+    if (!known) {
+        memcpy(k, domain, dlen);
+        memcpy(k + dlen, "::", 2);
+        memcpy(k + dlen + 2, op, olen);
+        k[kind_len] = '\0';
+        if (!onnx) {
+            memcpy(k + kind_len + 1, domain, dlen);
+            k[kind_len + 1 + dlen] = '\0';
+        }
+        /* a table that cannot grow only costs the sharing */
+        if (kind_len < sizeof buf)
+            (void)ox_strmap_put(&g->kinds, k, (uint64_t)(uintptr_t)k);
+    }
     n->kind = k;
     n->op_type = k + dlen + 2;
-    if (onnx) {
-        n->domain = "";
-    } else {
-        char *d = k + kind_len + 1;
-        memcpy(d, domain, dlen);
-        d[dlen] = '\0';
-        n->domain = d;
-    }
+    n->domain = onnx ? "" : k + kind_len + 1;
     return 0;
 }
 

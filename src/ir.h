@@ -19,6 +19,7 @@
 #include "arena.h"
 #include "dtype.h"
 #include "oxport/oxport.h"
+#include "strmap.h"
 
 /* An argument kind as the opset YAML spells it ("tensor", "ints", ...);
  * "None" for OX_ARG_NONE (an absent optional), "unknown" out of range. */
@@ -222,6 +223,12 @@ struct ox_graph {
     size_t mapping_len;
     void (*mapping_free)(void *mapping, size_t len);
     bool is_onnx; /* true after conversion or when read from a file */
+    /* Every node kind of the graph, once: nodes of one kind share its string
+     * (ir.c's set_kind), which saves a copy a node, and lets per-kind
+     * lookups remember a kind by its pointer (route.c). */
+    ox_strmap kinds;
+    /* The same for traced nodes' argument names ("self", "dim" ...). */
+    ox_strmap arg_names;
 };
 
 /* Owned tensor bytes of at least this size are malloc'd (freed by
@@ -230,6 +237,9 @@ struct ox_graph {
 
 /* --- construction --- */
 ox_graph *ox_graph_new(const char *name);
+/* An argument name as the graph's nodes share it (ox_graph.arg_names): a
+ * copy in the arena, made once per distinct name.  NULL out of memory. */
+const char *ox_graph_arg_name(ox_graph *g, const char *name);
 /* New value with a copy of the type (dims/dim_params may be NULL). */
 ox_value *ox_graph_add_value(ox_graph *g, ox_value_kind kind, ox_dtype dtype, int32_t rank,
                              const int64_t *dims);

@@ -68,12 +68,51 @@ static void kind_info(ox_kind_info *k, const ox_context *ctx, const ox_node *n, 
     k->yop = ctx->opsets ? ox_opset_db_lookup(ctx->opsets, opset, n->kind) : NULL;
 }
 
+static size_t seen_slot(const struct ox_kind_seen *seen, size_t cap, const char *kind)
+{
+    size_t i = (size_t)(((uintptr_t)kind >> 4) * 0x9E3779B97F4A7C15ull) & (cap - 1);
+    while (seen[i].kind && seen[i].kind != kind)
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+/* Remember that the string at `kind` is the kind at infos[at]; a memo that
+ * cannot grow only forgets. */
+static void remember(ox_kind_memo *m, const char *kind, size_t at)
+{
+    if ((m->n_seen + 1) * 2 > m->seen_cap) {
+        size_t cap = m->seen_cap ? m->seen_cap * 2 : 64;
+        struct ox_kind_seen *bigger = calloc(cap, sizeof(*bigger));
+        if (!bigger)
+            return;
+        for (size_t i = 0; i < m->seen_cap; i++)
+            if (m->seen[i].kind)
+                bigger[seen_slot(bigger, cap, m->seen[i].kind)] = m->seen[i];
+        free(m->seen);
+        m->seen = bigger;
+        m->seen_cap = cap;
+    }
+    struct ox_kind_seen *s = &m->seen[seen_slot(m->seen, m->seen_cap, kind)];
+    if (!s->kind) {
+        s->kind = kind;
+        s->at = at;
+        m->n_seen++;
+    }
+}
+
 const ox_kind_info *ox_kind_info_of(ox_kind_memo *m, const ox_context *ctx, const ox_node *n,
                                     int opset)
 {
+    if (m->n_seen) {
+        const struct ox_kind_seen *s = &m->seen[seen_slot(m->seen, m->seen_cap, n->kind)];
+        if (s->kind)
+            return &m->infos[s->at];
+    }
     const uint64_t *at = ox_strmap_find(&m->index, n->kind);
-    if (at)
+    if (at) {
+        remember(m, n->kind, (size_t)*at);
         return &m->infos[*at];
+    }
     if (m->n == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 16;
         ox_kind_info *grown = realloc(m->infos, cap * sizeof(*grown));
@@ -89,11 +128,15 @@ const ox_kind_info *ox_kind_info_of(ox_kind_memo *m, const ox_context *ctx, cons
         m->spare = m->infos[m->n];
         return &m->spare;
     }
+    remember(m, n->kind, m->n);
     return &m->infos[m->n++];
 }
 
 void ox_kind_memo_free(ox_kind_memo *m)
 {
+    free(m->seen);
+    m->seen = NULL;
+    m->seen_cap = m->n_seen = 0;
     ox_strmap_free(&m->index);
     free(m->infos);
     m->infos = NULL;

@@ -42,6 +42,14 @@ typedef struct ox_kind_info {
  * the memo), for one context and opset.  A zeroed memo is empty. */
 typedef struct ox_kind_memo {
     ox_strmap index; /* kind -> position in infos */
+    /* kind string's address -> 1 + position in infos: a graph's nodes of one
+     * kind share one string (ox_graph.kinds), so most lookups end here
+     * without hashing the name.  Open addressing, at most half full. */
+    struct ox_kind_seen {
+        const char *kind;
+        size_t at;
+    } *seen;
+    size_t seen_cap, n_seen;
     ox_kind_info *infos;
     size_t n, cap;
     ox_kind_info spare; /* the answer when memory runs out: computed, not kept */

@@ -442,7 +442,7 @@ ox_status ox_trace_op(ox_trace *t, const char *kind, size_t n_args, const ox_arg
     for (size_t i = 0; i < n_args; i++) {
         const ox_arg *a = &args[i];
         ox_targ *d = &targs[i];
-        d->name = ox_arena_strdup(&g->arena, a->name);
+        d->name = ox_graph_arg_name(g, a->name);
         d->kind = a->kind;
         bool ok = d->name != NULL;
         switch (a->kind) {

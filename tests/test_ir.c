@@ -65,6 +65,41 @@ START_TEST(arena_mapped_chunks_are_zeroed_and_apart)
 }
 END_TEST
 
+/* Nodes of one kind share its string, with their op_type and domain
+ * pointing into it; another kind, or a long one, gets its own. */
+START_TEST(nodes_of_a_kind_share_its_string)
+{
+    ox_graph *g = ox_graph_new("g");
+    ox_node *a = ox_graph_add_node(g, "aten::relu", 0, NULL, 1);
+    ox_node *b = ox_graph_add_node(g, "aten::relu", 0, NULL, 1);
+    ox_node *c = ox_graph_add_node_op(g, "com.example", "Relu", 0, NULL, 1);
+    ox_node *d = ox_graph_add_node_op(g, "onnx", "Relu", 0, NULL, 1);
+    ox_node *e = ox_graph_add_node(g, "onnx::Relu", 0, NULL, 1);
+    ck_assert_ptr_eq(a->kind, b->kind);
+    ck_assert_str_eq(b->op_type, "relu");
+    ck_assert_str_eq(b->domain, "aten");
+    ck_assert_str_eq(c->kind, "com.example::Relu");
+    ck_assert_str_eq(c->domain, "com.example");
+    ck_assert_str_eq(c->op_type, "Relu");
+    ck_assert_ptr_eq(d->kind, e->kind);
+    ck_assert_str_eq(e->domain, "");
+    ck_assert_str_eq(e->op_type, "Relu");
+    char longer[400];
+    memset(longer, 'x', sizeof longer - 8);
+    memcpy(longer + sizeof longer - 8, "::Op", 5);
+    ox_node *f = ox_graph_add_node(g, longer, 0, NULL, 1);
+    ox_node *h = ox_graph_add_node(g, longer, 0, NULL, 1);
+    ck_assert_ptr_ne(f->kind, h->kind); /* past the table's length: a copy each */
+    ck_assert_str_eq(h->kind, longer);
+    ck_assert_str_eq(h->op_type, "Op");
+    ck_assert_uint_eq(strlen(h->domain), sizeof longer - 8);
+    const char *n1 = ox_graph_arg_name(g, "self");
+    ck_assert_ptr_eq(ox_graph_arg_name(g, "self"), n1);
+    ck_assert_str_eq(ox_graph_arg_name(g, "other"), "other");
+    ox_graph_free(g);
+}
+END_TEST
+
 START_TEST(values_nodes_and_uses)
 {
     ox_graph *g = ox_graph_new("Net");
@@ -184,6 +219,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, arena_alignment_and_zeroing);
     tcase_add_test(tc, arena_mapped_chunks_are_zeroed_and_apart);
+    tcase_add_test(tc, nodes_of_a_kind_share_its_string);
     tcase_add_test(tc, values_nodes_and_uses);
     tcase_add_test(tc, attributes_replace_by_name);
     tcase_add_test(tc, opsets_and_ir_versions);
