@@ -47,16 +47,21 @@ static int assign_name(ox_arena *a, ox_io_plan *p, ox_strset *taken, ox_vid id)
 }
 
 /* Every value id a node, output, input or parameter refers to must exist.
- * Also gives 1 + the largest node id, for the plan's table of node names:
- * this walk of the nodes is the one that finds it. */
-static ox_status check_refs(ox_context *ctx, const ox_graph *g, bool *used, size_t *node_ids)
+ * Also gives 1 + the largest node id, for the plan's table of node names,
+ * and whether a node holds a subgraph to lay out: this walk of the nodes is
+ * the one that finds them. */
+static ox_status check_refs(ox_context *ctx, const ox_graph *g, bool *used, size_t *node_ids,
+                            bool *has_bodies)
 {
     const char *gname = g->name && g->name[0] ? g->name : "graph";
     uint32_t idx = 0;
     *node_ids = 1;
+    *has_bodies = false;
     for (const ox_node *n = g->first; n; n = n->next, idx++) {
         if ((size_t)n->id + 1 > *node_ids)
             *node_ids = (size_t)n->id + 1;
+        for (uint32_t i = 0; i < n->n_attrs && !*has_bodies; i++)
+            *has_bodies = n->attrs[i].kind == OX_ATTR_GRAPH && n->attrs[i].u.g;
         for (uint32_t i = 0; i < n->n_inputs; i++) {
             if (n->inputs[i] == 0)
                 continue;
@@ -155,7 +160,7 @@ static ox_status plan_graph(ox_context *ctx, ox_io_layout *l, ox_io_plan *p, con
         !params_as_inputs)
         return oom(ctx);
     size_t nn;
-    ox_status st = check_refs(ctx, g, used, &nn);
+    ox_status st = check_refs(ctx, g, used, &nn, &p->has_bodies);
     if (st != OX_OK)
         return st;
     if (!(p->node_names = ox_arena_alloc(a, nn * sizeof(*p->node_names))))
@@ -270,10 +275,13 @@ static ox_io_plan *new_sub(ox_context *ctx, ox_io_layout *l)
     return p;
 }
 
-/* Plan every GRAPH attribute body below g, depth-first in node order. */
-static ox_status plan_subgraphs(ox_context *ctx, ox_io_layout *l, const ox_graph *g,
-                                const ox_export_options *o, int depth)
+/* Plan every GRAPH attribute body below g (planned as p), depth-first in
+ * node order. */
+static ox_status plan_subgraphs(ox_context *ctx, ox_io_layout *l, const ox_io_plan *p_of_g,
+                                const ox_graph *g, const ox_export_options *o, int depth)
 {
+    if (!p_of_g->has_bodies)
+        return OX_OK; /* a graph of millions of nodes is not walked again for none */
     for (const ox_node *n = g->first; n; n = n->next) {
         for (uint32_t i = 0; i < n->n_attrs; i++) {
             const ox_attr *at = &n->attrs[i];
@@ -286,8 +294,10 @@ static ox_status plan_subgraphs(ox_context *ctx, ox_io_layout *l, const ox_graph
             if (!p)
                 return OX_ENOMEM;
             ox_status st = plan_graph(ctx, l, p, at->u.g, o, false);
+            /* p may move when a deeper body grows l->subs: copy what is read */
+            ox_io_plan body = *p;
             if (st == OX_OK)
-                st = plan_subgraphs(ctx, l, at->u.g, o, depth + 1);
+                st = plan_subgraphs(ctx, l, &body, at->u.g, o, depth + 1);
             if (st != OX_OK)
                 return st;
         }
@@ -319,14 +329,15 @@ ox_status ox_io_layout_plan(ox_context *ctx, const ox_graph *g, const ox_export_
                                       : ox_ir_version_for_opset(ox_graph_opset(g, ""));
     ox_status st = plan_graph(ctx, l, &l->main, g, &o, true);
     if (st == OX_OK)
-        st = plan_subgraphs(ctx, l, g, &o, 0);
+        st = plan_subgraphs(ctx, l, &l->main, g, &o, 0);
     /* Function bodies are laid out like subgraphs: names of their own. */
     for (uint32_t i = 0; st == OX_OK && i < g->n_functions; i++) {
         const ox_graph *body = g->functions[i].body;
         ox_io_plan *p = new_sub(ctx, l);
         st = !p ? OX_ENOMEM : plan_graph(ctx, l, p, body, &o, false);
+        ox_io_plan planned = p ? *p : (ox_io_plan){0};
         if (st == OX_OK)
-            st = plan_subgraphs(ctx, l, body, &o, 1);
+            st = plan_subgraphs(ctx, l, &planned, body, &o, 1);
     }
     return st;
 }

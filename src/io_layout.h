@@ -30,6 +30,7 @@ typedef struct ox_io_plan {
     size_t n_ins;
     bool *is_init;           /* per vid */
     bool *is_input;          /* per vid */
+    bool has_bodies;         /* a node holds a GRAPH attribute with a body */
 } ox_io_plan;
 
 typedef struct ox_io_layout {
