@@ -314,7 +314,7 @@ ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g)
 
 void ox_pass_survey(const ox_graph *g, ox_graph_survey *s)
 {
-    s->forwarding = s->dead = false;
+    s->forwarding = s->dead = s->named = false;
     s->sorted = true;
     const ox_node *before = NULL;
     for (const ox_node *x = g->first; x; before = x, x = x->next) {
@@ -324,6 +324,10 @@ void ox_pass_survey(const ox_graph *g, ox_graph_survey *s)
             s->dead = true;
         if (!s->forwarding && forwarded_input(g, x))
             s->forwarding = true;
+        for (uint32_t i = 0; !s->named && i < x->n_outputs; i++) {
+            const ox_value *v = ox_graph_value(g, x->outputs[i]);
+            s->named = x->name || (v && v->name);
+        }
     }
 }
 
@@ -386,7 +390,7 @@ static const char *node_name(ox_graph *g, ox_strset *given, const char *op_type,
     return ox_strset_has(given, nm) ? ox_name_claim(&g->arena, given, nm) : nm;
 }
 
-ox_status ox_pass_name(ox_context *ctx, ox_graph *g)
+static ox_status name_graph(ox_context *ctx, ox_graph *g, bool names_on_nodes)
 {
     ox_strset values = {0}, nodes = {0};
     ox_status st = OX_OK;
@@ -401,7 +405,7 @@ ox_status ox_pass_name(ox_context *ctx, ox_graph *g)
                 goto oom;
         }
     }
-    for (ox_node *n = g->first; n; n = n->next) {
+    for (ox_node *n = names_on_nodes ? g->first : NULL; n; n = n->next) {
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_value *v = ox_graph_value(g, n->outputs[i]);
             if (v && v->name && !(v->name = ox_name_claim(&g->arena, &values, v->name)))
@@ -440,4 +444,14 @@ done:
     ox_strset_free(&values);
     ox_strset_free(&nodes);
     return st;
+}
+
+ox_status ox_pass_name(ox_context *ctx, ox_graph *g)
+{
+    return name_graph(ctx, g, true);
+}
+
+ox_status ox_pass_name_unnamed_nodes(ox_context *ctx, ox_graph *g)
+{
+    return name_graph(ctx, g, false);
 }

@@ -25,6 +25,7 @@ typedef struct ox_graph_survey {
     bool forwarding; /* an Identity or eval-mode Dropout remove-identity would bypass */
     bool dead;       /* a node DCE would remove, as the graph stands */
     bool sorted;     /* the list is in the order the sort gives, which it then keeps */
+    bool named;      /* a node, or a node's output, carries a name */
 } ox_graph_survey;
 void ox_pass_survey(const ox_graph *g, ox_graph_survey *s);
 
@@ -42,6 +43,10 @@ ox_status ox_pass_toposort(ox_context *ctx, ox_graph *g);
  * other values are numbered in node order from n_inputs + n_params (torch's
  * "%17"); nodes are "<OpType>_<n>".  Collisions get "_1", "_2" ... */
 ox_status ox_pass_name(ox_context *ctx, ox_graph *g);
+/* The same for a graph whose nodes and node outputs carry no names yet (a
+ * survey's `named` is false; the passes between keep it so): nothing on the
+ * nodes can take a number first, so one walk names them instead of two. */
+ox_status ox_pass_name_unnamed_nodes(ox_context *ctx, ox_graph *g);
 
 /* The one rule that keeps names unique (the naming pass's and the file's,
  * io_layout.c): `base` when `taken` does not hold it, else the first free

@@ -25,7 +25,7 @@ static ox_status stage_convert(ox_pipeline *p)
 
 /* The survey (passes.h) is taken here, before the first of the three passes
  * it speaks for, and each of them skips its walks when it says there is
- * nothing to do; the sort's stage is its last reader. */
+ * nothing to do; the naming stage is its last reader. */
 static ox_status stage_remove_identity(ox_pipeline *p)
 {
     ox_pass_survey(p->g, &p->survey);
@@ -51,14 +51,15 @@ static ox_status stage_dce_after_fold(ox_pipeline *p)
 
 static ox_status stage_toposort(ox_pipeline *p)
 {
-    bool sorted = p->surveyed && p->survey.sorted;
-    p->surveyed = false;
-    return sorted ? OX_OK : ox_pass_toposort(p->ctx, p->g);
+    return p->surveyed && p->survey.sorted ? OX_OK : ox_pass_toposort(p->ctx, p->g);
 }
 
+/* The survey's last reader: nothing since it changed a name. */
 static ox_status stage_name(ox_pipeline *p)
 {
-    return ox_pass_name(p->ctx, p->g);
+    bool unnamed = p->surveyed && !p->survey.named;
+    p->surveyed = false;
+    return unnamed ? ox_pass_name_unnamed_nodes(p->ctx, p->g) : ox_pass_name(p->ctx, p->g);
 }
 
 /* A stage that rewrites nodes in ways the fold's shape analysis did not see

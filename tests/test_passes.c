@@ -216,7 +216,14 @@ START_TEST(survey_says_what_the_cleanup_passes_would_find)
     ck_assert_int_eq(ox_graph_add_output(g, out0(b)), 0);
     ox_graph_survey s;
     ox_pass_survey(g, &s);
-    ck_assert(!s.forwarding && !s.dead && s.sorted);
+    ck_assert(!s.forwarding && !s.dead && s.sorted && !s.named);
+    a->name = "given";
+    ox_pass_survey(g, &s);
+    ck_assert(s.named);
+    a->name = NULL;
+    ox_graph_value(g, out0(b))->name = "y";
+    ox_pass_survey(g, &s);
+    ck_assert(s.named);
 
     ox_vid bv = out0(b);
     ox_node *id = node(g, "onnx::Identity", 1, &bv); /* its output unused: dead too */
@@ -305,6 +312,53 @@ static ox_node *constant(ox_graph *g, ox_attr_tensor *t)
     ck_assert_int_eq(ox_value_set_type(g, ox_graph_value(g, out0(n)), t->dtype, (int32_t)t->rank, t->dims), 0);
     return n;
 }
+
+/* One walk names a graph with no names on its nodes as the two-walk pass
+ * does: the same number for every value, the same name for every node. */
+static ox_graph *unnamed_chain(void)
+{
+    ox_graph *g = ox_graph_new("g");
+    ox_vid x = in_value(g, "5"); /* an input whose name is a number the counter reaches */
+    param_value(g, NULL);
+    ox_vid cur = x;
+    for (int i = 0; i < 12; i++) {
+        ox_node *n = node(g, i % 2 ? "onnx::Relu" : "onnx::Neg", 1, &cur);
+        cur = out0(n);
+    }
+    ck_assert_int_eq(ox_graph_add_output(g, cur), 0);
+    return g;
+}
+
+START_TEST(naming_in_one_walk_matches_two)
+{
+    ox_graph *one = unnamed_chain(), *two = unnamed_chain();
+    ck_assert_int_eq(ox_pass_name_unnamed_nodes(ctx, one), OX_OK);
+    ck_assert_int_eq(ox_pass_name(ctx, two), OX_OK);
+    for (ox_vid v = 1; v < one->n_values; v++)
+        ck_assert_pstr_eq(ox_graph_value(one, v)->name, ox_graph_value(two, v)->name);
+    for (const ox_node *a = one->first, *b = two->first; a || b; a = a->next, b = b->next)
+        ck_assert_str_eq(a->name, b->name);
+    ck_assert_str_eq(ox_graph_value(one, one->last->outputs[0])->name, "14"); /* 5 was taken */
+    ox_graph_free(one);
+    ox_graph_free(two);
+
+    /* names given to nodes and outputs send the pipeline to the two walks */
+    one = naming_graph("x");
+    two = naming_graph("x");
+    ox_pipeline p;
+    ox_pipeline_init(&p, ctx, NULL, 0, NULL);
+    p.g = one;
+    ck_assert_int_eq(ox_pipeline_run_from(&p, "remove-identity"), OX_OK);
+    ck_assert_int_eq(ox_pass_dce(ctx, two), OX_OK); /* what the pipeline did before naming */
+    ck_assert_int_eq(ox_pass_name(ctx, two), OX_OK);
+    for (ox_vid v = 1; v < one->n_values; v++)
+        ck_assert_pstr_eq(ox_graph_value(one, v)->name, ox_graph_value(two, v)->name);
+    for (const ox_node *a = one->first, *b = two->first; a || b; a = a->next, b = b->next)
+        ck_assert_str_eq(a->name, b->name);
+    ox_pipeline_free(&p);
+    ox_graph_free(two);
+}
+END_TEST
 
 START_TEST(constants_opset_8_cannot_hold_become_initializers)
 {
@@ -440,6 +494,7 @@ static Suite *passes_suite(void)
     tcase_add_test(tc, toposort_orders_shuffled_graph_and_keeps_sorted_one);
     tcase_add_test(tc, toposort_moves_a_node_behind_a_later_made_producer);
     tcase_add_test(tc, survey_says_what_the_cleanup_passes_would_find);
+    tcase_add_test(tc, naming_in_one_walk_matches_two);
     tcase_add_test(tc, toposort_reports_a_cycle);
     tcase_add_test(tc, naming_is_deterministic_and_collision_free);
     tcase_add_test(tc, constants_opset_8_cannot_hold_become_initializers);
