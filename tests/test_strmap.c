@@ -20,6 +20,16 @@ START_TEST(numbers_and_names_share_one_map)
     ck_assert_int_eq(ox_strmap_put(&m, "17a", 5), 1);
     ck_assert_int_eq(ox_strmap_put(&m, "17", 9), 0); /* the first value stays */
     ck_assert_uint_eq(m.n, 5);
+    /* keys of 8 bytes and more hash a word at a time: still found exactly */
+    ck_assert_int_eq(ox_strmap_put(&m, "aten::conv2d", 10), 1);
+    ck_assert_int_eq(ox_strmap_put(&m, "aten::conv2e", 11), 1);
+    ck_assert_int_eq(ox_strmap_put(&m, "aten::co", 12), 1);
+    ck_assert_uint_eq(*ox_strmap_find(&m, "aten::conv2d"), 10);
+    ck_assert_uint_eq(*ox_strmap_find(&m, "aten::conv2e"), 11);
+    ck_assert_uint_eq(*ox_strmap_findn(&m, "aten::conv2dx", 12), 10);
+    ck_assert_uint_eq(*ox_strmap_find(&m, "aten::co"), 12);
+    ck_assert_ptr_null(ox_strmap_find(&m, "aten::conv2"));
+    ck_assert_uint_eq(m.n, 8);
     ck_assert_uint_eq(*ox_strmap_find(&m, "17"), 1);
     ck_assert_uint_eq(*ox_strmap_find(&m, "017"), 2);
     ck_assert_uint_eq(*ox_strmap_find(&m, "0"), 3);
@@ -33,6 +43,10 @@ START_TEST(numbers_and_names_share_one_map)
     ck_assert_uint_eq(*ox_strmap_findn(&m, "17abc", 3), 5);
     ck_assert_uint_eq(*ox_strmap_findn(&m, "0123", 1), 3);
     ck_assert_ptr_null(ox_strmap_findn(&m, "0123", 2));
+    ck_assert_ptr_null(ox_strmap_findn(&m, "x", 0)); /* the empty key, not yet put */
+    ck_assert_int_eq(ox_strmap_put(&m, "", 6), 1);
+    ck_assert_uint_eq(*ox_strmap_findn(&m, "x", 0), 6);
+    ck_assert_uint_eq(*ox_strmap_find(&m, ""), 6);
     ox_strmap_free(&m);
 }
 END_TEST
