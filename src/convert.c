@@ -92,14 +92,6 @@ static char *problems_message(const ox_report *r, int opset)
 
 /* ----------------------------------------------------------- conversion */
 
-/* A schema row seen for a kind (by its string's address) at a version. */
-#define OX_CONVERT_SCHEMA_HINTS 64
-typedef struct schema_hint {
-    const char *kind;
-    int64_t version;
-    uint32_t row;
-} schema_hint;
-
 typedef struct conv {
     ox_context *ctx;
     const ox_graph *traced;
@@ -113,7 +105,6 @@ typedef struct conv {
     ox_report problems;
     ox_sym_session session;  /* id tag and call serial the symbolic API checks */
     ox_kind_memo kinds;      /* route and symbolic per node kind */
-    schema_hint schema_hints[OX_CONVERT_SCHEMA_HINTS]; /* by kind address: hint_schema_row */
     bool contract_broken;    /* a pack broke the ABI contract (vs. declined an input) */
 } conv;
 
@@ -338,25 +329,6 @@ static int64_t node_version(const conv *c, const ox_node *o)
     return o->domain[0] ? ox_graph_opset(c->out, o->domain) : c->opset;
 }
 
-/* The schema row a node of o's kind had at this version, as a hint for o:
- * the output graph's nodes of one kind share its string (ir.h), so the
- * address finds it without hashing the name.  The lookup checks a hint
- * against the node before it trusts it (ox_node.schema_row). */
-static void hint_schema_row(conv *c, ox_node *o, int64_t version)
-{
-    schema_hint *h = &c->schema_hints[((uintptr_t)o->kind >> 4) % OX_CONVERT_SCHEMA_HINTS];
-    if (h->kind == o->kind && h->version == version)
-        o->schema_row = h->row;
-}
-
-static void remember_schema_row(conv *c, const ox_node *o, int64_t version)
-{
-    schema_hint *h = &c->schema_hints[((uintptr_t)o->kind >> 4) % OX_CONVERT_SCHEMA_HINTS];
-    h->kind = o->kind;
-    h->version = version;
-    h->row = o->schema_row;
-}
-
 static bool nodes_match_schemas(conv *c, const ox_node *n, ox_node *before, const char *path)
 {
     schema_report sr = {c, n, path, false};
@@ -364,11 +336,7 @@ static bool nodes_match_schemas(conv *c, const ox_node *n, ox_node *before, cons
         int64_t version = node_version(c, o);
         /* noted in the node: the type inference below and ox_check look it
          * up again */
-        if (!o->schema_row)
-            hint_schema_row(c, o, version);
         ox_schema_lookup l = ox_schema_lookup_node_noting(o, version);
-        if (l.s)
-            remember_schema_row(c, o, version);
         if (ox_constant_needs_lifting(o, version))
             continue; /* an initializer in the file (lift_constants.h) */
         ox_schema_check_node_as(c->out, NULL, o, &l, version, schema_rule_broken, &sr);

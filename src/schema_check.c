@@ -333,12 +333,13 @@ static void check_operands(rules *r, const ox_graph *g, const ox_dtype *types,
 /* Whether n's cached row is its schema at `version`: the row's operator and
  * domain are the node's (a pass may have changed its kind) and the version
  * falls in the row's range. */
-static const ox_schema *cached_row(const ox_node *n, int64_t version)
+/* Row `row1` - 1, when it is n's operator and covers the version. */
+static const ox_schema *row_for(const ox_node *n, uint32_t row1, int64_t version)
 {
-    if (!n->schema_row || !n->op_type)
+    if (!row1 || !n->op_type)
         return NULL;
     pthread_once(&index_once, build_index);
-    size_t row = n->schema_row - 1;
+    size_t row = row1 - 1;
     if (!row_until || row >= ox_n_schemas)
         return NULL;
     const ox_schema *s = &ox_schemas[row];
@@ -348,10 +349,28 @@ static const ox_schema *cached_row(const ox_node *n, int64_t version)
     return s;
 }
 
+/* The row last found for a node whose kind string was at this address, per
+ * thread.  A graph's nodes of one kind share the string (ir.h), so a new
+ * node finds its row here without hashing its name; like the node's own
+ * hint, a row is used only after row_for agrees, so an address reused for
+ * another kind only misses. */
+#define SCHEMA_HINTS 64
+static _Thread_local struct {
+    const char *kind;
+    uint32_t row1;
+} schema_hints[SCHEMA_HINTS];
+
+static size_t hint_slot(const char *kind)
+{
+    return (size_t)(((uintptr_t)kind >> 4) % SCHEMA_HINTS);
+}
+
 ox_schema_lookup ox_schema_lookup_node(const ox_node *n, int64_t version)
 {
     ox_schema_lookup l = {false, NULL};
-    const ox_schema *cached = cached_row(n, version);
+    const ox_schema *cached = row_for(n, n->schema_row, version);
+    if (!cached && n->kind && schema_hints[hint_slot(n->kind)].kind == n->kind)
+        cached = row_for(n, schema_hints[hint_slot(n->kind)].row1, version);
     if (cached) {
         l.checked = true;
         l.s = cached;
@@ -362,6 +381,10 @@ ox_schema_lookup ox_schema_lookup_node(const ox_node *n, int64_t version)
         return l;
     l.checked = true;
     l.s = ox_schema_find(domain, n->op_type ? n->op_type : "", version);
+    if (l.s && n->kind) {
+        schema_hints[hint_slot(n->kind)].kind = n->kind;
+        schema_hints[hint_slot(n->kind)].row1 = (uint32_t)(l.s - ox_schemas) + 1;
+    }
     return l;
 }
 
