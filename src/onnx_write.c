@@ -870,6 +870,25 @@ static ox_status graph_facts(wctx *w)
     return OX_OK;
 }
 
+/* The value_info of n's outputs (field 13): typed intermediate values
+ * (graph_facts says which are left out, and why). */
+static void emit_value_infos_of(wctx *w, const ox_io_plan *p, const ox_node *n)
+{
+    const ox_graph *g = p->g;
+    const ox_static_shapes *shapes = w->sh;
+    for (uint32_t i = 0; i < n->n_outputs && w->st == OX_OK; i++) {
+        if (!n->outputs[i])
+            continue;
+        const ox_value *v = g->values[n->outputs[i]];
+        if (v->is_output || v->type.dtype == OX_UNDEFINED || p->is_input[v->id] ||
+            p->is_init[v->id] || ox_static_shapes_is_data_sized(shapes, v->id))
+            continue;
+        if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(shapes, v->id))
+            continue;
+        emit_value_info(w, 13, p, v->id);
+    }
+}
+
 /* Every field of the main GraphProto, in file order. */
 static ox_status graph_items(wctx *w)
 {
@@ -893,8 +912,17 @@ static ox_status graph_items(wctx *w)
             protobuf_c_message_pack_to_buffer(&head.base, &w->out->base);
         }
     }
-    for (const ox_node *n = g->first; n && w->st == OX_OK; n = n->next)
+    if (graph_facts(w) != OX_OK)
+        return w->st;
+    /* Measuring, a node's value_info is counted with the node: sizes add up
+     * in any order, and one walk of a graph past the cache is one fewer.
+     * Writing, value_info follows every node, as the field numbers go. */
+    const bool symbolic_inputs = w->symbolic_inputs;
+    for (const ox_node *n = g->first; n && w->st == OX_OK; n = n->next) {
         emit_node(w, p, n);
+        if (w->measuring && !symbolic_inputs)
+            emit_value_infos_of(w, p, n);
+    }
     for (size_t i = 0; i < p->n_inits && w->st == OX_OK; i++) {
         ox_vid id = p->inits[i];
         const ox_value *v = g->values[id];
@@ -915,8 +943,6 @@ static ox_status graph_items(wctx *w)
     }
     for (size_t i = 0; i < p->n_ins && w->st == OX_OK; i++)
         emit_value_info(w, 11, p, p->ins[i]);
-    if (graph_facts(w) != OX_OK)
-        return w->st;
     const ox_static_shapes *shapes = w->sh;
     for (uint32_t i = 0; i < g->n_outputs && w->st == OX_OK; i++) {
         ox_vid id = g->outputs[i];
@@ -930,22 +956,11 @@ static ox_status graph_items(wctx *w)
         else
             emit_value_info(w, 12, p, id);
     }
-    /* value_info: typed intermediate values, in node order (graph_facts
-     * says which are left out, and why). */
-    const bool symbolic_inputs = w->symbolic_inputs;
-    for (const ox_node *n = g->first; n && w->st == OX_OK && !symbolic_inputs; n = n->next) {
-        for (uint32_t i = 0; i < n->n_outputs && w->st == OX_OK; i++) {
-            if (!n->outputs[i])
-                continue;
-            const ox_value *v = g->values[n->outputs[i]];
-            if (v->is_output || v->type.dtype == OX_UNDEFINED || p->is_input[v->id] ||
-                p->is_init[v->id] || ox_static_shapes_is_data_sized(shapes, v->id))
-                continue;
-            if (v->type.rank >= 0 && !ox_static_shapes_is_fixed(shapes, v->id))
-                continue;
-            emit_value_info(w, 13, p, v->id);
-        }
-    }
+    /* value_info: typed intermediate values, in node order (counted above
+     * when measuring) */
+    for (const ox_node *n = g->first; n && w->st == OX_OK && !symbolic_inputs && !w->measuring;
+         n = n->next)
+        emit_value_infos_of(w, p, n);
     scratch_reset(w);
     return w->st;
 }
