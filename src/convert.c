@@ -537,8 +537,9 @@ static ox_status map_outputs(conv *c)
 static ox_status materialize_constants(conv *c)
 {
     ox_graph *g = c->out;
-    uint32_t n_values = g->n_values;
-    for (uint32_t v = 1; v < n_values; v++) {
+    uint32_t n_consts = g->n_consts;
+    for (uint32_t k = 0; k < n_consts; k++) {
+        ox_vid v = g->consts[k];
         ox_value *x = g->values[v];
         if (x->kind != OX_VAL_CONST || (!x->n_uses && !x->is_output))
             continue;

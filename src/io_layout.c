@@ -184,8 +184,9 @@ static ox_status plan_graph(ox_context *ctx, ox_io_layout *l, ox_io_plan *p, con
             params_as_inputs[n_pai++] = id;
         }
     }
-    for (ox_vid id = 1; id < g->n_values; id++) {
-        const ox_value *v = g->values[id];
+    for (uint32_t k = 0; k < g->n_consts; k++) {
+        ox_vid id = g->consts[k];
+        const ox_value *v = id < g->n_values ? g->values[id] : NULL;
         if (v && v->kind == OX_VAL_CONST && used[id] && !p->is_init[id] && !p->is_input[id] &&
             !(v->producer)) {
             p->is_init[id] = true;

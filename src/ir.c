@@ -52,6 +52,7 @@ void ox_graph_free(ox_graph *g)
     free(g->inputs);
     free(g->params);
     free(g->outputs);
+    free(g->consts);
     free(g->opsets);
     for (uint32_t i = 0; i < g->n_functions; i++)
         ox_graph_free(g->functions[i].body);
@@ -94,6 +95,8 @@ ox_value *ox_graph_add_value(ox_graph *g, ox_value_kind kind, ox_dtype dtype, in
         for (int32_t i = 0; i < rank; i++)
             v->type.dims[i] = dims ? dims[i] : -1;
     }
+    if (kind == OX_VAL_CONST && vid_push(&g->consts, &g->n_consts, &g->cap_consts, g->n_values) != 0)
+        return NULL;
     g->values[g->n_values++] = v;
     return v;
 }

@@ -203,6 +203,11 @@ struct ox_graph {
     uint32_t n_params, cap_params;
     ox_vid *outputs;
     uint32_t n_outputs, cap_outputs;
+    /* Every value made as OX_VAL_CONST, in id order (it may have become a
+     * parameter or a node's output since: check the kind), so the passes
+     * that look for constants read these, not all the graph's values. */
+    ox_vid *consts;
+    uint32_t n_consts, cap_consts;
     /* Model-level metadata (set for ONNX graphs / files read). */
     int64_t ir_version;
     ox_opset_import *opsets;

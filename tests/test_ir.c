@@ -100,6 +100,25 @@ START_TEST(nodes_of_a_kind_share_its_string)
 }
 END_TEST
 
+/* The graph lists the values made as constants, in id order, for the
+ * passes that look for them; a listed value keeps its place when it
+ * becomes something else, and the kind says what it is now. */
+START_TEST(constants_are_listed_as_made)
+{
+    ox_graph *g = ox_graph_new("g");
+    ox_value *a = ox_graph_add_value(g, OX_VAL_CONST, OX_FLOAT, 0, NULL);
+    ox_graph_add_value(g, OX_VAL_NODE, OX_FLOAT, 0, NULL);
+    ox_value *b = ox_graph_add_value(g, OX_VAL_CONST, OX_INT64, 1, (const int64_t[]){3});
+    ck_assert_uint_eq(g->n_consts, 2);
+    ck_assert_uint_eq(g->consts[0], a->id);
+    ck_assert_uint_eq(g->consts[1], b->id);
+    ck_assert_int_eq(ox_value_become_param(g, a->id), 0);
+    ck_assert_uint_eq(g->n_consts, 2);
+    ck_assert_int_eq(ox_graph_value(g, g->consts[0])->kind, OX_VAL_PARAM);
+    ox_graph_free(g);
+}
+END_TEST
+
 START_TEST(values_nodes_and_uses)
 {
     ox_graph *g = ox_graph_new("Net");
@@ -220,6 +239,7 @@ int main(void)
     tcase_add_test(tc, arena_alignment_and_zeroing);
     tcase_add_test(tc, arena_mapped_chunks_are_zeroed_and_apart);
     tcase_add_test(tc, nodes_of_a_kind_share_its_string);
+    tcase_add_test(tc, constants_are_listed_as_made);
     tcase_add_test(tc, values_nodes_and_uses);
     tcase_add_test(tc, attributes_replace_by_name);
     tcase_add_test(tc, opsets_and_ir_versions);
