@@ -364,14 +364,28 @@ static char *utoa(unsigned long v, char *end)
     return end;
 }
 
-/* The next number no given name took, as a name.  NULL on OOM. */
-static const char *next_number(ox_graph *g, const ox_strset *given, unsigned long *counter)
+/* Whether s is a number as utoa writes one ("0", "17"; not "017"), the only
+ * names a generated one can collide with. */
+static bool is_number_name(const char *s)
+{
+    if (s[0] < '0' || s[0] > '9' || (s[0] == '0' && s[1]))
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* The next number no given name took, as a name (`given` holds a number
+ * name only when numbered_given says so).  NULL on OOM. */
+static const char *next_number(ox_graph *g, const ox_strset *given, bool numbered_given,
+                               unsigned long *counter)
 {
     char buf[24];
     const char *p;
     do
         p = utoa((*counter)++, buf + sizeof buf);
-    while (ox_strset_has(given, p));
+    while (numbered_given && ox_strset_has(given, p));
     return ox_arena_memdup(&g->arena, p, (size_t)(buf + sizeof buf - p));
 }
 
@@ -395,6 +409,7 @@ static ox_status name_graph(ox_context *ctx, ox_graph *g, bool names_on_nodes)
     ox_strset values = {0}, nodes = {0};
     ox_status st = OX_OK;
     unsigned long counter = 0;
+    bool numbered = false; /* a given name is a number: generated ones must skip it */
     /* Given names first, in declaration order, so they win collisions. */
     for (uint32_t pass = 0; pass < 2; pass++) {
         uint32_t n = pass ? g->n_params : g->n_inputs;
@@ -403,6 +418,7 @@ static ox_status name_graph(ox_context *ctx, ox_graph *g, bool names_on_nodes)
             ox_value *v = ox_graph_value(g, ids[i]);
             if (v && v->name && !(v->name = ox_name_claim(&g->arena, &values, v->name)))
                 goto oom;
+            numbered = numbered || (v && v->name && is_number_name(v->name));
         }
     }
     for (ox_node *n = names_on_nodes ? g->first : NULL; n; n = n->next) {
@@ -410,6 +426,7 @@ static ox_status name_graph(ox_context *ctx, ox_graph *g, bool names_on_nodes)
             ox_value *v = ox_graph_value(g, n->outputs[i]);
             if (v && v->name && !(v->name = ox_name_claim(&g->arena, &values, v->name)))
                 goto oom;
+            numbered = numbered || (v && v->name && is_number_name(v->name));
         }
         if (n->name && !(n->name = ox_name_claim(&g->arena, &nodes, n->name)))
             goto oom;
@@ -422,7 +439,7 @@ static ox_status name_graph(ox_context *ctx, ox_graph *g, bool names_on_nodes)
             ox_value *v = ox_graph_value(g, ids[i]);
             if (v && !v->name) {
                 unsigned long c = counter;
-                if (!(v->name = next_number(g, &values, &c)))
+                if (!(v->name = next_number(g, &values, numbered, &c)))
                     goto oom;
             }
         }
@@ -431,7 +448,7 @@ static ox_status name_graph(ox_context *ctx, ox_graph *g, bool names_on_nodes)
     for (ox_node *n = g->first; n; n = n->next, node_counter++) {
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_value *v = ox_graph_value(g, n->outputs[i]);
-            if (v && !v->name && !(v->name = next_number(g, &values, &counter)))
+            if (v && !v->name && !(v->name = next_number(g, &values, numbered, &counter)))
                 goto oom;
         }
         if (!n->name && !(n->name = node_name(g, &nodes, n->op_type, node_counter)))
