@@ -55,11 +55,14 @@ typedef struct ox_tensor_data {
 
 typedef struct ox_node ox_node;
 
+/* The fields are ordered so the struct packs into 112 bytes, which the
+ * arena's 16-byte rounding keeps (at 120 it took 128): a graph holds one a
+ * value, millions in a large one. */
 typedef struct ox_value {
     ox_vid id;
+    ox_value_kind kind;
     const char *name;     /* may be NULL until the naming pass */
     ox_type type;
-    ox_value_kind kind;
     ox_node *producer;    /* for OX_VAL_NODE */
     uint32_t producer_index;
     uint32_t n_uses;      /* number of node input slots referring to it */
@@ -68,11 +71,11 @@ typedef struct ox_value {
      * _fd; param_source.h): tensor.data is NULL, tensor.nbytes their count,
      * and only the writer reads them, in bounded chunks. */
     const struct ox_tensor_source *source;
+    const char *doc;
     bool is_output;
     /* A parameter the file it was read from also listed as a graph input
      * (the IR <= 3 layout): io_layout.c keeps that layout when writing it. */
     bool listed_as_input;
-    const char *doc;
 } ox_value;
 
 /* ONNX attribute kinds: numbers are AttributeProto.AttributeType's. */
@@ -142,7 +145,7 @@ typedef struct ox_targ {
 
 struct ox_node {
     /* The counts sit together ahead of the pointers, so the node packs into
-     * 112 bytes without padding: every pass walks every node. */
+     * 120 bytes without padding: every pass walks every node. */
     uint32_t id;          /* creation order, stable */
     uint32_t n_inputs;
     uint32_t n_outputs;
