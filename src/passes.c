@@ -324,13 +324,13 @@ void ox_pass_survey(const ox_graph *g, ox_graph_survey *s)
             s->dead = true;
         if (!s->forwarding && forwarded_input(g, x))
             s->forwarding = true;
+        s->named = s->named || x->name;
         for (uint32_t i = 0; !s->named && i < x->n_outputs; i++) {
             const ox_value *v = ox_graph_value(g, x->outputs[i]);
-            s->named = x->name || (v && v->name);
+            s->named = v && v->name;
         }
     }
 }
-
 
 /* --------------------------------------------------------------- naming */
 

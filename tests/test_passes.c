@@ -221,6 +221,11 @@ START_TEST(survey_says_what_the_cleanup_passes_would_find)
     ox_pass_survey(g, &s);
     ck_assert(s.named);
     a->name = NULL;
+    ox_node *sink = ox_graph_add_node(g, "onnx::Identity", 1, &x, 0); /* no outputs */
+    sink->name = "given";
+    ox_pass_survey(g, &s);
+    ck_assert(s.named); /* a node's name counts even where it has no output to look at */
+    ox_graph_remove_node(g, sink);
     ox_graph_value(g, out0(b))->name = "y";
     ox_pass_survey(g, &s);
     ck_assert(s.named);
