@@ -364,16 +364,12 @@ static char *utoa(unsigned long v, char *end)
     return end;
 }
 
-/* Whether s is a number as utoa writes one ("0", "17"; not "017"), the only
- * names a generated one can collide with. */
+/* Whether s is a number as utoa writes one, the only names a generated one
+ * can collide with (one past what the counter reaches never does). */
 static bool is_number_name(const char *s)
 {
-    if (s[0] < '0' || s[0] > '9' || (s[0] == '0' && s[1]))
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
+    size_t unused;
+    return ox_str_number(s, SIZE_MAX, SIZE_MAX, &unused);
 }
 
 /* The next number no given name took, as a name (`given` holds a number

@@ -54,26 +54,32 @@ void ox_strmap_free(ox_strmap *m)
     memset(m, 0, sizeof *m);
 }
 
-/* The number s[0..n) (n == SIZE_MAX: up to the NUL) writes, when it is one
- * kept dense in m. */
-static bool dense_index(const ox_strmap *m, const char *s, size_t n, size_t *out)
+bool ox_str_number(const char *s, size_t n, size_t below, size_t *out)
 {
-    if (!m->dense_cap || !n || s[0] < '0' || s[0] > '9')
+    if (!n || s[0] < '0' || s[0] > '9')
         return false;
     if (s[0] == '0') {
         *out = 0;
-        return n == SIZE_MAX ? s[1] == '\0' : n == 1;
+        return below > 0 && (n == SIZE_MAX ? s[1] == '\0' : n == 1);
     }
     size_t v = 0;
     for (size_t i = 0; n == SIZE_MAX ? s[i] != '\0' : i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
             return false;
-        v = v * 10 + (size_t)(s[i] - '0');
-        if (v >= m->dense_cap)
-            return false;
+        size_t digit = (size_t)(s[i] - '0');
+        if (below <= digit || v > (below - 1 - digit) / 10)
+            return false; /* v * 10 + digit would reach `below` */
+        v = v * 10 + digit;
     }
     *out = v;
     return true;
+}
+
+/* The number s[0..n) (n == SIZE_MAX: up to the NUL) writes, when it is one
+ * kept dense in m. */
+static bool dense_index(const ox_strmap *m, const char *s, size_t n, size_t *out)
+{
+    return m->dense_cap && ox_str_number(s, n, m->dense_cap, out);
 }
 
 static bool dense_has(const ox_strmap *m, size_t i)

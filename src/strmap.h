@@ -50,6 +50,11 @@ static inline bool ox_str_eq(const char *a, const char *b)
 uint64_t ox_str_hash(const char *s);
 uint64_t ox_strn_hash(const char *s, size_t n);
 
+/* Whether s[0..n) (n == SIZE_MAX: all of the NUL-terminated s) is a number
+ * written the one way ("0", "17"; not "017", "+1" or "") and below `below`;
+ * *out is its value.  The dense keys of a map are such numbers. */
+bool ox_str_number(const char *s, size_t n, size_t below, size_t *out);
+
 /* Room for `expect` keys before the first growth, and numbers below about
  * 2 * expect kept dense; 0, or -1 out of memory. */
 int ox_strmap_init(ox_strmap *m, size_t expect);

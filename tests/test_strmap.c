@@ -102,6 +102,28 @@ START_TEST(a_set_claims_each_number_once)
 }
 END_TEST
 
+/* The one spelling of a number the dense keys and the naming pass share. */
+START_TEST(numbers_are_read_one_way)
+{
+    size_t v = 99;
+    ck_assert(ox_str_number("0", SIZE_MAX, 10, &v) && v == 0);
+    ck_assert(ox_str_number("17", SIZE_MAX, 18, &v) && v == 17);
+    ck_assert(!ox_str_number("17", SIZE_MAX, 17, &v)); /* not below the bound */
+    ck_assert(!ox_str_number("017", SIZE_MAX, 100, &v));
+    ck_assert(!ox_str_number("", SIZE_MAX, 100, &v));
+    ck_assert(!ox_str_number("+1", SIZE_MAX, 100, &v));
+    ck_assert(!ox_str_number("1x", SIZE_MAX, 100, &v));
+    ck_assert(ox_str_number("1x", 1, 100, &v) && v == 1);
+    ck_assert(!ox_str_number("0", SIZE_MAX, 0, &v));
+    char big[32];
+    snprintf(big, sizeof big, "%zu", (size_t)SIZE_MAX - 1);
+    ck_assert(ox_str_number(big, SIZE_MAX, SIZE_MAX, &v) && v == SIZE_MAX - 1);
+    snprintf(big, sizeof big, "%zu", (size_t)SIZE_MAX);
+    ck_assert(!ox_str_number(big, SIZE_MAX, SIZE_MAX, &v));
+    ck_assert(!ox_str_number("123456789012345678901234567890", SIZE_MAX, SIZE_MAX, &v));
+}
+END_TEST
+
 static Suite *strmap_suite(void)
 {
     Suite *s = suite_create("strmap");
@@ -109,6 +131,7 @@ static Suite *strmap_suite(void)
     tcase_add_test(tc, numbers_and_names_share_one_map);
     tcase_add_test(tc, numbers_past_the_dense_range_are_hashed);
     tcase_add_test(tc, a_set_claims_each_number_once);
+    tcase_add_test(tc, numbers_are_read_one_way);
     suite_add_tcase(s, tc);
     return s;
 }
