@@ -50,7 +50,8 @@ struct ox_context {
     char *warnings;         /* last export's warnings (fixed_counts.h), malloc'd or NULL */
     /* The sizes symbolics read in the last conversion, kept only when an
      * input dim is dynamic: fixed_counts.h says which a dynamic axis
-     * reaches, whose example value the file then holds. */
+     * reaches, whose example value the file then holds.  In conversion
+     * order, so the reads of one traced node come together. */
     ox_size_read *size_reads;
     size_t n_size_reads, cap_size_reads;
     bool track_size_reads;

@@ -62,11 +62,11 @@ static ox_status check_gate(void *user)
 
 /* The file's sizes fixed to the example that a dynamic axis would change,
  * as the context's warnings (fixed_counts.h). */
-static ox_status note_fixed_counts(ox_context *ctx, const ox_graph *g)
+static ox_status note_fixed_counts(ox_context *ctx, const ox_pipeline *p)
 {
     ox_report r;
     ox_report_init(&r);
-    int rc = ox_fixed_counts_warn(g, ctx->size_reads, ctx->n_size_reads, &r);
+    int rc = ox_fixed_counts_warn(p->g, p->layout.shapes, ctx->size_reads, ctx->n_size_reads, &r);
     if (rc == 0 && r.n && !(ctx->warnings = ox_report_join(&r, NULL)))
         rc = -1;
     ox_report_free(&r);
@@ -103,7 +103,7 @@ ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *path,
         ox_pipeline_free(&p);
         return st;
     }
-    if ((st = note_fixed_counts(ctx, p.g)) != OX_OK) {
+    if ((st = note_fixed_counts(ctx, &p)) != OX_OK) {
         ox_pipeline_free(&p);
         return st;
     }

@@ -21,16 +21,6 @@ static bool counted_split(const ox_node *n)
            (n->n_inputs < 2 || !n->inputs[1]) && !ox_node_attr(n, "split");
 }
 
-/* Whether an earlier read of the same operator at the same scope was
- * already reported (one line per call site, not per size it read). */
-static bool reported_before(const ox_size_read *reads, size_t i, const bool *warned)
-{
-    for (size_t k = 0; k < i; k++)
-        if (warned[k] && reads[k].traced == reads[i].traced)
-            return true;
-    return false;
-}
-
 /* A split the export warned about, by its input and dim: a symbolic's read
  * of that same size (unbind checking its count) is the same fact. */
 typedef struct warned_split {
@@ -46,15 +36,14 @@ static bool covered_by_split(const warned_split *splits, size_t n, const ox_size
     return false;
 }
 
+/* One line per recorded op, not per size its conversion read: the reads of
+ * one traced node come together (context.h), so the last node warned about
+ * is the one to compare with. */
 static void warn_size_reads(const ox_graph *g, const ox_varying_dims *d, const ox_size_read *reads,
                             size_t n_reads, const warned_split *splits, size_t n_splits,
                             ox_report *out)
 {
-    bool *warned = calloc(n_reads ? n_reads : 1, 1);
-    if (!warned) {
-        out->oom = 1;
-        return;
-    }
+    const ox_node *last_warned = NULL;
     for (size_t i = 0; i < n_reads; i++) {
         const ox_size_read *r = &reads[i];
         const ox_value *v = ox_graph_value(g, r->v);
@@ -62,9 +51,9 @@ static void warn_size_reads(const ox_graph *g, const ox_varying_dims *d, const o
             !v->type.dims || !((ox_varying_dims_of(d, r->v) >> r->axis) & 1) ||
             covered_by_split(splits, n_splits, r))
             continue;
-        warned[i] = true;
-        if (reported_before(reads, i, warned))
+        if (r->traced == last_warned)
             continue;
+        last_warned = r->traced;
         ox_report_add_at(out, r->traced->scope,
                          "%s at %s: its conversion read dim %d of a value as %lld, the example's "
                          "size, but a dynamic axis reaches that dim; the file is built for %lld "
@@ -72,11 +61,10 @@ static void warn_size_reads(const ox_graph *g, const ox_varying_dims *d, const o
                          r->traced->kind, ox_node_scope_text(r->traced), (int)r->axis,
                          (long long)v->type.dims[r->axis], (long long)v->type.dims[r->axis]);
     }
-    free(warned);
 }
 
-int ox_fixed_counts_warn(const ox_graph *g, const ox_size_read *reads, size_t n_reads,
-                         ox_report *out)
+int ox_fixed_counts_warn(const ox_graph *g, const ox_static_shapes *shapes,
+                         const ox_size_read *reads, size_t n_reads, ox_report *out)
 {
     if (!ox_varying_dims_any_input(g))
         return 0;
@@ -85,14 +73,11 @@ int ox_fixed_counts_warn(const ox_graph *g, const ox_size_read *reads, size_t n_
         any_split = counted_split(n);
     if (!any_split && !n_reads)
         return 0;
-    ox_static_shapes shapes;
-    if (ox_static_shapes_init(g, &shapes) != 0)
-        return -1;
-    for (const ox_node *n = g->first; n; n = n->next)
-        ox_static_shapes_note(g, &shapes, n);
+    ox_static_shapes own;
+    const ox_static_shapes *sh = ox_static_shapes_of(g, shapes, &own);
     ox_varying_dims d;
-    int rc = ox_varying_dims_compute(g, &shapes, &d);
-    ox_static_shapes_free(&shapes);
+    int rc = sh ? ox_varying_dims_compute(g, sh, &d) : -1;
+    ox_static_shapes_free(&own);
     if (rc != 0)
         return -1;
     warned_split *splits = NULL;

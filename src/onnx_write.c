@@ -849,17 +849,8 @@ static ox_status graph_facts(wctx *w)
             if (ty->dim_params[d])
                 w->symbolic_inputs = true;
     }
-    /* the fold's analysis, when the graph has gained no value since */
-    const ox_static_shapes *given = w->layout->shapes;
-    if (given && given->n == g->n_values) {
-        w->sh = given;
-    } else {
-        if (ox_static_shapes_init(g, &w->shapes) != 0)
-            return oom(w);
-        for (const ox_node *n = g->first; n; n = n->next)
-            ox_static_shapes_note(g, &w->shapes, n);
-        w->sh = &w->shapes;
-    }
+    if (!(w->sh = ox_static_shapes_of(g, w->layout->shapes, &w->shapes)))
+        return oom(w);
     bool open_output = false;
     for (uint32_t i = 0; i < g->n_outputs && !open_output; i++)
         open_output = !ox_static_shapes_is_fixed(w->sh, g->outputs[i]) &&

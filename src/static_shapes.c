@@ -149,6 +149,19 @@ void ox_static_shapes_free(ox_static_shapes *s)
     s->n = 0;
 }
 
+const ox_static_shapes *ox_static_shapes_of(const ox_graph *g, const ox_static_shapes *given,
+                                            ox_static_shapes *own)
+{
+    memset(own, 0, sizeof *own);
+    if (given && given->n == g->n_values)
+        return given;
+    if (ox_static_shapes_init(g, own) != 0)
+        return NULL;
+    for (const ox_node *n = g->first; n; n = n->next)
+        ox_static_shapes_note(g, own, n);
+    return own;
+}
+
 bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v)
 {
     return v < s->n && s->fixed[v];

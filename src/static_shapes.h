@@ -30,6 +30,13 @@ typedef struct ox_static_shapes {
 int ox_static_shapes_init(const ox_graph *g, ox_static_shapes *s);
 void ox_static_shapes_free(ox_static_shapes *s);
 
+/* The analysis of g: `given` when it still describes g (made by the fold
+ * sweep, and g has gained no value since: pipeline.h), else one made in
+ * *own (init, then every node noted in list order; the caller frees *own).
+ * NULL out of memory. */
+const ox_static_shapes *ox_static_shapes_of(const ox_graph *g, const ox_static_shapes *given,
+                                            ox_static_shapes *own);
+
 /* Turn n into a Constant when it is a Shape or Size of a fixed-shape value
  * whose dims are recorded: 1 folded, 0 left alone, -1 out of memory. */
 int ox_static_shapes_fold(ox_graph *g, const ox_static_shapes *s, ox_node *n);

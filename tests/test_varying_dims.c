@@ -338,7 +338,7 @@ static size_t fixed_count_warnings(void)
 {
     ox_report r;
     ox_report_init(&r);
-    ck_assert_int_eq(ox_fixed_counts_warn(g, NULL, 0, &r), 0);
+    ck_assert_int_eq(ox_fixed_counts_warn(g, NULL, NULL, 0, &r), 0);
     size_t n = r.n;
     for (size_t i = 0; i < r.n; i++)
         ck_assert_ptr_nonnull(strstr(r.lines[i], "the number of pieces (5"));
@@ -372,9 +372,9 @@ START_TEST(a_size_read_warns_only_where_a_dynamic_axis_reaches)
     ox_size_read reads[] = {{y, 0, unfold}, {y, 1, unfold}, {y, -1, unfold}, {x, 1, unfold}};
     ox_report r;
     ox_report_init(&r);
-    ck_assert_int_eq(ox_fixed_counts_warn(g, reads, 1, &r), 0);
+    ck_assert_int_eq(ox_fixed_counts_warn(g, NULL, reads, 1, &r), 0);
     ck_assert_uint_eq(r.n, 0); /* dim 0 is fixed */
-    ck_assert_int_eq(ox_fixed_counts_warn(g, reads, 4, &r), 0);
+    ck_assert_int_eq(ox_fixed_counts_warn(g, NULL, reads, 4, &r), 0);
     ck_assert_uint_eq(r.n, 1); /* dim 1 varies: one line for the call, not one per read */
     ck_assert_ptr_nonnull(strstr(r.lines[0], "aten::unfold at Net/Windows[w]: its conversion read "
                                              "dim 1 of a value as 6"));
