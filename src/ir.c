@@ -5,12 +5,12 @@
 
 #include "strmap.h"
 
-/* Grow a malloc'd vector of ox_vid; the vectors live outside the arena
- * because they are resized, and are freed with the graph. */
 /* ir.h orders ox_value's fields to fit this; a field added in the wrong
  * place would cost every value of every graph 16 bytes. */
 _Static_assert(sizeof(void *) != 8 || sizeof(ox_value) == 112, "ox_value grew past 112 bytes");
 
+/* Grow a malloc'd vector of ox_vid; the vectors live outside the arena
+ * because they are resized, and are freed with the graph. */
 static int vid_push(ox_vid **v, uint32_t *n, uint32_t *cap, ox_vid x)
 {
     if (*n == *cap) {

@@ -180,7 +180,6 @@ typedef struct wctx {
     /* per value, the dims another run may change (varying_dims.h); worked
      * out only when a graph output's shape is not fixed */
     ox_varying_dims varying;
-    bool traced_sizes; /* ox_io_layout.traced_sizes */
     /* first error */
     ox_status st;
 } wctx;
@@ -855,7 +854,8 @@ static ox_status graph_facts(wctx *w)
     for (uint32_t i = 0; i < g->n_outputs && !open_output; i++)
         open_output = !ox_static_shapes_is_fixed(w->sh, g->outputs[i]) &&
                       !ox_static_shapes_is_data_sized(w->sh, g->outputs[i]);
-    if (open_output && w->traced_sizes && ox_varying_dims_compute(g, w->sh, &w->varying) != 0)
+    if (open_output && w->layout->traced_sizes &&
+        ox_varying_dims_compute(g, w->sh, &w->varying) != 0)
         return oom(w);
     w->facts_ready = true;
     return OX_OK;
@@ -1420,7 +1420,6 @@ ox_status ox_onnx_write_gated(ox_context *ctx, const ox_io_layout *layout, const
     resolve_options(&w, opts);
     w.layout = layout;
     w.main = &layout->main;
-    w.traced_sizes = layout->traced_sizes;
     w.ir_version = layout->ir_version;
     for (size_t i = 0; i < w.main->n_inits; i++)
         if (check_init(&w, w.main, w.main->inits[i]) != OX_OK)

@@ -330,10 +330,9 @@ static void check_operands(rules *r, const ox_graph *g, const ox_dtype *types,
     }
 }
 
-/* Whether n's cached row is its schema at `version`: the row's operator and
- * domain are the node's (a pass may have changed its kind) and the version
- * falls in the row's range. */
-/* Row `row1` - 1, when it is n's operator and covers the version. */
+/* Row `row1` - 1 (a hint: the node's own, or its kind's), when it is n's
+ * schema at `version`: the row's operator and domain are the node's (a pass
+ * may have changed its kind) and the version falls in the row's range. */
 static const ox_schema *row_for(const ox_node *n, uint32_t row1, int64_t version)
 {
     if (!row1 || !n->op_type)
