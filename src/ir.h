@@ -145,7 +145,8 @@ typedef struct ox_targ {
 
 struct ox_node {
     /* The counts sit together ahead of the pointers, so the node packs into
-     * 120 bytes without padding: every pass walks every node. */
+     * 128 bytes, the arena's rounding, without padding: every pass walks
+     * every node. */
     uint32_t id;          /* creation order, stable */
     uint32_t n_inputs;
     uint32_t n_outputs;
@@ -156,6 +157,11 @@ struct ox_node {
      * node's schema up several times.  A hint only: schema_check.c checks
      * the row's operator, domain and version range before it trusts it. */
     uint32_t schema_row;
+    /* The kind string schema_row was noted with.  A node's kind, domain and
+     * op_type are set together (ir.c), and a changed kind is a new string:
+     * while kind is this one, the row's operator and domain are the node's
+     * and only the version range is left to check. */
+    const char *schema_kind;
     const char *kind;     /* "aten::conv2d", "fn::ConstantPadNd", "onnx::Conv", "com.microsoft::Foo" */
     const char *domain;   /* "" for the ONNX default domain; otherwise as written */
     const char *op_type;  /* part after "::" */

@@ -364,10 +364,26 @@ static size_t hint_slot(const char *kind)
     return (size_t)(((uintptr_t)kind >> 4) % SCHEMA_HINTS);
 }
 
+/* The node's own row when it was noted under the kind the node still has:
+ * then only the version range needs checking (ox_node.schema_kind). */
+static const ox_schema *noted_row(const ox_node *n, int64_t version)
+{
+    if (!n->schema_row || !n->kind || n->schema_kind != n->kind)
+        return NULL;
+    pthread_once(&index_once, build_index);
+    size_t row = n->schema_row - 1;
+    if (!row_until || row >= ox_n_schemas)
+        return NULL;
+    const ox_schema *s = &ox_schemas[row];
+    return version >= s->since_version && version <= row_until[row] ? s : NULL;
+}
+
 ox_schema_lookup ox_schema_lookup_node(const ox_node *n, int64_t version)
 {
     ox_schema_lookup l = {false, NULL};
-    const ox_schema *cached = row_for(n, n->schema_row, version);
+    const ox_schema *cached = noted_row(n, version);
+    if (!cached)
+        cached = row_for(n, n->schema_row, version);
     if (!cached && n->kind && schema_hints[hint_slot(n->kind)].kind == n->kind)
         cached = row_for(n, schema_hints[hint_slot(n->kind)].row1, version);
     if (cached) {
@@ -390,8 +406,10 @@ ox_schema_lookup ox_schema_lookup_node(const ox_node *n, int64_t version)
 ox_schema_lookup ox_schema_lookup_node_noting(ox_node *n, int64_t version)
 {
     ox_schema_lookup l = ox_schema_lookup_node(n, version);
-    if (l.s)
+    if (l.s) {
         n->schema_row = (uint32_t)(l.s - ox_schemas) + 1;
+        n->schema_kind = n->kind;
+    }
     return l;
 }
 

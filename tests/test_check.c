@@ -9,6 +9,8 @@
 
 #include "context.h"
 #include "ir.h"
+#include "onnx_schemas.h"
+#include "schema_check.h"
 #include "test_util.h"
 
 static ox_context *ctx;
@@ -301,6 +303,32 @@ START_TEST(model_versions_and_names)
 }
 END_TEST
 
+/* A node's noted schema row (ox_node.schema_kind) answers only while the
+ * node keeps its kind and the version stays in the row's range. */
+START_TEST(noted_schema_rows_follow_kind_and_version)
+{
+    ox_graph *g = ox_graph_new("g");
+    int64_t d[1] = {4};
+    ox_value *x = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 1, d);
+    ox_node *n = ox_graph_add_node_op(g, "", "Relu", 1, &x->id, 1);
+    ox_schema_lookup at13 = ox_schema_lookup_node_noting(n, 13);
+    ck_assert_ptr_nonnull(at13.s);
+    ck_assert_str_eq(at13.s->name, "Relu");
+    ck_assert_ptr_eq(ox_schema_lookup_node(n, 13).s, at13.s);
+    ox_schema_lookup at14 = ox_schema_lookup_node(n, 14); /* Relu-14 is another row */
+    ck_assert_ptr_nonnull(at14.s);
+    ck_assert_ptr_ne(at14.s, at13.s);
+    ck_assert_int_eq(at14.s->since_version, 14);
+    ck_assert_int_eq(ox_schema_output_dtype(g, NULL, n, 13, 0), OX_FLOAT);
+    ck_assert_int_eq(ox_node_set_kind(g, n, "", "Shape"), 0);
+    ox_schema_lookup shape = ox_schema_lookup_node(n, 13);
+    ck_assert_ptr_nonnull(shape.s);
+    ck_assert_str_eq(shape.s->name, "Shape");
+    ck_assert_int_eq(ox_schema_output_dtype(g, NULL, n, 13, 0), OX_INT64);
+    ox_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check");
@@ -317,6 +345,7 @@ int main(void)
     tcase_add_test(tc, schema_rules);
     tcase_add_test(tc, model_versions_and_names);
     tcase_add_test(tc, null_report_still_counts);
+    tcase_add_test(tc, noted_schema_rows_follow_kind_and_version);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
