@@ -125,6 +125,91 @@ static inline void put_float(ox_pb_out *o, uint32_t field, float f)
     put_raw(o, b, sizeof b);
 }
 
+/* Writing into the stage at a cursor, for a message whose length is known
+ * and fits: the bytes are committed once, at the end, instead of each field
+ * checking the stage and counting itself (those checks were most of writing
+ * a value info).  Each item still checks its room, so a length that
+ * disagrees with the fields cannot write past the stage: the cursor stops,
+ * nothing is committed, and the caller writes the message the general way. */
+typedef struct cursor {
+    uint8_t *b, *limit;
+    bool ok;
+} cursor;
+
+/* The longest key + length head, and the longest varint field. */
+enum { RAW_HEAD_MAX = 15, RAW_VARINT_FIELD_MAX = 15 };
+
+static inline bool room(cursor *c, uint64_t need)
+{
+    if (c->ok && (uint64_t)(c->limit - c->b) >= need)
+        return true;
+    c->ok = false;
+    return false;
+}
+
+static inline void raw_varint(cursor *c, uint64_t v)
+{
+    uint8_t *b = c->b;
+    while (v >= 0x80) {
+        *b++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *b++ = (uint8_t)v;
+    c->b = b;
+}
+
+static inline void raw_len_head(cursor *c, uint32_t field, uint64_t len)
+{
+    if (!room(c, RAW_HEAD_MAX))
+        return;
+    raw_varint(c, (uint64_t)field << 3 | WIRE_LEN);
+    raw_varint(c, len);
+}
+
+static inline void raw_varint_field(cursor *c, uint32_t field, uint64_t v)
+{
+    if (!room(c, RAW_VARINT_FIELD_MAX))
+        return;
+    raw_varint(c, (uint64_t)field << 3 | WIRE_VARINT);
+    raw_varint(c, v);
+}
+
+static inline void raw_string(cursor *c, uint32_t field, const char *s)
+{
+    size_t len = strlen(s);
+    if (!room(c, RAW_HEAD_MAX + (uint64_t)len))
+        return;
+    raw_len_head(c, field, len);
+    memcpy(c->b, s, len);
+    c->b += len;
+}
+
+/* A cursor on the stage with room for `len` more bytes (flushing what it
+ * holds), or one already stopped: counting, or a message too large. */
+static cursor stage_cursor(ox_pb_out *o, uint64_t len)
+{
+    cursor c = {NULL, NULL, false};
+    if (!o->sink || len > OX_PB_STAGE)
+        return c;
+    if (o->staged + len > OX_PB_STAGE)
+        ox_pb_out_flush(o);
+    c.b = o->stage + o->staged;
+    c.limit = o->stage + OX_PB_STAGE;
+    c.ok = true;
+    return c;
+}
+
+/* Commits what the cursor wrote when it wrote exactly `len` bytes; false
+ * (nothing committed) otherwise. */
+static bool commit(ox_pb_out *o, const cursor *c, uint64_t len)
+{
+    if (!c->ok || (uint64_t)(c->b - (o->stage + o->staged)) != len)
+        return false;
+    o->staged += len;
+    o->n += len;
+    return true;
+}
+
 /* A message's fields, written (or counted) into o. */
 typedef void (*fields_fn)(ox_pb_out *o, const void *arg);
 
@@ -242,6 +327,15 @@ static const char *value_name(const ox_pb_node_names *names, ox_vid id)
     return s ? s : ""; /* absent optional input or output */
 }
 
+/* A node's doc_string: its scope, else the doc read from a file; NULL for
+ * none. */
+static const char *node_doc(const ox_node *n)
+{
+    if (n->scope && n->scope[0])
+        return n->scope;
+    return n->doc && n->doc[0] ? n->doc : NULL;
+}
+
 /* input (1), output (2), name (3), op_type (4), attribute (5),
  * doc_string (6: the scope, else the doc read from a file), domain (7). */
 static void node_fields(ox_pb_out *o, const void *arg)
@@ -257,10 +351,9 @@ static void node_fields(ox_pb_out *o, const void *arg)
     put_string(o, 4, n->op_type ? n->op_type : "");
     for (uint32_t i = 0; i < n->n_attrs; i++)
         put_message(o, 5, attr_fields, &n->attrs[i]);
-    if (n->scope && n->scope[0])
-        put_string(o, 6, n->scope);
-    else if (n->doc && n->doc[0])
-        put_string(o, 6, n->doc);
+    const char *doc = node_doc(n);
+    if (doc)
+        put_string(o, 6, doc);
     put_string(o, 7, n->domain ? n->domain : "");
 }
 
@@ -280,9 +373,36 @@ uint64_t ox_pb_node_size(const ox_node *n, const ox_pb_node_names *names)
     return c.n;
 }
 
+/* A node without attributes whose bytes fit the stage, written at a cursor:
+ * the fields of node_fields, in its order.  False, with nothing written,
+ * when it takes the general way. */
+static bool put_plain_node(ox_pb_out *o, uint32_t field, const ox_node *n,
+                           const ox_pb_node_names *names, uint64_t size)
+{
+    uint64_t total = ox_pb_field_head_len(field, size) + size;
+    if (n->n_attrs)
+        return false;
+    cursor c = stage_cursor(o, total);
+    raw_len_head(&c, field, size);
+    for (uint32_t i = 0; i < n->n_inputs; i++)
+        raw_string(&c, 1, value_name(names, n->inputs[i]));
+    for (uint32_t i = 0; i < n->n_outputs; i++)
+        raw_string(&c, 2, value_name(names, n->outputs[i]));
+    if (names->node_name)
+        raw_string(&c, 3, names->node_name);
+    raw_string(&c, 4, n->op_type ? n->op_type : "");
+    const char *doc = node_doc(n);
+    if (doc)
+        raw_string(&c, 6, doc);
+    raw_string(&c, 7, n->domain ? n->domain : "");
+    return commit(o, &c, total);
+}
+
 bool ox_pb_put_node(ox_pb_out *o, uint32_t field, const ox_node *n,
                     const ox_pb_node_names *names, uint64_t size)
 {
+    if (put_plain_node(o, field, n, names, size))
+        return true;
     node_arg na = {n, names};
     put_key(o, field, WIRE_LEN);
     put_varint(o, size);
@@ -378,10 +498,43 @@ uint64_t ox_pb_value_info_size(const ox_value *v, const char *name)
     return value_info_lengths(v, name).value_info;
 }
 
+/* The value info at a cursor: the fields of the general writer below, in
+ * its order. */
+static void raw_value_info(cursor *c, uint32_t field, const ox_value *v, const char *name,
+                           const value_info_lens *l)
+{
+    const ox_type *ty = &v->type;
+    raw_len_head(c, field, l->value_info);
+    if (name)
+        raw_string(c, 1, name);
+    raw_len_head(c, 2, l->type);        /* TypeProto */
+    raw_len_head(c, 1, l->tensor_type); /* TypeProto.Tensor */
+    if (ty->dtype != OX_UNDEFINED)
+        raw_varint_field(c, 1, (uint64_t)(int64_t)(int32_t)ty->dtype);
+    if (ty->rank >= 0) {
+        raw_len_head(c, 2, l->shape); /* TensorShapeProto */
+        for (int32_t i = 0; i < ty->rank; i++) {
+            raw_len_head(c, 1, dim_len(ty, i)); /* Dimension */
+            const char *p = dim_param(ty, i);
+            if (p)
+                raw_string(c, 2, p);
+            else if (ty->dims && ty->dims[i] >= 0)
+                raw_varint_field(c, 1, (uint64_t)ty->dims[i]);
+        }
+    }
+    if (v->doc && v->doc[0])
+        raw_string(c, 3, v->doc);
+}
+
 bool ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name)
 {
     const ox_type *ty = &v->type;
     value_info_lens l = value_info_lengths(v, name);
+    uint64_t total = ox_pb_field_head_len(field, l.value_info) + l.value_info;
+    cursor c = stage_cursor(o, total);
+    raw_value_info(&c, field, v, name, &l);
+    if (commit(o, &c, total))
+        return true;
     uint64_t start = o->n;
     put_key(o, field, WIRE_LEN);
     put_varint(o, l.value_info);

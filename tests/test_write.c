@@ -22,6 +22,7 @@
 #include "context.h"
 #include "ir.h"
 #include "onnx.pb-c.h"
+#include "onnx_encode.h"
 #include "onnx_read.h"
 #include "io_layout.h"
 #include "onnx_write.h"
@@ -1145,6 +1146,67 @@ static void same_both_ways(const ox_graph *g, const char *hand, const char *pbc)
     free(p);
 }
 
+/* Nodes without attributes and value infos that fit the encoder's stage
+ * take its cursor path (onnx_encode.c): every optional field of both, and
+ * a name just short of the stage and just past it. */
+START_TEST(cursor_encoded_items_match_protobuf_c)
+{
+    ox_graph *g = ox_graph_new("Plain");
+    static char near_stage[OX_PB_STAGE - 40], past_stage[OX_PB_STAGE + 8];
+    memset(near_stage, 'a', sizeof near_stage - 1);
+    memset(past_stage, 'b', sizeof past_stage - 1);
+    static const char *dim_names[2] = {"batch", NULL};
+    int64_t xd[2] = {-1, 300}, unknown[3] = {-1, 7, -1};
+    ox_value *x = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 2, xd);
+    x->name = "x";
+    x->doc = "with a doc";
+    x->type.dim_params = dim_names;
+    ox_graph_add_input(g, x->id);
+    ox_value *s = ox_graph_add_value(g, OX_VAL_INPUT, OX_INT64, 0, NULL);
+    s->name = near_stage;
+    ox_graph_add_input(g, s->id);
+    ox_node *r = ox_graph_add_node(g, "onnx::Relu", 1, &x->id, 1);
+    r->scope = "Plain/ReLU[act]";
+    r->name = "relu";
+    ox_vid two[2] = {r->outputs[0], 0}; /* an absent input last */
+    ox_node *c = ox_graph_add_node(g, "com.example::Plain", 2, two, 2);
+    c->doc = "read from a file";
+    c->name = past_stage;
+    ox_graph_set_opset(g, "com.example", 1);
+    ox_vid neg_in = c->outputs[0];
+    ox_node *neg = ox_graph_add_node(g, "onnx::Neg", 1, &neg_in, 1);
+    neg->name = near_stage;
+    ox_value_set_type(g, ox_graph_value(g, r->outputs[0]), OX_FLOAT, 2, xd);
+    ox_value_set_type(g, ox_graph_value(g, c->outputs[0]), OX_FLOAT, 3, unknown);
+    ox_value *u = ox_graph_value(g, c->outputs[1]); /* no type at all */
+    u->name = "u";
+    ox_value *y = ox_graph_value(g, neg->outputs[0]);
+    ox_value_set_type(g, y, OX_FLOAT, 3, unknown);
+    y->name = past_stage;
+    y->doc = "the output";
+    ox_graph_add_output(g, y->id);
+    ox_graph_add_output(g, u->id);
+    ox_graph_set_opset(g, "", 13);
+    same_both_ways(g, "plain_hand.onnx", "plain_pbc.onnx");
+    Onnx__ModelProto *mp = decode(path_in("plain_hand.onnx"));
+    ck_assert_uint_eq(mp->graph->n_node, 3);
+    ck_assert_str_eq(mp->graph->node[0]->doc_string, "Plain/ReLU[act]");
+    ck_assert_str_eq(mp->graph->node[1]->doc_string, "read from a file");
+    ck_assert_str_eq(mp->graph->node[1]->input[1], "");
+    ck_assert_str_eq(mp->graph->node[1]->domain, "com.example");
+    ck_assert_str_eq(mp->graph->input[0]->doc_string, "with a doc");
+    ck_assert_str_eq(mp->graph->input[0]->type->tensor_type->shape->dim[0]->dim_param, "batch");
+    ck_assert_int_eq(mp->graph->input[0]->type->tensor_type->shape->dim[1]->dim_value, 300);
+    ck_assert_uint_eq(mp->graph->input[1]->type->tensor_type->shape->n_dim, 0);
+    ck_assert_str_eq(mp->graph->output[0]->doc_string, "the output");
+    onnx__model_proto__free_unpacked(mp, NULL);
+    /* the graph inputs' sizes static: intermediates get value infos too */
+    x->type.dim_params = NULL;
+    same_both_ways(g, "plain_hand2.onnx", "plain_pbc2.onnx");
+    ox_graph_free(g);
+}
+END_TEST
+
 START_TEST(hand_encoded_items_match_protobuf_c)
 {
     ox_graph *g = encoder_zoo();
@@ -1583,6 +1645,7 @@ int main(void)
     tcase_add_test(tc, devices_written_in_place_links_followed);
     tcase_add_test(tc, dtypes_rank0_and_attribute_kinds);
     tcase_add_test(tc, hand_encoded_items_match_protobuf_c);
+    tcase_add_test(tc, cursor_encoded_items_match_protobuf_c);
     tcase_add_test(tc, checker_and_runtime_agree);
     tcase_add_test(tc, model_rename_failure_keeps_old_pair);
     tcase_add_test(tc, side_file_errors_name_the_data_file);
