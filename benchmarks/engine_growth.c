@@ -4,8 +4,11 @@
  * count, and against weight bytes.  Each size runs in a fresh child process so
  * its peak RSS (VmHWM) is its own.  Public API only, like any host.
  *
- *   engine_growth [--nodes-max N] [--bytes-max-mib M] [--dir DIR]
+ *   engine_growth [--nodes-max N] [--bytes-max-mib M] [--dir DIR] [--in-process K]
  *
+ * --in-process K runs each size K times in its child, one export after
+ * another: the first pays for the process's first touch of fresh memory
+ * (the "page faults" column), the later ones reuse what it freed.
  * Defaults: nodes 1k..1M, weights 1 MiB..1 GiB, DIR /var/tmp.  The synthetic
  * trace is a chain of aten::relu / aten::add on a [1, 16] float tensor (one
  * ONNX node each); the weight sweep is 16 float parameters summed into the
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +44,12 @@ static long vm_kib(const char *key)
     if (f)
         fclose(f);
     return v;
+}
+
+static long minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
 static int die(ox_context *ctx, const char *what)
@@ -120,31 +130,34 @@ static void run_one(const char *dir, size_t nodes, size_t param_bytes)
     ox_export_options_init(&opts);
     opts.opset = 13;
     opts.external_data = param_bytes >= ((size_t)1 << 30);
+    long faults_before = minor_faults();
     if (ox_export(ctx, g, path, &opts) != OX_OK)
         die(ctx, "ox_export");
     double t_export = now();
+    long faults = minor_faults() - faults_before;
     long hwm = vm_kib("VmHWM");
     unlink(path);
     char data[4200];
     snprintf(data, sizeof data, "%s.data", path);
     unlink(data);
     double exp_s = t_export - t_trace;
-    printf("| %zu | %.1f MiB | %.2f ms | %.3f s | %.3f s | %.2f M nodes/s | %.0f MiB/s | %ld MiB | %ld MiB |\n",
+    printf("| %zu | %.1f MiB | %.2f ms | %.3f s | %.3f s | %.2f M nodes/s | %.0f MiB/s | %ld MiB | %ld MiB | %ld |\n",
            nodes, (double)param_bytes / 1048576.0, (t_ctx - t0) * 1e3, t_trace - t_ctx, exp_s,
            (double)nodes / exp_s / 1e6, (double)param_bytes / 1048576.0 / exp_s, hwm / 1024,
-           (hwm - rss_before) / 1024);
+           (hwm - rss_before) / 1024, faults);
     fflush(stdout);
     ox_graph_free(g);
     ox_context_free(ctx);
     free(weights);
 }
 
-static void in_child(const char *dir, size_t nodes, size_t bytes)
+static void in_child(const char *dir, size_t nodes, size_t bytes, int in_process)
 {
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
-        run_one(dir, nodes, bytes);
+        for (int k = 0; k < in_process; k++)
+            run_one(dir, nodes, bytes);
         _exit(0);
     }
     int st;
@@ -157,6 +170,7 @@ int main(int argc, char **argv)
 {
     size_t nodes_max = 1000000, mib_max = 1024;
     const char *dir = "/var/tmp";
+    int in_process = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--nodes-max") == 0 && i + 1 < argc)
             nodes_max = strtoull(argv[++i], NULL, 10);
@@ -164,8 +178,11 @@ int main(int argc, char **argv)
             mib_max = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
             dir = argv[++i];
+        else if (strcmp(argv[i], "--in-process") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
+            in_process = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: engine_growth [--nodes-max N] [--bytes-max-mib M] [--dir DIR]\n");
+            fprintf(stderr, "usage: engine_growth [--nodes-max N] [--bytes-max-mib M] [--dir DIR] "
+                            "[--in-process K]\n");
             return 2;
         }
     }
@@ -188,10 +205,11 @@ int main(int argc, char **argv)
            "(min %.2f, max %.2f)\n\n", ts[10] * 1e3, ts[0] * 1e3, ts[20] * 1e3);
     printf("%ld cores; files in %s\n\n", sysconf(_SC_NPROCESSORS_ONLN), dir);
     printf("| nodes | weights | context | trace | export (prescan+convert+passes+write) | nodes/s | "
-           "weights/s | peak RSS | RSS growth in export |\n|---|---|---|---|---|---|---|---|---|\n");
+           "weights/s | peak RSS | RSS growth in export | page faults in export |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t n = 1000; n <= nodes_max; n *= 10)
-        in_child(dir, n, 0);
+        in_child(dir, n, 0, in_process);
     for (size_t m = 1; m <= mib_max; m *= 4)
-        in_child(dir, 10, m << 20);
+        in_child(dir, 10, m << 20, in_process);
     return 0;
 }
