@@ -146,6 +146,34 @@ class FakeTrace(unittest.TestCase):
                 return torch.cat([angles.sin(), angles.cos()], -1) + torch.ones(2 * x.size(-1)).cumsum(0)
         self.same_file_and_runs(Rotary(), torch.randn(2, 5), {"x": {0: "b"}}, [torch.randn(3, 5)])
 
+    def test_cpu_tensors_written_in_forward_give_the_same_file(self):
+        """Ops that write a CPU tensor made in forward with meta operands (acc += x) or
+        mix one into an out-of-place op (torch.where, masked_fill) run on meta copies;
+        the CPU tensor takes the op's recorded output."""
+        class Accumulate(nn.Module):
+            def forward(self, x):
+                acc = torch.zeros(x.shape[0], 4)
+                for k in (1, 2):
+                    acc += x * k
+                c = torch.ones(4)
+                y = x + c
+                c.mul_(2)
+                hit = torch.where(x > 0, torch.zeros(x.shape[0], 4), x)
+                return acc, y + c, hit, torch.zeros(x.shape[0], 4).masked_fill(x > 0.5, 1.0)
+        self.same_file_and_runs(Accumulate(), torch.randn(3, 4), {"x": {0: "b"}}, [torch.randn(5, 4)])
+
+    def test_value_of_a_written_cpu_tensor_is_refused(self):
+        class Gate(nn.Module):
+            def forward(self, x):
+                acc = torch.zeros(3)
+                acc += x
+                return x * 2 if bool(acc.sum() > 0) else x
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(oxt.ExportError) as cm:
+                oxt.export(Gate(), (torch.randn(3),), os.path.join(tmp, "g.onnx"), trace="fake")
+            self.assertIn("trace='fake' cannot run", str(cm.exception))
+            self.assertEqual(os.listdir(tmp), [])
+
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):
             oxt.export(nn.ReLU(), (torch.randn(2),), os.devnull, trace="lazy")

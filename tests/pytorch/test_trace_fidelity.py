@@ -176,6 +176,19 @@ class Recorded(unittest.TestCase):
         m = Net().eval()
         follows_second_input(self, m, m, (2, 4))
 
+    def test_tensor_made_in_forward_then_written_in_place(self):
+        """A tensor the forward makes is a constant holding its value at first use; the
+        in-place ops after that are recorded on top of it, and must not apply twice."""
+        def fn(x):
+            acc = torch.zeros(4)
+            for k in (1, 2):
+                acc += x * k
+            c = torch.ones(4)
+            y = x + c
+            c.mul_(2)
+            return torch.cat([acc, y, x + c, torch.zeros(4).index_add_(0, torch.tensor([1, 0, 1, 3]), x)])
+        matches_eager(self, Lambda(fn), (4,))
+
     def test_is_in_onnx_export_is_true_while_tracing(self):
         seen = []
 

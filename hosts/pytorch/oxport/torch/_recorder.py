@@ -213,7 +213,11 @@ class Recorder:
         dt = ox_dtype(tensor.dtype, f"constant in {self.scope_str()}")
         ptr = self._host_bytes(tensor, "constant")
         out = E.ox_vid()
-        self.ctx.check(self.L.ox_trace_const(self.t, dt, tensor.dim(), self._sizes(tensor), ptr, E.OX_BORROW,
+        # Copied now, not borrowed: a tensor the forward made (torch.zeros(3)) is a constant
+        # with the value of its first use, and an in-place op after that (acc += x) is
+        # recorded on top of it.  Borrowed, the file would hold the value at the end of the
+        # trace, and the recorded op would apply a second time.
+        self.ctx.check(self.L.ox_trace_const(self.t, dt, tensor.dim(), self._sizes(tensor), ptr, E.OX_COPY,
                                              ctypes.byref(out)), "ox_trace_const")
         self.set_vid(tensor, out.value)
         return out.value
@@ -695,27 +699,57 @@ _VALUE_SHAPED = {"aten::nonzero", "aten::masked_select", "aten::_unique2", "aten
                  "aten::repeat_interleave"}
 
 
+# What torch says when a kernel meets tensors of the CPU and of the meta device.
+_MIXED_DEVICES = ("found at least two devices", "is not on the expected device meta",
+                  "Cannot inplace into non-meta tensor with meta tensor argument",
+                  "indices should be either on cpu or on the same device")
+
+
 def _run_kernel(rec, func, args, kwargs):
     """Run an ATen kernel.  Under trace='fake' a tensor the forward made on the CPU
     (torch.arange(n) with no device, a table built in forward) can meet the meta
     tensors: the kernel then runs with it on the meta device too.  Only the call sees
     the meta copy; the trace already holds the CPU tensor's value or its recorded node,
-    so the file is the eager trace's.  A CPU tensor the op writes stays a refusal."""
+    so the file is the eager trace's.
+
+    An op that writes such a CPU tensor (acc += x, torch.zeros(n).index_add_(...))
+    writes the meta copy.  The CPU tensor is returned in its place, and the trace gives
+    it the op's output, so every later op reads the recorded value.  Its own bytes are
+    now stale, but a traced tensor's values are never read under trace='fake': that is
+    refused (FunctionMode, AtenMode)."""
     try:
         return func(*args, **kwargs)
     except RuntimeError as e:
-        if not rec.fake or "found at least two devices" not in str(e):
+        if not rec.fake or not any(m in str(e) for m in _MIXED_DEVICES):
             raise
-        schema = getattr(func, "_schema", None)
-        written = schema is None or any(a.alias_info is not None and a.alias_info.is_write
-                                        for a in schema.arguments)
-        if written:
-            raise
+    originals = {}
 
     def on_meta(t):
-        return t.to("meta") if isinstance(t, torch.Tensor) and t.device.type == "cpu" else t
+        if isinstance(t, torch.Tensor) and t.device.type == "cpu":
+            m = t.to("meta")
+            originals[id(m)] = t
+            return m
+        return t
 
-    return func(*tree_map(on_meta, args), **tree_map(on_meta, kwargs))
+    schema = getattr(func, "_schema", None)
+    written = set()
+    if schema is not None:
+        for i, a in enumerate(schema.arguments):
+            if a.alias_info is not None and a.alias_info.is_write:
+                v = args[i] if i < len(args) else kwargs.get(a.name)
+                if isinstance(v, torch.Tensor):
+                    written.add(id(v))
+    margs, mkwargs = tree_map(on_meta, args), tree_map(on_meta, kwargs)
+    result = func(*margs, **mkwargs)
+
+    def written_original(t):
+        if isinstance(t, torch.Tensor):
+            o = originals.get(id(t))
+            if o is not None and id(o) in written:
+                return o
+        return t
+
+    return tree_map(written_original, result)
 
 
 class AtenMode(TorchDispatchMode):
@@ -741,7 +775,13 @@ class AtenMode(TorchDispatchMode):
                 and not (schema.returns and str(schema.returns[0].type).startswith("Tensor")) \
                 and not _returns_tensor_list(schema):
             # A Python value out of a traced tensor (.item() reached from TorchScript,
-            # aten::is_nonzero, aten::equal ...): the trace cannot keep it.
+            # aten::is_nonzero, aten::equal ...): the trace cannot keep it.  Under
+            # trace='fake' there is no value to read (a meta tensor has none, and a CPU
+            # tensor an op wrote has stale bytes, _run_kernel).
+            if rec.fake:
+                raise UnsupportedValue(f"trace='fake' cannot run {name} at {S.user_frame()} in "
+                                       f"{rec.scope_str()}: it reads a traced tensor's values, which the "
+                                       f"meta device does not compute; export with trace='eager'")
             S.warn_fixed(rec, f"{name} turns a traced tensor into a Python value")
             return _run_kernel(rec, func, args, kwargs)
         if name in L.ATEN_ALIASES:
