@@ -74,6 +74,13 @@ class Positions(nn.Module):
         return x + self.emb(pos).unsqueeze(0)
 
 
+class FloatArange(nn.Module):
+    """Float start and step with a traced end: they stay floats in the file."""
+    def forward(self, x):
+        n = x.size(1)
+        return x * torch.arange(0.5, n) + torch.arange(0, n, 0.5)[::2] + torch.arange(-1.25, n - 1, 1.0)[1:]
+
+
 class Zeros(nn.Module):
     def forward(self, x):
         z = torch.zeros(x.size(0), 3)
@@ -216,6 +223,7 @@ CASES = {
     "attention_heads": (Heads, (2, 5, 8), [0, 1], (13, 17)),
     "causal_mask": (CausalMask, (2, 5, 4), [0, 1], (11, 13, 17)),
     "arange_positions": (Positions, (2, 7, 6), [0, 1], (11, 13, 17)),
+    "arange_float_bounds": (FloatArange, (2, 7), [0, 1], (11, 13, 17)),
     "zeros_of_batch": (Zeros, (3, 4), [0], (9, 13, 17)),
     "half_slice": (HalfSlice, (2, 6), [0, 1], (10, 13, 17)),
     "interpolate_size": (Interp, (1, 2, 3, 5), [0, 2, 3], (11, 13, 17)),

@@ -322,6 +322,8 @@ class Recorder:
             return (name, E.ARG_NONE, 0)
         if isinstance(v, bool):
             return (name, E.ARG_BOOL, int(v))
+        if isinstance(v, float):  # arange(0.5, x.size(1)): a float bound stays a float
+            return (name, E.ARG_FLOAT, v)
         return (name, E.ARG_INT, int(v))
 
     # ------------------------------------------------------------------ traced sizes
