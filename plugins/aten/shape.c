@@ -36,22 +36,21 @@ static int sym_flatten(ox_sym *g, const ox_api *api)
     if (rank > AT_MAX_RANK)
         return api->fail(g, "flatten supports inputs up to rank %d, got rank %d", AT_MAX_RANK,
                          rank);
-    /* Leading dims copied (0), the merged run inferred (-1), trailing dims
-     * must be known because their positions shift. */
-    int64_t shape[AT_MAX_RANK];
+    /* Leading dims copied (0) and the merged run inferred (-1).  Trailing
+     * dims shift position, so Reshape's 0 cannot copy them: they come from
+     * the input's Shape, which follows a dynamic axis (an export without one
+     * folds the chain into a constant target). */
+    int64_t head[AT_MAX_RANK];
     size_t k = 0;
     for (int64_t i = 0; i < s; i++)
-        shape[k++] = 0;
-    shape[k++] = -1;
-    for (int64_t i = e + 1; i < rank; i++) {
-        int64_t d = oxu_fixed_size(g, api, x, (int)i);
-        if (d < 0)
-            return api->fail(g, "flatten(start_dim=%lld, end_dim=%lld) needs the size of dim "
-                                "%lld, which is unknown",
-                             (long long)s, (long long)e, (long long)i);
-        shape[k++] = d;
-    }
-    return oxu_set_result(g, api, 0, at_reshape(g, api, x, shape, k));
+        head[k++] = 0;
+    head[k++] = -1;
+    if (e == rank - 1)
+        return oxu_set_result(g, api, 0, at_reshape(g, api, x, head, k));
+    ox_vid parts[2] = {oxu_const_ints(g, api, head, k),
+                       at_slice(g, api, at_op1(g, api, "Shape", x), 0, e + 1, rank, 1)};
+    return oxu_set_result(g, api, 0,
+                          at_op2(g, api, "Reshape", x, at_concat(g, api, parts, 2, 0)));
 }
 
 static int reshape_to(ox_sym *g, const ox_api *api, const char *arg)

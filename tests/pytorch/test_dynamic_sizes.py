@@ -74,6 +74,12 @@ class Positions(nn.Module):
         return x + self.emb(pos).unsqueeze(0)
 
 
+class FlattenMiddle(nn.Module):
+    """flatten of a middle run: the dims after it keep their dynamic sizes."""
+    def forward(self, x):
+        return x.unsqueeze(1).expand(-1, 2, -1, -1).flatten(1, 2) * 2
+
+
 class FloatArange(nn.Module):
     """Float start and step with a traced end: they stay floats in the file."""
     def forward(self, x):
@@ -223,6 +229,7 @@ CASES = {
     "attention_heads": (Heads, (2, 5, 8), [0, 1], (13, 17)),
     "causal_mask": (CausalMask, (2, 5, 4), [0, 1], (11, 13, 17)),
     "arange_positions": (Positions, (2, 7, 6), [0, 1], (11, 13, 17)),
+    "flatten_middle_dims": (FlattenMiddle, (2, 3, 5), [0, 2], (9, 13, 17)),
     "arange_float_bounds": (FloatArange, (2, 7), [0, 1], (11, 13, 17)),
     "zeros_of_batch": (Zeros, (3, 4), [0], (9, 13, 17)),
     "half_slice": (HalfSlice, (2, 6), [0, 1], (10, 13, 17)),
