@@ -53,6 +53,42 @@ static int sym_flatten(ox_sym *g, const ox_api *api)
                           at_op2(g, api, "Reshape", x, at_concat(g, api, parts, 2, 0)));
 }
 
+/* unflatten(self, dim, sizes): dim split into sizes (one may be -1).  The
+ * other dims come from the input's Shape, so a dynamic axis among them
+ * follows; sizes built from traced sizes come as a 1-D int64 tensor. */
+static int sym_unflatten(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int rank = api->rank(g, x);
+    if (rank <= 0)
+        return api->fail(g, "unflatten needs an input of rank 1 or more with a known rank");
+    if (rank > AT_MAX_RANK)
+        return api->fail(g, "unflatten supports inputs up to rank %d, got rank %d", AT_MAX_RANK,
+                         rank);
+    int64_t d;
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), rank, &d))
+        return 1;
+    ox_vid sizes;
+    if (api->arg_kind(g, "sizes") == OX_ARG_TENSOR) {
+        sizes = api->arg_tensor(g, "sizes");
+    } else {
+        const int64_t *v = NULL;
+        size_t n = api->arg_ints(g, "sizes", &v);
+        if (n == 0)
+            return api->fail(g, "unflatten: sizes must be non-empty");
+        sizes = oxu_const_ints(g, api, v, n);
+    }
+    ox_vid parts[3];
+    size_t k = 0;
+    if (d > 0) /* Reshape's 0 copies a leading dim */
+        parts[k++] = oxu_const_ints(g, api, (const int64_t[AT_MAX_RANK]){0}, (size_t)d);
+    parts[k++] = sizes;
+    if (d + 1 < rank)
+        parts[k++] = at_slice(g, api, at_op1(g, api, "Shape", x), 0, d + 1, rank, 1);
+    ox_vid target = k == 1 ? sizes : at_concat(g, api, parts, k, 0);
+    return oxu_set_result(g, api, 0, at_op2(g, api, "Reshape", x, target));
+}
+
 static int reshape_to(ox_sym *g, const ox_api *api, const char *arg)
 {
     /* A shape built from traced sizes (a 1-D int64 tensor) goes in as it is. */
@@ -234,6 +270,8 @@ static const ox_param_decl p_self[] = {OX_PARAM("self", OX_ARG_TENSOR)};
 static const ox_param_decl p_flatten[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                           OX_PARAM_INT("start_dim", OX_ARG_INT, 0),
                                           OX_PARAM_INT("end_dim", OX_ARG_INT, -1)};
+static const ox_param_decl p_unflatten[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("dim", OX_ARG_INT),
+                                            AT_PARAM_OR("sizes", OX_ARG_INTS, OX_ARG_TENSOR)};
 static const ox_param_decl p_view[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR)};
 static const ox_param_decl p_reshape[] = {OX_PARAM("self", OX_ARG_TENSOR),
@@ -257,6 +295,7 @@ static const ox_param_decl p_squeeze[] = {OX_PARAM("self", OX_ARG_TENSOR),
 
 const ox_op_decl at_ops_shape[] = {
     OX_OP("aten::flatten", 7, p_flatten, 1, sym_flatten),
+    OX_OP("aten::unflatten", 7, p_unflatten, 1, sym_unflatten),
     OX_OP("aten::view", 7, p_view, 1, sym_view),
     OX_OP("aten::reshape", 7, p_reshape, 1, sym_reshape),
     OX_OP("aten::t", 7, p_self, 1, sym_t),

@@ -80,6 +80,13 @@ class FlattenMiddle(nn.Module):
         return x.unsqueeze(1).expand(-1, 2, -1, -1).flatten(1, 2) * 2
 
 
+class Unflatten(nn.Module):
+    """unflatten (Tensor method, torch function, nn.Unflatten): the other dims follow."""
+    def forward(self, x):
+        heads = x.unflatten(-1, (2, x.size(-1) // 2))
+        return heads.flip(-2).flatten(-2) + nn.Unflatten(1, (1, -1))(x).squeeze(1) + torch.unflatten(x, 0, (1, -1))[0]
+
+
 class FloatArange(nn.Module):
     """Float start and step with a traced end: they stay floats in the file."""
     def forward(self, x):
@@ -230,6 +237,7 @@ CASES = {
     "causal_mask": (CausalMask, (2, 5, 4), [0, 1], (11, 13, 17)),
     "arange_positions": (Positions, (2, 7, 6), [0, 1], (11, 13, 17)),
     "flatten_middle_dims": (FlattenMiddle, (2, 3, 5), [0, 2], (9, 13, 17)),
+    "unflatten": (Unflatten, (2, 3, 4), [0, 1], (9, 13, 17)),
     "arange_float_bounds": (FloatArange, (2, 7), [0, 1], (11, 13, 17)),
     "zeros_of_batch": (Zeros, (3, 4), [0], (9, 13, 17)),
     "half_slice": (HalfSlice, (2, 6), [0, 1], (10, 13, 17)),

@@ -627,6 +627,17 @@ def _flatten(rec, func, args, kwargs):
                                         ("end_dim", int(b["end_dim"]))], func, args, kwargs)
 
 
+@handles(torch.unflatten, T.unflatten)
+def _unflatten(rec, func, args, kwargs):
+    b = bind(args, {("input" if k == "self" else k): v for k, v in kwargs.items()}, ("input", "dim", "sizes"))
+    sizes = b["sizes"]
+    if isinstance(b["dim"], str) or not isinstance(sizes, (list, tuple, torch.Size)) or \
+            any(isinstance(v, (list, tuple)) for v in sizes):
+        return NotImplemented  # named dims
+    return rec.record("aten::unflatten", [("self", b["input"]), ("dim", int(b["dim"])),
+                                          ("sizes", _sizes_arg((sizes,)))], func, args, kwargs)
+
+
 def _sizes_arg(rest, kind=None):
     """A size list that may hold traced sizes (recorded as a 1-D int64 tensor then)."""
     if len(rest) == 1 and isinstance(rest[0], (list, tuple, torch.Size)):
