@@ -494,10 +494,13 @@ static inline int oxu_promote_args(ox_sym *g, const ox_api *api, size_t n,
  * target opset: t itself where ONNX defines the op for it, else a wider type
  * that holds every value (before opset 14 these ops take only float16,
  * float, double, int32 and int64: int8/int16/uint8/uint16 compute in int32,
- * uint32/uint64 in int64).  The caller casts the result back to t, which
- * wraps as torch's fixed-width integers do. */
+ * uint32/uint64 in int64; bool, which none of them takes, in int32).  The
+ * caller casts the result back to t, which wraps as torch's fixed-width
+ * integers do, and makes bool + bool an or and bool * bool an and. */
 static inline ox_dtype oxu_arith_type(ox_sym *g, const ox_api *api, ox_dtype t)
 {
+    if (t == OX_BOOL)
+        return OX_INT32;
     if (api->opset(g) >= 14)
         return t;
     switch (t) {
@@ -544,6 +547,20 @@ static inline ox_vid oxu_concat(ox_sym *g, const ox_api *api, const ox_vid *xs, 
     if (c)
         api->attr_int(c, "axis", axis);
     return oxu_out(g, api, c, "Concat");
+}
+
+/* Where(c, a, b): elementwise a where c holds, else b, broadcasting all
+ * three.  Bool a and b become Or(And(c, a), And(Not(c), b)): ONNX allows
+ * bool in Where, but ONNX Runtime has no kernel for it. */
+static inline ox_vid oxu_where(ox_sym *g, const ox_api *api, ox_vid c, ox_vid a, ox_vid b)
+{
+    if (!c || !a || !b)
+        return 0;
+    if (api->dtype(g, a) == OX_BOOL && api->dtype(g, b) == OX_BOOL)
+        return oxu_op2(g, api, "Or", oxu_op2(g, api, "And", c, a),
+                       oxu_op2(g, api, "And", oxu_op1(g, api, "Not", c), b));
+    ox_vid in[3] = {c, a, b};
+    return oxu_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
 }
 
 /* Insert size-1 dimensions at axes[] (positions in the output): axes as

@@ -139,38 +139,21 @@ static int sym_div(ox_sym *g, const ox_api *api)
     return binary(g, api, "Div", 0);
 }
 
-/* rsub(self, other, alpha) = other - alpha * self (`1 - x`). */
+/* rsub(self, other, alpha) = other - alpha * self (`1 - x`), in the
+ * promoted and widened type like sub. */
 static int sym_rsub(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
+    ox_vid v[2];
+    if (arith_operands(g, api, v, NULL))
+        return 1;
     double alpha = api->arg_float(g, "alpha", 1.0);
-    if (x && alpha != 1.0) {
-        ox_vid a = api->scalar_like(g, alpha, x);
+    if (alpha != 1.0) {
+        ox_vid a = api->scalar_like(g, alpha, v[0]);
         if (!a)
             return api->fail(g, "could not create the constant for 'alpha'");
-        x = at_op2(g, api, "Mul", x, a);
+        v[0] = at_op2(g, api, "Mul", v[0], a);
     }
-    return oxu_set_result(g, api, 0, at_op2(g, api, "Sub", at_operand(g, api, "other", x), x));
-}
-
-/* `other` as a tensor of self's dtype (a recorded number becomes a constant). */
-static ox_vid other_like(ox_sym *g, const ox_api *api, ox_vid x)
-{
-    ox_arg_kind k = api->arg_kind(g, "other");
-    if (k == OX_ARG_INT || k == OX_ARG_FLOAT || k == OX_ARG_BOOL) {
-        ox_vid v = api->scalar_like(g, api->arg_float(g, "other", 1.0), x);
-        if (!v)
-            api->fail(g, "could not create the constant for 'other'");
-        return v;
-    }
-    ox_vid o = api->arg_tensor(g, "other");
-    if (!o) {
-        api->fail(g, "argument 'other' is missing or None");
-        return 0;
-    }
-    if (api->dtype(g, o) != api->dtype(g, x) && api->dtype(g, x) != OX_UNDEFINED)
-        o = at_cast(g, api, o, api->dtype(g, x));
-    return o;
+    return oxu_set_result_recorded(g, api, 0, at_op2(g, api, "Sub", v[1], v[0]));
 }
 
 /* Floor division.  ONNX Div truncates integers toward zero; torch floors, so a
@@ -189,19 +172,25 @@ static ox_vid floor_div(ox_sym *g, const ox_api *api, ox_vid a, ox_vid b)
     return at_op2(g, api, "Sub", q, fix);
 }
 
+/* Both in the promoted type, widened where ONNX lacks Div/Mul for it
+ * (uint8 before opset 14), the result cast to the recorded type. */
 static int sym_floor_divide(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
-    return oxu_set_result(g, api, 0, floor_div(g, api, x, other_like(g, api, x)));
+    ox_vid v[2];
+    if (arith_operands(g, api, v, NULL))
+        return 1;
+    return oxu_set_result_recorded(g, api, 0, floor_div(g, api, v[0], v[1]));
 }
 
 /* torch.remainder has the divisor's sign: a - floor(a / b) * b. */
 static int sym_remainder(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
-    ox_vid b = other_like(g, api, x);
-    ox_vid q = floor_div(g, api, x, b);
-    return oxu_set_result(g, api, 0, at_op2(g, api, "Sub", x, at_op2(g, api, "Mul", q, b)));
+    ox_vid v[2];
+    if (arith_operands(g, api, v, NULL))
+        return 1;
+    ox_vid q = floor_div(g, api, v[0], v[1]);
+    return oxu_set_result_recorded(g, api, 0,
+                                   at_op2(g, api, "Sub", v[0], at_op2(g, api, "Mul", q, v[1])));
 }
 
 static const ox_param_decl p_add[] = {OX_PARAM("self", OX_ARG_TENSOR),

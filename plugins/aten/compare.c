@@ -70,8 +70,7 @@ static int sym_where(ox_sym *g, const ox_api *api)
     ox_vid v[2];
     if (oxu_promote_args(g, api, 2, names, v, NULL))
         return 1;
-    ox_vid in[3] = {c, v[0], v[1]};
-    return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Where", 3, in, 1), "Where"));
+    return oxu_set_result(g, api, 0, oxu_where(g, api, c, v[0], v[1]));
 }
 
 static int sym_masked_fill(ox_sym *g, const ox_api *api)
@@ -82,10 +81,10 @@ static int sym_masked_fill(ox_sym *g, const ox_api *api)
         return api->fail(g, "argument 'mask' is missing or None");
     if (api->dtype(g, mask) != OX_BOOL)
         mask = at_cast(g, api, mask, OX_BOOL);
-    ox_vid in[3] = {mask, at_operand(g, api, "value", x), x};
-    if (!in[0] || !in[1])
+    ox_vid value = at_operand(g, api, "value", x);
+    if (!value)
         return 1;
-    return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Where", 3, in, 1), "Where"));
+    return oxu_set_result(g, api, 0, oxu_where(g, api, mask, value, x));
 }
 
 /* Logical ops on bool tensors (attention masks): Or / And / Xor / Not. */

@@ -83,7 +83,7 @@ static ox_vid mask_where(ox_sym *g, const ox_api *api, ox_vid x, const ax_plan *
         m = at_unsqueeze(g, api, m, p->mask_rank + i);
     if (accumulate && !(v = at_op2(g, api, "Add", x, v)))
         return 0;
-    return m ? at_out(g, api, api->op(g, "Where", 3, (ox_vid[]){m, v, x}, 1), "Where") : 0;
+    return oxu_where(g, api, m, v, x);
 }
 
 /* Whether x[indices] = values is a Where over a lone boolean mask: the

@@ -165,6 +165,9 @@ static int min_max(ox_sym *g, const ox_api *api, const char *type, const char *p
 {
     ox_vid x = api->arg_tensor(g, "self");
     ox_vid y = at_operand(g, api, "other", x);
+    if (x && api->dtype(g, x) == OX_BOOL) /* Max/Min take no bool: or / and are the same */
+        return oxu_set_result(g, api, 0,
+                              at_op2(g, api, strcmp(type, "Max") == 0 ? "Or" : "And", x, y));
     if (!integers_need_lowering(g, api, x))
         return oxu_set_result(g, api, 0, at_op2(g, api, type, x, y));
     return oxu_set_result(g, api, 0, where(g, api, at_op2(g, api, pick, x, y), x, y));

@@ -202,6 +202,8 @@ static ox_vid arg_reduce_value(ox_sym *g, const ox_api *api, const char *type)
     } else if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), api->rank(g, x), &axis)) {
         return 0;
     }
+    if (x && api->dtype(g, x) == OX_BOOL) /* ArgMax/ArgMin take no bool (max.dim of a mask) */
+        x = at_cast(g, api, x, OX_INT32);
     if (!x)
         return 0;
     ox_onode *r = api->op(g, type, 1, &x, 1);

@@ -45,6 +45,8 @@ static int triangle(ox_sym *g, const ox_api *api, int upper)
         ox_vid kv = api->const_scalar_of(g, OX_INT64, (double)k);
         /* triu keeps col - row >= k, tril keeps col - row <= k */
         ox_vid keep = at_op1(g, api, "Not", at_op2(g, api, upper ? "Less" : "Greater", d, kv));
+        if (api->dtype(g, x) == OX_BOOL) /* ONNX Runtime has no bool Where before opset 16 */
+            return oxu_set_result(g, api, 0, at_op2(g, api, "And", keep, x));
         ox_vid in[3] = {keep, x, api->scalar_like(g, 0.0, x)};
         if (!keep || !in[2])
             return 1;
