@@ -318,8 +318,20 @@ static bool dlopen_out_of_memory(const char *e)
 /* dlopen + entry symbol, then the descriptor checks. */
 static int open_pack(const char *path, loaded_pack *p, ox_report *r)
 {
+    /* A name without a slash would send dlopen to the library search path,
+     * where a system library of the same name may be: it is a file here. */
+    char *local = NULL;
+    if (!strchr(path, '/')) {
+        local = malloc(strlen(path) + 3);
+        if (!local) {
+            ox_report_add(r, "plugin %s: out of memory", path);
+            return -1;
+        }
+        sprintf(local, "./%s", path);
+    }
     dlerror();
-    p->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    p->handle = dlopen(local ? local : path, RTLD_NOW | RTLD_LOCAL);
+    free(local);
     if (!p->handle) {
         const char *e = dlerror();
         if (e && dlopen_out_of_memory(e))
@@ -445,6 +457,17 @@ static int pack_push(ox_registry *reg, loaded_pack *p)
 
 static int load_file(ox_registry *reg, const char *path, bool explicit_path, ox_report *r)
 {
+    /* dlopen of a FIFO blocks until something writes to it: only regular
+     * files (or links to them) are packs. */
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        ox_report_add(r, "plugin %s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ox_report_add(r, "plugin %s: not a regular file; a pack is a shared library (.so)", path);
+        return -1;
+    }
     char *real = realpath(path, NULL);
     if (real) {
         for (size_t i = 0; i < reg->n_packs; i++)

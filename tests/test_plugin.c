@@ -393,6 +393,36 @@ START_TEST(one_bad_pack_fails_the_whole_load)
 }
 END_TEST
 
+/* A FIFO named like a pack would block dlopen until something wrote to it;
+ * it is refused at once.  A pack named without a slash is the file in the
+ * working directory, not a library of that name on the search path. */
+START_TEST(rejects_a_fifo_and_loads_a_bare_name_from_here)
+{
+    char dir[] = "/tmp/oxport-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/libwait.so", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    const char *p[] = {dir};
+    snprintf(msg, sizeof msg, "plugin %s: not a regular file; a pack is a shared library (.so)",
+             path);
+    expect_load_error(p, 1, msg);
+    unlink(path);
+
+    char cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    link_fixture(dir, "base", "libz.so.1"); /* the name of a library every system has */
+    ck_assert_int_eq(chdir(dir), 0);
+    const char *bare[] = {"libz.so.1"};
+    ox_context *ctx = ctx_with(bare, 1);
+    ck_assert_int_eq(ox_context_load(ctx), OX_OK); /* the system's libz has no entry symbol */
+    ox_context_free(ctx);
+    ck_assert_int_eq(chdir(cwd), 0);
+    const char *names[] = {"libz.so.1"};
+    remove_dir(dir, names, 1);
+}
+END_TEST
+
 START_TEST(check_file_reports_every_problem)
 {
     ox_context *ctx = ctx_with(NULL, 0);
@@ -552,6 +582,7 @@ static Suite *plugin_suite(void)
     tcase_add_test(tc, rejects_duplicate_operator);
     tcase_add_test(tc, rejects_bad_declarations);
     tcase_add_test(tc, rejects_unloadable_file);
+    tcase_add_test(tc, rejects_a_fifo_and_loads_a_bare_name_from_here);
     tcase_add_test(tc, rejects_missing_configured_dir);
     tcase_add_test(tc, env_path_is_searched_and_named_in_errors);
     tcase_add_test(tc, env_path_adds_in_front_of_builtin_path);
