@@ -250,6 +250,23 @@ static void free_owned(uint64_t n, void *p)
         free(p);
 }
 
+/* Whether path, its symbolic links followed, lies outside dir (the location
+ * itself has no '..' and is relative, checked before).  A path that does
+ * not resolve is not judged here: opening it says why. */
+static bool leaves_dir(const char *dir, const char *path)
+{
+    char *real_dir = realpath(dir, NULL), *real = realpath(path, NULL);
+    bool out = false;
+    if (real_dir && real) {
+        size_t n = strlen(real_dir);
+        out = strncmp(real, real_dir, n) != 0 ||
+              (real[n] != '/' && real[n] != '\0' && !(n == 1 && real_dir[0] == '/'));
+    }
+    free(real_dir);
+    free(real);
+    return out;
+}
+
 static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t, const char *what,
                                uint64_t nbytes, ox_tensor_data *out)
 {
@@ -266,8 +283,8 @@ static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t,
             errno = 0;
             unsigned long long x = strtoull(v, &end, 10);
             if (!v[0] || *end || errno || v[0] == '-')
-                return rfail(r, OX_EFORMAT, "%s '%s': external data %s '%s' is not a number",
-                             what, tname, k, v);
+                return rfail(r, OX_EFORMAT, "%s '%s': external data %s '%s' is not a "
+                             "non-negative integer", what, tname, k, v);
             if (k[0] == 'o') {
                 offset = x;
             } else {
@@ -295,7 +312,15 @@ static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t,
     if (!path)
         return room(r);
     snprintf(path, plen, "%s/%s", r->base_dir, loc);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (leaves_dir(r->base_dir, path)) {
+        rfail(r, OX_EFORMAT, "%s '%s': external data file '%s' is a symbolic link to a file "
+              "outside the model's directory; ONNX requires the data below it", what, tname, path);
+        free(path);
+        return r->st;
+    }
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer.  It is
+     * refused below, and a regular file reads the same either way. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
@@ -306,8 +331,14 @@ static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t,
         free(path);
         return r->st;
     }
-    if (!S_ISREG(st.st_mode) || offset > (uint64_t)st.st_size ||
-        nbytes > (uint64_t)st.st_size - offset) {
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        rfail(r, OX_EFORMAT, "%s '%s': external data '%s' is not a regular file", what, tname,
+              path);
+        free(path);
+        return r->st;
+    }
+    if (offset > (uint64_t)st.st_size || nbytes > (uint64_t)st.st_size - offset) {
         close(fd);
         rfail(r, OX_EFORMAT, "%s '%s': external data offset %llu + length %llu is outside '%s' "
               "(%llu bytes)", what, tname, (unsigned long long)offset,

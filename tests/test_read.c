@@ -359,6 +359,72 @@ static uint8_t *tiny_model(size_t *len, const char *relu_input)
     return buf;
 }
 
+/* tiny_model with its initializer's 16 bytes stored at `location` instead. */
+static void put_external_model(const char *path, const char *location)
+{
+    size_t len;
+    uint8_t *buf = tiny_model(&len, NULL);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    ck_assert_ptr_nonnull(m);
+    free(buf);
+    Onnx__TensorProto *w = m->graph->initializer[0];
+    Onnx__StringStringEntryProto e = ONNX__STRING_STRING_ENTRY_PROTO__INIT;
+    e.key = (char *)"location";
+    e.value = (char *)location;
+    Onnx__StringStringEntryProto *entries[1] = {&e};
+    size_t n_float = w->n_float_data;
+    w->n_float_data = 0;
+    w->has_data_location = 1;
+    w->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    w->n_external_data = 1;
+    Onnx__StringStringEntryProto **saved = w->external_data;
+    w->external_data = entries;
+    len = protobuf_c_message_get_packed_size(&m->base);
+    buf = malloc(len);
+    protobuf_c_message_pack(&m->base, buf);
+    put(path, buf, len);
+    free(buf);
+    w->external_data = saved;
+    w->n_external_data = 0;
+    w->n_float_data = n_float;
+    onnx__model_proto__free_unpacked(m, NULL);
+}
+
+/* External data must be a regular file below the model's directory: a FIFO
+ * is refused without waiting for a writer, a symbolic link is followed only
+ * while it stays inside. */
+START_TEST(external_data_is_a_regular_file_below_the_model)
+{
+    static const float data[4] = {5, 6, 7, 8};
+    put(in(dir, "w.bin"), data, sizeof data);
+    ox_graph *g = NULL;
+    put_external_model(in(dir, "m.onnx"), "w.bin");
+    ck_assert_msg(ox_read(ctx, in(dir, "m.onnx"), &g) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_mem_eq(ox_graph_value(g, g->params[0])->tensor.data, data, sizeof data);
+    ox_graph_free(g);
+
+    ck_assert_int_eq(symlink("w.bin", in(dir, "inside.bin")), 0);
+    put_external_model(in(dir, "m.onnx"), "inside.bin");
+    ck_assert_msg(ox_read(ctx, in(dir, "m.onnx"), &g) == OX_OK, "%s", ox_errmsg(ctx));
+    ox_graph_free(g);
+
+    char want[1024];
+    ck_assert_int_eq(mkfifo(in(dir, "fifo"), 0600), 0);
+    put_external_model(in(dir, "m.onnx"), "fifo");
+    ck_assert_int_eq(ox_read(ctx, in(dir, "m.onnx"), &g), OX_EFORMAT);
+    snprintf(want, sizeof want, "%s: not an ONNX model: initializer 'w': external data '%s/fifo' "
+             "is not a regular file", in(dir, "m.onnx"), dir);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+
+    ck_assert_int_eq(symlink("/etc/passwd", in(dir, "outside.bin")), 0);
+    put_external_model(in(dir, "m.onnx"), "outside.bin");
+    ck_assert_int_eq(ox_read(ctx, in(dir, "m.onnx"), &g), OX_EFORMAT);
+    ck_assert_ptr_null(g);
+    ck_assert_ptr_nonnull(strstr(ox_errmsg(ctx), "is a symbolic link to a file outside the "
+                                                 "model's directory"));
+}
+END_TEST
+
 START_TEST(typed_fields_and_dangling_names)
 {
     size_t len;
@@ -574,6 +640,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, torch_exports_read_and_rewrite);
     tcase_add_test(tc, external_data_from_onnx_save);
+    tcase_add_test(tc, external_data_is_a_regular_file_below_the_model);
     tcase_add_test(tc, typed_fields_and_dangling_names);
     tcase_add_test(tc, bad_paths_and_empty_file);
     tcase_add_test(tc, pipes_read_devices_refused);
