@@ -11,6 +11,7 @@
 #include "ir.h"
 #include "json_out.h"
 #include "report.h"
+#include "write_files.h"
 
 const char *ox_export_report_format(const char *path)
 {
@@ -202,8 +203,7 @@ ox_status ox_export_report_write(ox_context *ctx, const char *path, const ox_exp
             umask(mask);
             chmod(tmp, 0666 & ~mask);
         }
-        if (!ok || rename(tmp, path) != 0) {
-            e = errno;
+        if (!ok || (e = ox_put_in_place(tmp, path)) != 0) {
             unlink(tmp);
             free(tmp);
             return ox_fail(ctx, OX_EIO, "cannot write the report %s: %s", path, strerror(e));

@@ -24,6 +24,7 @@
 
 #include "context.h"
 #include "hash64.h"
+#include "write_files.h"
 
 extern char **environ;
 
@@ -701,9 +702,10 @@ ox_status ox_picture_render(ox_context *ctx, const ox_graph *g, const ox_picture
         mode_t mask = umask(0);
         umask(mask);
         chmod(result, 0666 & ~mask);
-        if (rename(result, path) != 0)
+        int e = ox_put_in_place(result, path);
+        if (e != 0)
             st = ox_fail(ctx, OX_EIO, "%s: cannot move the picture into place: %s", path,
-                         strerror(errno));
+                         strerror(e));
     }
     if (st != OX_OK || out_tmp)
         unlink(dot_tmp);

@@ -280,3 +280,86 @@ char *ox_link_destination(const char *path)
     }
     return NULL;
 }
+
+/* ------------------------------------------------------ whole small files */
+
+/* Copy the file at src into the open fd; 0 or an errno. */
+static int copy_into(const char *src, int fd)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return errno;
+    char buf[65536];
+    int e = 0;
+    for (;;) {
+        ssize_t k = read(in, buf, sizeof buf);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            e = k < 0 ? errno : 0;
+            break;
+        }
+        for (ssize_t off = 0; off < k;) {
+            ssize_t w = write(fd, buf + off, (size_t)(k - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0) {
+                e = errno;
+                break;
+            }
+            off += w;
+        }
+        if (e)
+            break;
+    }
+    close(in);
+    return e;
+}
+
+int ox_put_in_place(const char *src, const char *path)
+{
+    char *dest = ox_link_destination(path);
+    if (!dest) {
+        int e = errno ? errno : ENOMEM;
+        unlink(src);
+        return e;
+    }
+    struct stat st;
+    int e = 0;
+    if (stat(dest, &st) == 0 && S_ISDIR(st.st_mode)) {
+        e = EISDIR;
+    } else if (stat(dest, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) */
+        int fd = open(dest, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) {
+            e = errno;
+        } else {
+            int fl = fcntl(fd, F_GETFL);
+            if (fl >= 0)
+                (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+            e = copy_into(src, fd);
+            if (close(fd) != 0 && !e)
+                e = errno;
+        }
+    } else if (ox_write_fs.rename(src, dest) != 0) {
+        e = errno;
+        if (e == EXDEV) {
+            /* a link to another file system: a temp beside its end, then the rename */
+            ox_temp t = OX_TEMP_NONE;
+            e = ox_temp_open(dest, &t);
+            if (!e)
+                e = copy_into(src, t.fd);
+            if (!e)
+                e = ox_temp_close(&t, false);
+            if (!e && ox_write_fs.rename(t.path, dest) != 0)
+                e = errno;
+            if (!e)
+                ox_temp_committed(&t);
+            else
+                ox_temp_discard(&t);
+        }
+    }
+    unlink(src); /* after a rename there is nothing at src: ENOENT, ignored */
+    free(dest);
+    return e;
+}

@@ -60,4 +60,13 @@ bool ox_same_dir(const char *a, const char *b);
 /* fsync a directory so renames in it survive a power loss; 0 or errno. */
 int ox_sync_dir(const char *dir);
 
+/* Put `src`, a finished and closed file (a temp beside `path`), at `path`
+ * the way the model writer puts a model: through a symbolic link at the end
+ * of its chain; into an existing target that is no regular file (a device
+ * such as /dev/null, a FIFO with a reader) by copying, since a rename would
+ * replace the device node with a regular file; else by a rename.  `src` is
+ * gone afterwards, whatever the result.  0 or an errno (EISDIR for a
+ * directory, ENXIO for a FIFO nobody reads). */
+int ox_put_in_place(const char *src, const char *path);
+
 #endif /* OXPORT_WRITE_FILES_H */

@@ -516,6 +516,51 @@ START_TEST(export_write_failures)
 }
 END_TEST
 
+/* The report and a picture are checked before any work: a report that would
+ * replace the model or has no directory to go to, and a picture over the
+ * model it draws, are usage errors that write nothing.  They go through
+ * links and into FIFOs as the model does. */
+START_TEST(report_and_picture_paths_checked_first)
+{
+    char packs[2200];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    expect_export("", "-o m.json --report m.json", 2,
+                  "oxport export: -o and --report name the same file 'm.json'; the report would "
+                  "replace the model\n");
+    expect_export("", "-o m.onnx --report nodir/r.json", 2,
+                  "oxport export: cannot write the report nodir/r.json: directory 'nodir' does "
+                  "not exist; create it first\n");
+    char *left = leftovers("", "");
+    ck_assert_str_eq(left, "");
+    free(left);
+
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ln -s real.json link.json && mkfifo pipe.svg", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+    expect_export("", "-o m.onnx --report link.json", 0, "");
+    snprintf(cmd, sizeof cmd, "cd '%s' && test -L link.json && test -s real.json", tmpdir);
+    ck_assert_msg(system(cmd) == 0, "the report did not go through the link");
+
+    run_result r = run("dump m.onnx --format dot -o m.onnx");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "oxport dump: -o 'm.onnx' is the model being read; the picture "
+                            "would replace it\n");
+    run_free(&r);
+    /* a FIFO nobody reads is refused at once and stays a FIFO */
+    r = run("dump m.onnx --format dot -o pipe.svg");
+    ck_assert_int_eq(r.status, 3);
+    ck_assert_str_eq(r.err, "oxport dump: pipe.svg: cannot move the picture into place: No such "
+                            "device or address\n");
+    run_free(&r);
+    left = leftovers("", "-e m.onnx -e link.json -e real.json -e pipe.svg");
+    ck_assert_str_eq(left, "");
+    free(left);
+    snprintf(cmd, sizeof cmd, "cd '%s' && test -p pipe.svg", tmpdir);
+    ck_assert_msg(system(cmd) == 0, "pipe.svg is no longer a FIFO");
+}
+END_TEST
+
 /* A real full file system and a read-only one: tmpfs mounts, root only. */
 START_TEST(export_tiny_and_readonly_tmpfs)
 {
@@ -796,6 +841,7 @@ static Suite *cli_suite(void)
     tcase_add_checked_fixture(errors, setup, teardown);
     tcase_set_timeout(errors, 240);
     tcase_add_test(errors, export_write_failures);
+    tcase_add_test(errors, report_and_picture_paths_checked_first);
     tcase_add_test(errors, export_tiny_and_readonly_tmpfs);
     tcase_add_test(errors, export_config_errors);
     tcase_add_test(errors, export_plugin_path_errors);

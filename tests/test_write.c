@@ -880,6 +880,81 @@ START_TEST(devices_written_in_place_links_followed)
 }
 END_TEST
 
+static void put_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static char *text_of(const char *path)
+{
+    static char buf[256];
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Reports and pictures go where a model would: through links, over regular
+ * files, into devices and FIFOs by copying, which a rename would replace. */
+START_TEST(small_files_are_put_where_a_model_would_go)
+{
+    struct stat st;
+    put_text(path_in("t1"), "one");
+    ck_assert_int_eq(symlink("real.json", path_in("link.json")), 0);
+    ck_assert_int_eq(ox_put_in_place(path_in("t1"), path_in("link.json")), 0);
+    ck_assert_int_eq(lstat(path_in("link.json"), &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_str_eq(text_of(path_in("real.json")), "one");
+    ck_assert_int_eq(access(path_in("t1"), F_OK), -1);
+
+    put_text(path_in("t2"), "two");
+    ck_assert_int_eq(ox_put_in_place(path_in("t2"), path_in("real.json")), 0);
+    ck_assert_str_eq(text_of(path_in("real.json")), "two");
+
+    /* a FIFO nobody reads: refused at once, the FIFO stays */
+    ck_assert_int_eq(mkfifo(path_in("pipe"), 0600), 0);
+    put_text(path_in("t3"), "three");
+    ck_assert_int_eq(ox_put_in_place(path_in("t3"), path_in("pipe")), ENXIO);
+    ck_assert_int_eq(lstat(path_in("pipe"), &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    ck_assert_int_eq(access(path_in("t3"), F_OK), -1);
+
+    /* with a reader, the reader gets the bytes */
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        FILE *in = fopen(path_in("pipe"), "r");
+        char buf[64] = {0};
+        size_t n = in ? fread(buf, 1, sizeof buf - 1, in) : 0;
+        _exit(n == 4 && memcmp(buf, "four", 4) == 0 ? 0 : 1);
+    }
+    int e = ENXIO;
+    for (int tries = 0; tries < 500; tries++) {
+        put_text(path_in("t4"), "four");
+        e = ox_put_in_place(path_in("t4"), path_in("pipe"));
+        if (e != ENXIO)
+            break; /* the reader has the FIFO open */
+        usleep(10000);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert_int_eq(e, 0);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_int_eq(lstat(path_in("pipe"), &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+
+    ck_assert_int_eq(mkdir(path_in("adir"), 0700), 0);
+    put_text(path_in("t5"), "five");
+    ck_assert_int_eq(ox_put_in_place(path_in("t5"), path_in("adir")), EISDIR);
+    ck_assert_int_eq(access(path_in("t5"), F_OK), -1);
+}
+END_TEST
+
 /* A full disk, simulated with RLIMIT_FSIZE: writes past the limit fail with
  * EFBIG exactly like ENOSPC would (mounting a small tmpfs needs root). */
 START_TEST(write_error_midway_keeps_old_file)
@@ -1643,6 +1718,7 @@ int main(void)
     tcase_add_test(tc, failed_writes_leave_nothing_behind);
     tcase_add_test(tc, write_error_midway_keeps_old_file);
     tcase_add_test(tc, devices_written_in_place_links_followed);
+    tcase_add_test(tc, small_files_are_put_where_a_model_would_go);
     tcase_add_test(tc, dtypes_rank0_and_attribute_kinds);
     tcase_add_test(tc, hand_encoded_items_match_protobuf_c);
     tcase_add_test(tc, cursor_encoded_items_match_protobuf_c);

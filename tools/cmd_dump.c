@@ -13,6 +13,7 @@
 #include <oxport/oxport.h>
 
 #include "commands.h"
+#include "output_paths.h"
 
 static void dump_usage(FILE *out)
 {
@@ -136,6 +137,9 @@ int cmd_dump(int argc, char **argv)
                            scope ? "--scope" : "--depth");
     if ((format == FMT_SVG || format == FMT_PNG) && !output)
         return usage_error("--format %s writes a file: give -o PICTURE", format_names[format]);
+    if (output && ox_cli_same_file(output, path))
+        return usage_error("-o '%s' is the model being read; the picture would replace it",
+                           output);
 
     ox_context *ctx = NULL;
     if (ox_context_new(OX_CONTEXT_NO_DEFAULT_PLUGINS | OX_CONTEXT_NO_DEFAULT_OPSETS, &ctx) != OX_OK) {

@@ -16,6 +16,7 @@
 #include <oxport/oxport.h>
 
 #include "commands.h"
+#include "output_paths.h"
 #include "tensor_proto.h"
 #include "weights_file.h"
 #include "zoo/zoo.h"
@@ -740,6 +741,21 @@ int cmd_export(int argc, char **argv)
               stderr);
         rc = OX_EXIT_USAGE;
         goto out;
+    }
+    if (a.report && strcmp(a.report, "-") != 0) {
+        char dir[4096];
+        if (a.output && ox_cli_same_file(a.output, a.report)) {
+            fprintf(stderr, "oxport export: -o and --report name the same file '%s'; the report "
+                            "would replace the model\n", a.report);
+            rc = OX_EXIT_USAGE;
+            goto out;
+        }
+        if (!ox_cli_dir_exists(a.report, dir, sizeof dir)) {
+            fprintf(stderr, "oxport export: cannot write the report %s: directory '%s' does not "
+                            "exist; create it first\n", a.report, dir);
+            rc = OX_EXIT_USAGE;
+            goto out;
+        }
     }
     rc = run_export(&a, z);
 out:
