@@ -107,6 +107,23 @@ START_TEST(version)
 }
 END_TEST
 
+/* Output that cannot be written is a failure, whichever command printed it. */
+START_TEST(unwritable_stdout_fails)
+{
+    const char *cmds[] = {"--version", "--help", "help dump", "export --list"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "'%s' %s >/dev/full 2>'%s/err'", bin, cmds[i], tmpdir);
+        int st = system(cmd);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 3, "%s: status %d", cmds[i], st);
+        snprintf(cmd, sizeof cmd, "%s/err", tmpdir);
+        char *err = slurp_or_empty(cmd);
+        ck_assert_str_eq(err, "oxport: cannot write to standard output: No space left on device\n");
+        free(err);
+    }
+}
+END_TEST
+
 START_TEST(top_level_help)
 {
     const char *forms[] = {"--help", "-h", "help"};
@@ -821,6 +838,7 @@ static Suite *cli_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, version);
     tcase_add_test(tc, top_level_help);
+    tcase_add_test(tc, unwritable_stdout_fails);
     tcase_add_loop_test(tc, subcommand_help, 0, (int)(sizeof subcommands / sizeof subcommands[0]));
     tcase_add_test(tc, unknown_command);
     tcase_add_test(tc, usage_errors);

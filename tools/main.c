@@ -2,7 +2,9 @@
  * oxport — command-line front end: dispatches to the subcommands declared in
  * commands.h.  Exit codes are theirs (see commands.h and docs/cli.md).
  */
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,10 +121,8 @@ static int unknown_command(const char *name)
     return OX_EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
-    ox_cli_use_build_tree();
-    handle_signals();
     if (argc < 2) {
         usage(stderr);
         return OX_EXIT_USAGE;
@@ -156,4 +156,30 @@ int main(int argc, char **argv)
     if (!c)
         return unknown_command(name);
     return c->run(argc - 1, argv + 1);
+}
+
+/* What a command printed to standard output must have arrived: a listing
+ * cut short by a full disk or a closed pipe is a failure (3), not a success. */
+static int stdout_written(int rc)
+{
+    int e = 0;
+    bool failed = ferror(stdout) != 0;
+    if (fflush(stdout) != 0) {
+        failed = true;
+        e = errno;
+    }
+    if (!failed)
+        return rc;
+    if (e)
+        fprintf(stderr, "oxport: cannot write to standard output: %s\n", strerror(e));
+    else
+        fprintf(stderr, "oxport: cannot write to standard output\n");
+    return rc == OX_EXIT_OK || rc == OX_EXIT_FINDINGS ? OX_EXIT_FAILURE : rc;
+}
+
+int main(int argc, char **argv)
+{
+    ox_cli_use_build_tree();
+    handle_signals();
+    return stdout_written(dispatch(argc, argv));
 }
