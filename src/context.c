@@ -265,7 +265,8 @@ ox_status ox_context_set_opset_dir(ox_context *ctx, const char *dir)
 }
 
 /* Which descriptor directory applies: the API's, then OXPORT_OPSET_DIR, then
- * the config's, then the installed one. */
+ * the config's, then the built-in one: OXPORT_BUILTIN_OPSET_DIR when set (a
+ * build tree's, which its CLI sets), else the installed one. */
 const char *ox_context_opset_dir(const ox_context *ctx)
 {
     if (ctx->opset_dir)
@@ -277,6 +278,11 @@ const char *ox_context_opset_dir(const ox_context *ctx)
     }
     if (ctx->config && ctx->config->opset_dir)
         return ctx->config->opset_dir;
+    if (!(ctx->flags & OX_CONTEXT_NO_ENV)) {
+        const char *builtin = getenv("OXPORT_BUILTIN_OPSET_DIR");
+        if (builtin && *builtin)
+            return builtin;
+    }
     return OXPORT_OPSETDIR;
 }
 

@@ -633,7 +633,13 @@ START_TEST(export_config_errors)
                   "oxport export: key.yaml:1:1: expected one of the keys target_opset, opsets, "
                   "plugin_dirs, disabled_operators, custom_domains, opset_dir, "
                   "operator_export_type, sync, got 'opset'\n");
-    char *left = leftovers("", "-e syntax.yaml -e key.yaml");
+    /* the config's opset_dir ranks above the build tree's descriptors */
+    write_text("dir.yaml", "opset_dir: nowhere\n");
+    expect_export("env -u OXPORT_OPSET_DIR", "-o m.onnx --config dir.yaml", 2,
+                  "oxport export: loading symbolic packs and opsets failed:\nnowhere: cannot open "
+                  "the opset descriptor directory: No such file or directory (set opset_dir in "
+                  "the config, OXPORT_OPSET_DIR or ox_context_set_opset_dir)\n");
+    char *left = leftovers("", "-e syntax.yaml -e key.yaml -e dir.yaml");
     ck_assert_str_eq(left, "");
     free(left);
 }

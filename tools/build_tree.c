@@ -26,7 +26,8 @@ void ox_cli_use_build_tree(void)
     /* This build's packs are the built-in ones: OXPORT_PLUGIN_PATH still adds in front. */
     setenv("OXPORT_BUILTIN_PLUGIN_PATH",
            OXPORT_BUILD_ROOT "/plugins/aten:" OXPORT_BUILD_ROOT "/plugins/nn_functions", 0);
-    setenv("OXPORT_OPSET_DIR", OXPORT_SOURCE_ROOT "/opset", 0);
+    /* the built-in descriptors: OXPORT_OPSET_DIR and a config's opset_dir still rank above */
+    setenv("OXPORT_BUILTIN_OPSET_DIR", OXPORT_SOURCE_ROOT "/opset", 0);
     /* `oxport diff --run`: the source tree's ONNX Runtime runner */
     setenv("OXPORT_ORT_RUNNER", OXPORT_SOURCE_ROOT "/tools/ort/run.js", 0);
 #endif
