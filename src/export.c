@@ -157,6 +157,11 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
     if (!g || !path || !path[0])
         return ox_fail(ctx, OX_EINVAL, "ox_write: %s is %s", !g ? "graph" : "path",
                        !g ? "NULL" : path ? "empty" : "NULL");
+    if (g->is_trace)
+        return ox_fail(ctx, OX_EINVAL,
+                       "ox_write: graph %s is a traced graph, whose aten:: nodes are no ONNX "
+                       "operators; convert it first (ox_convert), or write it with ox_export",
+                       g->name ? g->name : "");
     ox_io_layout layout;
     ox_status st = ox_io_layout_plan(ctx, g, opts, &layout);
     if (st == OX_OK)

@@ -237,6 +237,7 @@ struct ox_graph {
     size_t mapping_len;
     void (*mapping_free)(void *mapping, size_t len);
     bool is_onnx; /* true after conversion or when read from a file */
+    bool is_trace; /* made by ox_trace_finish: its nodes are the host's, not ONNX's */
     /* Every node kind of the graph, once: nodes of one kind share its string
      * (ir.c's set_kind), which saves a copy a node, and lets per-kind
      * lookups remember a kind by its pointer (route.c). */

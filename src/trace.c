@@ -591,6 +591,7 @@ ox_status ox_trace_finish(ox_trace *t, ox_graph **out)
                        "ox_trace_finish: no graph output was marked; call ox_trace_output for "
                        "each model output");
     }
+    t->g->is_trace = true;
     *out = t->g;
     trace_release(t);
     return OX_OK;

@@ -60,6 +60,11 @@ START_TEST(records_ops_with_named_args_and_scopes)
     ck_assert_int_eq(ox_graph_value(g, y)->type.dims[3], 4);
     ck_assert_uint_eq(g->n_params, 1);
     ck_assert_uint_eq(g->n_outputs, 1);
+    /* a traced graph is no ONNX graph: ox_write refuses it and writes nothing */
+    ck_assert_int_eq(ox_write(ctx, g, "/nonexistent-dir/m.onnx", NULL), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: graph Net is a traced graph, whose aten:: nodes "
+                                     "are no ONNX operators; convert it first (ox_convert), or "
+                                     "write it with ox_export");
     ox_graph_free(g);
 }
 END_TEST

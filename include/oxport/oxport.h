@@ -360,7 +360,8 @@ OX_API void ox_export_options_init(ox_export_options *opts);
 OX_API ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_graph **out);
 
 /* Write an ONNX-domain graph to `path` (atomically).  The traced graph's
- * borrowed parameter bytes must still be alive. */
+ * borrowed parameter bytes must still be alive.  A traced graph itself (from
+ * ox_trace_finish) is refused with OX_EINVAL: convert it first. */
 OX_API ox_status ox_write(ox_context *ctx, const ox_graph *onnx, const char *path,
                           const ox_export_options *opts);
 
