@@ -174,6 +174,21 @@ class FakeTrace(unittest.TestCase):
             self.assertIn("trace='fake' cannot run", str(cm.exception))
             self.assertEqual(os.listdir(tmp), [])
 
+    def test_a_failing_meta_kernel_is_refused_naming_the_call(self):
+        """torch 1.13's meta kernel for cdist raises a TypeError where eager runs."""
+        class Dist(nn.Module):
+            def forward(self, a, b):
+                return torch.cdist(a, b)
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(oxt.ExportError) as cm:
+                oxt.export(Dist(), (torch.randn(4, 6), torch.randn(5, 6)), os.path.join(tmp, "d.onnx"),
+                           trace="fake")
+            msg = str(cm.exception)
+            self.assertIn("cannot run on the meta device (torch", msg)
+            self.assertIn("meta kernel failed: TypeError", msg)
+            self.assertIn("test_fake_trace.py:", msg)
+            self.assertEqual(os.listdir(tmp), [])
+
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):
             oxt.export(nn.ReLU(), (torch.randn(2),), os.devnull, trace="lazy")

@@ -26,6 +26,7 @@ Nothing computed from a traced tensor escapes the trace silently:
 
 import ctypes
 import inspect
+import os
 import re
 import types
 import warnings
@@ -684,9 +685,22 @@ def schema_arglist(schema, args, kwargs):
     return arglist
 
 
+def _raised_in_meta_kernel(e):
+    """Whether e came out of one of torch's meta kernels written in Python (torch 1.13's
+    meta_cdist_forward raises a TypeError for a call eager runs)."""
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith(os.path.join("torch", "_meta_registrations.py")):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def _meta_failure(e):
     """Why torch's meta device could not run an op, in one line."""
     first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    if _raised_in_meta_kernel(e) and not isinstance(e, (NotImplementedError, RuntimeError)):
+        return f"torch {torch.__version__.split('+')[0]}'s meta kernel failed: {type(e).__name__}: {first}"
     m = re.search(r"Could not run '([^']+)' with arguments from the 'Meta' backend", first)
     if not m:
         return first
@@ -983,8 +997,10 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
                 try:
                     with _rnn_flat_weights(model, meta_state):
                         result = functional_call(model, meta_state, tuple(args), kwargs)
-                except (NotImplementedError, RuntimeError) as e:
-                    if "meta" not in str(e).lower():
+                except Exception as e:  # noqa: BLE001 - only the meta device's failures are rewritten
+                    if isinstance(e, UnsupportedValue) or not (
+                            isinstance(e, (NotImplementedError, RuntimeError)) and "meta" in str(e).lower()
+                            or _raised_in_meta_kernel(e)):
                         raise
                     raise UnsupportedValue(f"trace='fake': an operator at {S.user_frame_of(e.__traceback__)} in "
                                            f"{rec.scope_str()} cannot run on the meta device "
