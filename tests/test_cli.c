@@ -748,6 +748,28 @@ START_TEST(export_test_data_failure_removes_the_pair)
     char *left = leftovers("bundle", "-e test_data_set_0");
     ck_assert_str_eq(left, "");
     free(left);
+
+    /* a directory the failed export made goes too */
+    expect_export("ulimit -f 100;", "--test-data made", 3,
+                  "oxport export: superresolution: cannot write ONNX model to 'made/model.onnx': "
+                  "File too large; raise the file size limit (ulimit -f) or write elsewhere\n");
+    snprintf(cmd, sizeof cmd, "test ! -e '%s/made'", tmpdir);
+    ck_assert_msg(system(cmd) == 0, "the failed export left its directory");
+
+    /* without its weights the bundle could not run */
+    expect_export("", "--test-data nop --no-params", 2,
+                  "oxport export: --test-data writes a bundle ONNX Runtime runs as it is; with "
+                  "--no-params the weights would be inputs it has no data for: leave out "
+                  "--no-params\n");
+
+    /* tensors of an earlier bundle with more inputs are removed, other files stay */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/old/test_data_set_0' && cd '%s/old/test_data_set_0' && "
+             ": > input_5.pb && : > output_3.pb && : > notes.txt", tmpdir, tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+    expect_export("", "--test-data old", 0, "");
+    left = leftovers("old/test_data_set_0", "");
+    ck_assert_str_eq(left, "input_0.pb\nnotes.txt\noutput_0.pb\n");
+    free(left);
 }
 END_TEST
 

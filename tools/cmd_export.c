@@ -3,6 +3,7 @@
  * tracing it, then convert and write the ONNX file (and, optionally, the
  * ONNX backend-test layout with the host's own inputs and outputs).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -349,6 +350,32 @@ static void test_set_dir(const export_args *a, unsigned set, char *dir, size_t l
     snprintf(dir, len, "%s/test_data_set_%u", a->test_data, set);
 }
 
+/* Remove the input_N.pb / output_N.pb of dir that this bundle does not write
+ * (an earlier export of a model with more inputs left them): a runner reads
+ * every one it finds. */
+static void remove_stale_tensors(const char *dir, size_t n_inputs, size_t n_outputs)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4096 + 256 + 2];
+    while ((e = readdir(d))) {
+        unsigned long i;
+        char tail[8];
+        bool in = strncmp(e->d_name, "input_", 6) == 0 && isdigit((unsigned char)e->d_name[6]) &&
+                  sscanf(e->d_name, "input_%lu%7s", &i, tail) == 2;
+        bool out = !in && strncmp(e->d_name, "output_", 7) == 0 &&
+                   isdigit((unsigned char)e->d_name[7]) &&
+                   sscanf(e->d_name, "output_%lu%7s", &i, tail) == 2;
+        if ((!in && !out) || strcmp(tail, ".pb") != 0 || i < (in ? n_inputs : n_outputs))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+}
+
 static int write_test_set(const export_args *a, const hc_zoo_model *z, unsigned set,
                           hc_tensor **in, hc_tensor **out)
 {
@@ -358,6 +385,7 @@ static int write_test_set(const export_args *a, const hc_zoo_model *z, unsigned 
         fprintf(stderr, "oxport export: cannot create %s: %s\n", dir, strerror(errno));
         return -1;
     }
+    remove_stale_tensors(dir, z->n_inputs, z->n_outputs);
     for (size_t k = 0; k < z->n_inputs + z->n_outputs; k++) {
         bool is_in = k < z->n_inputs;
         size_t i = is_in ? k : k - z->n_inputs;
@@ -466,6 +494,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     hc_rt rt;
     hc_rt_init(&rt, NULL, NULL);
     char path[4200];
+    bool created_dir = false; /* --test-data's directory, made by this export */
 
     ox_status st = ox_context_new(0, &ctx);
     if (st != OX_OK) {
@@ -551,7 +580,8 @@ static int run_export(export_args *a, const hc_zoo_model *z)
 
     const char *target = a->output;
     if (a->test_data) {
-        if (mkdir_p(a->test_data) != 0) {
+        created_dir = mkdir(a->test_data, 0777) == 0;
+        if (!created_dir && mkdir_p(a->test_data) != 0) {
             fprintf(stderr, "oxport export: cannot create %s: %s\n", a->test_data,
                     strerror(errno));
             goto done;
@@ -612,6 +642,8 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     rc = OX_EXIT_OK;
 
 done:
+    if (rc != OX_EXIT_OK && created_dir)
+        rmdir(a->test_data); /* the bundle's directory goes when this export made it empty */
     ox_graph_free(graph);
     hc_rt_release(&rt);
     if (have_model)
@@ -643,6 +675,12 @@ static int check_weight_options(const export_args *a, const hc_zoo_model *z)
     if (a->shape_only && !a->weights && !a->no_params && !a->save_weights) {
         fputs("oxport export: --shape-only loads no weights: give --weights FILE (make one "
               "with --save-weights) or --no-params\n", stderr);
+        return OX_EXIT_USAGE;
+    }
+    if (a->no_params && a->test_data) {
+        fputs("oxport export: --test-data writes a bundle ONNX Runtime runs as it is; with "
+              "--no-params the weights would be inputs it has no data for: leave out "
+              "--no-params\n", stderr);
         return OX_EXIT_USAGE;
     }
     if (a->shape_only && a->test_data) {
