@@ -67,6 +67,10 @@ static ox_status note_fixed_counts(ox_context *ctx, const ox_pipeline *p)
     ox_report r;
     ox_report_init(&r);
     int rc = ox_fixed_counts_warn(p->g, p->layout.shapes, ctx->size_reads, ctx->n_size_reads, &r);
+    for (size_t i = 0; rc == 0 && i < p->notes.n; i++)
+        ox_report_add(&r, "%s", p->notes.lines[i]);
+    if (rc == 0 && (r.oom || p->notes.oom))
+        rc = -1;
     if (rc == 0 && r.n && !(ctx->warnings = ox_report_join(&r, NULL)))
         rc = -1;
     ox_report_free(&r);

@@ -26,6 +26,7 @@ typedef struct fn_type {
     const char *domain;
     size_t domain_len;
     const char *type;
+    bool seen; /* a scope of the graph names it */
 } fn_type;
 
 /* One instance being extracted: its nodes in graph order. */
@@ -103,8 +104,10 @@ static const fn_type *selected(const fx *x, const char *seg, size_t len)
     const char *br = memchr(seg, '[', len);
     size_t tl = br ? (size_t)(br - seg) : len;
     for (size_t i = 0; i < x->n_types; i++)
-        if (strlen(x->types[i].type) == tl && memcmp(x->types[i].type, seg, tl) == 0)
+        if (strlen(x->types[i].type) == tl && memcmp(x->types[i].type, seg, tl) == 0) {
+            x->types[i].seen = true;
             return &x->types[i];
+        }
     return NULL;
 }
 
@@ -566,7 +569,7 @@ static ox_status parse_types(fx *x, const char *const *types, size_t n)
 }
 
 ox_status ox_functions_extract(ox_context *ctx, ox_graph *g, int opset,
-                               const char *const *types, size_t n_types)
+                               const char *const *types, size_t n_types, ox_report *notes)
 {
     if (!n_types)
         return OX_OK;
@@ -599,6 +602,17 @@ ox_status ox_functions_extract(ox_context *ctx, ox_graph *g, int opset,
      * before a value it reads, so the order is settled once more (O(nodes)). */
     if (st == OX_OK && g->n_functions)
         st = ox_pass_toposort(ctx, g);
+    for (size_t i = 0; st == OX_OK && notes && i < x.n_types; i++) {
+        if (x.types[i].seen)
+            continue;
+        if (g->name && strcmp(g->name, x.types[i].type) == 0)
+            ox_report_add(notes, "function type '%s' is the model itself, which is never a "
+                          "function; name the types of modules inside it", types[i]);
+        else
+            ox_report_add(notes, "function type '%s' names no module of the model (no scope "
+                          "segment '%s[...]'), so no function was made for it", types[i],
+                          x.types[i].type);
+    }
     for (size_t i = 0; i < 5; i++)
         free(*per_value[i]);
     free(x.node_serial);

@@ -14,11 +14,14 @@
 
 #include "context.h"
 #include "ir.h"
+#include "report.h"
 
 /* Functions need IR 8, which opset 15 brings. */
 #define OX_FUNCTIONS_MIN_OPSET 15
 
+/* A type no scope of the graph names is no error (a model may not run a
+ * module of it on this input), but it is said in `notes`. */
 ox_status ox_functions_extract(ox_context *ctx, ox_graph *g, int opset,
-                               const char *const *types, size_t n_types);
+                               const char *const *types, size_t n_types, ox_report *notes);
 
 #endif /* OXPORT_FUNCTIONS_H */

@@ -84,7 +84,8 @@ static ox_status stage_functions(ox_pipeline *p)
     const ox_export_options *o = p->export;
     if (o->n_function_types)
         drop_shapes(p);
-    return ox_functions_extract(p->ctx, p->g, p->opset, o->function_types, o->n_function_types);
+    return ox_functions_extract(p->ctx, p->g, p->opset, o->function_types, o->n_function_types,
+                                &p->notes);
 }
 
 static ox_status stage_lift_constants(ox_pipeline *p)
@@ -143,6 +144,7 @@ void ox_pipeline_init(ox_pipeline *p, ox_context *ctx, const ox_graph *traced, i
     p->traced = traced;
     p->opset = opset;
     p->export = export;
+    ox_report_init(&p->notes);
 }
 
 static bool applies(const ox_pipeline *p, ox_stage_when when)
@@ -196,4 +198,5 @@ void ox_pipeline_free(ox_pipeline *p)
     p->laid_out = false;
     ox_graph_free(p->g);
     p->g = NULL;
+    ox_report_free(&p->notes);
 }

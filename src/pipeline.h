@@ -29,6 +29,7 @@
 #include "context.h"
 #include "io_layout.h"
 #include "passes.h"
+#include "report.h"
 #include "static_shapes.h"
 #include "ir.h"
 
@@ -48,6 +49,9 @@ typedef struct ox_pipeline {
      * later stage has changed the graph in a way it would not see. */
     ox_static_shapes shapes;
     bool have_shapes;
+    /* Warnings of the stages (an option that matched nothing), for the
+     * context's warnings after the export (export.c). */
+    ox_report notes;
 } ox_pipeline;
 
 /* Which runs a stage belongs to. */

@@ -619,6 +619,23 @@ START_TEST(export_tiny_and_readonly_tmpfs)
 }
 END_TEST
 
+/* Name lists: an empty name is an error, not a name skipped (",a" named
+ * input 0 'a'); a function type that names no module is a warning. */
+START_TEST(export_name_lists)
+{
+    expect_export("", "-o m.onnx --input-names ,a", 2,
+                  "oxport export: --input-names: name 1 is empty; give a comma-separated list of "
+                  "names such as 'a,b'\n");
+    expect_export("", "-o m.onnx --output-names 'y,'", 2,
+                  "oxport export: --output-names: name 2 is empty; give a comma-separated list of "
+                  "names such as 'a,b'\n");
+    expect_export("", "-o m.onnx --opset 15 --functions NoSuchType", 0,
+                  "oxport export: superresolution: warning: function type 'NoSuchType' names no "
+                  "module of the model (no scope segment 'NoSuchType[...]'), so no function was "
+                  "made for it\n");
+}
+END_TEST
+
 START_TEST(export_config_errors)
 {
     expect_export("", "-o m.onnx --config missing.yaml", 2,
@@ -890,6 +907,7 @@ static Suite *cli_suite(void)
     tcase_add_test(errors, report_and_picture_paths_checked_first);
     tcase_add_test(errors, export_tiny_and_readonly_tmpfs);
     tcase_add_test(errors, export_config_errors);
+    tcase_add_test(errors, export_name_lists);
     tcase_add_test(errors, export_plugin_path_errors);
     tcase_add_test(errors, export_unsupported_and_opset_range);
     tcase_add_test(errors, dump_and_check_read_pipes);

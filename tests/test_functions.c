@@ -113,7 +113,7 @@ static void round_trip(const ox_graph *g, uint32_t n_functions)
 START_TEST(identical_instances_share_one_function)
 {
     ox_graph *g = two_blocks("onnx::Relu", "onnx::Relu");
-    ck_assert_msg(ox_functions_extract(ctx, g, 15, block_type, 1) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_msg(ox_functions_extract(ctx, g, 15, block_type, 1, NULL) == OX_OK, "%s", ox_errmsg(ctx));
     ck_assert_uint_eq(g->n_functions, 1);
     const ox_function *f = &g->functions[0];
     ck_assert_str_eq(f->name, "Block");
@@ -142,7 +142,7 @@ END_TEST
 START_TEST(differing_instances_get_their_own_functions)
 {
     ox_graph *g = two_blocks("onnx::Relu", "onnx::Sigmoid");
-    ck_assert_msg(ox_functions_extract(ctx, g, 15, block_type, 1) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_msg(ox_functions_extract(ctx, g, 15, block_type, 1, NULL) == OX_OK, "%s", ox_errmsg(ctx));
     ck_assert_uint_eq(g->n_functions, 2);
     ck_assert_str_eq(g->functions[0].name, "Block");
     ck_assert_str_eq(g->functions[1].name, "Block_1");
@@ -165,7 +165,7 @@ START_TEST(inner_modules_are_called_from_outer_bodies)
     ck_assert_int_eq(ox_graph_add_output(g, y), 0);
     ox_graph_value(g, y)->is_output = true;
     const char *const types[] = {"outer::Block", "Lin"};
-    ck_assert_msg(ox_functions_extract(ctx, g, 17, types, 2) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_msg(ox_functions_extract(ctx, g, 17, types, 2, NULL) == OX_OK, "%s", ox_errmsg(ctx));
     ck_assert_uint_eq(g->n_functions, 2);
     ck_assert_str_eq(g->functions[0].name, "Lin"); /* the inner one, first */
     ck_assert_str_eq(g->functions[0].domain, "local");
@@ -195,7 +195,7 @@ START_TEST(a_module_called_twice_with_work_between_is_two_calls)
     ox_vid r2 = op(g, "onnx::Relu", "M/Block[a]", "5", 1, &m2);
     ck_assert_int_eq(ox_graph_add_output(g, r2), 0);
     ox_graph_value(g, r2)->is_output = true;
-    ck_assert_msg(ox_functions_extract(ctx, g, 15, block_type, 1) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_msg(ox_functions_extract(ctx, g, 15, block_type, 1, NULL) == OX_OK, "%s", ox_errmsg(ctx));
     ck_assert_uint_eq(g->n_functions, 1); /* the two calls have one body */
     ck_assert_uint_eq(g->n_nodes, 3);
     ck_assert_str_eq(g->first->op_type, "Block");
@@ -217,7 +217,7 @@ START_TEST(outside_readers_between_the_nodes_move_after_the_call)
     ox_vid s = op(g, "onnx::Sigmoid", "M/Block[a]", "3", 1, &r);
     ox_vid y = op(g, "onnx::Add", "M", "4", 2, (ox_vid[]){n, s});
     ck_assert_int_eq(ox_graph_add_output(g, y), 0);
-    ck_assert_msg(ox_functions_extract(ctx, g, 15, block_type, 1) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_msg(ox_functions_extract(ctx, g, 15, block_type, 1, NULL) == OX_OK, "%s", ox_errmsg(ctx));
     ck_assert_uint_eq(g->functions[0].body->n_outputs, 2); /* the Relu too: Neg reads it */
     ck_assert_str_eq(g->first->op_type, "Block");
     ck_assert_str_eq(g->first->next->op_type, "Neg");
@@ -227,21 +227,38 @@ START_TEST(outside_readers_between_the_nodes_move_after_the_call)
 }
 END_TEST
 
+START_TEST(a_type_no_scope_names_is_noted)
+{
+    ox_graph *g = two_blocks("onnx::Relu", "onnx::Relu");
+    const char *const types[] = {"my.blocks::Block", "Blokc"};
+    ox_report notes;
+    ox_report_init(&notes);
+    ck_assert_msg(ox_functions_extract(ctx, g, 15, types, 2, &notes) == OX_OK, "%s",
+                  ox_errmsg(ctx));
+    ck_assert_uint_eq(g->n_functions, 1);
+    ck_assert_uint_eq(notes.n, 1);
+    ck_assert_str_eq(notes.lines[0], "function type 'Blokc' names no module of the model (no "
+                                     "scope segment 'Blokc[...]'), so no function was made for it");
+    ox_report_free(&notes);
+    ox_graph_free(g);
+}
+END_TEST
+
 START_TEST(below_opset_15_and_bad_entries_are_refused)
 {
     ox_graph *g = two_blocks("onnx::Relu", "onnx::Relu");
-    ck_assert_int_eq(ox_functions_extract(ctx, g, 14, block_type, 1), OX_EINVAL);
+    ck_assert_int_eq(ox_functions_extract(ctx, g, 14, block_type, 1, NULL), OX_EINVAL);
     ck_assert_str_eq(ox_errmsg(ctx), "ox_export: model-local functions need opset 15 or newer (IR "
                                      "version 8); the export targets opset 14");
     const char *const empty[] = {""};
-    ck_assert_int_eq(ox_functions_extract(ctx, g, 15, empty, 1), OX_EINVAL);
+    ck_assert_int_eq(ox_functions_extract(ctx, g, 15, empty, 1, NULL), OX_EINVAL);
     ck_assert_str_eq(ox_errmsg(ctx), "function_types[0] is empty; name a module type, "
                                      "\"domain::Type\" or \"Type\"");
     const char *const bracket[] = {"Block", "d::Block[a]"};
-    ck_assert_int_eq(ox_functions_extract(ctx, g, 15, bracket, 2), OX_EINVAL);
+    ck_assert_int_eq(ox_functions_extract(ctx, g, 15, bracket, 2, NULL), OX_EINVAL);
     ck_assert_str_eq(ox_errmsg(ctx), "function_types[1] is \"d::Block[a]\"; name a module type, "
                                      "\"domain::Type\" or \"Type\" (no '[', ']' or '/')");
-    ck_assert_int_eq(ox_functions_extract(ctx, g, 15, NULL, 1), OX_EINVAL);
+    ck_assert_int_eq(ox_functions_extract(ctx, g, 15, NULL, 1, NULL), OX_EINVAL);
     ck_assert_str_eq(ox_errmsg(ctx), "ox_export: n_function_types is 1 but function_types is NULL");
     ck_assert_uint_eq(g->n_functions, 0);
     ck_assert_uint_eq(g->n_nodes, 4); /* untouched */
@@ -252,7 +269,7 @@ END_TEST
 START_TEST(reader_survives_every_truncation_of_a_file_with_functions)
 {
     ox_graph *g = two_blocks("onnx::Relu", "onnx::Sigmoid");
-    ck_assert_int_eq(ox_functions_extract(ctx, g, 15, block_type, 1), OX_OK);
+    ck_assert_int_eq(ox_functions_extract(ctx, g, 15, block_type, 1, NULL), OX_OK);
     char path[512];
     snprintf(path, sizeof path, "%s/t.onnx", dir);
     ck_assert_msg(ox_write(ctx, g, path, NULL) == OX_OK, "%s", ox_errmsg(ctx));
@@ -291,6 +308,7 @@ static Suite *suite(void)
     tcase_add_test(tc, a_module_called_twice_with_work_between_is_two_calls);
     tcase_add_test(tc, outside_readers_between_the_nodes_move_after_the_call);
     tcase_add_test(tc, below_opset_15_and_bad_entries_are_refused);
+    tcase_add_test(tc, a_type_no_scope_names_is_noted);
     tcase_add_test(tc, reader_survives_every_truncation_of_a_file_with_functions);
     suite_add_tcase(s, tc);
     return s;

@@ -118,14 +118,30 @@ static void usage(FILE *f)
           f);
 }
 
-/* Split a comma list in place into names[]. */
-static size_t split_names(char *buf, const char **names, size_t max)
+/* Split the comma list of option `opt` in place into names[]: the count, or
+ * -1 after saying why (an empty name, as in "a,,b" or ",a", or more than
+ * max names). */
+static long split_names(const char *opt, char *buf, const char **names, size_t max)
 {
     size_t n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
-        names[n++] = tok;
-    return n;
+    for (char *tok = buf;; n++) {
+        char *comma = strchr(tok, ',');
+        if (comma)
+            *comma = '\0';
+        if (!tok[0]) {
+            fprintf(stderr, "oxport export: %s: name %zu is empty; give a comma-separated list "
+                            "of names such as 'a,b'\n", opt, n + 1);
+            return -1;
+        }
+        if (n == max) {
+            fprintf(stderr, "oxport export: %s: at most %zu names\n", opt, max);
+            return -1;
+        }
+        names[n] = tok;
+        if (!comma)
+            return (long)n + 1;
+        tok = comma + 1;
+    }
 }
 
 static int parse_long(const char *opt, const char *s, long lo, long hi, long *out)
@@ -187,21 +203,30 @@ static int parse_args(int argc, char **argv, export_args *a)
             a->input_names_buf = strdup(val);
             if (!a->input_names_buf)
                 return -1;
-            a->n_input_names = split_names(a->input_names_buf, a->input_names, MAX_NAMES);
+            long k = split_names(s, a->input_names_buf, a->input_names, MAX_NAMES);
+            if (k < 0)
+                return -1;
+            a->n_input_names = (size_t)k;
         } else if (!strcmp(s, "--output-names")) {
             NEEDS_VALUE();
             free(a->output_names_buf);
             a->output_names_buf = strdup(val);
             if (!a->output_names_buf)
                 return -1;
-            a->n_output_names = split_names(a->output_names_buf, a->output_names, MAX_NAMES);
+            long k = split_names(s, a->output_names_buf, a->output_names, MAX_NAMES);
+            if (k < 0)
+                return -1;
+            a->n_output_names = (size_t)k;
         } else if (!strcmp(s, "--functions")) {
             NEEDS_VALUE();
             free(a->function_types_buf);
             a->function_types_buf = strdup(val);
             if (!a->function_types_buf)
                 return -1;
-            a->n_function_types = split_names(a->function_types_buf, a->function_types, MAX_NAMES);
+            long k = split_names(s, a->function_types_buf, a->function_types, MAX_NAMES);
+            if (k < 0)
+                return -1;
+            a->n_function_types = (size_t)k;
         } else if (!strcmp(s, "--verbose")) {
             a->verbose = 1;
         } else if (!strcmp(s, "--no-params")) {
