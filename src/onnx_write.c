@@ -1139,9 +1139,13 @@ static ox_status open_temp(wctx *w, const char *what, const char *target, ox_tem
     char *dir = ox_dir_of(target);
     if (!dir)
         return oom(w);
+    /* ENOENT with the directory there: a file system that makes no files
+     * (/proc, /sys) */
+    bool dir_there = e == ENOENT && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
     ox_status s = werr(w, OX_EIO, "cannot write %s '%s': cannot create a file in "
                        "directory '%s': %s; %s", what, target, dir, strerror(e),
-                       e == ENOENT ? "create the directory first"
+                       dir_there ? "its file system does not make new files; write elsewhere"
+                       : e == ENOENT ? "create the directory first"
                        : e == EACCES || e == EPERM || e == EROFS
                            ? "choose a directory you can write to"
                        : e == ENOTDIR ? "check the path" : write_error_hint(e));

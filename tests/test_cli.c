@@ -496,6 +496,10 @@ START_TEST(export_write_failures)
                   "oxport export: superresolution: cannot write ONNX model to '/dev/full/x.onnx': "
                   "cannot create a file in directory '/dev/full': Not a directory; check the "
                   "path\n");
+    expect_export("", "-o /proc/self/m.onnx", 3,
+                  "oxport export: superresolution: cannot write ONNX model to '/proc/self/m.onnx': "
+                  "cannot create a file in directory '/proc/self': No such file or directory; its "
+                  "file system does not make new files; write elsewhere\n");
     expect_export("", "-o nodir/m.onnx", 3,
                   "oxport export: superresolution: cannot write ONNX model to 'nodir/m.onnx': "
                   "cannot create a file in directory 'nodir': No such file or directory; create "
