@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "strmap.h"
 #include "yaml_limits.h"
@@ -43,6 +44,11 @@ ox_status ox_yaml_load(ox_context *ctx, const char *path, ox_yaml *y)
         return ox_fail(ctx, OX_ENOMEM, "%s: out of memory opening the file", path);
     if (!f)
         return ox_fail(ctx, OX_EIO, "%s: cannot read: %s", path, strerror(errno));
+    struct stat fst;
+    if (fstat(fileno(f), &fst) == 0 && S_ISDIR(fst.st_mode)) {
+        fclose(f);
+        return ox_fail(ctx, OX_EIO, "%s: cannot read: it is a directory; give a YAML file", path);
+    }
     ox_status lim = ox_yaml_check_limits(ctx, path, f);
     if (lim != OX_OK) {
         fclose(f);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FILL_CHUNK ((int64_t)1 << 20) /* elements generated at a time */
@@ -320,6 +321,13 @@ int hc_weights_bind(hc_model *m, const char *path, char *err, size_t n_err)
     FILE *f = fopen(path, "rb");
     if (!f) {
         say(err, n_err, "cannot open weights file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat fst;
+    if (fstat(fileno(f), &fst) == 0 && !S_ISREG(fst.st_mode)) {
+        say(err, n_err, "%s: not a regular file; give a weights file (--save-weights makes one)",
+            path);
+        fclose(f);
         return -1;
     }
     unsigned char n8[8];
