@@ -189,6 +189,16 @@ class FakeTrace(unittest.TestCase):
             self.assertIn("test_fake_trace.py:", msg)
             self.assertEqual(os.listdir(tmp), [])
 
+    def test_a_model_on_the_meta_device_is_refused_under_eager(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(oxt.ExportError) as cm:
+                oxt.export(nn.Linear(4, 3, device="meta"), (torch.randn(2, 4, device="meta"),),
+                           os.path.join(tmp, "m.onnx"))
+            msg = str(cm.exception)
+            self.assertIn("is a tensor on the meta device, which holds no values to write", msg)
+            self.assertNotIn("under trace='fake'", msg)
+            self.assertEqual(os.listdir(tmp), [])
+
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):
             oxt.export(nn.ReLU(), (torch.randn(2),), os.devnull, trace="lazy")

@@ -175,6 +175,11 @@ class Recorder:
         """Pointer to the tensor's own contiguous CPU memory (a copy only when it has none)."""
         if tensor.device.type == "meta":
             real = self.real_of.get(id(tensor))
+            if real is None and not self.fake:
+                raise UnsupportedValue(
+                    f"{where} in {self.scope_str()} (at {S.user_frame()}) is a tensor on the meta device, "
+                    f"which holds no values to write; move the model to the CPU (trace='fake' then "
+                    f"traces it without computing)")
             if real is None:
                 raise UnsupportedValue(
                     f"{where} in {self.scope_str()} (at {S.user_frame()}) is computed on the meta device "
