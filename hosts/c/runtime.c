@@ -74,8 +74,11 @@ void hc_fail(hc_rt *rt, ox_status st, const char *what)
     if (rt->status != OX_OK)
         return;
     rt->status = st;
-    snprintf(rt->errmsg, sizeof rt->errmsg, "%s: %s", what,
-             rt->ctx ? ox_errmsg(rt->ctx) : ox_strerror(st));
+    const char *why = rt->ctx ? ox_errmsg(rt->ctx) : ox_strerror(st);
+    if (why && why[0])
+        snprintf(rt->errmsg, sizeof rt->errmsg, "%s: %s", what, why);
+    else /* the host's own failure: the engine has nothing to add */
+        snprintf(rt->errmsg, sizeof rt->errmsg, "%s", what);
 }
 
 static hc_tensor *link_new(hc_rt *rt, ox_dtype dt, uint32_t rank, const int64_t *sizes)
@@ -108,7 +111,9 @@ hc_tensor *hc_new(hc_rt *rt, ox_dtype dt, uint32_t rank, const int64_t *sizes)
     t->data = calloc(bytes ? bytes : 1, 1);
     if (!t->data) {
         rt->status = OX_OK; /* let hc_fail record this one */
-        hc_fail(rt, OX_ENOMEM, "out of memory allocating tensor data");
+        char what[96];
+        snprintf(what, sizeof what, "out of memory allocating %zu bytes of tensor data", bytes);
+        hc_fail(rt, OX_ENOMEM, what);
         return NULL;
     }
     t->flags |= HC_OWNS_DATA;
