@@ -511,6 +511,10 @@ START_TEST(decoder_7b_configuration_has_llama_7b_parameter_count)
     ck_assert_int_eq(hc_decoder_configure("dim=4095", err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "multiple of heads"));
     ck_assert_int_eq(hc_decoder_current()->dim, 4096); /* a refused spec changes nothing */
+    ck_assert_int_eq(hc_decoder_configure("layers=0", err, sizeof err), -1);
+    ck_assert_str_eq(err, "layers must be an integer in [1, 16777216], got '0'");
+    ck_assert_int_eq(hc_decoder_configure("rope=2", err, sizeof err), -1);
+    ck_assert_str_eq(err, "rope must be 0 or 1, got '2'");
     ck_assert_int_eq(hc_decoder_configure("layers=2,dim=64,hidden=160,heads=4,vocab=128", err,
                                           sizeof err), 0);
 }

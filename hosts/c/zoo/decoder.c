@@ -18,6 +18,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +77,13 @@ int hc_decoder_configure(const char *spec, char *err, size_t n_err)
             continue;
         }
         long long v = strtoll(val, &end, 10);
-        if (*end || end == val || v < 0 || v > (1LL << 24)) {
-            snprintf(err, n_err, "%s must be an integer in [0, %d], got '%s'", key, 1 << 24, val);
+        bool flag = !strcmp(key, "rope");
+        if (*end || end == val || v < (flag ? 0 : 1) || v > (flag ? 1 : (1LL << 24))) {
+            if (flag)
+                snprintf(err, n_err, "rope must be 0 or 1, got '%s'", val);
+            else
+                snprintf(err, n_err, "%s must be an integer in [1, %d], got '%s'", key, 1 << 24,
+                         val);
             rc = -1;
             break;
         }
@@ -94,7 +100,7 @@ int hc_decoder_configure(const char *spec, char *err, size_t n_err)
         else if (!strcmp(key, "seq"))
             c.seq = v;
         else if (!strcmp(key, "rope"))
-            c.rope = v != 0;
+            c.rope = v == 1;
         else {
             snprintf(err, n_err, "unknown key '%s' (layers, dim, hidden, heads, vocab, seq, "
                      "rope, eps)", key);
