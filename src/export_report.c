@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,9 +21,9 @@ const char *ox_export_report_format(const char *path)
     if (strcmp(path, "-") == 0)
         return "json";
     const char *dot = strrchr(path, '.');
-    if (dot && !strchr(dot, '/') && strcmp(dot, ".json") == 0)
+    if (dot && !strchr(dot, '/') && strcasecmp(dot, ".json") == 0)
         return "json";
-    if (dot && !strchr(dot, '/') && strcmp(dot, ".html") == 0)
+    if (dot && !strchr(dot, '/') && (strcasecmp(dot, ".html") == 0 || strcasecmp(dot, ".htm") == 0))
         return "html";
     return NULL;
 }

@@ -18,6 +18,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -561,11 +562,12 @@ const char *ox_picture_format_of(const char *path)
     const char *dot = path ? strrchr(path, '.') : NULL;
     if (!dot || strchr(dot, '/'))
         return NULL;
+    /* x.SVG is an SVG too */
     static const char *const known[] = {"dot", "svg", "png"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (strcmp(dot + 1, known[i]) == 0)
+        if (strcasecmp(dot + 1, known[i]) == 0)
             return known[i];
-    if (strcmp(dot + 1, "gv") == 0)
+    if (strcasecmp(dot + 1, "gv") == 0)
         return "dot";
     return NULL;
 }

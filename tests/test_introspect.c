@@ -533,6 +533,8 @@ START_TEST(graph_interface)
     ck_assert_str_eq(ox_arg_kind_name(OX_ARG_INTS), "ints");
     ck_assert_str_eq(ox_picture_format_of("a/b.svg"), "svg");
     ck_assert_ptr_null(ox_picture_format_of("a/b.txt"));
+    ck_assert_str_eq(ox_picture_format_of("a/B.PNG"), "png"); /* the extension's case aside */
+    ck_assert_ptr_null(ox_picture_format_of("a.svg/b"));
     ox_graph_free(g);
     ox_context_free(ctx);
 }
