@@ -90,14 +90,31 @@ class FakeTrace(unittest.TestCase):
             self.assertIn("trace='eager'", msg)
             self.assertEqual(os.listdir(tmp), [])
 
-    def test_constant_computed_in_forward_is_refused(self):
+    def test_constant_made_on_the_input_device_gives_the_same_file(self):
+        """Factories given device=x.device, numbers stored into a tensor and ops on such
+        constants run on meta and once more on their CPU twins, whose values the file holds."""
+        class Table(nn.Module):
+            def forward(self, x, idx):
+                y = x.clone()
+                y[idx] = 0.5
+                y[y > 1.0] = 7.0
+                t = torch.ones(4, device=x.device).cumsum(0) * torch.full((4,), 0.5, device=x.device)
+                return y + t + torch.arange(4, device=x.device)
+        self.same_file_and_runs(Table(), (torch.randn(3, 4), torch.tensor([0, 2])),
+                                {"x": {0: "b"}, "idx": {0: "k"}},
+                                [(torch.randn(5, 4) * 2, torch.tensor([1, 4, 3]))])
+
+    def test_constant_made_below_the_dispatcher_is_refused(self):
+        """torch.tensor(data, device=x.device) makes its meta tensor without an ATen op to
+        see: its values are lost, and the export says so."""
         class Table(nn.Module):
             def forward(self, x):
-                return x + torch.ones(3, device=x.device).cumsum(0)
+                return x + torch.tensor([1.0, 2.0, 3.0], device=x.device)
         with tempfile.TemporaryDirectory() as tmp:
             with self.assertRaises(oxt.ExportError) as cm:
                 oxt.export(Table(), (torch.randn(3),), os.path.join(tmp, "t.onnx"), trace="fake")
             self.assertIn("computed on the meta device", str(cm.exception))
+            self.assertEqual(os.listdir(tmp), [])
 
     def test_value_shaped_output_is_refused_naming_the_call(self):
         class Mask(nn.Module):
@@ -114,19 +131,23 @@ class FakeTrace(unittest.TestCase):
 
     def same_file_and_runs(self, model, example, dynamic_axes, others):
         """Eager and fake traces of `model` with dynamic axes write the same bytes, and
-        the file matches eager on the example and on `others` (other shapes)."""
+        the file matches eager on the example and on `others` (other shapes).  An example
+        is a tensor or a tuple of them."""
+        def as_args(a):
+            return a if isinstance(a, tuple) else (a,)
         with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
             warnings.simplefilter("ignore", oxt.TracerWarning)
             files = []
             for mode in ("eager", "fake"):
                 path = os.path.join(tmp, f"{mode}.onnx")
-                oxt.export(model, (example,), path, input_names=list(dynamic_axes),
+                oxt.export(model, as_args(example), path, input_names=list(dynamic_axes),
                            dynamic_axes=dynamic_axes, trace=mode)
                 with open(path, "rb") as f:
                     files.append(f.read())
             self.assertTrue(files[0] == files[1], "trace='fake' wrote another file")
             for x in [example] + list(others):
-                self.assertTrue(all(r[3] for r in oxt.verify(model, (x,), path)), tuple(x.shape))
+                self.assertTrue(all(r[3] for r in oxt.verify(model, as_args(x), path)),
+                                [tuple(t.shape) for t in as_args(x)])
 
     def test_int_repeat_interleave_gives_the_same_file(self):
         """torch 1.13's meta kernel wants output_size, which the shapes give."""

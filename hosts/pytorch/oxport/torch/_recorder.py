@@ -773,6 +773,41 @@ def _run_kernel(rec, func, args, kwargs):
     return tree_map(written_original, result)
 
 
+def _constant_with_twin(rec, func, args, kwargs):
+    """Under trace='fake', a constant the forward computes on the meta device: a number
+    made a tensor on the input's device (x[idx] = 0.5 dispatches aten::scalar_tensor),
+    a factory given device=x.device, and any op on such constants.  The op runs on the
+    meta device as it would, and once more on their CPU twins, whose values a recorded op
+    that reads the constant captures (real_of), as the eager trace captures the CPU
+    tensor's.  None when the op is no such constant: an input of it on the meta device
+    has no twin (a traced value's result is recorded instead), or nothing is on meta."""
+    tensors = tensors_in(args) + tensors_in(kwargs)
+    metas = [t for t in tensors if t.device.type == "meta"]
+    device = kwargs.get("device")
+    if not metas and not (device is not None and torch.device(device).type == "meta"):
+        return None
+    if any(id(t) not in rec.real_of for t in metas):
+        return None
+
+    def twin(v):
+        if isinstance(v, torch.Tensor) and v.device.type == "meta":
+            return rec.real_of[id(v)]
+        if isinstance(v, torch.device) and v.type == "meta":
+            return torch.device("cpu")
+        return v
+
+    out = func(*args, **kwargs)
+    real = func(*tree_map(twin, args), **{k: twin(v) for k, v in kwargs.items()})
+    outs, reals = tensors_in(out), tensors_in(real)
+    if len(outs) != len(reals):
+        return out
+    for o, r in zip(outs, reals):
+        if o.device.type == "meta" and r.device.type == "cpu":
+            rec.real_of[id(o)] = r
+            rec.keepalive.extend((o, r))  # real_of is keyed by id(): o must outlive the trace
+    return out
+
+
 class AtenMode(TorchDispatchMode):
     """Dispatcher-level recorder: one node per ATen op, argument names from its schema.
     On for the whole forward; idle while a function-level handler runs."""
@@ -785,6 +820,10 @@ class AtenMode(TorchDispatchMode):
         kwargs = kwargs or {}
         rec = self.rec
         if rec.inside or rec.suppress or not (rec.any_traced(args) or rec.any_traced(kwargs)):
+            if rec.fake and not rec.inside and not rec.suppress:
+                out = _constant_with_twin(rec, func, args, kwargs)
+                if out is not None:
+                    return out
             return _run_kernel(rec, func, args, kwargs)
         if rec.qinfo:
             res = Q.handle(rec, self._run_float, func, args, kwargs)
