@@ -634,6 +634,17 @@ START_TEST(export_name_lists)
     expect_export("", "-o m.onnx --output-names 'y,'", 2,
                   "oxport export: --output-names: name 2 is empty; give a comma-separated list of "
                   "names such as 'a,b'\n");
+    /* a decoder too long to run eagerly on any machine is refused before it runs */
+    char packs[2200], all[4096];
+    if (pack_args(packs, sizeof packs)) {
+        snprintf(all, sizeof all, "export decoder %s -o m.onnx --decoder-config seq=1000000", packs);
+        run_result r = run(all);
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_msg(strstr(r.err, "the forward at seq=1000000 keeps about") &&
+                      strstr(r.err, "lower seq, or trace without computing (--shape-only)"),
+                      "%s", r.err);
+        run_free(&r);
+    }
     expect_export("", "-o m.onnx --opset 15 --functions NoSuchType", 0,
                   "oxport export: superresolution: warning: function type 'NoSuchType' names no "
                   "module of the model (no scope segment 'NoSuchType[...]'), so no function was "

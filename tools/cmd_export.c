@@ -691,6 +691,23 @@ static int check_weight_options(const export_args *a, const hc_zoo_model *z)
             fprintf(stderr, "oxport export: --decoder-config: %s\n", err);
             return OX_EXIT_USAGE;
         }
+        /* Each layer of the eager forward keeps about four batch x heads x seq x seq
+         * float tensors (scores, mask, softmax and its input) alive until the export:
+         * 1.15 GiB at seq=4000 with one layer, 2.17 GiB with two.  Say so up front
+         * rather than run into the kernel's out-of-memory killer. */
+        const hc_decoder_config *c = hc_decoder_current();
+        double scores = (double)a->batch * (double)c->heads * (double)c->seq * (double)c->seq * 4.0;
+        double need = scores * (4.0 * (double)c->layers + 1.0);
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        double ram = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+        if (!a->shape_only && !a->save_weights && ram > 0 && need > ram) {
+            fprintf(stderr, "oxport export: --decoder-config: the forward at seq=%lld keeps about "
+                            "%.1f GiB of attention scores (four batch x heads x seq x seq floats "
+                            "a layer), more than this machine's %.1f GiB of memory; lower seq, or "
+                            "trace without computing (--shape-only)\n",
+                    (long long)c->seq, need / (1 << 30), ram / (1 << 30));
+            return OX_EXIT_USAGE;
+        }
     }
     if (a->shape_only && !z->shape_only) {
         fprintf(stderr, "oxport export: --shape-only: %s's forward uses kernels that need "
