@@ -105,8 +105,13 @@ static int sym_meshgrid(ox_sym *g, const ox_api *api)
         if (!(flat[i] = at_reshape(g, api, ts[i], &all, 1)))
             return 1;
     }
-    for (size_t i = 0; i < n; i++)
-        lens[pos[i]] = oxu_shape(g, api, flat[i]);
+    /* each length from the tensor as recorded (a 0-d one counts 1), so an export
+     * without dynamic axes folds the grid's shape into a constant */
+    for (size_t i = 0; i < n; i++) {
+        int64_t one = 1;
+        lens[pos[i]] = api->rank(g, ts[i]) == 1 ? oxu_shape(g, api, ts[i])
+                                                 : oxu_const_ints(g, api, &one, 1);
+    }
     ox_vid grid = at_concat(g, api, lens, n, 0);
     for (size_t i = 0; i < n; i++) {
         int64_t shape[AT_MAX_RANK];

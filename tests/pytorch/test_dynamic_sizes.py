@@ -87,6 +87,17 @@ class Unflatten(nn.Module):
         return heads.flip(-2).flatten(-2) + nn.Unflatten(1, (1, -1))(x).squeeze(1) + torch.unflatten(x, 0, (1, -1))[0]
 
 
+class SizesInCpp(nn.Module):
+    """diff, meshgrid, view_as and reshape_as: ATen computes them from sizes in C++,
+    where a trace sees only numbers; recorded whole, they follow the dynamic dims."""
+    def forward(self, x):
+        d = torch.diff(x, dim=1, prepend=x[:, :1]) + torch.diff(x, n=2, dim=0, append=x[:2]) * 0.5
+        gi, gj = torch.meshgrid(x[0], x[:, 0], indexing="ij")
+        gx, _ = torch.meshgrid(x[0], x[:, 0], indexing="xy")
+        flat = x.reshape(-1)
+        return d + flat.view_as(x) + flat.reshape_as(x) + (gi * gj + gx.t()).t()
+
+
 class FloatArange(nn.Module):
     """Float start and step with a traced end: they stay floats in the file."""
     def forward(self, x):
@@ -238,6 +249,7 @@ CASES = {
     "arange_positions": (Positions, (2, 7, 6), [0, 1], (11, 13, 17)),
     "flatten_middle_dims": (FlattenMiddle, (2, 3, 5), [0, 2], (9, 13, 17)),
     "unflatten": (Unflatten, (2, 3, 4), [0, 1], (9, 13, 17)),
+    "sizes_in_cpp": (SizesInCpp, (4, 5), [0, 1], (11, 13, 17)),
     "arange_float_bounds": (FloatArange, (2, 7), [0, 1], (11, 13, 17)),
     "zeros_of_batch": (Zeros, (3, 4), [0], (9, 13, 17)),
     "half_slice": (HalfSlice, (2, 6), [0, 1], (10, 13, 17)),

@@ -1564,6 +1564,54 @@ def _expand(rec, func, args, kwargs):
                       func, args, kwargs)
 
 
+def _as_other(kind):
+    """view_as / reshape_as(other): ATen computes them from other's sizes in C++, where a
+    trace sees only the numbers; recorded as themselves, the file reads other's shape."""
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "other"))
+        if not isinstance(b["other"], torch.Tensor):
+            return NotImplemented
+        return rec.record(kind, [("self", b["input"]), ("other", b["other"])], func, args, kwargs)
+    return h
+
+
+HANDLERS[T.view_as] = _as_other("aten::view_as")
+HANDLERS[T.reshape_as] = _as_other("aten::reshape_as")
+
+
+# Functions ATen computes from sizes in C++, written out here in Python so that the
+# recorder sees the slices and sizes (FunctionMode runs them with the recorder on).
+DECOMPOSITIONS = {}
+
+
+def _diff(input, n=1, dim=-1, prepend=None, append=None):
+    """torch.diff: ATen slices with the example's length; x[1:] - x[:-1] follows it."""
+    x = input
+    d = dim % x.dim() if x.dim() else 0
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, x, append) if t is not None]
+        x = torch.cat([p if isinstance(p, torch.Tensor) else torch.tensor(p, dtype=x.dtype) for p in parts], d)
+    lead = (slice(None),) * d
+    for _ in range(n):
+        hi, lo = x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)]
+        x = torch.logical_xor(hi, lo) if x.dtype == torch.bool else hi - lo
+    return x
+
+
+DECOMPOSITIONS[torch.diff] = _diff
+DECOMPOSITIONS[T.diff] = _diff
+
+
+@handles(torch.meshgrid)
+def _meshgrid(rec, func, args, kwargs):
+    """One node: ATen's own decomposition expands to the sizes of the example."""
+    tensors = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+    if not tensors or not all(isinstance(t, torch.Tensor) for t in tensors):
+        return NotImplemented
+    return rec.record("aten::meshgrid", [("tensors", tensors), ("indexing", kwargs.get("indexing") or "ij")],
+                      func, args, kwargs)
+
+
 @handles(T.expand_as)
 def _expand_as(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "other"))

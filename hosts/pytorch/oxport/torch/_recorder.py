@@ -605,6 +605,10 @@ class FunctionMode(TorchFunctionMode):
                 rec.inside -= 1
         traced = rec.any_traced(args) or rec.any_traced(kwargs)
         sized = S.any_traced(_flat_ints(args)) or S.any_traced(_flat_ints(kwargs.values()))
+        decomposed = L.DECOMPOSITIONS.get(func)
+        if decomposed is not None and traced:
+            with self:
+                return decomposed(*args, **kwargs)
         handler = L.HANDLERS.get(func)
         if handler is not None and (traced or (sized and func in L.SIZE_FACTORIES)):
             rec.inside += 1
