@@ -189,6 +189,31 @@ class Recorded(unittest.TestCase):
             return torch.cat([acc, y, x + c, torch.zeros(4).index_add_(0, torch.tensor([1, 0, 1, 3]), x)])
         matches_eager(self, Lambda(fn), (4,))
 
+    def test_buffer_updated_in_forward_starts_from_the_models_state(self):
+        """A forward that updates a buffer: the file computes what that forward computed on
+        the model as handed to the export (the update recorded once), in both traces."""
+        class Counter(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("count", torch.tensor(2.0))
+                self.register_buffer("ema", torch.zeros(3))
+
+            def forward(self, x):
+                self.count += 1
+                self.ema.mul_(0.5).add_(x.mean(0) * 0.5)
+                return x * self.count + self.ema
+        g = torch.Generator().manual_seed(7)
+        x1, x2 = torch.randn(4, 3, generator=g), torch.randn(4, 3, generator=g)
+        for mode in ("eager", "fake"):
+            with tempfile.TemporaryDirectory(prefix="oxport-fid-") as tmp:
+                path = os.path.join(tmp, "m.onnx")
+                oxt.export(Counter(), (x1,), path, input_names=["x"], trace=mode)
+                for x in (x1, x2):
+                    with torch.no_grad():
+                        want = Counter()(x).numpy()  # a fresh model: its first call
+                    got = onnxval.run_ort(path, {"x": x.numpy()})[0]
+                    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=mode)
+
     def test_is_in_onnx_export_is_true_while_tracing(self):
         seen = []
 

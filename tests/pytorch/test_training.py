@@ -130,8 +130,11 @@ class TrainingExport(unittest.TestCase):
 
     def test_training_export_takes_one_training_step_like_torch_onnx(self):
         """Tracing runs one train-mode forward, which updates BatchNorm's running statistics
-        and num_batches_tracked; both exporters do, and write the updated statistics."""
+        and num_batches_tracked in the module, as torch.onnx's does.  The file holds the
+        statistics from before that step (buffers are copied at their first use), as
+        trace='fake' writes them; torch.onnx's file holds the stepped ones."""
         net, twin = make_net(), make_net()
+        before = net.bn.running_mean.clone()
         oxt.export(net, (self.x,), self.path("step.onnx"), opset_version=14, training=TrainingMode.TRAINING)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -143,7 +146,8 @@ class TrainingExport(unittest.TestCase):
         inits = {t.name: numpy_helper.to_array(t) for t in onnx.load(self.path("step.onnx")).graph.initializer}
         mean = [a for n, a in inits.items() if n.endswith("running_mean")]
         self.assertEqual(len(mean), 1, sorted(inits))
-        np.testing.assert_array_equal(mean[0], net.bn.running_mean.numpy())
+        np.testing.assert_array_equal(mean[0], before.numpy())
+        self.assertFalse(torch.equal(before, net.bn.running_mean))  # the step did happen
 
     def test_preserve_keeps_the_modules_mode(self):
         for mode in ("eval", "train"):

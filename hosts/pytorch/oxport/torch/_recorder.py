@@ -209,8 +209,16 @@ class Recorder:
         dt = ox_dtype(tensor.dtype, f"parameter {name}")
         ptr = self._host_bytes(tensor, name)
         out = E.ox_vid()
+        # A buffer is copied as it is at its first use: a forward that updates it
+        # (self.count += 1, running statistics) records the update on top, and the file
+        # starts from the model's state before the export, as trace='fake' does (its
+        # meta forward leaves the real buffer alone).  Borrowed, the file would hold the
+        # state after the export's own forward and apply the update twice.  Parameters,
+        # the bulk of the bytes, stay borrowed.
+        real = self.real_of.get(id(tensor), tensor)
+        own = E.OX_BORROW if isinstance(real, torch.nn.Parameter) else E.OX_COPY
         self.ctx.check(self.L.ox_trace_param(self.t, name.encode(), dt, tensor.dim(), self._sizes(tensor),
-                                             ptr, E.OX_BORROW, ctypes.byref(out)), "ox_trace_param")
+                                             ptr, own, ctypes.byref(out)), "ox_trace_param")
         self.set_vid(tensor, out.value)
         self.param_vids.add(out.value)
         return out.value
