@@ -150,13 +150,28 @@ static int sym_erf(ox_sym *g, const ox_api *api)
 
 static int sym_pow(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
-    ox_vid e = at_operand(g, api, "exponent", x);
+    if (api->arg_kind(g, "self") != OX_ARG_TENSOR) {
+        /* pow.Scalar, a number to a tensor's power (torch.pow(2.0, x)): in doubles, the
+         * result cast to the type the host recorded (float32 for 2.0 ** int_x) */
+        ox_vid e = api->arg_tensor(g, "exponent");
+        ox_vid base = api->const_scalar_of(g, OX_DOUBLE, api->arg_float(g, "self", 1.0));
+        if (!e || !base)
+            return api->fail(g, "pow of a number needs a tensor exponent");
+        return oxu_set_result_recorded(g, api, 0,
+                                       at_op2(g, api, "Pow", base, at_cast(g, api, e, OX_DOUBLE)));
+    }
+    /* base and exponent in torch's promoted type (an int tensor to the power 0.5 is
+     * float), one type as Pow before opset 12 wants */
+    static const char *const names[] = {"self", "exponent"};
+    ox_vid v[2];
+    if (oxu_promote_args(g, api, 2, names, v, NULL))
+        return 1;
+    ox_vid x = v[0], e = v[1];
     if (!integers_need_lowering(g, api, x))
-        return oxu_set_result(g, api, 0, at_op2(g, api, "Pow", x, e));
-    /* in doubles (exact below 2^53), cast back to x's type */
+        return oxu_set_result_recorded(g, api, 0, at_op2(g, api, "Pow", x, e));
+    /* in doubles (exact below 2^53), cast back to the recorded type */
     ox_vid p = at_op2(g, api, "Pow", at_cast(g, api, x, OX_DOUBLE), at_cast(g, api, e, OX_DOUBLE));
-    return oxu_set_result(g, api, 0, at_cast(g, api, p, api->dtype(g, x)));
+    return oxu_set_result_recorded(g, api, 0, p);
 }
 
 /* min/max elementwise -> Min/Max (torch.maximum, torch.max(a, b)); for
@@ -533,7 +548,7 @@ static int sym_addcmul(ox_sym *g, const ox_api *api) { return addc(g, api, "Mul"
 static int sym_addcdiv(ox_sym *g, const ox_api *api) { return addc(g, api, "Div"); }
 
 static const ox_param_decl p_self[] = {OX_PARAM("self", OX_ARG_TENSOR)};
-static const ox_param_decl p_pow[] = {OX_PARAM("self", OX_ARG_TENSOR),
+static const ox_param_decl p_pow[] = {OX_PARAM("self", OX_ARG_TENSOR_OR_SCALAR),
                                       OX_PARAM("exponent", OX_ARG_TENSOR_OR_SCALAR)};
 static const ox_param_decl p_other[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                         OX_PARAM("other", OX_ARG_TENSOR_OR_SCALAR)};
