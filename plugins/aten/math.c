@@ -62,8 +62,17 @@ static int sym_neg(ox_sym *g, const ox_api *api) { return unary(g, api, "Neg"); 
 static int sym_abs(ox_sym *g, const ox_api *api) { return unary(g, api, "Abs"); }
 
 static int sym_reciprocal(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Reciprocal"); }
-static int sym_floor(ox_sym *g, const ox_api *api) { return unary(g, api, "Floor"); }
-static int sym_ceil(ox_sym *g, const ox_api *api) { return unary(g, api, "Ceil"); }
+/* floor / ceil of an integer tensor is the tensor (ONNX's Floor and Ceil take floats) */
+static int integral_or_unary(ox_sym *g, const ox_api *api, const char *type)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    if (x && at_is_integer(api->dtype(g, x)))
+        return oxu_set_result(g, api, 0, at_op1(g, api, "Identity", x));
+    return unary(g, api, type);
+}
+
+static int sym_floor(ox_sym *g, const ox_api *api) { return integral_or_unary(g, api, "Floor"); }
+static int sym_ceil(ox_sym *g, const ox_api *api) { return integral_or_unary(g, api, "Ceil"); }
 static int sym_sin(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Sin"); }
 static int sym_cos(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Cos"); }
 static int sym_sign(ox_sym *g, const ox_api *api) { return unary(g, api, "Sign"); }
