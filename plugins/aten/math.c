@@ -248,9 +248,15 @@ static int clamp_tensor_bounds(ox_sym *g, const ox_api *api, ox_vid x)
     return oxu_set_result_recorded(g, api, 0, clamp_between(g, api, v[0], lo, hi));
 }
 
+/* Bounds that take the promoted-type route: a tensor, or a float number for an
+ * integer x (torch's int_x.clamp(max=2.5) is float). */
 static int has_tensor_bound(ox_sym *g, const ox_api *api)
 {
-    return api->arg_kind(g, "min") == OX_ARG_TENSOR || api->arg_kind(g, "max") == OX_ARG_TENSOR;
+    if (api->arg_kind(g, "min") == OX_ARG_TENSOR || api->arg_kind(g, "max") == OX_ARG_TENSOR)
+        return 1;
+    ox_vid x = api->arg_tensor(g, "self");
+    return x && at_is_integer(api->dtype(g, x)) &&
+           (api->arg_kind(g, "min") == OX_ARG_FLOAT || api->arg_kind(g, "max") == OX_ARG_FLOAT);
 }
 
 /* Number bounds as constants typed like x (torch keeps x's type). */

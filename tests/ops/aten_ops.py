@@ -204,6 +204,8 @@ ROWS = [
     Row("div.floor_scalar", "aten::div", lambda x: torch.div(x, 0.7, rounding_mode="floor"), [T(3, 4)]),
     Row("pow.scalar_base", "aten::pow", lambda x: 2 ** x, [T(3, 4)]),
     Row("pow.float64", "aten::pow", lambda x: x ** 3, [T(3, 4, dtype=F64)]),
+    Row("clamp.int_float_bound", "aten::clamp", lambda x: x.clamp(max=2.5), [T(3, 4, dtype=I64)]),
+    Row("clamp.int_float_bounds", "aten::clamp", lambda x: x.clamp(-1.5, 2.5), [T(3, 4, dtype=I32)]),
     Row("floor.int64", "aten::floor", lambda x: torch.floor(x), [T(3, 4, dtype=I64)], opsets=INT_OPSETS),
     Row("ceil.int32", "aten::ceil", lambda x: torch.ceil(x), [T(3, 4, dtype=I32)], opsets=INT_OPSETS),
     # torch's promotion: a number base (pow.Scalar), an int tensor to a float power
