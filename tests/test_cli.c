@@ -468,6 +468,15 @@ static void write_text(const char *name, const char *text)
 }
 
 /* Exit status and the whole of stderr of `oxport export superresolution ARGS`. */
+/* `oxport ARGS` exits with status and says exactly err on stderr. */
+static void expect_run(const char *args, int status, const char *err)
+{
+    run_result r = run(args);
+    ck_assert_msg(r.status == status, "%s: exit %d, want %d\n%s", args, r.status, status, r.err);
+    ck_assert_str_eq(r.err, err);
+    run_free(&r);
+}
+
 static void expect_export(const char *prefix, const char *args, int status, const char *err)
 {
     char packs[2200], all[4096];
@@ -564,17 +573,12 @@ START_TEST(report_and_picture_paths_checked_first)
     snprintf(cmd, sizeof cmd, "cd '%s' && test -L link.json && test -s real.json", tmpdir);
     ck_assert_msg(system(cmd) == 0, "the report did not go through the link");
 
-    run_result r = run("dump m.onnx --format dot -o m.onnx");
-    ck_assert_int_eq(r.status, 2);
-    ck_assert_str_eq(r.err, "oxport dump: -o 'm.onnx' is the model being read; the picture "
-                            "would replace it\n");
-    run_free(&r);
+    expect_run("dump m.onnx --format dot -o m.onnx", 2,
+               "oxport dump: -o 'm.onnx' is the model being read; the picture would replace it\n");
     /* a FIFO nobody reads is refused at once and stays a FIFO */
-    r = run("dump m.onnx --format dot -o pipe.svg");
-    ck_assert_int_eq(r.status, 3);
-    ck_assert_str_eq(r.err, "oxport dump: pipe.svg: cannot move the picture into place: No such "
-                            "device or address\n");
-    run_free(&r);
+    expect_run("dump m.onnx --format dot -o pipe.svg", 3,
+               "oxport dump: pipe.svg: cannot move the picture into place: No such device or "
+               "address\n");
     left = leftovers("", "-e m.onnx -e link.json -e real.json -e pipe.svg -e R.JSON");
     ck_assert_str_eq(left, "");
     free(left);
