@@ -445,9 +445,34 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
     *rank_out = (uint32_t)t->n_dims;
     memset(data, 0, sizeof(*data));
 
+    /* ONNX allows one place for a tensor's values: with two, which one a
+     * reader takes is a guess (onnx.checker refuses such a tensor) */
+    bool external = t->has_data_location &&
+                    t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    const char *held[8];
+    size_t n_held = 0;
+    if (t->has_raw_data)
+        held[n_held++] = "raw_data";
+    if (external)
+        held[n_held++] = "external data";
+    if (t->n_float_data)
+        held[n_held++] = "float_data";
+    if (t->n_int32_data)
+        held[n_held++] = "int32_data";
+    if (t->n_int64_data)
+        held[n_held++] = "int64_data";
+    if (t->n_double_data)
+        held[n_held++] = "double_data";
+    if (t->n_uint64_data)
+        held[n_held++] = "uint64_data";
+    if (t->n_string_data)
+        held[n_held++] = "string_data";
+    if (n_held > 1)
+        return rfail(r, OX_EFORMAT, "%s '%s' holds values in both %s and %s; ONNX allows one "
+                     "value field", what, tname, held[0], held[1]);
     if (dt == OX_STRING)
         return read_strings(r, g, t, what, count, data);
-    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+    if (external)
         return read_external(r, g, t, what, nbytes, data);
     if (t->has_raw_data) {
         if (t->raw_data.len != nbytes)

@@ -390,6 +390,36 @@ static void put_external_model(const char *path, const char *location)
     onnx__model_proto__free_unpacked(m, NULL);
 }
 
+/* A tensor with its values in two fields is refused: which one counts would
+ * be a guess. */
+START_TEST(tensor_with_two_value_fields_is_refused)
+{
+    size_t len;
+    uint8_t *buf = tiny_model(&len, NULL);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    ck_assert_ptr_nonnull(m);
+    free(buf);
+    static uint8_t raw[16];
+    Onnx__TensorProto *w = m->graph->initializer[0];
+    w->has_raw_data = 1;
+    w->raw_data.data = raw;
+    w->raw_data.len = sizeof raw;
+    len = protobuf_c_message_get_packed_size(&m->base);
+    buf = malloc(len);
+    protobuf_c_message_pack(&m->base, buf);
+    w->has_raw_data = 0;
+    w->raw_data.data = NULL;
+    w->raw_data.len = 0;
+    onnx__model_proto__free_unpacked(m, NULL);
+    ox_graph *g = NULL;
+    ck_assert_int_eq(ox_read_memory(ctx, buf, len, "two", NULL, &g), OX_EFORMAT);
+    free(buf);
+    ck_assert_ptr_null(g);
+    ck_assert_str_eq(ox_errmsg(ctx), "two: not an ONNX model: initializer 'w' holds values in both "
+                                     "raw_data and float_data; ONNX allows one value field");
+}
+END_TEST
+
 /* External data must be a regular file below the model's directory: a FIFO
  * is refused without waiting for a writer, a symbolic link is followed only
  * while it stays inside. */
@@ -641,6 +671,7 @@ int main(void)
     tcase_add_test(tc, torch_exports_read_and_rewrite);
     tcase_add_test(tc, external_data_from_onnx_save);
     tcase_add_test(tc, external_data_is_a_regular_file_below_the_model);
+    tcase_add_test(tc, tensor_with_two_value_fields_is_refused);
     tcase_add_test(tc, typed_fields_and_dangling_names);
     tcase_add_test(tc, bad_paths_and_empty_file);
     tcase_add_test(tc, pipes_read_devices_refused);
