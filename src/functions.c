@@ -98,8 +98,8 @@ static int push_io(fx *x, ox_vid **list, size_t *n, ox_vid v)
 }
 
 /* The selected type of segment `seg` (of length len, "Type[attr]"), NULL
- * when none is selected. */
-static const fn_type *selected(const fx *x, const char *seg, size_t len)
+ * when none is selected; a type found is marked seen. */
+static const fn_type *selected(fx *x, const char *seg, size_t len)
 {
     const char *br = memchr(seg, '[', len);
     size_t tl = br ? (size_t)(br - seg) : len;

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,10 @@ typedef struct rctx {
     const char *base_dir; /* external data; NULL = not allowed */
     read_keep *keep;
     ox_status st;
+    /* base_dir with its links resolved, once for all external tensors:
+     * real_base_state 0 not yet, 1 in real_base, -1 it does not resolve */
+    int real_base_state;
+    char real_base[PATH_MAX];
 } rctx;
 
 static ox_status rfail(rctx *r, ox_status st, const char *fmt, ...)
@@ -250,21 +255,21 @@ static void free_owned(uint64_t n, void *p)
         free(p);
 }
 
-/* Whether path, its symbolic links followed, lies outside dir (the location
- * itself has no '..' and is relative, checked before).  A path that does
- * not resolve is not judged here: opening it says why. */
-static bool leaves_dir(const char *dir, const char *path)
+/* Whether path, its symbolic links followed, lies outside the model's
+ * directory (the location itself has no '..' and is relative, checked
+ * before).  A path that does not resolve is not judged here: opening it says
+ * why. */
+static bool leaves_dir(rctx *r, const char *path)
 {
-    char *real_dir = realpath(dir, NULL), *real = realpath(path, NULL);
-    bool out = false;
-    if (real_dir && real) {
-        size_t n = strlen(real_dir);
-        out = strncmp(real, real_dir, n) != 0 ||
-              (real[n] != '/' && real[n] != '\0' && !(n == 1 && real_dir[0] == '/'));
-    }
-    free(real_dir);
-    free(real);
-    return out;
+    if (r->real_base_state == 0)
+        r->real_base_state = realpath(r->base_dir, r->real_base) ? 1 : -1;
+    char real[PATH_MAX];
+    if (r->real_base_state < 0 || !realpath(path, real))
+        return false;
+    const char *base = r->real_base;
+    size_t n = strlen(base);
+    return strncmp(real, base, n) != 0 ||
+           (real[n] != '/' && real[n] != '\0' && !(n == 1 && base[0] == '/'));
 }
 
 static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t, const char *what,
@@ -312,7 +317,7 @@ static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t,
     if (!path)
         return room(r);
     snprintf(path, plen, "%s/%s", r->base_dir, loc);
-    if (leaves_dir(r->base_dir, path)) {
+    if (leaves_dir(r, path)) {
         rfail(r, OX_EFORMAT, "%s '%s': external data file '%s' is a symbolic link to a file "
               "outside the model's directory; ONNX requires the data below it", what, tname, path);
         free(path);
@@ -449,27 +454,22 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
      * reader takes is a guess (onnx.checker refuses such a tensor) */
     bool external = t->has_data_location &&
                     t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-    const char *held[8];
-    size_t n_held = 0;
-    if (t->has_raw_data)
-        held[n_held++] = "raw_data";
-    if (external)
-        held[n_held++] = "external data";
-    if (t->n_float_data)
-        held[n_held++] = "float_data";
-    if (t->n_int32_data)
-        held[n_held++] = "int32_data";
-    if (t->n_int64_data)
-        held[n_held++] = "int64_data";
-    if (t->n_double_data)
-        held[n_held++] = "double_data";
-    if (t->n_uint64_data)
-        held[n_held++] = "uint64_data";
-    if (t->n_string_data)
-        held[n_held++] = "string_data";
-    if (n_held > 1)
-        return rfail(r, OX_EFORMAT, "%s '%s' holds values in both %s and %s; ONNX allows one "
-                     "value field", what, tname, held[0], held[1]);
+    const struct {
+        bool set;
+        const char *name;
+    } fields[] = {{t->has_raw_data, "raw_data"},      {external, "external data"},
+                  {t->n_float_data, "float_data"},    {t->n_int32_data, "int32_data"},
+                  {t->n_int64_data, "int64_data"},    {t->n_double_data, "double_data"},
+                  {t->n_uint64_data, "uint64_data"},  {t->n_string_data, "string_data"}};
+    const char *first = NULL;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (!fields[i].set)
+            continue;
+        if (first)
+            return rfail(r, OX_EFORMAT, "%s '%s' holds values in both %s and %s; ONNX allows "
+                         "one value field", what, tname, first, fields[i].name);
+        first = fields[i].name;
+    }
     if (dt == OX_STRING)
         return read_strings(r, g, t, what, count, data);
     if (external)

@@ -325,10 +325,11 @@ int ox_put_in_place(const char *src, const char *path)
         return e;
     }
     struct stat st;
+    bool exists = stat(dest, &st) == 0;
     int e = 0;
-    if (stat(dest, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (exists && S_ISDIR(st.st_mode)) {
         e = EISDIR;
-    } else if (stat(dest, &st) == 0 && !S_ISREG(st.st_mode)) {
+    } else if (exists && !S_ISREG(st.st_mode)) {
         /* O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) */
         int fd = open(dest, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) {
