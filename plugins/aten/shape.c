@@ -8,6 +8,26 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
+/* Reshape x to the constant dims head[0..n_head), then the 1-D int64 value
+ * `middle` when given, then x's own dims from `tail` on.  Those trailing dims
+ * shift position, so Reshape's 0 cannot copy them: they come from x's Shape,
+ * which follows a dynamic axis (an export without one folds the chain into a
+ * constant target).  flatten and unflatten. */
+static ox_vid reshape_around(ox_sym *g, const ox_api *api, ox_vid x, const int64_t *head,
+                             size_t n_head, ox_vid middle, int64_t tail, int rank)
+{
+    ox_vid parts[3];
+    size_t k = 0;
+    if (n_head)
+        parts[k++] = oxu_const_ints(g, api, head, n_head);
+    if (middle)
+        parts[k++] = middle;
+    if (tail < rank)
+        parts[k++] = at_slice(g, api, at_op1(g, api, "Shape", x), 0, tail, rank, 1);
+    ox_vid target = k == 1 ? parts[0] : at_concat(g, api, parts, k, 0);
+    return at_op2(g, api, "Reshape", x, target);
+}
+
 static int sym_flatten(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -36,10 +56,7 @@ static int sym_flatten(ox_sym *g, const ox_api *api)
     if (rank > AT_MAX_RANK)
         return api->fail(g, "flatten supports inputs up to rank %d, got rank %d", AT_MAX_RANK,
                          rank);
-    /* Leading dims copied (0) and the merged run inferred (-1).  Trailing
-     * dims shift position, so Reshape's 0 cannot copy them: they come from
-     * the input's Shape, which follows a dynamic axis (an export without one
-     * folds the chain into a constant target). */
+    /* Leading dims copied (0) and the merged run inferred (-1) */
     int64_t head[AT_MAX_RANK];
     size_t k = 0;
     for (int64_t i = 0; i < s; i++)
@@ -47,10 +64,7 @@ static int sym_flatten(ox_sym *g, const ox_api *api)
     head[k++] = -1;
     if (e == rank - 1)
         return oxu_set_result(g, api, 0, at_reshape(g, api, x, head, k));
-    ox_vid parts[2] = {oxu_const_ints(g, api, head, k),
-                       at_slice(g, api, at_op1(g, api, "Shape", x), 0, e + 1, rank, 1)};
-    return oxu_set_result(g, api, 0,
-                          at_op2(g, api, "Reshape", x, at_concat(g, api, parts, 2, 0)));
+    return oxu_set_result(g, api, 0, reshape_around(g, api, x, head, k, 0, e + 1, rank));
 }
 
 /* unflatten(self, dim, sizes): dim split into sizes (one may be -1).  The
@@ -78,15 +92,11 @@ static int sym_unflatten(ox_sym *g, const ox_api *api)
             return api->fail(g, "unflatten: sizes must be non-empty");
         sizes = oxu_const_ints(g, api, v, n);
     }
-    ox_vid parts[3];
-    size_t k = 0;
-    if (d > 0) /* Reshape's 0 copies a leading dim */
-        parts[k++] = oxu_const_ints(g, api, (const int64_t[AT_MAX_RANK]){0}, (size_t)d);
-    parts[k++] = sizes;
-    if (d + 1 < rank)
-        parts[k++] = at_slice(g, api, at_op1(g, api, "Shape", x), 0, d + 1, rank, 1);
-    ox_vid target = k == 1 ? sizes : at_concat(g, api, parts, k, 0);
-    return oxu_set_result(g, api, 0, at_op2(g, api, "Reshape", x, target));
+    if (!sizes)
+        return 1;
+    static const int64_t copied[AT_MAX_RANK] = {0}; /* Reshape's 0 copies a leading dim */
+    return oxu_set_result(g, api, 0,
+                          reshape_around(g, api, x, copied, (size_t)d, sizes, d + 1, rank));
 }
 
 static int reshape_to(ox_sym *g, const ox_api *api, const char *arg)
