@@ -144,6 +144,21 @@ static long split_names(const char *opt, char *buf, const char **names, size_t m
     }
 }
 
+/* Option `opt`'s comma list `val` into names[] (*n of them), split in a copy
+ * held in *buf (a repeated option replaces it).  0, or -1 after saying why. */
+static int set_names(const char *opt, const char *val, char **buf, const char **names,
+                     size_t *n)
+{
+    free(*buf);
+    if (!(*buf = strdup(val)))
+        return -1;
+    long k = split_names(opt, *buf, names, MAX_NAMES);
+    if (k < 0)
+        return -1;
+    *n = (size_t)k;
+    return 0;
+}
+
 static int parse_long(const char *opt, const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -199,34 +214,16 @@ static int parse_args(int argc, char **argv, export_args *a)
             a->seed = (unsigned long long)v;
         } else if (!strcmp(s, "--input-names")) {
             NEEDS_VALUE();
-            free(a->input_names_buf);
-            a->input_names_buf = strdup(val);
-            if (!a->input_names_buf)
+            if (set_names(s, val, &a->input_names_buf, a->input_names, &a->n_input_names) != 0)
                 return -1;
-            long k = split_names(s, a->input_names_buf, a->input_names, MAX_NAMES);
-            if (k < 0)
-                return -1;
-            a->n_input_names = (size_t)k;
         } else if (!strcmp(s, "--output-names")) {
             NEEDS_VALUE();
-            free(a->output_names_buf);
-            a->output_names_buf = strdup(val);
-            if (!a->output_names_buf)
+            if (set_names(s, val, &a->output_names_buf, a->output_names, &a->n_output_names) != 0)
                 return -1;
-            long k = split_names(s, a->output_names_buf, a->output_names, MAX_NAMES);
-            if (k < 0)
-                return -1;
-            a->n_output_names = (size_t)k;
         } else if (!strcmp(s, "--functions")) {
             NEEDS_VALUE();
-            free(a->function_types_buf);
-            a->function_types_buf = strdup(val);
-            if (!a->function_types_buf)
+            if (set_names(s, val, &a->function_types_buf, a->function_types, &a->n_function_types) != 0)
                 return -1;
-            long k = split_names(s, a->function_types_buf, a->function_types, MAX_NAMES);
-            if (k < 0)
-                return -1;
-            a->n_function_types = (size_t)k;
         } else if (!strcmp(s, "--verbose")) {
             a->verbose = 1;
         } else if (!strcmp(s, "--no-params")) {
@@ -375,6 +372,17 @@ static void test_set_dir(const export_args *a, unsigned set, char *dir, size_t l
     snprintf(dir, len, "%s/test_data_set_%u", a->test_data, set);
 }
 
+/* Whether name is "<prefix>N.pb" with N >= count: a tensor this bundle does
+ * not write. */
+static bool stale_tensor(const char *name, const char *prefix, size_t count)
+{
+    size_t pl = strlen(prefix);
+    unsigned long i;
+    char tail[8];
+    return strncmp(name, prefix, pl) == 0 && isdigit((unsigned char)name[pl]) &&
+           sscanf(name + pl, "%lu%7s", &i, tail) == 2 && strcmp(tail, ".pb") == 0 && i >= count;
+}
+
 /* Remove the input_N.pb / output_N.pb of dir that this bundle does not write
  * (an earlier export of a model with more inputs left them): a runner reads
  * every one it finds. */
@@ -386,14 +394,8 @@ static void remove_stale_tensors(const char *dir, size_t n_inputs, size_t n_outp
     struct dirent *e;
     char path[4096 + 256 + 2];
     while ((e = readdir(d))) {
-        unsigned long i;
-        char tail[8];
-        bool in = strncmp(e->d_name, "input_", 6) == 0 && isdigit((unsigned char)e->d_name[6]) &&
-                  sscanf(e->d_name, "input_%lu%7s", &i, tail) == 2;
-        bool out = !in && strncmp(e->d_name, "output_", 7) == 0 &&
-                   isdigit((unsigned char)e->d_name[7]) &&
-                   sscanf(e->d_name, "output_%lu%7s", &i, tail) == 2;
-        if ((!in && !out) || strcmp(tail, ".pb") != 0 || i < (in ? n_inputs : n_outputs))
+        if (!stale_tensor(e->d_name, "input_", n_inputs) &&
+            !stale_tensor(e->d_name, "output_", n_outputs))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         unlink(path);
@@ -606,7 +608,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     const char *target = a->output;
     if (a->test_data) {
         created_dir = mkdir(a->test_data, 0777) == 0;
-        if (!created_dir && mkdir_p(a->test_data) != 0) {
+        if (!created_dir && errno != EEXIST) {
             fprintf(stderr, "oxport export: cannot create %s: %s\n", a->test_data,
                     strerror(errno));
             goto done;
