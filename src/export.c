@@ -60,9 +60,10 @@ static ox_status check_gate(void *user)
     return ec->st;
 }
 
-/* The file's sizes fixed to the example that a dynamic axis would change,
- * as the context's warnings (fixed_counts.h). */
-static ox_status note_fixed_counts(ox_context *ctx, const ox_pipeline *p)
+/* The export's warnings, as the context's: the file's sizes fixed to the
+ * example that a dynamic axis would change (fixed_counts.h), then what the
+ * stages noted (an option that matched nothing). */
+static ox_status note_warnings(ox_context *ctx, const ox_pipeline *p)
 {
     ox_report r;
     ox_report_init(&r);
@@ -107,7 +108,7 @@ ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *path,
         ox_pipeline_free(&p);
         return st;
     }
-    if ((st = note_fixed_counts(ctx, &p)) != OX_OK) {
+    if ((st = note_warnings(ctx, &p)) != OX_OK) {
         ox_pipeline_free(&p);
         return st;
     }
