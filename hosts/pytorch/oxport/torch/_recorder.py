@@ -809,7 +809,7 @@ def _constant_with_twin(rec, func, args, kwargs):
         return v
 
     out = func(*args, **kwargs)
-    real = func(*tree_map(twin, args), **{k: twin(v) for k, v in kwargs.items()})
+    real = func(*tree_map(twin, args), **tree_map(twin, kwargs))
     outs, reals = tensors_in(out), tensors_in(real)
     if len(outs) != len(reals):
         return out
