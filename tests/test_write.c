@@ -952,6 +952,22 @@ START_TEST(small_files_are_put_where_a_model_would_go)
     put_text(path_in("t5"), "five");
     ck_assert_int_eq(ox_put_in_place(path_in("t5"), path_in("adir")), EISDIR);
     ck_assert_int_eq(access(path_in("t5"), F_OK), -1);
+
+    /* a link to another file system: the rename cannot cross it (EXDEV), so the bytes go
+     * to a temp beside the link's end, renamed there (where /dev/shm is another one) */
+    struct stat here, shm;
+    char far[64];
+    snprintf(far, sizeof far, "/dev/shm/oxport-put-%ld", (long)getpid());
+    if (stat(path_in("."), &here) == 0 && stat("/dev/shm", &shm) == 0 && here.st_dev != shm.st_dev) {
+        ck_assert_int_eq(symlink(far, path_in("far.json")), 0);
+        put_text(path_in("t6"), "six");
+        ck_assert_int_eq(ox_put_in_place(path_in("t6"), path_in("far.json")), 0);
+        ck_assert_str_eq(text_of(far), "six");
+        ck_assert_int_eq(lstat(path_in("far.json"), &st), 0);
+        ck_assert(S_ISLNK(st.st_mode));
+        ck_assert_int_eq(access(path_in("t6"), F_OK), -1);
+        unlink(far);
+    }
 }
 END_TEST
 
