@@ -10,14 +10,17 @@ export once.  Reported: export wall time; the time above one eager forward (a fo
 timed just before the export in the same process; an eager trace runs one, so this is what
 the exporter adds); peak RSS above the baseline; file size; node count; and the max abs
 difference between ONNX Runtime on the file and PyTorch eager.
-oxport runs twice: the default eager trace, and trace='fake' (the forward on the meta
-device, no kernel computes).  With --repeat N each export runs N times, each in its own
+oxport runs three times: the default eager trace; trace='fake' (the forward on the meta
+device, no kernel computes); and trace='fake' with direct_io=True (the file written with
+O_DIRECT, past the page cache).  With --repeat N each export runs N times, each in its own
 process, the exporters taking turns, and the median time is reported (the machine's load
 moves single runs a lot).
 
 The "plain write" row is the floor for any exporter: a fresh process writing the same
 number of bytes as oxport's file from one in-memory buffer to the same directory with
-os.write (no fsync, like the exporters), timed the same way.
+os.write (no fsync, like the exporters), timed the same way.  The "plain direct write" row
+is the same with O_DIRECT (aligned blocks from a page-aligned buffer, the tail buffered):
+the floor for direct_io=True.
 """
 
 import argparse
@@ -31,6 +34,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, ".."))
+
+# one fresh process each, taking turns in this order
+WORKERS = ("torch", "oxport", "oxport-fake", "oxport-fake-direct", "plain-write", "plain-write-direct")
 
 # name -> (constructor expression, input shape)
 MODELS = {
@@ -56,19 +62,30 @@ def vm_hwm():
     raise RuntimeError("no VmHWM in /proc/self/status")
 
 
-def plain_write(args):
+def plain_write(args, direct=False):
     """Write args.nbytes from one buffer to args.out, as the floor of writing a file."""
+    import mmap
+
     import numpy as np
-    buf = np.random.default_rng(0).integers(0, 255, args.nbytes, dtype=np.uint8)
-    view = memoryview(buf)
+    # an anonymous map is page-aligned, as O_DIRECT needs
+    mem = mmap.mmap(-1, max(args.nbytes, 1))
+    buf = np.frombuffer(mem, dtype=np.uint8, count=args.nbytes)
+    buf[:] = np.random.default_rng(0).integers(0, 255, args.nbytes, dtype=np.uint8)
+    view = memoryview(mem)[:args.nbytes]
     base = vm_hwm()
     t0 = time.perf_counter()
     tmp = args.out + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | (os.O_DIRECT if direct else 0), 0o644)
     try:
         done = 0
-        while done < len(view):
-            done += os.write(fd, view[done:done + (1 << 30)])
+        whole = len(view) // 4096 * 4096 if direct else len(view)
+        while done < whole:
+            done += os.write(fd, view[done:min(whole, done + (8 << 20))])
+        if done < len(view):  # the tail, shorter than a block, through the page cache
+            import fcntl
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_DIRECT)
+            while done < len(view):
+                done += os.write(fd, view[done:])
     finally:
         os.close(fd)
     os.rename(tmp, args.out)  # replaced atomically, as the exporters do
@@ -78,8 +95,8 @@ def plain_write(args):
 
 
 def worker(args):
-    if args.worker == "plain-write":
-        return plain_write(args)
+    if args.worker in ("plain-write", "plain-write-direct"):
+        return plain_write(args, direct=args.worker == "plain-write-direct")
     import numpy as np
     import torch
 
@@ -118,6 +135,8 @@ def worker(args):
         torch.onnx.export(model, x, args.out, opset_version=args.opset)
     elif args.worker == "oxport-fake":
         oxport.torch.export(model, x, args.out, opset_version=args.opset, trace="fake")
+    elif args.worker == "oxport-fake-direct":
+        oxport.torch.export(model, x, args.out, opset_version=args.opset, trace="fake", direct_io=True)
     else:
         oxport.torch.export(model, x, args.out, opset_version=args.opset)
     dt = time.perf_counter() - t0
@@ -153,7 +172,7 @@ def main():
     ap.add_argument("--opset", type=int, default=13)
     ap.add_argument("--repeat", type=int, default=1, help="exports per exporter (fresh process each); median")
     ap.add_argument("--keep", help="keep the exported files in this directory")
-    ap.add_argument("--worker", choices=["torch", "oxport", "oxport-fake", "plain-write"], help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=WORKERS, help=argparse.SUPPRESS)
     ap.add_argument("--nbytes", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
@@ -176,7 +195,7 @@ def main():
             os.makedirs(outdir, exist_ok=True)
             # The exporters take turns, one export each per round, so a drift in the
             # machine's speed over the run falls on all of them alike.
-            order = ("torch", "oxport", "oxport-fake", "plain-write")
+            order = WORKERS
             runs = {which: [] for which in order}
             for _ in range(args.repeat):
                 for which in order:
@@ -184,11 +203,11 @@ def main():
                         continue
                     out = os.path.join(outdir, f"{name}_{which}.onnx")
                     extra = []
-                    if which == "plain-write":
+                    if which.startswith("plain-write"):
                         if not runs["oxport-fake"]:
                             runs[which] = None
                             continue
-                        out = os.path.join(outdir, f"{name}_plain_write.bin")
+                        out = os.path.join(outdir, f"{name}_{which}.bin")
                         extra = ["--nbytes", str(os.path.getsize(os.path.join(outdir, f"{name}_oxport-fake.onnx")))]
                     # Each export starts from the same quiet disk: the previous file of this
                     # exporter is removed and every dirty page written back first, outside the
@@ -211,11 +230,11 @@ def main():
                 if not runs[which]:
                     res[which] = None
                     continue
-                out = os.path.join(outdir, f"{name}_plain_write.bin" if which == "plain-write" else f"{name}_{which}.onnx")
+                out = os.path.join(outdir, f"{name}_{which}.bin" if which.startswith("plain-write") else f"{name}_{which}.onnx")
                 r = {"seconds": statistics.median(x["seconds"] for x in runs[which]),
                      "above_forward": statistics.median(x["seconds"] - x.get("forward", 0) for x in runs[which]),
                      "peak_delta": max(x["peak_delta"] for x in runs[which]), "size": os.path.getsize(out)}
-                if which != "plain-write":
+                if not which.startswith("plain-write"):
                     r["nodes"] = count_nodes(out)
                     r["diff"] = ort_diff(out, tmp)
                 res[which] = r
@@ -239,9 +258,12 @@ def print_row(name, res, header):
         print("| model | exporter | time | time above one eager forward | peak RSS above model+forward | file | nodes "
               "| ORT max abs diff |")
         print("|---|---|---|---|---|---|---|---|")
-    t, o, fk = res.get("torch"), res.get("oxport"), res.get("oxport-fake")
+    t, o, fk, fd = res.get("torch"), res.get("oxport"), res.get("oxport-fake"), res.get("oxport-fake-direct")
     for which, r in (("torch.onnx.export", t), ("oxport.torch.export", o),
-                     ("oxport.torch.export(trace='fake')", fk), ("plain write of as many bytes", res.get("plain-write"))):
+                     ("oxport.torch.export(trace='fake')", fk),
+                     ("oxport.torch.export(trace='fake', direct_io=True)", fd),
+                     ("plain write of as many bytes", res.get("plain-write")),
+                     ("plain direct write of as many bytes", res.get("plain-write-direct"))):
         if r is None:
             print(f"| {name} | {which} | failed | | | | | |")
             continue
@@ -249,13 +271,16 @@ def print_row(name, res, header):
             print(f"| {name} | {which} | {fmt_seconds(r['seconds'])} | | | {fmt_bytes(r['size'])} | | |")
             continue
         # the execute-free trace runs no forward: the column is for the eager ones
-        above = fmt_seconds(r["above_forward"]) if which != "oxport.torch.export(trace='fake')" else ""
+        above = fmt_seconds(r["above_forward"]) if "trace='fake'" not in which else ""
         print(f"| {name} | {which} | {fmt_seconds(r['seconds'])} | {above} | {fmt_bytes(r['peak_delta'])} | {fmt_bytes(r['size'])} "
               f"| {r['nodes']} | {r['diff']:.2g} |")
     if t and o:
         print(f"| {name} | speed-up | {t['seconds'] / max(o['seconds'], 1e-9):.1f}x | | | | | |")
     if t and fk:
         print(f"| {name} | speed-up, trace='fake' | {t['seconds'] / max(fk['seconds'], 1e-9):.1f}x | | | | | |")
+    if t and fd:
+        print(f"| {name} | speed-up, trace='fake', direct_io=True | {t['seconds'] / max(fd['seconds'], 1e-9):.1f}x "
+              "| | | | | |")
     sys.stdout.flush()
 
 

@@ -7,7 +7,7 @@
 
 static const char *const config_keys[] = {"target_opset",       "opsets",         "plugin_dirs",
                                           "disabled_operators", "custom_domains", "opset_dir",
-                                          "operator_export_type", "sync", NULL};
+                                          "operator_export_type", "sync", "direct_io", NULL};
 static const char *const range_keys[] = {"min", "max", NULL};
 
 void ox_config_free(ox_config *cfg)
@@ -193,6 +193,12 @@ static ox_status parse_config(ox_context *ctx, ox_yaml *y, ox_config *cfg)
         if (v.kind != OX_YS_BOOL)
             return ox_yaml_expected(ctx, y, n, "true or false (fsync exported files)");
         cfg->sync = v.i ? 1 : -1;
+    }
+    if ((n = ox_yaml_get(y, root, "direct_io"))) {
+        ox_yvalue v = ox_yaml_scalar(n);
+        if (v.kind != OX_YS_BOOL)
+            return ox_yaml_expected(ctx, y, n, "true or false (write large files with direct I/O)");
+        cfg->direct_io = v.i ? 1 : -1;
     }
     if ((n = ox_yaml_get(y, root, "opset_dir"))) {
         const char *s;

@@ -29,6 +29,7 @@ typedef struct ox_config {
     char *opset_dir;   /* NULL = default */
     int export_type;   /* ox_export_type; -1 = not set */
     int sync;          /* key `sync`: 1 true, -1 false, 0 not set */
+    int direct_io;     /* key `direct_io`: 1 true, -1 false, 0 not set */
 } ox_config;
 
 /* Parse a config file.  Errors carry file:line:col and what was expected;

@@ -36,6 +36,7 @@
 #include "param_source.h"
 #include "static_shapes.h"
 #include "varying_dims.h"
+#include "file_out.h"
 #include "write_files.h"
 
 #define WBUF_CAP ((size_t)1 << 20)
@@ -46,7 +47,7 @@ struct wctx;
 
 typedef struct wbuf {
     ProtobufCBuffer base;
-    int fd;
+    ox_file_out *file;
     unsigned char *buf;
     size_t len;
     uint64_t total; /* bytes appended so far */
@@ -62,29 +63,10 @@ typedef struct wbuf {
 
 static void wbuf_stream(wbuf *w);
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    while (n) {
-        size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
-        ssize_t k = write(fd, c, chunk);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        if (k == 0)
-            return ENOSPC;
-        c += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 static void wbuf_flush(wbuf *w)
 {
     if (w->len && !w->err)
-        w->err = write_all(w->fd, w->buf, w->len);
+        w->err = ox_file_out_write(w->file, w->buf, w->len);
     w->len = 0;
 }
 
@@ -103,7 +85,7 @@ static void wbuf_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
         /* big bytes (weights): straight from the caller's memory */
         wbuf_flush(w);
         if (!w->err)
-            w->err = write_all(w->fd, data, len);
+            w->err = ox_file_out_write(w->file, data, len);
         return;
     }
     if (w->len + len > WBUF_CAP)
@@ -169,6 +151,8 @@ typedef struct wctx {
     char *location;     /* side file name, relative to the model's directory */
     ext_entry *ext;     /* per initializer index of the main graph */
     uint64_t ext_total;
+    uint64_t total;     /* the model file's measured size */
+    bool fell_back;     /* direct I/O was asked for and refused (file_out.h) */
     unsigned char *chunk; /* OX_PARAM_CHUNK bytes when a parameter is read on demand */
     /* Which values the main graph's items leave unsized or out of
      * value_info (graph_facts): the same for the measuring and the writing
@@ -226,7 +210,8 @@ _Static_assert(OX_PARAM_CHUNK % SIDE_CHUNK == 0, "read chunks hold whole hash pi
 /* Copy an on-demand parameter's bytes to `fd` chunk by chunk, mixing each
  * SIDE_CHUNK piece into *hash when hash is not NULL.  Returns 0, or an errno
  * of the write (a read failure is w->st with its message). */
-static int copy_source(wctx *w, const ox_value *v, const char *name, int fd, uint64_t *hash)
+static int copy_source(wctx *w, const ox_value *v, const char *name, ox_file_out *out,
+                       uint64_t *hash)
 {
     ox_source_cursor c;
     int e = 0;
@@ -240,7 +225,7 @@ static int copy_source(wctx *w, const ox_value *v, const char *name, int fd, uin
                 size_t n = got - k < SIDE_CHUNK ? got - k : SIDE_CHUNK;
                 *hash = ox_hash64_mix(*hash, ox_hash64(w->chunk + k, n, at + k));
             }
-            e = write_all(fd, w->chunk, got);
+            e = ox_file_out_write(out, w->chunk, got);
         }
     }
     ox_source_close(&c);
@@ -251,7 +236,7 @@ static void wbuf_stream(wbuf *b)
 {
     wbuf_flush(b);
     if (!b->err && b->wc->st == OX_OK)
-        b->err = copy_source(b->wc, b->streaming, b->streaming_name, b->fd, NULL);
+        b->err = copy_source(b->wc, b->streaming, b->streaming_name, b->file, NULL);
 }
 
 /* ------------------------------------------------------- message builders */
@@ -1238,19 +1223,19 @@ static ox_status write_side(wctx *w, ox_temp *t, const char *side_path, uint64_t
     const ox_io_plan *p = w->main;
     uint64_t pos = 0, h = 0;
     int e = 0;
-    for (size_t i = 0; i < p->n_inits && !e; i++) {
+    ox_file_out out;
+    ox_file_out_open(&out, t->fd, w->o.direct_io > 0, w->ext_total);
+    for (size_t i = 0; i < p->n_inits && !e && w->st == OX_OK; i++) {
         if (!w->ext[i].length)
             continue;
         const ox_value *v = p->g->values[p->inits[i]];
         if (w->ext[i].offset > pos)
-            e = write_all(t->fd, zeros, (size_t)(w->ext[i].offset - pos));
+            e = ox_file_out_write(&out, zeros, (size_t)(w->ext[i].offset - pos));
         h = ox_hash64_mix(h, w->ext[i].offset);
         h = ox_hash64_mix(h, w->ext[i].length);
         if (v->source) {
             if (!e)
-                e = copy_source(w, v, p->names[p->inits[i]], t->fd, &h);
-            if (w->st != OX_OK)
-                return w->st;
+                e = copy_source(w, v, p->names[p->inits[i]], &out, &h);
             pos = w->ext[i].offset + w->ext[i].length;
             continue;
         }
@@ -1260,27 +1245,35 @@ static ox_status write_side(wctx *w, ox_temp *t, const char *side_path, uint64_t
             size_t n = (size_t)(v->tensor.nbytes - done < SIDE_CHUNK ? v->tensor.nbytes - done
                                                                       : SIDE_CHUNK);
             h = ox_hash64_mix(h, ox_hash64(data + done, n, done));
-            e = write_all(t->fd, data + done, n);
+            e = ox_file_out_write(&out, data + done, n);
             done += n;
         }
         pos = w->ext[i].offset + w->ext[i].length;
     }
+    int closed = ox_file_out_close(&out);
+    if (!e)
+        e = closed;
+    w->fell_back |= out.fell_back;
+    if (w->st != OX_OK)
+        return w->st;
     *tag = h;
     if (e)
         return io_error(w, WHAT_SIDE, side_path, e);
     return OX_OK;
 }
 
-static ox_status write_model(wctx *w, ox_temp *t, const char *path)
+static ox_status write_model(wctx *w, ox_temp *t, const char *path, bool direct)
 {
     wbuf out;
     memset(&out, 0, sizeof out);
     out.base.append = wbuf_append;
-    out.fd = t->fd;
     out.wc = w;
     out.buf = malloc(WBUF_CAP);
     if (!out.buf)
         return oom(w);
+    ox_file_out file;
+    ox_file_out_open(&file, t->fd, direct && w->o.direct_io > 0, w->total);
+    out.file = &file;
     w->out = &out;
     uint64_t head;
     ox_status st = model_head(w, w->main->g, &head, true);
@@ -1299,6 +1292,10 @@ static ox_status write_model(wctx *w, ox_temp *t, const char *path)
                       (unsigned long long)(out.total - start));
     }
     wbuf_flush(&out);
+    int closed = ox_file_out_close(&file);
+    if (!out.err)
+        out.err = closed;
+    w->fell_back |= file.fell_back;
     free(out.buf);
     w->out = NULL;
     if (st != OX_OK)
@@ -1320,6 +1317,13 @@ static void resolve_options(wctx *w, const ox_export_options *opts)
     }
     if (w->o.sync == 0)
         w->o.sync = w->ctx && w->ctx->config ? w->ctx->config->sync : 0;
+    /* Unsaid, direct I/O goes with sync: when the bytes must reach the device
+     * before the call returns anyway, they go there without the page cache
+     * (docs/onnx-writer.md, "Direct I/O"). */
+    if (w->o.direct_io == 0)
+        w->o.direct_io = w->ctx && w->ctx->config ? w->ctx->config->direct_io : 0;
+    if (w->o.direct_io == 0)
+        w->o.direct_io = w->o.sync > 0 ? 1 : -1;
     w->threshold = w->o.external_data_threshold ? w->o.external_data_threshold
                                                 : OX_EXTERNAL_DEFAULT_THRESHOLD;
 }
@@ -1475,6 +1479,7 @@ ox_status ox_onnx_write_gated(ox_context *ctx, const ox_io_layout *layout, const
         if (w.external && measure(&w, &total) != OX_OK)
             goto done;
     }
+    w.total = total;
     if (total > OX_PROTOBUF_LIMIT) {
         werr(&w, OX_EINVAL, "cannot write ONNX model to '%s': it would be %llu bytes, past "
              "protobuf's 2 GiB limit%s", path, (unsigned long long)total,
@@ -1492,7 +1497,7 @@ ox_status ox_onnx_write_gated(ox_context *ctx, const ox_io_layout *layout, const
         goto done;
     }
     if (in_place) {
-        if (write_model(&w, &c.model, path) == OX_OK) {
+        if (write_model(&w, &c.model, path, false) == OX_OK) {
             int e = close(c.model.fd);
             c.model.fd = -1;
             if (e != 0)
@@ -1517,7 +1522,7 @@ ox_status ox_onnx_write_gated(ox_context *ctx, const ox_io_layout *layout, const
     if (w.external && place_side_file(&w, &c, requested, tag_at) != OX_OK)
         goto done;
     if (open_temp(&w, WHAT_MODEL, c.dest, &c.model) != OX_OK ||
-        write_model(&w, &c.model, path) != OX_OK)
+        write_model(&w, &c.model, path, true) != OX_OK)
         goto done;
     int e = ox_temp_close(&c.model, w.o.sync > 0);
     if (e) {

@@ -669,7 +669,7 @@ START_TEST(export_config_errors)
     expect_export("", "-o m.onnx --config key.yaml", 2,
                   "oxport export: key.yaml:1:1: expected one of the keys target_opset, opsets, "
                   "plugin_dirs, disabled_operators, custom_domains, opset_dir, "
-                  "operator_export_type, sync, got 'opset'\n");
+                  "operator_export_type, sync, direct_io, got 'opset'\n");
     /* the config's opset_dir ranks above the build tree's descriptors */
     write_text("dir.yaml", "opset_dir: nowhere\n");
     expect_export("env -u OXPORT_OPSET_DIR", "-o m.onnx --config dir.yaml", 2,

@@ -124,7 +124,7 @@ START_TEST(errors)
 {
     expect_error("unknown_key.yaml", OX_ECONFIG,
                  ":2:1: expected one of the keys target_opset, opsets, plugin_dirs, "
-                 "disabled_operators, custom_domains, opset_dir, operator_export_type, sync, "
+                 "disabled_operators, custom_domains, opset_dir, operator_export_type, sync, direct_io, "
                  "got 'plugin_dir'");
     expect_error("bad_export_type.yaml", OX_ECONFIG,
                  ":2:23: expected onnx, aten, aten_fallback or fallthrough, got 'ONNX_ATEN'");

@@ -42,7 +42,7 @@ typedef struct export_args {
     int opset;
     long batch;
     unsigned long long seed;
-    int verbose, no_params, no_check, keep_inits, external_data, sync, list, help;
+    int verbose, no_params, no_check, keep_inits, external_data, sync, direct_io, list, help;
     int shape_only;             /* --shape-only: trace without computing */
     const char *weights;        /* --weights FILE: parameters from a weights file */
     const char *save_weights;   /* --save-weights FILE: write one instead of exporting */
@@ -88,6 +88,10 @@ static void usage(FILE *f)
           "  --external-data                store weights in a side file next to FILE.onnx\n"
           "  --sync                         fsync the files before exiting, so the export\n"
           "                                 survives a power loss (default: config's sync)\n"
+          "  --direct-io, --no-direct-io    write files past 8 MiB with direct I/O, skipping\n"
+          "                                 the page cache: faster where the page cache is\n"
+          "                                 slow to grow, slower on a slow disk (default:\n"
+          "                                 config's direct_io, else on with --sync)\n"
           "  --test-data DIR                write DIR/model.onnx and the host's inputs and\n"
           "                                 outputs as DIR/test_data_set_0/*.pb (the traced\n"
           "                                 example) and test_data_set_1/*.pb (other input\n"
@@ -236,6 +240,10 @@ static int parse_args(int argc, char **argv, export_args *a)
             a->external_data = 1;
         } else if (!strcmp(s, "--sync")) {
             a->sync = 1;
+        } else if (!strcmp(s, "--direct-io")) {
+            a->direct_io = 1;
+        } else if (!strcmp(s, "--no-direct-io")) {
+            a->direct_io = -1;
         } else if (!strcmp(s, "--shape-only")) {
             a->shape_only = 1;
         } else if (!strcmp(s, "--weights")) {
@@ -628,6 +636,7 @@ static int run_export(export_args *a, const hc_zoo_model *z)
         opts.external_data = 1;
     if (a->sync)
         opts.sync = 1;
+    opts.direct_io = a->direct_io;
     opts.input_names = a->input_names;
     opts.n_input_names = a->n_input_names;
     opts.output_names = a->output_names;

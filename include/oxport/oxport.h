@@ -350,6 +350,14 @@ typedef struct ox_export_options {
      * become the function's inputs.  NULL/0: no functions. */
     const char *const *function_types;
     size_t n_function_types;
+    /* added later still (hosts built before it pass a smaller struct_size) */
+    int direct_io;                 /* 1: write files larger than 8 MiB with direct I/O (O_DIRECT),
+                                      skipping the page cache: faster where growing the page
+                                      cache is slow (VMs, memory full of other files), slower
+                                      on a slow disk; the bytes are the same, and a file system
+                                      that refuses it gets a buffered write. -1: never. 0
+                                      (default): the config's `direct_io` key, else on exactly
+                                      when `sync` is on (docs/onnx-writer.md, "Direct I/O") */
 } ox_export_options;
 
 OX_API void ox_export_options_init(ox_export_options *opts);

@@ -88,6 +88,7 @@ class OxExportOptions(ctypes.Structure):
         ("sync", ctypes.c_int),
         ("function_types", ctypes.POINTER(ctypes.c_char_p)),
         ("n_function_types", ctypes.c_size_t),
+        ("direct_io", ctypes.c_int),
     ]
 
 

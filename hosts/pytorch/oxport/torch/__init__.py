@@ -162,7 +162,8 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
            input_names=None, output_names=None, operator_export_type=OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None,
            keep_initializers_as_inputs=None, custom_opsets=None, export_modules_as_functions=False,
-           config=None, graph_picture=None, report=None, check=True, sync=False, trace="eager"):
+           config=None, graph_picture=None, report=None, check=True, sync=False, trace="eager",
+           direct_io=None):
     """Export `model` to ONNX; same arguments and meaning as torch.onnx.export (1.13).
 
     `f` is a path or a writable binary file object.  `opset_version=None` takes the
@@ -177,6 +178,10 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     files before returning so the export survives a power loss; by default, like torch.save
     and onnx.save, it does not (unless the config sets `sync: true`); the file is replaced
     atomically either way.
+    `direct_io` (oxport only): True writes files past 8 MiB with direct I/O (O_DIRECT),
+    skipping the page cache -- faster where growing the page cache is slow (VMs, memory
+    full of other files), slower on a slow disk; the bytes are the same.  False never;
+    None (default) takes the config's `direct_io`, else follows `sync`.
     `trace` (oxport only): "eager" runs the forward once on the real tensors; "fake" runs
     it on the meta device, so no kernel computes (shapes and dtypes only; the weights are
     still written from the real parameters) and refuses models that read tensor values.
@@ -189,6 +194,8 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     import ctypes
 
     _check_options(operator_export_type, custom_opsets, export_modules_as_functions, training)
+    if direct_io is not None and not isinstance(direct_io, bool):
+        raise TypeError(f"oxport.torch.export: direct_io must be True, False or None, not {direct_io!r}")
     opset_version = _validate.opset_version(opset_version)
     if config is not None:
         _validate.path("config", config)
@@ -263,6 +270,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         opts.do_constant_folding = 1 if do_constant_folding else 0
         opts.check = 1 if check else 0
         opts.sync = 1 if sync else 0
+        opts.direct_io = 0 if direct_io is None else 1 if direct_io else -1
         fn_arr, n_fn, _fn_hold = _c_strings(function_types)
         if fn_arr is not None:
             opts.function_types = ctypes.cast(fn_arr, ctypes.POINTER(ctypes.c_char_p))
