@@ -868,6 +868,50 @@ START_TEST(export_sync_flag)
 }
 END_TEST
 
+/* --direct-io writes with O_DIRECT (the fcntl that turns it on, counted with
+ * strace), --no-direct-io does not even with --sync, and --sync alone does;
+ * the files are byte for byte the same.  The decoder runs shape-only from a
+ * weights file, so its 13 MiB of weights come through the on-demand read path. */
+START_TEST(export_direct_io_flags)
+{
+    char packs[2200], all[4096];
+    if (!pack_args(packs, sizeof packs))
+        return;
+    if (system("strace -V >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "export_direct_io_flags: SKIPPED (no strace; tools/install-deps installs it)\n");
+        return;
+    }
+    const char *cfg = "--decoder-config layers=2,dim=256,hidden=512,heads=4,vocab=4096";
+    snprintf(all, sizeof all, "export decoder %s %s --save-weights w.bin", packs, cfg);
+    run_result w = run(all);
+    ck_assert_msg(w.status == 0, "exit %d\n%s", w.status, w.err);
+    run_free(&w);
+    static const struct {
+        const char *flags, *out;
+        int direct;
+    } cases[] = {{"--direct-io", "a.onnx", 1}, {"--no-direct-io --sync", "b.onnx", 0},
+                 {"--sync", "c.onnx", 1}, {"", "d.onnx", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(all, sizeof all, "export decoder %s %s --shape-only --weights w.bin -o %s %s", packs,
+                 cfg, cases[i].out, cases[i].flags);
+        run_result r = run_with("ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=fcntl "
+                                "-o trace.txt", all);
+        ck_assert_msg(r.status == 0, "'%s': exit %d\n%s", cases[i].flags, r.status, r.err);
+        run_free(&r);
+        char path[512];
+        snprintf(path, sizeof path, "%s/trace.txt", tmpdir);
+        char *trace = slurp_or_empty(path);
+        int on = strstr(trace, "F_SETFL") && strstr(trace, "|O_DIRECT");
+        ck_assert_msg(on == (cases[i].direct != 0), "'%s': O_DIRECT %s\n%s", cases[i].flags,
+                      on ? "set" : "not set", trace);
+        free(trace);
+    }
+    snprintf(all, sizeof all, "cd '%s' && cmp a.onnx b.onnx && cmp a.onnx c.onnx && cmp a.onnx d.onnx",
+             tmpdir);
+    ck_assert_int_eq(system(all), 0);
+}
+END_TEST
+
 /* dump and check read a model from a pipe; a device gets a clear refusal. */
 START_TEST(dump_and_check_read_pipes)
 {
@@ -933,6 +977,7 @@ static Suite *cli_suite(void)
     tcase_add_test(errors, dump_and_check_read_pipes);
     tcase_add_test(errors, export_interrupted_leaves_nothing);
     tcase_add_test(errors, export_sync_flag);
+    tcase_add_test(errors, export_direct_io_flags);
     tcase_add_test(errors, plugins_check_lists_the_findings);
     tcase_add_test(errors, export_test_data_failure_removes_the_pair);
     suite_add_tcase(s, errors);

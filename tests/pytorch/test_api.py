@@ -326,6 +326,44 @@ class Api(unittest.TestCase):
             self.assertEqual(n, 2 if sync == "1" else 0, "sync=%s" % sync)
             onnxval.check(self.path("s.onnx"))
 
+    def test_direct_io_writes_the_same_file(self):
+        # 9 MiB of weights: past the 8 MiB below which direct I/O is not used
+        torch.manual_seed(0)
+        model = nn.Linear(2048, 1152)
+        x = torch.randn(3, 2048)
+        for mode in (None, True, False):
+            oxt.export(model, x, self.path("m_%s.onnx" % mode), direct_io=mode)
+        with open(self.path("m_None.onnx"), "rb") as f:
+            want = f.read()
+        self.assertGreater(len(want), 9 << 20)
+        for mode in (True, False):
+            with open(self.path("m_%s.onnx" % mode), "rb") as f:
+                self.assertEqual(f.read(), want, "direct_io=%s" % mode)
+        onnxval.check(self.path("m_True.onnx"))
+        self.assert_file_matches(model, x, self.path("m_True.onnx"))
+        with self.assertRaisesRegex(TypeError, "direct_io must be True, False or None, not 'yes'"):
+            oxt.export(model, x, self.path("bad.onnx"), direct_io="yes")
+        self.assertFalse(os.path.exists(self.path("bad.onnx")))
+
+    def test_direct_io_uses_o_direct_only_when_asked(self):
+        if subprocess.run(["strace", "-V"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+            self.skipTest("no strace (tools/install-deps installs it)")
+        script = ("import sys, torch; sys.path.insert(0, %r); import oxport.torch as oxt; "
+                  "d = {'None': None, 'True': True, 'False': False}[sys.argv[2]]; "
+                  "oxt.export(torch.nn.Linear(2048, 1152), torch.randn(1, 2048), sys.argv[1], direct_io=d, "
+                  "sync=sys.argv[3] == '1')" % os.path.join(SRC, "hosts", "pytorch"))
+        for mode, sync, want in (("None", "0", False), ("True", "0", True), ("False", "1", False),
+                                 ("None", "1", True)):
+            trace = self.path("trace.txt")
+            r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=fcntl", "-o", trace,
+                                "/usr/bin/python3", "-c", script, self.path("d.onnx"), mode, sync],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
+            self.assertEqual(r.returncode, 0, r.stderr.decode()[-2000:])
+            with open(trace) as t:
+                text = t.read()
+            on = any("F_SETFL" in line and "|O_DIRECT" in line for line in text.splitlines())
+            self.assertEqual(on, want, "direct_io=%s sync=%s" % (mode, sync))
+
     def test_export_does_not_import_torchvision(self):
         # The torchvision patches apply only once the model's process has imported it;
         # importing it for a plain model would add about 0.6 s to the export.

@@ -210,6 +210,66 @@ class FakeTrace(unittest.TestCase):
                            "is a tensor on the meta device, which holds no values to write", trace="eager")
         self.assertNotIn("under trace='fake'", msg)
 
+    def test_shared_modules_and_tied_weights_give_the_same_file(self):
+        """The meta swap reaches a module used under two names, and a weight two modules
+        tie, once each; both come back to the real tensors."""
+        class Tied(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(6, 6)
+                self.dec = nn.Linear(6, 6)
+                self.dec.weight = self.enc.weight
+                self.again = self.enc
+                self.register_buffer("scale", torch.full((6,), 1.5))
+
+            def forward(self, x):
+                return self.again(self.dec(self.enc(x))) * self.scale
+        torch.manual_seed(0)
+        model = Tied()
+        before = {k: v for k, v in model.state_dict(keep_vars=True).items()}
+        self.same_file_and_runs(model, torch.randn(2, 6), {"x": {0: "b"}}, [torch.randn(5, 6)])
+        after = model.state_dict(keep_vars=True)
+        self.assertEqual(list(before), list(after))
+        for k in before:
+            self.assertIs(after[k], before[k], k)
+            self.assertEqual(after[k].device.type, "cpu", k)
+
+    def test_state_beyond_parameters_and_buffers_gives_the_same_file(self):
+        """A module that saves a plain tensor attribute in its state dict: no parameter or
+        buffer slot holds it, so functional_call swaps the state, as before."""
+        class Table(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+                self.table = torch.linspace(-1.0, 1.0, 3)
+
+            def _save_to_state_dict(self, destination, prefix, keep_vars):
+                super()._save_to_state_dict(destination, prefix, keep_vars)
+                destination[prefix + "table"] = self.table
+
+            def forward(self, x):
+                return torch.relu(self.fc(x)) + self.table
+        torch.manual_seed(0)
+        model = Table()
+        self.assertIn("table", model.state_dict())
+        self.same_file_and_runs(model, torch.randn(2, 4), {"x": {0: "b"}}, [torch.randn(3, 4)])
+        self.assertEqual(model.table.device.type, "cpu")
+
+    def test_parameters_come_back_after_a_refused_forward(self):
+        class Gate(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+
+            def forward(self, x):
+                return self.fc(x) * x.sum().item()
+        model = Gate()
+        weight = model.fc.weight
+        self.refused(model, (torch.randn(3),), "trace='fake' cannot run item()")
+        self.assertIs(model.fc.weight, weight)
+        self.assertEqual(model.fc.weight.device.type, "cpu")
+        self.assertEqual(model.fc.bias.device.type, "cpu")
+
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):
             oxt.export(nn.ReLU(), (torch.randn(2),), os.devnull, trace="lazy")

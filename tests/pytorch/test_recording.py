@@ -236,7 +236,7 @@ class Recording(unittest.TestCase):
     def test_arg_struct_matches_the_header(self):
         # ox_arg: name, kind, 16-byte union -> 32 bytes on LP64.
         self.assertEqual(__import__("ctypes").sizeof(E.OxArg), 32)
-        self.assertEqual(__import__("ctypes").sizeof(E.OxExportOptions), 128)  # ... check, 2 words of padding, function_types, n_function_types
+        self.assertEqual(__import__("ctypes").sizeof(E.OxExportOptions), 136)  # ... check, sync, function_types, n_function_types, direct_io + padding
         self.assertEqual(__import__("ctypes").sizeof(E.OxTensorDesc), 16)
 
 

@@ -26,7 +26,7 @@ import torch.nn as nn  # noqa: E402
 import oxport.torch as oxt  # noqa: E402
 
 TorchExport = torch.onnx.export
-OXPORT_ONLY = ("config", "graph_picture", "report", "check", "sync", "trace")
+OXPORT_ONLY = ("config", "graph_picture", "report", "check", "sync", "trace", "direct_io")
 
 
 class Block(nn.Module):
