@@ -9,7 +9,12 @@
  * mark (VmHWM, reset before each run through /proc/self/clear_refs) minus the
  * resident size before the run, which already holds the weights.
  *
- *   write_1gib [MiB (default 1024)] [output dir (default /var/tmp)]
+ *   write_1gib [MiB (default 1024)] [output dir (default /var/tmp)] [pause seconds (default 0)]
+ *
+ * With a pause, each run starts that long after the file before it was
+ * removed: on a VM whose free memory goes back to its host, a buffered write
+ * then has to get fresh pages for its page cache, as a model written once in
+ * a while does; without one, it reuses the pages the last run just freed.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -153,8 +158,12 @@ static int onnx_write(ox_context *ctx, const ox_graph *g, const char *dir, const
     return 0;
 }
 
+static unsigned pause_s; /* between runs, after the file is removed */
+
 static void print_row(const char *what, const result *r)
 {
+    if (pause_s)
+        sleep(pause_s);
     double mb = (double)r->bytes / 1e6;
     printf("%-36s %10.3f s %10.1f MB/s %12.1f MiB  (%llu bytes)\n", what, r->seconds,
            mb / r->seconds, (double)r->extra_kib / 1024.0, r->bytes);
@@ -164,6 +173,7 @@ int main(int argc, char **argv)
 {
     size_t mib = argc > 1 ? (size_t)atol(argv[1]) : 1024;
     const char *dir = argc > 2 ? argv[2] : "/var/tmp";
+    pause_s = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
     size_t total = mib << 20;
     size_t each = total / N_PARAMS / sizeof(float) * sizeof(float);
     total = each * N_PARAMS;
@@ -204,8 +214,8 @@ int main(int argc, char **argv)
     char plain[1024], model[1024];
     snprintf(plain, sizeof plain, "%s/oxport-bench-plain.bin", dir);
     snprintf(model, sizeof model, "%s/oxport-bench.onnx", dir);
-    printf("weights: %zu MiB in %d tensors; output dir %s; weights resident: %ld MiB\n", mib,
-           N_PARAMS, dir, status_kib("VmRSS") / 1024);
+    printf("weights: %zu MiB in %d tensors; output dir %s; weights resident: %ld MiB; "
+           "%u s between runs\n", mib, N_PARAMS, dir, status_kib("VmRSS") / 1024, pause_s);
     printf("%-36s %12s %15s %17s\n", "run", "time", "throughput", "peak RSS extra");
     for (int mode = 0; mode < 3; mode++) {
         bool sync = mode == 1, direct = mode == 2;
