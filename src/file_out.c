@@ -40,22 +40,12 @@ static int pwrite_all(ssize_t (*fn)(int, const void *, size_t, off_t), int fd,
     return 0;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
+/* write(2) in pwrite's shape: a buffered file is written at its position, so
+ * a descriptor that has none (a FIFO, a device written in place) works too. */
+static ssize_t write_here(int fd, const void *p, size_t n, off_t at)
 {
-    while (n) {
-        size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
-        ssize_t k = write(fd, p, chunk);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        if (k == 0)
-            return ENOSPC;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
+    (void)at;
+    return write(fd, p, n);
 }
 
 /* One staged block, on the thread.  EINVAL from a direct write means the
@@ -191,7 +181,7 @@ int ox_file_out_write(ox_file_out *o, const void *data, size_t n)
     if (o->err || n == 0)
         return o->err;
     if (!o->direct)
-        return o->err = write_all(o->fd, data, n);
+        return o->err = pwrite_all(write_here, o->fd, data, n, 0);
     const unsigned char *p = data;
     while (n) {
         size_t room = OX_DIRECT_STAGE - o->fill;

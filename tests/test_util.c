@@ -1,9 +1,14 @@
 #include "test_util.h"
 
+#include <dirent.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 const char *srcdir(void)
 {
@@ -88,4 +93,36 @@ int run_suite(Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void assert_full_disk_keeps_old_file(const char *dir, const char *path, long limit,
+                                     int (*write_fn)(void *arg), void *arg)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("old model", f);
+    fclose(f);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        _exit(write_fn(arg) == 0 ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    size_t len;
+    unsigned char *p = slurp(path, &len);
+    ck_assert_uint_eq(len, 9);
+    ck_assert_mem_eq(p, "old model", 9);
+    free(p);
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        ck_assert_msg(!strstr(e->d_name, ".oxtmp-"), "temp file left: %s", e->d_name);
+    closedir(d);
 }

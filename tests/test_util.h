@@ -34,6 +34,15 @@ void rm_tree(const char *dir);
 /* Runs cmd through the shell: its exit status, -1 when it did not exit. */
 int shell_status(const char *cmd);
 
+/* A write that fails midway on a full disk leaves the file it replaces as it
+ * was: `path` is made to hold "old model", then a child whose files may grow
+ * to `limit` bytes (RLIMIT_FSIZE, so writes fail with EFBIG) runs
+ * write_fn(arg), which returns 0 when the write failed as it should (its own
+ * checks, e.g. the message).  The test fails unless it did, `path` still
+ * holds "old model", and `dir` holds no writer temp file (".oxtmp-"). */
+void assert_full_disk_keeps_old_file(const char *dir, const char *path, long limit,
+                                     int (*write_fn)(void *arg), void *arg);
+
 /* Runs every test of s: EXIT_SUCCESS when none failed, for main(). */
 int run_suite(Suite *s);
 

@@ -973,51 +973,40 @@ END_TEST
 
 /* A full disk, simulated with RLIMIT_FSIZE: writes past the limit fail with
  * EFBIG exactly like ENOSPC would (mounting a small tmpfs needs root). */
+/* The child's side of write_error_midway_keeps_old_file: 0 when the write
+ * failed with the full-disk message. */
+static int write_past_the_limit(void *arg)
+{
+    const char *path = arg;
+    ox_graph *g = ox_graph_new("Big");
+    int64_t d[] = {4096};
+    float *data = calloc(4096, sizeof(float));
+    ox_value *w = ox_graph_add_value(g, OX_VAL_PARAM, OX_FLOAT, 1, d);
+    w->name = "w";
+    w->tensor = (ox_tensor_data){data, 4096 * sizeof(float), false};
+    ox_graph_add_param(g, w->id);
+    ox_node *n = ox_graph_add_node(g, "onnx::Identity", 1, &w->id, 1);
+    ox_value *y = ox_graph_value(g, n->outputs[0]);
+    ox_value_set_type(g, y, OX_FLOAT, 1, d);
+    y->name = "y";
+    ox_graph_add_output(g, y->id);
+    ox_graph_set_opset(g, "", 13);
+    ox_status st = ox_write(ctx, g, path, NULL);
+    char want[1024];
+    snprintf(want, sizeof want, "cannot write ONNX model to '%s': File too large; raise the "
+             "file size limit (ulimit -f) or write elsewhere", path);
+    int ok = st == OX_EIO && strcmp(ox_errmsg(ctx), want) == 0;
+    if (!ok)
+        fprintf(stderr, "status %d message: %s\n", st, ox_errmsg(ctx));
+    ox_graph_free(g); /* the child is checked for leaks under valgrind too */
+    free(data);
+    return ok ? 0 : 1;
+}
+
 START_TEST(write_error_midway_keeps_old_file)
 {
-    FILE *f = fopen(path_in("keep.onnx"), "w");
-    fputs("old model", f);
-    fclose(f);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        signal(SIGXFSZ, SIG_IGN);
-        struct rlimit rl = {4096, 4096};
-        setrlimit(RLIMIT_FSIZE, &rl);
-        ox_graph *g = ox_graph_new("Big");
-        int64_t d[] = {4096};
-        float *data = calloc(4096, sizeof(float));
-        ox_value *w = ox_graph_add_value(g, OX_VAL_PARAM, OX_FLOAT, 1, d);
-        w->name = "w";
-        w->tensor = (ox_tensor_data){data, 4096 * sizeof(float), false};
-        ox_graph_add_param(g, w->id);
-        ox_node *n = ox_graph_add_node(g, "onnx::Identity", 1, &w->id, 1);
-        ox_value *y = ox_graph_value(g, n->outputs[0]);
-        ox_value_set_type(g, y, OX_FLOAT, 1, d);
-        y->name = "y";
-        ox_graph_add_output(g, y->id);
-        ox_graph_set_opset(g, "", 13);
-        ox_status st = ox_write(ctx, g, path_in("keep.onnx"), NULL);
-        char want[1024];
-        snprintf(want, sizeof want, "cannot write ONNX model to '%s': File too large; raise the "
-                 "file size limit (ulimit -f) or write elsewhere", path_in("keep.onnx"));
-        int ok = st == OX_EIO && strcmp(ox_errmsg(ctx), want) == 0;
-        if (!ok)
-            fprintf(stderr, "status %d message: %s\n", st, ox_errmsg(ctx));
-        ox_graph_free(g); /* the child is checked for leaks under valgrind too */
-        free(data);
-        _exit(ok ? 0 : 1);
-    }
-    int status;
-    waitpid(pid, &status, 0);
-    ck_assert(WIFEXITED(status));
-    ck_assert_int_eq(WEXITSTATUS(status), 0);
-    size_t len;
-    unsigned char *p = slurp(path_in("keep.onnx"), &len);
-    ck_assert_uint_eq(len, 9);
-    ck_assert_mem_eq(p, "old model", 9);
-    free(p);
-    ck_assert_uint_eq(count_temps(), 0);
+    assert_full_disk_keeps_old_file(dir, path_in("keep.onnx"), 4096, write_past_the_limit,
+                                    path_in("keep.onnx"));
 }
 END_TEST
 
