@@ -494,6 +494,95 @@ class SizeReads(unittest.TestCase):
         self.assertIn("aten::roll at Roll: its conversion read dim 1 of a value as 5", got[0])
 
 
+def follows_input_sizes(case, model, x, axes, shapes, opsets, make=None):
+    """Export `model` at `x` with `axes` of input x dynamic, with no TracerWarning at all
+    (nothing is fixed to the example), then run the file in ONNX Runtime at the example,
+    on other values of its shape and at each of `shapes`, against eager (values, shapes
+    and dtypes).  `make(shape, generator)` draws an input (default: randn)."""
+    make = make or (lambda shape, g: torch.randn(shape, generator=g))
+    model = model.eval()
+    g = torch.Generator().manual_seed(11)
+    inputs = [x, make(tuple(x.shape), g)] + [make(s, g) for s in shapes]
+    with torch.no_grad():
+        refs = [model(inp) for inp in inputs]
+    refs = [[r.numpy() for r in (ref if isinstance(ref, tuple) else (ref,))] for ref in refs]
+    case.assertFalse(np.array_equal(refs[0][0], refs[1][0]), "eager output ignores its input")
+    for opset in opsets:
+        with tempfile.TemporaryDirectory(prefix="oxport-sizes-") as tmp:
+            path = os.path.join(tmp, "m.onnx")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                oxt.export(model, (x,), path, opset_version=opset, input_names=["x"], output_names=["y"],
+                           dynamic_axes={"x": {a: f"d{a}" for a in axes}})
+            said = [str(w.message) for w in caught if issubclass(w.category, oxt.TracerWarning)]
+            case.assertEqual(said, [], f"opset {opset}: a value was fixed to the example")
+            onnxval.check(path)
+            outs = onnxval.run_ort_many(path, [{"x": inp.numpy()} for inp in inputs])
+            for inp, want, gots in zip(inputs, refs, outs):
+                case.assertEqual(len(gots), len(want))
+                for k, (ref, got) in enumerate(zip(want, gots)):
+                    where = f"opset {opset} at {tuple(inp.shape)}, output {k}"
+                    case.assertEqual(got.dtype, ref.dtype, where)
+                    case.assertEqual(got.shape, ref.shape, where)
+                    if ref.dtype.kind in "fc":
+                        err = float(np.max(np.abs(got - ref))) if ref.size else 0.0
+                        # float16 rounds at 1e-3: one rounding more or less on either side
+                        tol = tolerance(ref) if ref.dtype != np.float16 else 2e-3 * float(np.max(np.abs(ref)))
+                        case.assertLessEqual(err, tol, where)
+                    else:
+                        np.testing.assert_array_equal(got, ref, err_msg=where)
+
+
+class SizeArithmetic(nn.Module):
+    """Sizes read in Python meeting a traced tensor in arithmetic, in both orders."""
+
+    def forward(self, x):
+        b, n = x.shape
+        y = b * x - x / n + (x + n) + (b - x) + n / (x.abs() + 1)
+        y = y + (n + x) * x.size(0) + b // (x.abs() + 0.5) + x % n + n % (x.abs() + 1)
+        return y + x // b + x.sigmoid() ** b + n ** x.tanh()
+
+
+class SizeIntArithmetic(nn.Module):
+    """The same with integer tensors: the result keeps the tensor's integer type (a 0-d
+    int32 tensor too), true division gives floats, a float16 tensor stays float16."""
+
+    def forward(self, x):
+        b, n = x.shape
+        t = (x * 10).long()
+        y = b * t - t // n + (t + n) + (b - t) + n % (t.abs() + 1) + t % b + (t > 0) * n
+        z = (t[0, 0].int() * b - n) * (b - t.sum().int())
+        return y + t.abs() ** b, z, t / n + b / (t.abs() + 1), x.half() * b - n
+
+
+class SizeWithConstant(nn.Module):
+    """Sizes meeting tensors the forward makes (constants of the file)."""
+
+    def forward(self, x):
+        c = torch.tensor([1.0, 2.0, 3.0])
+        k = torch.arange(3)
+        return x * (c * x.size(0)) + (x.size(0) - c) / x.size(0) + (x.size(0) + k) * x + x.size(0) ** (c / 4)
+
+
+class SizesMeetTensors(unittest.TestCase):
+    """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
+    `n - t`) is recorded on the size's rank-0 value, so the file computes with the
+    input's size (torch.onnx's trace holds sizes as 0-d tensors); before, Python computed
+    the example's number and the file held it, with a warning."""
+
+    def test_float_tensor_both_orders(self):
+        follows_input_sizes(self, SizeArithmetic(), torch.randn(3, 4), [0, 1],
+                            [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
+
+    def test_integer_tensors_keep_their_type(self):
+        follows_input_sizes(self, SizeIntArithmetic(), torch.randn(3, 4), [0, 1],
+                            [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
+
+    def test_constant_tensor(self):
+        follows_input_sizes(self, SizeWithConstant(), torch.randn(4, 3), [0],
+                            [(1, 3), (7, 3)], (9, 13, 17))
+
+
 class MaskedSize(nn.Module):
     """A size of x[mask]: it depends on x's values, not on its shape."""
 

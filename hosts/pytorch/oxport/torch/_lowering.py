@@ -225,7 +225,11 @@ def _data_factory(kind, arg):
                 (isinstance(data, (list, tuple)) and not all(isinstance(v, int) for v in data)):
             return NotImplemented
         value = list(data) if isinstance(data, (list, tuple)) else data
-        return _record_factory(rec, kind, [(arg, Dyn(value))], func(*args, **kwargs))
+        # The call gets plain ints: with a float dtype torch reads each with float(),
+        # which would warn that a value the file computes is fixed.
+        plain = [S.plain(v) for v in value] if isinstance(value, list) else S.plain(value)
+        call_args, call_kwargs = ((plain,) + tuple(args[1:]), kwargs) if args else (args, {**kwargs, arg: plain})
+        return _record_factory(rec, kind, [(arg, Dyn(value))], func(*call_args, **call_kwargs))
     return h
 
 
@@ -1019,6 +1023,25 @@ def _narrow(rec, func, args, kwargs):
 
 # ---------------------------------------------------------------- arithmetic
 
+def _size_operand(rec, n, like):
+    """A traced size `n` meeting the tensor `like` in arithmetic (`t * x.size(0)`,
+    `x.size(0) - t`): a 0-d tensor standing for the size's recorded rank-0 int64 value,
+    as torch.onnx's trace holds sizes, so the file computes with the input's size.
+    torch promotes the Python int as a number: with a floating tensor the result is the
+    tensor's type, which the pack's promotion of a rank-0 int64 value gives too; with an
+    integer tensor it is the tensor's type (a 0-d int32 tensor stays int32), so the size
+    is cast to it here (aten::to) instead of promoting the tensor to int64."""
+    v = S.plain(n)
+    s = torch.tensor(v, device=like.device)
+    rec.set_vid(s, n._ox_vid)
+    rt = torch.result_type(like, v)
+    if rt.is_floating_point or rt.is_complex or rt == torch.int64:
+        return s
+    out = s.to(rt)  # inside a handler: not recorded again
+    rec.emit("aten::to", rec.resolve([("self", s), ("dtype", rt)]), out)
+    return out
+
+
 def _binary(kind, alpha):
     def h(rec, func, args, kwargs):
         if alpha:
@@ -1030,7 +1053,9 @@ def _binary(kind, alpha):
         other = b["other"]
         if not isinstance(other, (torch.Tensor, int, float, bool)):
             return NotImplemented
-        if isinstance(other, S.TracedInt):
+        if isinstance(other, S.TracedInt) and isinstance(b["input"], torch.Tensor):
+            other = _size_operand(rec, other, b["input"])
+        elif isinstance(other, S.TracedInt):
             other = Dyn(other)  # a rank-0 int64 value; the pack promotes it
         arglist = [("self", b["input"]), ("other", other)]
         if alpha:
@@ -1054,6 +1079,52 @@ HANDLERS[T.true_divide_] = _binary("aten::true_divide_", False)
 # Commutative reflected forms: `2 * x` is mul(x, 2).
 HANDLERS[T.__radd__] = _binary("aten::add", True)
 HANDLERS[T.__rmul__] = _binary("aten::mul", False)
+
+
+def _sized(kind, second="other", reflected=False, alpha=False):
+    """`t // n`, `t % n`, `t ** n` and the reflected `n - t`, `n / t`, `n // t`, `n % t`,
+    `n ** t` (Tensor.__rsub__ ... get the tensor first) where n is a traced size: recorded
+    as kind on the size's rank-0 value (_size_operand), so the file computes with the
+    input's size.  Any other operands: NotImplemented, recorded as before."""
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", second), alpha=1)
+        x, n = b.get("input"), b.get(second)
+        if not isinstance(x, torch.Tensor) or not isinstance(n, S.TracedInt):
+            return NotImplemented
+        s = _size_operand(rec, n, x)
+        arglist = [("self", s), (second, x)] if reflected else [("self", x), (second, s)]
+        if alpha:
+            arglist.append(("alpha", b["alpha"]))
+        # the call itself gets the plain int: Tensor.__rpow__ makes it a float tensor,
+        # which would read it as a Python float (a warning for a value the file computes)
+        return rec.record(kind, arglist, func, tuple(S.plain(a) for a in args),
+                          {k: S.plain(v) for k, v in kwargs.items()})
+    return h
+
+
+HANDLERS[T.__rsub__] = HANDLERS[torch.rsub] = _sized("aten::rsub", alpha=True)
+HANDLERS[T.__rtruediv__] = _sized("aten::div", reflected=True)
+HANDLERS[T.__rfloordiv__] = _sized("aten::floor_divide", reflected=True)
+HANDLERS[T.__rmod__] = _sized("aten::remainder", reflected=True)
+HANDLERS[T.__rpow__] = _sized("aten::pow", "exponent", reflected=True)
+for _fs, _k, _second in (((T.__floordiv__, T.floor_divide, torch.floor_divide), "aten::floor_divide", "other"),
+                         ((T.__mod__, T.remainder, torch.remainder), "aten::remainder", "other"),
+                         ((T.__pow__, T.pow, torch.pow), "aten::pow", "exponent")):
+    for _f in _fs:
+        HANDLERS[_f] = _sized(_k, _second)
+for _fs, _k, _second in (((T.__ifloordiv__, T.floor_divide_), "aten::floor_divide_", "other"),
+                         ((T.__imod__, T.remainder_), "aten::remainder_", "other"),
+                         ((T.pow_,), "aten::pow_", "exponent")):
+    for _f in _fs:
+        HANDLERS[_f] = _sized(_k, _second)
+# A size meeting a tensor the forward made (`torch.tensor([1., 2.]) * x.size(0)`): the
+# tensor is a constant, the size is not, so these are recorded too.
+SIZE_FACTORIES.update(
+    getattr(T, f"__{_d}__") for _d in ("add", "sub", "mul", "truediv", "radd", "rmul", "rsub", "rtruediv",
+                                       "floordiv", "rfloordiv", "mod", "rmod", "pow", "rpow"))
+SIZE_FACTORIES.update((torch.add, torch.sub, torch.mul, torch.div, torch.true_divide, torch.rsub,
+                       torch.floor_divide, torch.remainder, torch.pow, T.add, T.sub, T.mul, T.div,
+                       T.true_divide, T.floor_divide, T.remainder, T.pow))
 # Bitwise logic: `mask & True` reaches the dispatcher as bitwise_and.Tensor with
 # the number wrapped in a tensor, which torch 1.13's Python dispatch hands on as a
 # plain number the .Tensor overload rejects.  Recorded here with the number as a

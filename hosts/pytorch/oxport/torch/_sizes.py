@@ -98,25 +98,36 @@ class TracedInt(int):
         vid = rec.int_op(kind, a, b)
         return TracedInt(value, rec, vid)
 
+    # A tensor operand (`x.size(0) * t`, `n - t`): NotImplemented hands the call to the
+    # tensor's reflected method (Tensor.__rmul__, __rsub__ ...), whose handler records
+    # the op with the size as a rank-0 value of the file (_lowering._size_operand).
     def __add__(self, o):
+        if isinstance(o, torch.Tensor):
+            return NotImplemented
         return self._bin("aten::add", o, plain(self) + o) if isinstance(o, int) else _plain(self, o, operator.add)
 
     def __radd__(self, o):
         return self._bin("aten::add", o, o + plain(self), swap=True) if isinstance(o, int) else _plain(o, self, operator.add)
 
     def __sub__(self, o):
+        if isinstance(o, torch.Tensor):
+            return NotImplemented
         return self._bin("aten::sub", o, plain(self) - o) if isinstance(o, int) else _plain(self, o, operator.sub)
 
     def __rsub__(self, o):
         return self._bin("aten::sub", o, o - plain(self), swap=True) if isinstance(o, int) else _plain(o, self, operator.sub)
 
     def __mul__(self, o):
+        if isinstance(o, torch.Tensor):
+            return NotImplemented
         return self._bin("aten::mul", o, plain(self) * o) if isinstance(o, int) else _plain(self, o, operator.mul)
 
     def __rmul__(self, o):
         return self._bin("aten::mul", o, o * plain(self), swap=True) if isinstance(o, int) else _plain(o, self, operator.mul)
 
     def __floordiv__(self, o):
+        if isinstance(o, torch.Tensor):
+            return NotImplemented
         if isinstance(o, int) and plain(o) != 0:
             return self._bin("aten::floor_divide", o, plain(self) // plain(o))
         return _plain(self, o, operator.floordiv)
@@ -127,6 +138,8 @@ class TracedInt(int):
         return _plain(o, self, operator.floordiv)
 
     def __mod__(self, o):
+        if isinstance(o, torch.Tensor):
+            return NotImplemented
         if isinstance(o, int) and plain(o) != 0:
             return self._bin("aten::remainder", o, plain(self) % plain(o))
         return _plain(self, o, operator.mod)
@@ -155,12 +168,16 @@ class TracedInt(int):
         return plain(self)
 
     def __truediv__(self, o):
+        if isinstance(o, torch.Tensor):
+            return NotImplemented
         return _plain(self, o, operator.truediv)
 
     def __rtruediv__(self, o):
         return _plain(o, self, operator.truediv)
 
     def __pow__(self, o, mod=None):
+        if isinstance(o, torch.Tensor) and mod is None:
+            return NotImplemented
         return _plain(self, o, pow)
 
     def __rpow__(self, o):
