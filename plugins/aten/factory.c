@@ -1,7 +1,8 @@
 /* Creation ops: zeros/ones/full of a size, *_like of another tensor's
  * run-time shape, rand_like/randn_like, arange.  A size argument recorded as
  * a tensor is a 1-D int64 tensor the host built from traced scalars; as an
- * int list it is a constant of the file. */
+ * int list it is a constant of the file.  So is full's fill value: a number,
+ * or a rank-0 tensor (a traced size, torch.full((), x.size(0))). */
 #include <stdint.h>
 #include <string.h>
 
@@ -54,13 +55,42 @@ static ox_dtype dtype_arg(ox_sym *g, const ox_api *api, ox_dtype dflt)
     return (ox_dtype)api->arg_int(g, "dtype", dflt);
 }
 
+/* Whether fill_value is a value of the graph (a size read in Python,
+ * torch.full((), x.size(0)), which the host records as a rank-0 tensor)
+ * rather than a number. */
+static int fill_is_tensor(ox_sym *g, const ox_api *api)
+{
+    return api->arg_kind(g, "fill_value") == OX_ARG_TENSOR;
+}
+
+/* A tensor of `shape` (rank 0 when rank0) holding fill_value's value, cast
+ * to dt: Expand of the value, which follows it at run time. */
+static ox_vid filled_by_value(ox_sym *g, const ox_api *api, ox_vid shape, int rank0, ox_dtype dt)
+{
+    ox_vid v = api->arg_tensor(g, "fill_value");
+    if (!v) {
+        api->fail(g, "argument 'fill_value' is missing or None");
+        return 0;
+    }
+    if (api->rank(g, v) != 0) {
+        api->fail(g, "argument 'fill_value' has rank %d; a fill value is one number (rank 0)",
+                  api->rank(g, v));
+        return 0;
+    }
+    v = oxu_cast_to(g, api, v, dt);
+    return rank0 || !v ? v : at_op2(g, api, "Expand", v, shape);
+}
+
 static int factory(ox_sym *g, const ox_api *api, double value)
 {
     int rank0;
     ox_vid s = shape_arg(g, api, "size", &rank0);
     if (!s && !rank0)
         return 1;
-    return oxu_set_result(g, api, 0, filled(g, api, s, rank0, value, dtype_arg(g, api, OX_FLOAT)));
+    ox_dtype dt = dtype_arg(g, api, OX_FLOAT);
+    if (fill_is_tensor(g, api))
+        return oxu_set_result(g, api, 0, filled_by_value(g, api, s, rank0, dt));
+    return oxu_set_result(g, api, 0, filled(g, api, s, rank0, value, dt));
 }
 
 static int sym_zeros(ox_sym *g, const ox_api *api)
@@ -75,7 +105,7 @@ static int sym_ones(ox_sym *g, const ox_api *api)
 
 static int sym_full(ox_sym *g, const ox_api *api)
 {
-    return factory(g, api, api->arg_float(g, "fill_value", 0.0));
+    return factory(g, api, fill_is_tensor(g, api) ? 0.0 : api->arg_float(g, "fill_value", 0.0));
 }
 
 /* empty / empty_like / new_empty: torch leaves the values unspecified; zeros
@@ -94,6 +124,8 @@ static int new_factory(ox_sym *g, const ox_api *api, double value)
     if (!s && !rank0)
         return 1;
     ox_dtype dt = dtype_arg(g, api, api->dtype(g, api->arg_tensor(g, "self")));
+    if (fill_is_tensor(g, api))
+        return oxu_set_result(g, api, 0, filled_by_value(g, api, s, rank0, dt));
     return oxu_set_result(g, api, 0, filled(g, api, s, rank0, value, dt));
 }
 
@@ -109,13 +141,17 @@ static int sym_new_ones(ox_sym *g, const ox_api *api)
 
 static int sym_new_full(ox_sym *g, const ox_api *api)
 {
-    return new_factory(g, api, api->arg_float(g, "fill_value", 0.0));
+    return new_factory(g, api, fill_is_tensor(g, api) ? 0.0 : api->arg_float(g, "fill_value", 0.0));
 }
 
 static int like(ox_sym *g, const ox_api *api, double value)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ox_dtype dt = dtype_arg(g, api, api->dtype(g, x));
+    if (fill_is_tensor(g, api))
+        return oxu_set_result(g, api, 0,
+                              filled_by_value(g, api, api->rank(g, x) == 0 ? 0 : oxu_shape(g, api, x),
+                                              api->rank(g, x) == 0, dt));
     if (api->rank(g, x) == 0)
         return oxu_set_result(g, api, 0, filled(g, api, 0, 1, value, dt));
     return oxu_set_result(g, api, 0, filled(g, api, at_op1(g, api, "Shape", x), 0, value, dt));
@@ -138,7 +174,7 @@ static int sym_empty_like(ox_sym *g, const ox_api *api)
 
 static int sym_full_like(ox_sym *g, const ox_api *api)
 {
-    return like(g, api, api->arg_float(g, "fill_value", 0.0));
+    return like(g, api, fill_is_tensor(g, api) ? 0.0 : api->arg_float(g, "fill_value", 0.0));
 }
 
 /* rand_like / randn_like: ONNX's generators draw other numbers than torch's,
@@ -249,19 +285,19 @@ static int sym_arange(ox_sym *g, const ox_api *api)
 static const ox_param_decl p_factory[] = {AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
                                           OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_full[] = {AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
-                                       OX_PARAM("fill_value", OX_ARG_SCALAR),
+                                       AT_PARAM_OR("fill_value", OX_ARG_SCALAR, OX_ARG_TENSOR),
                                        OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_new[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                       AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
                                       OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_new_full[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                            AT_PARAM_OR("size", OX_ARG_INTS, OX_ARG_TENSOR),
-                                           OX_PARAM("fill_value", OX_ARG_SCALAR),
+                                           AT_PARAM_OR("fill_value", OX_ARG_SCALAR, OX_ARG_TENSOR),
                                            OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_like[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 static const ox_param_decl p_full_like[] = {OX_PARAM("self", OX_ARG_TENSOR),
-                                            OX_PARAM("fill_value", OX_ARG_SCALAR),
+                                            AT_PARAM_OR("fill_value", OX_ARG_SCALAR, OX_ARG_TENSOR),
                                             OX_PARAM_NULL("dtype", OX_ARG_DTYPE)};
 /* arange(end), arange(start, end), arange(start, end, step): start 0, step 1. */
 static const ox_param_decl p_arange[] = {

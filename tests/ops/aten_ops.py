@@ -408,9 +408,14 @@ ROWS = [
     Row("zeros", "aten::zeros", lambda x: torch.zeros(x.shape) + x, [T(3, 4)]),
     Row("ones", "aten::ones", lambda x: torch.ones(x.size(0), 2) * x[:, :1], [T(3, 4)]),
     Row("full", "aten::full", lambda x: torch.full(x.shape, 2.0) * x, [T(3, 4)]),
-    Row("full.tensor_fill", "aten::full", lambda x: torch.full(x.shape, x.sum()) * x, [T(3, 4)],
-        # a traced fill value: the declaration's kind (scalar) refuses it (issue 10 lifts it)
-        refuse=Refuse("argument 'fill_value' is recorded as tensor")),
+    # a traced fill value: a rank-0 value of the file, expanded to the size
+    Row("full.tensor_fill", "aten::full", lambda x: torch.full(x.shape, x.sum()) * x, [T(3, 4)]),
+    Row("full.size_fill", "aten::full", lambda x: torch.full((2, x.size(1)), x.size(0), dtype=torch.float32) + x[:2],
+        [T(3, 4)], dynamic={"in0": {0: "n", 1: "m"}}),
+    Row("full_like.size_fill", "aten::full_like", lambda x: torch.full_like(x, x.size(1)) * x, [T(3, 4)],
+        dynamic={"in0": {0: "n", 1: "m"}}),
+    Row("new_full.size_fill", "aten::new_full", lambda x: x.new_full((x.size(0), 1), x.size(1)) * x, [T(3, 4)],
+        dynamic={"in0": {0: "n", 1: "m"}}),
     Row("zeros_like", "aten::zeros_like", lambda x: torch.zeros_like(x) + x, [T(3, 4)]),
     Row("ones_like", "aten::ones_like", lambda x: torch.ones_like(x) - x, [T(3, 4)]),
     Row("full_like", "aten::full_like", lambda x: torch.full_like(x, 3.0) * x, [T(3, 4)]),

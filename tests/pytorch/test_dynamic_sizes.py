@@ -564,6 +564,18 @@ class SizeWithConstant(nn.Module):
         return x * (c * x.size(0)) + (x.size(0) - c) / x.size(0) + (x.size(0) + k) * x + x.size(0) ** (c / 4)
 
 
+class SizeAsTensor(nn.Module):
+    """Sizes made tensors: torch.tensor, torch.full / full_like / new_full and fill_ with a
+    size as the value (int64 unless a dtype says otherwise)."""
+
+    def forward(self, x):
+        b, n = x.shape
+        y = x * torch.tensor(b) + torch.tensor(n, dtype=torch.float32) + torch.scalar_tensor(b)
+        y = y + torch.full((), b) * torch.full((1, 1), n, dtype=torch.float32) + torch.full_like(x, n)
+        y = y + x.new_full((1, n), b) + torch.empty(()).fill_(b) + torch.zeros(1, n).fill_(n)
+        return y, torch.full((2,), n), torch.full_like(x, b, dtype=torch.int32)
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -581,6 +593,10 @@ class SizesMeetTensors(unittest.TestCase):
     def test_constant_tensor(self):
         follows_input_sizes(self, SizeWithConstant(), torch.randn(4, 3), [0],
                             [(1, 3), (7, 3)], (9, 13, 17))
+
+    def test_sizes_made_tensors(self):
+        follows_input_sizes(self, SizeAsTensor(), torch.randn(3, 4), [0, 1],
+                            [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
 
 
 class MaskedSize(nn.Module):

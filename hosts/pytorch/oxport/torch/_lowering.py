@@ -119,15 +119,27 @@ for _f, _k in ((torch.zeros, "aten::zeros"), (torch.ones, "aten::ones"), (torch.
     SIZE_FACTORIES.add(_f)
 
 
+def _fill_value(v):
+    """A fill value: a traced size (torch.full((), x.size(0))) is recorded as its rank-0
+    value, which the pack casts and expands; anything else as given."""
+    return Dyn(v) if isinstance(v, S.TracedInt) else v
+
+
+def _plain_call(args, kwargs):
+    """The call's arguments with traced sizes as plain ints (torch reads a fill value of
+    a float dtype with float(), which would warn about a value the file computes)."""
+    return tuple(S.plain(a) for a in args), {k: S.plain(v) for k, v in kwargs.items()}
+
+
 @handles(torch.full)
 def _full(rec, func, args, kwargs):
     b = bind(args, kwargs, ("size", "fill_value"))
     fill = b["fill_value"]
     dtype = b.get("dtype")
     if dtype is None:
-        dtype = torch.full((), fill).dtype if not isinstance(fill, torch.Tensor) else fill.dtype
-    return rec.record("aten::full", [("size", Dyn(list(b["size"]))), ("fill_value", fill), ("dtype", dtype)],
-                      func, args, kwargs)
+        dtype = torch.full((), S.plain(fill)).dtype if not isinstance(fill, torch.Tensor) else fill.dtype
+    return rec.record("aten::full", [("size", Dyn(list(b["size"]))), ("fill_value", _fill_value(fill)),
+                                     ("dtype", dtype)], func, *_plain_call(args, kwargs))
 
 
 SIZE_FACTORIES.add(torch.full)
@@ -274,8 +286,9 @@ def _like(kind, fill=None):
         b = bind(args, kwargs, ("input",) + (("fill_value",) if fill else ()), dtype=None)
         if kwargs.get("memory_format") not in (None, torch.preserve_format):
             return NotImplemented
-        out = func(*args, **kwargs)
-        return _emit_like(rec, kind, b["input"], b["fill_value"] if fill else None, out)
+        call_args, call_kwargs = _plain_call(args, kwargs)
+        out = func(*call_args, **call_kwargs)
+        return _emit_like(rec, kind, b["input"], _fill_value(b["fill_value"]) if fill else None, out)
     return h
 
 
@@ -299,10 +312,11 @@ def _new(kind, fill=False):
             size = S.size_list(rest) if rest else kwargs["size"]
         if isinstance(size, torch.Tensor):
             return NotImplemented
-        out = func(*args, **kwargs)
+        call_args, call_kwargs = _plain_call(args, kwargs)
+        out = func(*call_args, **call_kwargs)
         arglist = [("self", x), ("size", Dyn(list(size)))]
         if fill:
-            arglist.append(("fill_value", fv))
+            arglist.append(("fill_value", _fill_value(fv)))
         arglist.append(("dtype", out.dtype))
         return rec.emit(kind, rec.resolve(arglist), out)
     return h
@@ -312,6 +326,21 @@ HANDLERS[T.new_zeros] = _new("aten::new_zeros")
 HANDLERS[T.new_empty] = _new("aten::new_empty")
 HANDLERS[T.new_ones] = _new("aten::new_ones")
 HANDLERS[T.new_full] = _new("aten::new_full", fill=True)
+SIZE_FACTORIES.update((torch.full_like, T.new_full))
+
+
+@handles(T.fill_)
+def _fill_(rec, func, args, kwargs):
+    """t.fill_(x.size(0)): the size's rank-0 value, expanded to t's shape by the pack.
+    Other values are left to the dispatcher (aten::fill_ with the number)."""
+    b = bind(args, kwargs, ("input", "value"))
+    if not isinstance(b.get("value"), S.TracedInt):
+        return NotImplemented
+    return rec.record("aten::fill_", [("self", b["input"]), ("value", Dyn(b["value"]))], func,
+                      *_plain_call(args, kwargs))
+
+
+SIZE_FACTORIES.add(T.fill_)
 
 # Calls that turn a tensor into Python values: the trace is specialized to them.
 SPECIALIZING = {
