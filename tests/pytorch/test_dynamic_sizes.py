@@ -496,9 +496,10 @@ class SizeReads(unittest.TestCase):
 
 def follows_input_sizes(case, model, x, axes, shapes, opsets, make=None):
     """Export `model` at `x` with `axes` of input x dynamic, with no TracerWarning at all
-    (nothing is fixed to the example), then run the file in ONNX Runtime at the example,
-    on other values of its shape and at each of `shapes`, against eager (values, shapes
-    and dtypes).  `make(shape, generator)` draws an input (default: randn)."""
+    (nothing is fixed to the example) and the same file from trace='fake', then run the
+    file in ONNX Runtime at the example, on other values of its shape and at each of
+    `shapes`, against eager (values, shapes and dtypes).  `make(shape, generator)` draws
+    an input (default: randn)."""
     make = make or (lambda shape, g: torch.randn(shape, generator=g))
     model = model.eval()
     g = torch.Generator().manual_seed(11)
@@ -517,6 +518,12 @@ def follows_input_sizes(case, model, x, axes, shapes, opsets, make=None):
             said = [str(w.message) for w in caught if issubclass(w.category, oxt.TracerWarning)]
             case.assertEqual(said, [], f"opset {opset}: a value was fixed to the example")
             onnxval.check(path)
+            # trace='fake' (the forward on the meta device) writes the same file
+            fake = os.path.join(tmp, "fake.onnx")
+            oxt.export(model, (x,), fake, opset_version=opset, input_names=["x"], output_names=["y"],
+                       dynamic_axes={"x": {a: f"d{a}" for a in axes}}, trace="fake")
+            with open(path, "rb") as f1, open(fake, "rb") as f2:
+                case.assertTrue(f1.read() == f2.read(), f"opset {opset}: trace='fake' wrote another file")
             outs = onnxval.run_ort_many(path, [{"x": inp.numpy()} for inp in inputs])
             for inp, want, gots in zip(inputs, refs, outs):
                 case.assertEqual(len(gots), len(want))
@@ -576,6 +583,21 @@ class SizeAsTensor(nn.Module):
         return y, torch.full((2,), n), torch.full_like(x, b, dtype=torch.int32)
 
 
+class Kron(nn.Module):
+    """torch.kron of an input with a constant, with itself and with another rank."""
+
+    def forward(self, x):
+        return (torch.kron(x, torch.tensor([[1.0, -2.0, 0.5], [3.0, 1.0, -1.0]])), torch.kron(x[0], x),
+                torch.kron(torch.tensor([[1, -1]]), (x * 4).long()))
+
+
+class CartesianProd(nn.Module):
+    """torch.cartesian_prod of two and three vectors of dynamic length."""
+
+    def forward(self, x):
+        return torch.cartesian_prod(x[0], x[1]), torch.cartesian_prod(x[1], torch.tensor([1.0, 2.0]), x[0] * 2)
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -597,6 +619,19 @@ class SizesMeetTensors(unittest.TestCase):
     def test_sizes_made_tensors(self):
         follows_input_sizes(self, SizeAsTensor(), torch.randn(3, 4), [0, 1],
                             [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
+
+
+class OpsOverDynamicDims(unittest.TestCase):
+    """Operators whose ATen form (or whose conversion) used the example's sizes of a dim
+    a dynamic axis reaches: the file now computes those sizes from the input."""
+
+    def test_kron(self):
+        # ATen's kron views both operands with the example's sizes (_unsafe_view)
+        follows_input_sizes(self, Kron(), torch.randn(3, 4), [0, 1], [(1, 1), (5, 2), (2, 6)], (9, 13, 17))
+
+    def test_cartesian_prod(self):
+        # ATen flattens the meshgrid's grids with the example's sizes
+        follows_input_sizes(self, CartesianProd(), torch.randn(2, 4), [1], [(2, 1), (2, 7)], (9, 13, 17))
 
 
 class MaskedSize(nn.Module):

@@ -1702,6 +1702,36 @@ DECOMPOSITIONS[torch.diff] = _diff
 DECOMPOSITIONS[T.diff] = _diff
 
 
+def _kron(input, other, *, out=None):
+    """torch.kron: ATen views both operands with the example's sizes (_unsafe_view);
+    the same product with the sizes read here follows them: a with a 1 after each dim,
+    b with a 1 before each (the lower rank padded with leading 1s), their product
+    viewed as the per-dim products."""
+    a, b = input, other
+    n = max(a.dim(), b.dim())
+    sa = [1] * (n - a.dim()) + list(a.shape)
+    sb = [1] * (n - b.dim()) + list(b.shape)
+    av = a.reshape([v for s in sa for v in (s, 1)])
+    bv = b.reshape([v for s in sb for v in (1, s)])
+    res = (av * bv).reshape([x * y for x, y in zip(sa, sb)])
+    return res if out is None else out.resize_(res.shape).copy_(res)
+
+
+def _cartesian_prod(*tensors):
+    """torch.cartesian_prod: meshgrid (recorded whole), each grid flattened, stacked;
+    ATen flattens with the example's sizes."""
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return torch.stack([g.reshape(-1) for g in torch.meshgrid(*tensors, indexing="ij")], 1)
+
+
+DECOMPOSITIONS[torch.kron] = DECOMPOSITIONS[T.kron] = _kron
+DECOMPOSITIONS[torch.cartesian_prod] = _cartesian_prod
+
+
 @handles(torch.meshgrid)
 def _meshgrid(rec, func, args, kwargs):
     """One node: ATen's own decomposition expands to the sizes of the example."""

@@ -738,7 +738,8 @@ _VALUE_SHAPED = {"aten::nonzero", "aten::masked_select", "aten::_unique2", "aten
 # What torch says when a kernel meets tensors of the CPU and of the meta device.
 _MIXED_DEVICES = ("found at least two devices", "is not on the expected device meta",
                   "Cannot inplace into non-meta tensor with meta tensor argument",
-                  "indices should be either on cpu or on the same device")
+                  "indices should be either on cpu or on the same device",
+                  "meshgrid expects all tensors to have the same device")
 
 
 def _run_kernel(rec, func, args, kwargs):
