@@ -411,7 +411,12 @@ static int sym_upsample_linear_9(ox_sym *g, const ox_api *api)
 
 /* pixel_unshuffle (space to depth in torch's channel order, which is
  * SpaceToDepth's transposed): [N, C, H, W] -> [N, C, H/r, r, W/r, r] ->
- * permute(0, 1, 3, 5, 2, 4) -> [N, C*r*r, H/r, W/r]. */
+ * permute(0, 1, 3, 5, 2, 4) -> [N, C*r*r, H/r, W/r].  Both Reshape targets
+ * are computed from Shape(x), so every dim follows the input at run time (a
+ * dynamic batch, height or width; DepthToSpace does the same for
+ * pixel_shuffle from opset 11).  Where the input's shape is fixed the chain
+ * folds into constants.  Reshape/Transpose take every element type, which
+ * SpaceToDepth in ONNX Runtime does not. */
 static int sym_pixel_unshuffle(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -419,21 +424,26 @@ static int sym_pixel_unshuffle(ox_sym *g, const ox_api *api)
     if (api->rank(g, x) != 4)
         return api->fail(g, "pixel_unshuffle is exported for rank-4 inputs only (got rank %d)",
                          api->rank(g, x));
-    int64_t c = oxu_fixed_size(g, api, x, 1), h = oxu_fixed_size(g, api, x, 2),
-            w = oxu_fixed_size(g, api, x, 3);
-    if (c < 0 || h < 0 || w < 0)
-        return api->fail(g, "pixel_unshuffle needs the input's channel and spatial sizes, which "
-                            "are unknown; record them");
-    if (r < 1 || h % r != 0 || w % r != 0)
+    /* the example's sizes only check the call (torch refuses the same) */
+    int64_t h = api->size(g, x, 2), w = api->size(g, x, 3);
+    if (r < 1 || (h >= 0 && h % r != 0) || (w >= 0 && w % r != 0))
         return api->fail(g, "pixel_unshuffle: spatial size %lldx%lld is not divisible by "
                             "downscale_factor %lld",
                          (long long)h, (long long)w, (long long)r);
-    int64_t s1[6] = {0, c, h / r, r, w / r, r};
+    int64_t rr = r * r;
+    ox_vid shape = oxu_shape(g, api, x);
+    ox_vid r1 = oxu_const_ints(g, api, &r, 1);
+    ox_vid hw = at_op2(g, api, "Div", oxu_slice(g, api, shape, 0, 2, 4, 1), r1); /* H/r, W/r */
+    ox_vid s1[5] = {oxu_slice(g, api, shape, 0, 0, 2, 1), oxu_slice(g, api, hw, 0, 0, 1, 1), r1,
+                    oxu_slice(g, api, hw, 0, 1, 2, 1), r1};
+    ox_vid s2[3] = {oxu_slice(g, api, shape, 0, 0, 1, 1),
+                    at_op2(g, api, "Mul", oxu_slice(g, api, shape, 0, 1, 2, 1),
+                           oxu_const_ints(g, api, &rr, 1)),
+                    hw};
     static const int64_t perm[6] = {0, 1, 3, 5, 2, 4};
-    int64_t s2[4] = {0, c * r * r, h / r, w / r};
-    ox_vid y = at_reshape(g, api, x, s1, 6);
+    ox_vid y = at_op2(g, api, "Reshape", x, oxu_concat(g, api, s1, 5, 0));
     y = at_transpose(g, api, y, perm, 6);
-    return oxu_set_result(g, api, 0, at_reshape(g, api, y, s2, 4));
+    return oxu_set_result(g, api, 0, at_op2(g, api, "Reshape", y, oxu_concat(g, api, s2, 3, 0)));
 }
 
 /* grid_sampler (F.grid_sample) -> GridSample, from opset 16; torch's mode

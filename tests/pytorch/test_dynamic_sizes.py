@@ -598,6 +598,17 @@ class CartesianProd(nn.Module):
         return torch.cartesian_prod(x[0], x[1]), torch.cartesian_prod(x[1], torch.tensor([1.0, 2.0]), x[0] * 2)
 
 
+class PixelUnshuffle(nn.Module):
+    """F.pixel_unshuffle / nn.PixelUnshuffle over dynamic batch, channels, height, width."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = nn.PixelUnshuffle(2)
+
+    def forward(self, x):
+        return self.down(x), F.pixel_unshuffle((x * 4).long(), 2)
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -632,6 +643,16 @@ class OpsOverDynamicDims(unittest.TestCase):
     def test_cartesian_prod(self):
         # ATen flattens the meshgrid's grids with the example's sizes
         follows_input_sizes(self, CartesianProd(), torch.randn(2, 4), [1], [(2, 1), (2, 7)], (9, 13, 17))
+
+    def test_pixel_unshuffle(self):
+        # its conversion built the example's channel and spatial sizes into Reshape targets
+        follows_input_sizes(self, PixelUnshuffle(), torch.randn(1, 3, 4, 6), [0, 1, 2, 3],
+                            [(1, 1, 2, 2), (3, 2, 8, 10), (2, 5, 6, 4)], (9, 13, 17))
+        # with no dynamic axis the sizes the conversion computes fold into constants
+        with tempfile.TemporaryDirectory(prefix="oxport-sizes-") as tmp:
+            path = os.path.join(tmp, "m.onnx")
+            oxt.export(PixelUnshuffle(), (torch.randn(1, 3, 4, 6),), path, opset_version=13)
+            self.assertEqual(size_nodes(path), [])
 
 
 class MaskedSize(nn.Module):
