@@ -1,7 +1,8 @@
 /* aten::roll -> per rolled dim, Concat(x[-k:], x[:-k]) (ONNX has no Roll).
  * Bounds counted from the end hold for any run-time size larger than the
- * shift, so a dynamic dim is not baked; only a shift at least as large as the
- * recorded size is reduced modulo that size. */
+ * shift, so a dynamic dim is not baked.  A shift at least as large as the
+ * recorded size is taken modulo the size at run time from opset 10 (Slice's
+ * bounds are inputs there); before 10 modulo the recorded size. */
 #include <stdint.h>
 
 #include "aten_family.h"
@@ -16,6 +17,23 @@ static int check_roll(ox_sym *g, const ox_api *api)
         return api->limit(g, 0, "argument 'dims' is empty; rolling the flattened tensor is not "
                                 "exported, give the dims to roll");
     return 0;
+}
+
+/* x rolled by k along d with the cut computed at run time: x[c:] then x[:c]
+ * along d, c = (-k) mod n for the size n of d (Mod follows the divisor's sign,
+ * so c is in [0, n); an empty dim divides by 1 instead). */
+static ox_vid roll_at_run_time(ox_sym *g, const ox_api *api, ox_vid x, int64_t d, int64_t k)
+{
+    ox_vid n = oxu_slice(g, api, oxu_shape(g, api, x), 0, d, d + 1, 1);
+    ox_vid empty = oxu_cast(g, api, at_op2(g, api, "Equal", n, oxu_const_int(g, api, 0)), OX_INT64);
+    int64_t neg = -k;
+    ox_vid cut = at_op2(g, api, "Mod", oxu_const_ints(g, api, &neg, 1), at_op2(g, api, "Add", n, empty));
+    int64_t zero = 0, end = INT64_MAX;
+    ox_vid axes = oxu_const_ints(g, api, &d, 1);
+    ox_vid head[4] = {x, cut, oxu_const_ints(g, api, &end, 1), axes};
+    ox_vid tail[4] = {x, oxu_const_ints(g, api, &zero, 1), cut, axes};
+    ox_vid parts[2] = {oxu_opn(g, api, "Slice", 4, head), oxu_opn(g, api, "Slice", 4, tail)};
+    return at_concat(g, api, parts, 2, d);
 }
 
 static int sym_roll(ox_sym *g, const ox_api *api)
@@ -38,9 +56,13 @@ static int sym_roll(ox_sym *g, const ox_api *api)
                              (long long)d);
         int64_t k = shifts[i];
         /* A shift shorter than the dim is two slices at -k, whatever the
-         * size; a longer one is taken modulo the recorded size, which the
-         * file then holds (fixed_size: the export warns under a dynamic
-         * axis). */
+         * size; a longer one is taken modulo the size: the run-time one
+         * from opset 10, before that the recorded one, which the file then
+         * holds (fixed_size: the export warns under a dynamic axis). */
+        if ((k >= s || -k >= s) && api->opset(g) >= 10) {
+            x = roll_at_run_time(g, api, x, d, k);
+            continue;
+        }
         if (k >= s || -k >= s) {
             s = oxu_fixed_size(g, api, self, (int)d);
             k = s ? ((k % s) + s) % s : 0;

@@ -414,11 +414,11 @@ class FixedCounts(unittest.TestCase):
     """A Python list's length is the traced size: unbind over a dynamic dim makes a file
     with that many pieces at every size, and the export says so (ox_context_warnings)."""
 
-    def export_warnings(self, model, shape, axes):
+    def export_warnings(self, model, shape, axes, opset=None):
         with tempfile.TemporaryDirectory(prefix="oxport-counts-") as tmp, \
                 warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            oxt.export(model.eval(), (torch.randn(shape),), os.path.join(tmp, "m.onnx"),
+            oxt.export(model.eval(), (torch.randn(shape),), os.path.join(tmp, "m.onnx"), opset_version=opset,
                        input_names=["x"], dynamic_axes={"x": {a: f"d{a}" for a in axes}})
         return [str(w.message) for w in caught
                 if "number of pieces" in str(w.message) or "its conversion read" in str(w.message)]
@@ -479,7 +479,7 @@ class SizeReads(unittest.TestCase):
                 return x.unfold(2, 2, 1).sum(-1)
         self.assertEqual(FixedCounts.export_warnings(self, Fixed(), (2, 6, 3), [0, 1]), [])
 
-    def test_roll_warns_only_where_it_takes_the_shift_modulo_the_size(self):
+    def test_roll_warns_only_where_it_takes_the_shift_modulo_the_recorded_size(self):
         class Roll(nn.Module):
             def __init__(self, shift):
                 super().__init__()
@@ -489,7 +489,10 @@ class SizeReads(unittest.TestCase):
                 return x.roll(self.shift, 1)
         # a shift shorter than the dim is two slices at -shift: right at any longer size
         self.assertEqual(FixedCounts.export_warnings(self, Roll(2), (2, 5), [1]), [])
-        got = FixedCounts.export_warnings(self, Roll(7), (2, 5), [1])
+        # a longer one is taken modulo the run-time size from opset 10 (Slice's bounds
+        # are inputs there; OpsOverDynamicDims.test_roll_by_more_than_the_example_size)
+        self.assertEqual(FixedCounts.export_warnings(self, Roll(7), (2, 5), [1], opset=10), [])
+        got = FixedCounts.export_warnings(self, Roll(7), (2, 5), [1], opset=9)
         self.assertEqual(len(got), 1, got)
         self.assertIn("aten::roll at Roll: its conversion read dim 1 of a value as 5", got[0])
 
@@ -609,6 +612,13 @@ class PixelUnshuffle(nn.Module):
         return self.down(x), F.pixel_unshuffle((x * 4).long(), 2)
 
 
+class RollLong(nn.Module):
+    """torch.roll by shifts at least as long as the example's dims (7 and -9 over 5 and 2)."""
+
+    def forward(self, x):
+        return x.roll(7, 1) - torch.roll(x, (-9, 5), (0, 1)), torch.roll((x * 4).long(), -5, -1)
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -643,6 +653,11 @@ class OpsOverDynamicDims(unittest.TestCase):
     def test_cartesian_prod(self):
         # ATen flattens the meshgrid's grids with the example's sizes
         follows_input_sizes(self, CartesianProd(), torch.randn(2, 4), [1], [(2, 1), (2, 7)], (9, 13, 17))
+
+    def test_roll_by_more_than_the_example_size(self):
+        # the shift was taken modulo the example's size
+        follows_input_sizes(self, RollLong(), torch.randn(2, 5), [0, 1],
+                            [(1, 1), (3, 8), (4, 2), (5, 3), (2, 7)], (10, 13, 17))
 
     def test_pixel_unshuffle(self):
         # its conversion built the example's channel and spatial sizes into Reshape targets
