@@ -96,8 +96,9 @@ def _len(rec, func, args, kwargs):
     return n
 
 
-# Calls with no tensor argument that may take traced sizes: handled (and recorded) when
-# a size is traced, left to run as constants otherwise.
+# Calls with no traced tensor argument that may take traced sizes (factories, and a
+# size meeting a constant tensor: `torch.tensor([1., 2.]) * x.size(0)`): handled (and
+# recorded) when a size is traced, left to run as constants otherwise.
 SIZE_FACTORIES = set()
 
 
