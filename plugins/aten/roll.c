@@ -1,8 +1,11 @@
 /* aten::roll -> per rolled dim, Concat(x[-k:], x[:-k]) (ONNX has no Roll).
  * Bounds counted from the end hold for any run-time size larger than the
- * shift, so a dynamic dim is not baked.  A shift at least as large as the
- * recorded size is taken modulo the size at run time from opset 10 (Slice's
- * bounds are inputs there); before 10 modulo the recorded size. */
+ * shift, and for every size when |shift| <= 2 (a size of 1 or 2 it reaches
+ * rolls by a multiple of itself, which the clamped slices give too).  Any
+ * other shift is taken modulo the size at run time from opset 10 (Slice's
+ * bounds are inputs there; with fixed sizes the computation folds away);
+ * before 10 modulo the recorded size, with a warning under a dynamic axis. */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "aten_family.h"
@@ -55,15 +58,17 @@ static int sym_roll(ox_sym *g, const ox_api *api)
                                 "input's sizes",
                              (long long)d);
         int64_t k = shifts[i];
-        /* A shift shorter than the dim is two slices at -k, whatever the
-         * size; a longer one is taken modulo the size: the run-time one
-         * from opset 10, before that the recorded one, which the file then
-         * holds (fixed_size: the export warns under a dynamic axis). */
-        if ((k >= s || -k >= s) && api->opset(g) >= 10) {
+        /* A shift of at most 2 is two slices at -k, whatever the size;
+         * another is taken modulo the size: the run-time one from opset 10,
+         * before that the recorded one, which the file then holds
+         * (fixed_size: the export warns under a dynamic axis).  Two slices
+         * at -3 would leave a run-time size of 2 unrolled. */
+        bool modulo = k > 2 || k < -2;
+        if (modulo && api->opset(g) >= 10) {
             x = roll_at_run_time(g, api, x, d, k);
             continue;
         }
-        if (k >= s || -k >= s) {
+        if (modulo) {
             s = oxu_fixed_size(g, api, self, (int)d);
             k = s ? ((k % s) + s) % s : 0;
         }

@@ -487,14 +487,17 @@ class SizeReads(unittest.TestCase):
 
             def forward(self, x):
                 return x.roll(self.shift, 1)
-        # a shift shorter than the dim is two slices at -shift: right at any longer size
-        self.assertEqual(FixedCounts.export_warnings(self, Roll(2), (2, 5), [1]), [])
-        # a longer one is taken modulo the run-time size from opset 10 (Slice's bounds
-        # are inputs there; OpsOverDynamicDims.test_roll_by_more_than_the_example_size)
-        self.assertEqual(FixedCounts.export_warnings(self, Roll(7), (2, 5), [1], opset=10), [])
-        got = FixedCounts.export_warnings(self, Roll(7), (2, 5), [1], opset=9)
-        self.assertEqual(len(got), 1, got)
-        self.assertIn("aten::roll at Roll: its conversion read dim 1 of a value as 5", got[0])
+        # a shift of 1 or 2 is two slices at -shift: right at any size
+        for opset in (9, 13):
+            self.assertEqual(FixedCounts.export_warnings(self, Roll(2), (2, 5), [1], opset=opset), [])
+        # another is taken modulo the run-time size from opset 10 (Slice's bounds are
+        # inputs there; OpsOverDynamicDims.test_roll_by_more_than_the_example_size and
+        # test_roll_by_three_or_more), and modulo the example's size below it, with a warning
+        for shift in (7, 3):
+            self.assertEqual(FixedCounts.export_warnings(self, Roll(shift), (2, 5), [1], opset=10), [])
+            got = FixedCounts.export_warnings(self, Roll(shift), (2, 5), [1], opset=9)
+            self.assertEqual(len(got), 1, got)
+            self.assertIn("aten::roll at Roll: its conversion read dim 1 of a value as 5", got[0])
 
 
 def follows_input_sizes(case, model, x, axes, shapes, opsets, make=None):
@@ -619,6 +622,14 @@ class RollLong(nn.Module):
         return x.roll(7, 1) - torch.roll(x, (-9, 5), (0, 1)), torch.roll((x * 4).long(), -5, -1)
 
 
+class RollShort(nn.Module):
+    """torch.roll by shifts shorter than the example's dims (8) but longer than sizes the
+    file meets at run time (2, 3): two slices at -3 would leave a size of 2 unrolled."""
+
+    def forward(self, x):
+        return x.roll(3, 1) * 2 - torch.roll(x, -4, 1) + x.roll((5, 2), (0, 1))
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -658,6 +669,16 @@ class OpsOverDynamicDims(unittest.TestCase):
         # the shift was taken modulo the example's size
         follows_input_sizes(self, RollLong(), torch.randn(2, 5), [0, 1],
                             [(1, 1), (3, 8), (4, 2), (5, 3), (2, 7)], (10, 13, 17))
+
+    def test_roll_by_three_or_more(self):
+        # two slices at -k are right only while the run-time size is larger than k
+        follows_input_sizes(self, RollShort(), torch.randn(8, 8), [0, 1],
+                            [(2, 2), (3, 3), (1, 5), (6, 11), (8, 8)], (10, 13, 17))
+        # with fixed sizes the run-time modulo folds into constants
+        with tempfile.TemporaryDirectory(prefix="oxport-sizes-") as tmp:
+            path = os.path.join(tmp, "m.onnx")
+            oxt.export(RollShort(), (torch.randn(8, 8),), path, opset_version=13)
+            self.assertEqual(size_nodes(path), [])
 
     def test_pixel_unshuffle(self):
         # its conversion built the example's channel and spatial sizes into Reshape targets
