@@ -540,6 +540,35 @@ ox_status ox_trace_pop_scope(ox_trace *t)
     return OX_OK;
 }
 
+/* What already holds `name` in this trace, for a message: "input 0",
+ * "parameter 3", "output 1" (a scan, on the error path only). */
+static void name_owner(const ox_trace *t, const char *name, char *buf, size_t cap)
+{
+    const ox_graph *g = t->g;
+    const struct { const char *what; const ox_vid *ids; uint32_t n; } lists[] = {
+        {"input", g->inputs, g->n_inputs},
+        {"parameter", g->params, g->n_params},
+        {"output", g->outputs, g->n_outputs},
+    };
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (uint32_t i = 0; i < lists[l].n; i++) {
+            const ox_value *x = g->values[lists[l].ids[i]];
+            if (x->name && strcmp(x->name, name) == 0) {
+                snprintf(buf, cap, "%s %u", lists[l].what, i);
+                return;
+            }
+        }
+    snprintf(buf, cap, "another value");
+}
+
+/*
+ * A named output must carry its own name into the file.  An unnamed node
+ * value simply takes it.  A value that already has a name of its own (a
+ * graph input, a parameter, an earlier output) or is a constant gets an
+ * onnx::Identity, as torch.onnx inserts one where an output is an input:
+ * the Identity's output is the graph output and carries the name, and the
+ * input, parameter or earlier output keeps its own.
+ */
 ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name)
 {
     if (!t)
@@ -548,16 +577,33 @@ ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name)
     if (!val)
         return ox_fail(t->ctx, OX_EINVAL,
                        "ox_trace_output: value %u was not produced by this trace", v);
-    if (name && *name && !val->name && val->kind == OX_VAL_NODE) {
+    if (name && *name) {
+        if (ox_strset_has(&t->names, name)) {
+            char owner[64];
+            name_owner(t, name, owner, sizeof owner);
+            return ox_fail(t->ctx, OX_EINVAL,
+                           "ox_trace_output: name \"%s\" is already used in this trace (by %s); "
+                           "give output %u a name of its own",
+                           name, owner, t->g->n_outputs);
+        }
         char *nm = ox_arena_strdup(&t->g->arena, name);
         if (!nm)
             return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
-        int r = ox_strset_add(&t->names, nm);
-        if (r < 0)
+        if (val->kind != OX_VAL_NODE || val->name || val->is_output) {
+            /* the Identity at the root scope, as convert.c's map_outputs
+             * places its own */
+            ox_arg in = ox_arg_tensor("input", v);
+            ox_tensor_desc d = {val->type.dtype, (uint32_t)val->type.rank, val->type.dims};
+            ox_vid id;
+            ox_status st = ox_trace_op(t, "onnx::Identity", 1, &in, 1, &d, &id);
+            if (st != OX_OK)
+                return st;
+            t->g->last->scope = t->scopes[0];
+            val = ox_graph_value(t->g, id);
+            v = id;
+        }
+        if (ox_strset_add(&t->names, nm) < 0)
             return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
-        if (r == 0)
-            return ox_fail(t->ctx, OX_EINVAL,
-                           "ox_trace_output: name \"%s\" is already used in this trace", name);
         val->name = nm;
     }
     if (ox_graph_add_output(t->g, v) != 0)

@@ -1,5 +1,6 @@
 /* The tracer API as a host uses it: recording, scopes, validation messages. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,126 @@ START_TEST(validation_messages)
 }
 END_TEST
 
+/* The name given to ox_trace_output is the output's name, also when the
+ * value already has one (an input, a parameter, an earlier output) or is a
+ * constant: the trace records an onnx::Identity whose output carries it. */
+START_TEST(output_names_are_the_outputs_own)
+{
+    ox_vid x, w, c, y;
+    int64_t two[] = {2};
+    float wdata[2] = {1, 2};
+    int64_t cdata = 7;
+    ox_tensor_desc d2 = {OX_FLOAT, 1, two};
+    ck_assert_int_eq(ox_trace_input(t, "x", OX_FLOAT, 1, two, &x), OX_OK);
+    ck_assert_int_eq(ox_trace_param(t, "w", OX_FLOAT, 1, two, wdata, OX_BORROW, &w), OX_OK);
+    ck_assert_int_eq(ox_trace_const(t, OX_INT64, 0, NULL, &cdata, OX_COPY, &c), OX_OK);
+    ox_arg add[] = {ox_arg_tensor("A", x), ox_arg_tensor("B", w)};
+    ck_assert_int_eq(ox_trace_op(t, "onnx::Add", 2, add, 1, &d2, &y), OX_OK);
+    ck_assert_int_eq(ox_trace_push_scope(t, "Block[b]"), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, x, "x_out"), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, w, "w_out"), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, c, "c_out"), OX_OK);
+    ck_assert_int_eq(ox_trace_pop_scope(t), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, y, "sum"), OX_OK);     /* a node value takes it */
+    ck_assert_int_eq(ox_trace_output(t, y, "sum_again"), OX_OK); /* an earlier output */
+    ck_assert_int_eq(ox_trace_output(t, x, NULL), OX_OK);        /* unnamed: as before */
+
+    ox_graph *g;
+    ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
+    t = NULL;
+    const char *want[] = {"x_out", "w_out", "c_out", "sum", "sum_again"};
+    const ox_vid src[] = {x, w, c, 0, y};
+    ck_assert_uint_eq(g->n_outputs, 6);
+    for (uint32_t i = 0; i < 5; i++) {
+        const ox_value *o = ox_graph_value(g, g->outputs[i]);
+        ck_assert_str_eq(o->name, want[i]);
+        if (!src[i]) {
+            ck_assert_uint_eq(o->id, y);
+            continue;
+        }
+        ck_assert_int_eq(o->kind, OX_VAL_NODE);
+        ck_assert_str_eq(o->producer->kind, "onnx::Identity");
+        ck_assert_uint_eq(o->producer->inputs[0], src[i]);
+        ck_assert_str_eq(o->producer->scope, "Net"); /* the root, as convert's own */
+        ck_assert_int_eq(o->type.dtype, ox_graph_value(g, src[i])->type.dtype);
+        ck_assert_int_eq(o->type.rank, ox_graph_value(g, src[i])->type.rank);
+    }
+    ck_assert_uint_eq(g->outputs[5], x);
+    /* the input and the parameter keep their own names */
+    ck_assert_str_eq(ox_graph_value(g, x)->name, "x");
+    ck_assert_str_eq(ox_graph_value(g, w)->name, "w");
+    ck_assert_uint_eq(g->n_nodes, 5); /* Add + 4 Identity */
+    ox_graph_free(g);
+}
+END_TEST
+
+/* The same, exported and read back: the file holds the names asked for. */
+START_TEST(output_names_reach_the_file)
+{
+    char dir[1024], path[1100];
+    snprintf(dir, sizeof dir, "%s/opset", srcdir());
+    ck_assert_int_eq(ox_context_set_opset_dir(ctx, dir), OX_OK);
+    snprintf(dir, sizeof dir, "%s/trace-output-names.XXXXXX", builddir());
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/m.onnx", dir);
+
+    ox_vid x, w;
+    int64_t two[] = {2};
+    float wdata[2] = {1, 2};
+    ck_assert_int_eq(ox_trace_input(t, "x", OX_FLOAT, 1, two, &x), OX_OK);
+    ck_assert_int_eq(ox_trace_param(t, "w", OX_FLOAT, 1, two, wdata, OX_BORROW, &w), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, x, "y"), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, w, "weights"), OX_OK);
+    ox_graph *g, *r;
+    ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
+    t = NULL;
+    ox_export_options o;
+    ox_export_options_init(&o);
+    o.opset = 13;
+    ck_assert_msg(ox_export(ctx, g, path, &o) == OX_OK, "%s", ox_errmsg(ctx));
+    ox_graph_free(g);
+    ck_assert_msg(ox_read(ctx, path, &r) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_uint_eq(r->n_inputs, 1);
+    ck_assert_str_eq(ox_graph_value(r, r->inputs[0])->name, "x");
+    ck_assert_uint_eq(r->n_outputs, 2);
+    ck_assert_str_eq(ox_graph_value(r, r->outputs[0])->name, "y");
+    ck_assert_str_eq(ox_graph_value(r, r->outputs[1])->name, "weights");
+    ox_graph_free(r);
+    rm_tree(dir);
+}
+END_TEST
+
+/* A name something already has is refused, with what has it; the trace
+ * records nothing for the refused call and stays usable. */
+START_TEST(output_name_taken_is_refused)
+{
+    ox_vid x, w, y;
+    int64_t two[] = {2};
+    float wdata[2] = {1, 2};
+    ox_tensor_desc d2 = {OX_FLOAT, 1, two};
+    ck_assert_int_eq(ox_trace_input(t, "x", OX_FLOAT, 1, two, &x), OX_OK);
+    ck_assert_int_eq(ox_trace_param(t, "w", OX_FLOAT, 1, two, wdata, OX_BORROW, &w), OX_OK);
+    ox_arg add[] = {ox_arg_tensor("A", x), ox_arg_tensor("B", w)};
+    ck_assert_int_eq(ox_trace_op(t, "onnx::Add", 2, add, 1, &d2, &y), OX_OK);
+    ck_assert_int_eq(ox_trace_output(t, y, "y"), OX_OK);
+    EXPECT_ERR(ox_trace_output(t, x, "x"), OX_EINVAL,
+               "ox_trace_output: name \"x\" is already used in this trace (by input 0); give "
+               "output 1 a name of its own");
+    EXPECT_ERR(ox_trace_output(t, y, "w"), OX_EINVAL, "\"w\" is already used in this trace (by parameter 0)");
+    EXPECT_ERR(ox_trace_output(t, y, "y"), OX_EINVAL, "\"y\" is already used in this trace (by output 0)");
+    EXPECT_ERR(ox_trace_output(t, x, "y"), OX_EINVAL, "(by output 0)");
+    ck_assert_int_eq(ox_trace_output(t, x, "x2"), OX_OK);
+
+    ox_graph *g;
+    ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
+    t = NULL;
+    ck_assert_uint_eq(g->n_outputs, 2);
+    ck_assert_uint_eq(g->n_nodes, 2); /* Add, and one Identity for "x2" */
+    ck_assert_str_eq(ox_graph_value(g, g->outputs[1])->name, "x2");
+    ox_graph_free(g);
+}
+END_TEST
+
 START_TEST(finish_requires_outputs_and_balanced_scopes)
 {
     ox_graph *g = NULL;
@@ -190,6 +311,9 @@ int main(void)
     tcase_add_test(tc, copied_params_outlive_host_memory);
     tcase_add_test(tc, validation_messages);
     tcase_add_test(tc, finish_requires_outputs_and_balanced_scopes);
+    tcase_add_test(tc, output_names_are_the_outputs_own);
+    tcase_add_test(tc, output_names_reach_the_file);
+    tcase_add_test(tc, output_name_taken_is_refused);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -276,7 +276,12 @@ OX_API ox_status ox_trace_op(ox_trace *t, const char *kind, size_t n_args, const
 OX_API ox_status ox_trace_push_scope(ox_trace *t, const char *name);
 OX_API ox_status ox_trace_pop_scope(ox_trace *t);
 
-/* Mark a value as a graph output (in order).  name may be NULL. */
+/* Mark a value as a graph output (in order).  name may be NULL (the
+ * exporter names it).  A name is the output's in the file: when v already
+ * has a name of its own (a graph input, a parameter, an earlier output) or
+ * is a constant, the trace records an onnx::Identity of v whose output
+ * carries the name, as torch.onnx does.  A name already used by an input,
+ * a parameter or an output is refused (OX_EINVAL). */
 OX_API ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name);
 
 /* Finish: the trace is consumed (freed) and, on success, *out owns the
