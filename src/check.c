@@ -156,7 +156,7 @@ static void check_tensor(checker *c, node_label *node, const char *attr, const o
     size_t es = ox_dtype_size(t->dtype);
     if (t->dtype == OX_STRING)
         return; /* the reader checked the string count against the shape */
-    if (!ox_dtype_valid((int)t->dtype) || es == 0) {
+    if (!ox_dtype_known((int)t->dtype) || es == 0) {
         violation(c, "node %s: attribute '%s' tensor has element type %s, which cannot hold data",
                   label_text(node), attr, ox_dtype_name(t->dtype));
         return;

@@ -12,7 +12,8 @@ size_t ox_dtype_size(ox_dtype t)
     case OX_FLOAT: case OX_INT32: case OX_UINT32: return 4;
     case OX_UINT8: case OX_INT8: case OX_BOOL: return 1;
     case OX_UINT16: case OX_INT16: case OX_FLOAT16: case OX_BFLOAT16: return 2;
-    case OX_INT64: case OX_DOUBLE: case OX_UINT64: return 8;
+    case OX_INT64: case OX_DOUBLE: case OX_UINT64: case OX_COMPLEX64: return 8;
+    case OX_COMPLEX128: return 16;
     case OX_STRING: case OX_UNDEFINED: return 0;
     }
     return 0;
@@ -21,6 +22,16 @@ size_t ox_dtype_size(ox_dtype t)
 bool ox_dtype_valid(int t)
 {
     return (t >= OX_FLOAT && t <= OX_UINT64) || t == OX_BFLOAT16;
+}
+
+bool ox_dtype_known(int t)
+{
+    return t >= OX_FLOAT && t <= OX_BFLOAT16;
+}
+
+bool ox_dtype_complex(int t)
+{
+    return t == OX_COMPLEX64 || t == OX_COMPLEX128;
 }
 
 /* The scalar-type names torch prints in graph listings (Float(1, 3), Long(2)). */
@@ -41,6 +52,8 @@ const char *ox_dtype_torch_name(ox_dtype t)
     case OX_UINT32: return "UInt32";
     case OX_UINT64: return "UInt64";
     case OX_BFLOAT16: return "BFloat16";
+    case OX_COMPLEX64: return "ComplexFloat";
+    case OX_COMPLEX128: return "ComplexDouble";
     case OX_UNDEFINED: break;
     }
     return "Tensor";
@@ -63,6 +76,8 @@ const char *ox_dtype_name(ox_dtype t)
     case OX_UINT32: return "uint32";
     case OX_UINT64: return "uint64";
     case OX_BFLOAT16: return "bfloat16";
+    case OX_COMPLEX64: return "complex64";
+    case OX_COMPLEX128: return "complex128";
     case OX_UNDEFINED: break;
     }
     return "undefined";
@@ -173,6 +188,7 @@ bool ox_elem_decode(ox_dtype t, const void *p, ox_elem *out)
     case OX_UINT16: memcpy(&u16, p, 2); out->kind = OX_ELEM_UINT; out->v.u = u16; return true;
     case OX_UINT32: memcpy(&u32, p, 4); out->kind = OX_ELEM_UINT; out->v.u = u32; return true;
     case OX_UINT64: memcpy(&u64, p, 8); out->kind = OX_ELEM_UINT; out->v.u = u64; return true;
+    case OX_COMPLEX64: case OX_COMPLEX128: /* two numbers, no one scalar */
     case OX_STRING: case OX_UNDEFINED: break;
     }
     return false;
@@ -214,6 +230,7 @@ bool ox_elem_store(ox_dtype t, double v, void *p)
         memcpy(p, &x, sizeof x);
         return true;
     }
+    case OX_COMPLEX64: case OX_COMPLEX128:
     case OX_STRING: case OX_UNDEFINED: break;
     }
     return false;

@@ -14,13 +14,20 @@
 
 #include "oxport/oxport.h"
 
-/* Element size in bytes, 0 for OX_STRING / unknown. */
+/* Element size in bytes (a complex64 element is 8: two floats), 0 for
+ * OX_STRING / unknown. */
 size_t ox_dtype_size(ox_dtype t);
 /* "Float", "Long", ... as torch prints them (the seed's format). */
 const char *ox_dtype_torch_name(ox_dtype t);
 /* "float", "int64", ... (ONNX names, for messages). */
 const char *ox_dtype_name(ox_dtype t);
+/* The element types the engine traces, converts and writes: every ONNX
+ * element type but the complex ones. */
 bool ox_dtype_valid(int t);
+/* Every ONNX element type the reader takes (ox_dtype_valid's and
+ * OX_COMPLEX64, OX_COMPLEX128). */
+bool ox_dtype_known(int t);
+bool ox_dtype_complex(int t);
 
 /* One decoded element, exact: floating types as a double, signed integers
  * as int64, unsigned ones and bool (0 or 1) as uint64. */
@@ -33,8 +40,8 @@ typedef struct ox_elem {
     } v;
 } ox_elem;
 
-/* The element of type t at p; false when t has no numeric encoding
- * (OX_STRING, OX_UNDEFINED). */
+/* The element of type t at p; false when t has no numeric encoding as one
+ * number (OX_STRING, OX_UNDEFINED, the complex types). */
 bool ox_elem_decode(ox_dtype t, const void *p, ox_elem *out);
 /* The element as a double (large 64-bit integers round); *ok (may be NULL)
  * is cleared when t has no numeric encoding. */

@@ -218,7 +218,7 @@ static char *adup(ox_graph *g, const char *s)
 
 static const char *type_name(int dt)
 {
-    return ox_dtype_valid(dt) ? ox_dtype_name((ox_dtype)dt) : "unknown";
+    return ox_dtype_known(dt) ? ox_dtype_name((ox_dtype)dt) : "unknown";
 }
 
 /* Take over a bytes buffer from the decoded message when it is big enough
@@ -420,7 +420,7 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
 {
     const char *tname = nz(t->name);
     int dt = t->has_data_type ? t->data_type : 0;
-    if (!ox_dtype_valid(dt))
+    if (!ox_dtype_known(dt))
         return rfail(r, OX_EFORMAT, "%s '%s' has data_type %d, which is %s", what, tname, dt,
                      dt == 0 ? "unset" : "not a supported ONNX tensor type");
     if (t->segment)
@@ -481,20 +481,25 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
                          (unsigned long long)count, (unsigned long long)nbytes);
         return take_bytes(g, &t->raw_data, data) == 0 ? OX_OK : room(r);
     }
-    /* typed fields: which one holds this type, and how many values */
+    /* typed fields: which one holds this type, and how many values (a
+     * complex element is two: real, imaginary) */
     size_t have;
     const char *field;
+    uint64_t want = count;
     switch (dt) {
     case OX_FLOAT: have = t->n_float_data; field = "float_data"; break;
     case OX_INT64: have = t->n_int64_data; field = "int64_data"; break;
     case OX_DOUBLE: have = t->n_double_data; field = "double_data"; break;
+    case OX_COMPLEX64: have = t->n_float_data; field = "float_data"; want = 2 * count; break;
+    case OX_COMPLEX128: have = t->n_double_data; field = "double_data"; want = 2 * count; break;
     case OX_UINT32: case OX_UINT64: have = t->n_uint64_data; field = "uint64_data"; break;
     default: have = t->n_int32_data; field = "int32_data"; break;
     }
-    if (have != count)
+    if (have != want)
         return rfail(r, OX_EFORMAT, "%s '%s': %s has %zu values but %s with the given shape "
-                     "needs %llu", what, tname, field, have, type_name(dt),
-                     (unsigned long long)count);
+                     "needs %llu%s", what, tname, field, have, type_name(dt),
+                     (unsigned long long)want,
+                     want != count ? " (a real and an imaginary part per element)" : "");
     unsigned char *buf = alloc_owned(g, nbytes);
     if (!buf)
         return room(r);
@@ -504,6 +509,8 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
         case OX_FLOAT: memcpy(dst, &t->float_data[i], 4); break;
         case OX_INT64: memcpy(dst, &t->int64_data[i], 8); break;
         case OX_DOUBLE: memcpy(dst, &t->double_data[i], 8); break;
+        case OX_COMPLEX64: memcpy(dst, &t->float_data[2 * i], 8); break;
+        case OX_COMPLEX128: memcpy(dst, &t->double_data[2 * i], 16); break;
         case OX_UINT64: memcpy(dst, &t->uint64_data[i], 8); break;
         case OX_UINT32: {
             uint32_t v = (uint32_t)t->uint64_data[i];
@@ -554,7 +561,7 @@ static void shape_text(const Onnx__TensorShapeProto *sh, char *buf, size_t *n, s
 
 static const char *elem_text(bool has, int32_t elem)
 {
-    return has && ox_dtype_valid(elem) ? ox_dtype_torch_name((ox_dtype)elem) : "Tensor";
+    return has && ox_dtype_known(elem) ? ox_dtype_torch_name((ox_dtype)elem) : "Tensor";
 }
 
 static void type_text(const Onnx__TypeProto *tp, char *buf, size_t *n, size_t cap)
@@ -628,7 +635,7 @@ static ox_status apply_type(rctx *r, ox_graph *g, ox_value *v, const Onnx__TypeP
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
         return OX_OK;
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
-    ox_dtype dt = tt->has_elem_type && ox_dtype_valid(tt->elem_type) ? (ox_dtype)tt->elem_type
+    ox_dtype dt = tt->has_elem_type && ox_dtype_known(tt->elem_type) ? (ox_dtype)tt->elem_type
                                                                     : OX_UNDEFINED;
     const Onnx__TensorShapeProto *sh = tt->shape;
     if (!sh) {

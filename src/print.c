@@ -234,6 +234,25 @@ static void pw_value_decl(pw *w, const ox_graph *g, ox_vid id)
 /* Element i of raw little-endian tensor bytes, as the printer shows it. */
 static void pw_element(pw *w, ox_dtype dt, const unsigned char *p)
 {
+    if (ox_dtype_complex((int)dt)) {
+        /* (real, imaginary), printed as Python prints a complex: 1+2j */
+        double re, im;
+        if (dt == OX_COMPLEX64) {
+            float f[2];
+            memcpy(f, p, sizeof f);
+            re = f[0];
+            im = f[1];
+        } else {
+            memcpy(&re, p, sizeof re);
+            memcpy(&im, p + sizeof re, sizeof im);
+        }
+        pw_float(w, re);
+        if (!signbit(im))
+            pw_putc(w, '+');
+        pw_float(w, im);
+        pw_putc(w, 'j');
+        return;
+    }
     ox_elem x;
     if (!ox_elem_decode(dt, p, &x)) {
         pw_putc(w, '?');

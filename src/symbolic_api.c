@@ -743,7 +743,8 @@ static ox_attr_tensor *make_tensor(ox_sym *g, const char *what, ox_dtype dtype, 
 {
     size_t es = ox_dtype_size(dtype);
     if (!ox_dtype_valid((int)dtype) || !es) {
-        ox_sym_error(g, "%s: dtype %d is not a numeric ONNX element type", what, (int)dtype);
+        ox_sym_error(g, "%s: dtype %d is not an ONNX element type constants can hold "
+                     "(numeric or bool, not complex)", what, (int)dtype);
         return NULL;
     }
     if (rank && !sizes) {
@@ -811,7 +812,8 @@ static void api_set_type(ox_sym *g, ox_vid v, ox_dtype dtype, int rank, const in
         return;
     }
     if (dtype != OX_UNDEFINED && !ox_dtype_valid((int)dtype)) {
-        ox_sym_error(g, "set_type: dtype %d is not an ONNX element type", (int)dtype);
+        ox_sym_error(g, "set_type: dtype %d is not an element type conversion takes (ONNX's "
+                        "numeric, bool and string types; not the complex ones)", (int)dtype);
         return;
     }
     if (rank < 0)
@@ -1002,7 +1004,8 @@ static int api_body_begin(ox_sym *g, size_t n_inputs, const ox_dtype *dtypes, co
                                                            : "a NULL dtypes or inputs array");
     for (size_t i = 0; i < n_inputs; i++)
         if (dtypes[i] == OX_UNDEFINED || !ox_dtype_valid((int)dtypes[i]))
-            return ox_sym_error(g, "body_begin: input %zu has dtype %d, not an ONNX element type",
+            return ox_sym_error(g, "body_begin: input %zu has dtype %d, not an element type "
+                                "conversion takes (ONNX's, not the complex ones)",
                                 i, (int)dtypes[i]);
     /* the body's name is unique in the file: its values' names start with it */
     char *name = ox_arena_printf(&root_out(g)->arena, "%s_%u_body%u", g->node->op_type,

@@ -70,6 +70,10 @@ void ox_trace_abort(ox_trace *t)
 static ox_status check_type(ox_trace *t, const char *what, ox_dtype dtype, uint32_t rank,
                             const int64_t *sizes, bool sizes_known)
 {
+    if (ox_dtype_complex((int)dtype))
+        return ox_fail(t->ctx, OX_EINVAL, "%s: dtype %s cannot be recorded; record a complex "
+                       "tensor in ONNX's float form (a trailing dimension of 2: real, imaginary)",
+                       what, ox_dtype_name(dtype));
     if (!ox_dtype_valid((int)dtype))
         return ox_fail(t->ctx, OX_EINVAL, "%s: dtype %d is not an ONNX element type", what,
                        (int)dtype);
@@ -358,8 +362,11 @@ static ox_status check_args(ox_trace *t, const char *kind, size_t n_args, const 
             break;
         case OX_ARG_DTYPE:
             if (!ox_dtype_valid((int)a->u.i))
-                return ox_fail(t->ctx, OX_EINVAL, "ox_trace_op(%s): dtype argument '%s' is %lld, not an ONNX element type",
-                               kind, a->name, (long long)a->u.i);
+                return ox_fail(t->ctx, OX_EINVAL, "ox_trace_op(%s): dtype argument '%s' is %lld, %s",
+                               kind, a->name, (long long)a->u.i,
+                               ox_dtype_complex((int)a->u.i)
+                                   ? "a complex type, which ONNX operators do not compute in"
+                                   : "not an ONNX element type");
             break;
         case OX_ARG_TENSOR:
             if ((st = check_vid(t, kind, a->name, a->u.tensor, false)) != OX_OK)

@@ -307,6 +307,60 @@ START_TEST(check_broken_file)
 }
 END_TEST
 
+/* Complex tensors are ONNX tensors: dump lists them (text and JSON), check
+ * reads them and, as onnx.checker does, refuses them where an operator's
+ * type constraint has no complex type. */
+START_TEST(dump_and_check_complex_tensors)
+{
+    python(
+        "import numpy as np, onnx\n"
+        "from onnx import helper, TensorProto as T, numpy_helper\n"
+        "c = helper.make_tensor('c', T.COMPLEX64, [2], [1+2j, 3-4j])\n"
+        "d = numpy_helper.from_array(np.array([[0.5-1j], [2+0j]], np.complex128), 'd')\n"
+        "k = helper.make_tensor('k', T.COMPLEX128, [1], [-1.5+0.25j])\n"
+        "nodes = [helper.make_node('Constant', [], ['kv'], value=k),\n"
+        "         helper.make_node('Identity', ['c'], ['y']), helper.make_node('Identity', ['d'], ['z'])]\n"
+        "g = helper.make_graph(nodes, 'cplx', [helper.make_tensor_value_info('x', T.COMPLEX64, [2])],\n"
+        "    [helper.make_tensor_value_info('y', T.COMPLEX64, [2]),\n"
+        "     helper.make_tensor_value_info('z', T.COMPLEX128, [2, 1])], [c, d])\n"
+        "m = helper.make_model(g, producer_name='t', opset_imports=[helper.make_opsetid('', 13)])\n"
+        "m.ir_version = 7\n"
+        "onnx.checker.check_model(m, full_check=True)\n"
+        "onnx.save(m, 'complex.onnx')\n"
+        "m.graph.node.append(helper.make_node('Add', ['x', 'c'], ['s']))\n"
+        "m.graph.output.append(helper.make_tensor_value_info('s', T.COMPLEX64, [2]))\n"
+        "onnx.save(m, 'complex_add.onnx')\n");
+    run_result r = run("dump complex.onnx");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_str_eq(r.out,
+        "ir_version=7 opsets=[ai.onnx:13] producer=t graph=cplx nodes=3 initializers=2 inputs=1 "
+        "outputs=2\n"
+        "graph(%x : ComplexFloat(2)\n"
+        "      %c : ComplexFloat(2)\n"
+        "      %d : ComplexDouble(2, 1)) {\n"
+        "  %kv : Tensor = onnx::Constant[value={-1.5+0.25j}]()\n"
+        "  %y : ComplexFloat(2) = onnx::Identity(%c)\n"
+        "  %z : ComplexDouble(2, 1) = onnx::Identity(%d)\n"
+        "  return (%y, %z);\n"
+        "}\n");
+    run_free(&r);
+    r = run("dump --format json complex.onnx");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"name\":\"x\",\"type\":{\"dtype\":\"complex64\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "{\"dtype\":\"complex128\",\"shape\":[1],\"nbytes\":16}"));
+    run_free(&r);
+    r = run("check complex.onnx");
+    ck_assert_msg(r.status == 0, "exit %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_str_eq(r.out, "complex.onnx: OK\n");
+    run_free(&r);
+    r = run("check complex_add.onnx");
+    ck_assert_msg(r.status == 1, "exit %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "complex_add.onnx: node #3 (Add): input 0 (A) of Add is "
+                                        "complex64, which type constraint T does not allow"));
+    run_free(&r);
+}
+END_TEST
+
 /* Unreadable input: message and exit 2, never a crash. */
 START_TEST(unreadable_files_exit_2)
 {
@@ -962,6 +1016,7 @@ static Suite *cli_suite(void)
     tcase_add_test(files, unreadable_files_exit_2);
     tcase_add_test(files, dump_torch_resnet18);
     tcase_add_test(files, export_verbose_equals_dump);
+    tcase_add_test(files, dump_and_check_complex_tensors);
     suite_add_tcase(s, files);
 
     TCase *errors = tcase_create("export_errors");

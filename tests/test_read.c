@@ -621,6 +621,145 @@ START_TEST(truncated_random_and_mutated_bytes)
 }
 END_TEST
 
+/* Run a python script (onnx.helper) that writes files into `dir`; false,
+ * after a SKIPPED note, when /usr/bin/python3 has no onnx module. */
+static bool python_onnx(const char *script)
+{
+    if (shell_status("/usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null") != 0) {
+        fprintf(stderr, "SKIPPED: /usr/bin/python3 with onnx and numpy is needed to make the "
+                "test files\n");
+        return false;
+    }
+    char path[512], cmd[2048];
+    snprintf(path, sizeof path, "%s/gen.py", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(script, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd %s && /usr/bin/python3 gen.py >gen.log 2>&1", dir);
+    if (shell_status(cmd) != 0) {
+        snprintf(cmd, sizeof cmd, "cat %s/gen.log >&2", dir);
+        shell_status(cmd);
+        ck_abort_msg("the python script that makes the test files failed");
+    }
+    return true;
+}
+
+static const ox_value *param_named(const ox_graph *g, const char *name)
+{
+    for (uint32_t i = 0; i < g->n_params; i++) {
+        const ox_value *v = ox_graph_value(g, g->params[i]);
+        if (strcmp(v->name, name) == 0)
+            return v;
+    }
+    ck_abort_msg("no initializer '%s'", name);
+    return NULL;
+}
+
+/* Complex initializers, as ONNX stores them: complex64 as (real, imaginary)
+ * pairs in float_data, complex128 in double_data, either in raw_data; a
+ * Constant's complex value; a complex graph input.  The bytes are the pairs
+ * in order, as in raw_data. */
+START_TEST(complex_tensors_read)
+{
+    if (!python_onnx(
+        "import numpy as np, onnx\n"
+        "from onnx import helper, TensorProto as T, numpy_helper\n"
+        "inits = [helper.make_tensor('c64', T.COMPLEX64, [2], [1+2j, 3-4j]),\n"
+        "         helper.make_tensor('c128', T.COMPLEX128, [2, 1], [0.5+0.25j, 2-1j]),\n"
+        "         numpy_helper.from_array(np.array([[1+1j, 2-2j, 3.5+0j]], np.complex64), 'c64raw'),\n"
+        "         numpy_helper.from_array(np.array([-1+0.5j], np.complex128), 'c128raw')]\n"
+        "k = helper.make_tensor('k', T.COMPLEX64, [2], [1.5-2j, 0.25+0j])\n"
+        "nodes = [helper.make_node('Constant', [], ['kv'], value=k)]\n"
+        "outs = []\n"
+        "for i, t in enumerate([('x', T.COMPLEX64, [2]), ('kv', T.COMPLEX64, [2])] +\n"
+        "                      [(t.name, t.data_type, list(t.dims)) for t in inits]):\n"
+        "    nodes.append(helper.make_node('Identity', [t[0]], ['y%d' % i]))\n"
+        "    outs.append(helper.make_tensor_value_info('y%d' % i, t[1], t[2]))\n"
+        "g = helper.make_graph(nodes, 'cplx', [helper.make_tensor_value_info('x', T.COMPLEX64, [2])],\n"
+        "                      outs, inits)\n"
+        "m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])\n"
+        "m.ir_version = 7\n"
+        "onnx.checker.check_model(m, full_check=True)\n"
+        "onnx.save(m, 'complex.onnx')\n"
+        "bad = helper.make_tensor('odd', T.COMPLEX64, [2], [1+2j, 3-4j])\n"
+        "del bad.float_data[-1]\n"
+        "del m.graph.initializer[:]; m.graph.initializer.append(bad)\n"
+        "onnx.save(m, 'odd64.onnx')\n"
+        "bad = helper.make_tensor('odd', T.COMPLEX128, [1], [1+2j])\n"
+        "bad.double_data.append(3)\n"
+        "del m.graph.initializer[:]; m.graph.initializer.append(bad)\n"
+        "onnx.save(m, 'odd128.onnx')\n"
+        "bad = numpy_helper.from_array(np.array([1j, 2j], np.complex128), 'short')\n"
+        "bad.raw_data = bad.raw_data[:-8]\n"
+        "del m.graph.initializer[:]; m.graph.initializer.append(bad)\n"
+        "onnx.save(m, 'short.onnx')\n"))
+        return;
+    ox_graph *g = NULL;
+    ck_assert_msg(ox_read(ctx, in(dir, "complex.onnx"), &g) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_int_eq(ox_graph_value(g, g->inputs[0])->type.dtype, OX_COMPLEX64);
+    static const float c64[] = {1, 2, 3, -4}, c64raw[] = {1, 1, 2, -2, 3.5f, 0};
+    static const double c128[] = {0.5, 0.25, 2, -1}, c128raw[] = {-1, 0.5};
+    static const struct {
+        const char *name;
+        ox_dtype dtype;
+        const void *bytes;
+        size_t nbytes;
+    } want[] = {{"c64", OX_COMPLEX64, c64, sizeof c64},
+                {"c128", OX_COMPLEX128, c128, sizeof c128},
+                {"c64raw", OX_COMPLEX64, c64raw, sizeof c64raw},
+                {"c128raw", OX_COMPLEX128, c128raw, sizeof c128raw}};
+    ck_assert_uint_eq(g->n_params, 4);
+    for (size_t i = 0; i < 4; i++) {
+        const ox_value *v = param_named(g, want[i].name);
+        ck_assert_int_eq(v->type.dtype, want[i].dtype);
+        ck_assert_uint_eq(v->tensor.nbytes, want[i].nbytes);
+        ck_assert_mem_eq(v->tensor.data, want[i].bytes, want[i].nbytes);
+    }
+    const ox_attr *k = ox_node_attr(g->first, "value");
+    ck_assert_int_eq(k->kind, OX_ATTR_TENSOR);
+    ck_assert_int_eq(k->u.t->dtype, OX_COMPLEX64);
+    ck_assert_uint_eq(k->u.t->data.nbytes, 16);
+    ck_assert_int_eq(ox_check(ctx, g, NULL, NULL), OX_OK);
+
+    char *text = NULL;
+    size_t tl = 0;
+    FILE *mem = open_memstream(&text, &tl);
+    ck_assert_int_eq(ox_graph_print(g, mem), OX_OK);
+    fclose(mem);
+    const char *lines[] = {"graph(%x : ComplexFloat(2)\n", "      %c64 : ComplexFloat(2)\n",
+                           "      %c128 : ComplexDouble(2, 1)\n",
+                           "      %c64raw : ComplexFloat(1, 3)\n",
+                           "      %c128raw : ComplexDouble(1)) {\n",
+                           " = onnx::Constant[value={1.5-2j, 0.25+0j}]()\n"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        ck_assert_msg(strstr(text, lines[i]), "no '%s' in:\n%s", lines[i], text);
+    free(text);
+    ox_graph_free(g);
+
+    /* a complex element is two numbers: a count or a length that does not
+     * hold whole pairs is refused with what it needs */
+    static const struct {
+        const char *file, *msg;
+    } bad[] = {
+        {"odd64.onnx", "initializer 'odd': float_data has 3 values but complex64 with the given "
+                       "shape needs 4 (a real and an imaginary part per element)"},
+        {"odd128.onnx", "initializer 'odd': double_data has 3 values but complex128 with the "
+                        "given shape needs 2 (a real and an imaginary part per element)"},
+        {"short.onnx", "initializer 'short': raw_data has 24 bytes but complex128 with 2 "
+                       "elements needs 32"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        g = (ox_graph *)1;
+        ck_assert_int_eq(ox_read(ctx, in(dir, bad[i].file), &g), OX_EFORMAT);
+        ck_assert_ptr_null(g);
+        char full[1024];
+        snprintf(full, sizeof full, "%s: not an ONNX model: %s", in(dir, bad[i].file), bad[i].msg);
+        ck_assert_str_eq(ox_errmsg(ctx), full);
+    }
+}
+END_TEST
+
 START_TEST(deep_nesting_is_refused)
 {
     /* ModelProto.graph -> (NodeProto.attribute -> AttributeProto.g ->
@@ -677,6 +816,7 @@ int main(void)
     tcase_add_test(tc, pipes_read_devices_refused);
     tcase_add_test(tc, truncated_random_and_mutated_bytes);
     tcase_add_test(tc, deep_nesting_is_refused);
+    tcase_add_test(tc, complex_tensors_read);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -122,6 +122,10 @@ START_TEST(validation_messages)
                "name \"x\" is already used");
     EXPECT_ERR(ox_trace_input(t, "z", (ox_dtype)99, 4, shape4, &y), OX_EINVAL,
                "dtype 99 is not an ONNX element type");
+    /* ONNX's complex types are read from files, never traced */
+    EXPECT_ERR(ox_trace_input(t, "z", OX_COMPLEX64, 4, shape4, &y), OX_EINVAL,
+               "ox_trace_input: dtype complex64 cannot be recorded; record a complex tensor in "
+               "ONNX's float form (a trailing dimension of 2: real, imaginary)");
     EXPECT_ERR(ox_trace_input(t, "z", OX_FLOAT, 4, NULL, &y), OX_EINVAL, "sizes is NULL");
     int64_t bad[] = {1, -5};
     EXPECT_ERR(ox_trace_input(t, "z", OX_FLOAT, 2, bad, &y), OX_EINVAL, "size -5 at axis 1");

@@ -89,7 +89,7 @@ int ox_ort_random_inputs(const ox_graph *g, uint64_t seed, ox_ort_tensors *out, 
         const char *name = v.name[0] ? v.name : "?";
         ox_dtype dt = v.dtype;
         size_t es = ox_dtype_size(dt);
-        if (es == 0 || dt == OX_BFLOAT16) {
+        if (es == 0 || dt == OX_BFLOAT16 || dt == OX_COMPLEX64 || dt == OX_COMPLEX128) {
             snprintf(err, errcap, "input '%s' is %s, which the ONNX Runtime runner cannot feed",
                      name, dt == OX_UNDEFINED ? "not a typed tensor" : ox_dtype_name(dt));
             ox_ort_tensors_free(out);

@@ -35,6 +35,12 @@ typedef enum ox_dtype {
     OX_DOUBLE = 11,
     OX_UINT32 = 12,
     OX_UINT64 = 13,
+    /* Complex numbers, as pairs (real, imaginary) of float / double.  Read
+     * from files (oxport dump, check); hosts record a complex tensor in
+     * ONNX's float form (a trailing dimension of 2), so the tracer and the
+     * symbolic API refuse these two. */
+    OX_COMPLEX64 = 14,
+    OX_COMPLEX128 = 15,
     OX_BFLOAT16 = 16
 } ox_dtype;
 
