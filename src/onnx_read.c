@@ -25,11 +25,14 @@
 #include "onnx.pb-c.h"
 #include "strmap.h"
 
-/* What a read graph keeps besides its arena: subgraphs of GRAPH attributes
- * (freed with it) and which initializers the file also listed as inputs. */
+/* What a read graph keeps besides its arena, freed with it: subgraphs of
+ * GRAPH attributes, and the malloc'd bytes (OX_IR_MALLOC_THRESHOLD and up)
+ * of tensors no value owns (attribute tensors, sparse initializers). */
 typedef struct read_keep {
     ox_graph **subs;
     size_t n_subs, cap_subs;
+    void **blocks;
+    size_t n_blocks, cap_blocks;
 } read_keep;
 
 static void keep_free(void *mapping, size_t len)
@@ -41,6 +44,9 @@ static void keep_free(void *mapping, size_t len)
     for (size_t i = 0; i < k->n_subs; i++)
         ox_graph_free(k->subs[i]);
     free(k->subs);
+    for (size_t i = 0; i < k->n_blocks; i++)
+        free(k->blocks[i]);
+    free(k->blocks);
     free(k);
 }
 
@@ -670,14 +676,49 @@ static ox_status apply_type(rctx *r, ox_graph *g, ox_value *v, const Onnx__TypeP
 
 static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool main_graph);
 
-static ox_attr_tensor *attr_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t)
+/* The keep list takes a tensor's malloc'd bytes (read_tensor's rule: owned
+ * and OX_IR_MALLOC_THRESHOLD or more), or they are freed and it fails. */
+static int keep_bytes(rctx *r, const ox_tensor_data *d)
+{
+    if (!d->owned || !d->data || d->nbytes < OX_IR_MALLOC_THRESHOLD)
+        return 0;
+    read_keep *k = r->keep;
+    if (k->n_blocks == k->cap_blocks) {
+        size_t cap = k->cap_blocks ? k->cap_blocks * 2 : 8;
+        void **n = realloc(k->blocks, cap * sizeof(*n));
+        if (!n) {
+            free((void *)d->data);
+            return -1;
+        }
+        k->blocks = n;
+        k->cap_blocks = cap;
+    }
+    k->blocks[k->n_blocks++] = (void *)d->data;
+    return 0;
+}
+
+static ox_attr_tensor *read_attr_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t,
+                                        const char *what)
 {
     ox_attr_tensor *at = ox_arena_alloc(&g->arena, sizeof(*at));
     if (!at) {
         room(r);
         return NULL;
     }
-    if (read_tensor(r, g, t, "attribute tensor", &at->dtype, &at->dims, &at->rank, &at->data))
+    memset(at, 0, sizeof *at);
+    if (read_tensor(r, g, t, what, &at->dtype, &at->dims, &at->rank, &at->data))
+        return NULL;
+    if (keep_bytes(r, &at->data) != 0) {
+        room(r);
+        return NULL;
+    }
+    return at;
+}
+
+static ox_attr_tensor *attr_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t)
+{
+    ox_attr_tensor *at = read_attr_tensor(r, g, t, "attribute tensor");
+    if (!at)
         return NULL;
     if (t->name && t->name[0] && !(at->name = adup(g, t->name))) {
         room(r);

@@ -760,6 +760,35 @@ START_TEST(complex_tensors_read)
 }
 END_TEST
 
+/* A tensor attribute of 64 KiB or more (a Constant's value, in raw_data or
+ * in a typed field) has malloc'd bytes no value owns: the graph frees them
+ * (the sanitizer run, tools/run-tests --sanitize, reports them otherwise). */
+START_TEST(large_attribute_tensors_are_freed_with_the_graph)
+{
+    if (!python_onnx(
+        "import numpy as np, onnx\n"
+        "from onnx import helper, TensorProto as T, numpy_helper\n"
+        "raw = numpy_helper.from_array(np.arange(20000, dtype=np.float32), 'raw')\n"
+        "typed = helper.make_tensor('typed', T.FLOAT, [20000], [0.5] * 20000)\n"
+        "nodes = [helper.make_node('Constant', [], ['a'], value=raw),\n"
+        "         helper.make_node('Constant', [], ['b'], value=typed)]\n"
+        "g = helper.make_graph(nodes, 'g', [], [helper.make_tensor_value_info(n, T.FLOAT, [20000])\n"
+        "                                       for n in 'ab'])\n"
+        "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), 'big.onnx')\n"))
+        return;
+    ox_graph *g = NULL;
+    ck_assert_msg(ox_read(ctx, in(dir, "big.onnx"), &g) == OX_OK, "%s", ox_errmsg(ctx));
+    const ox_attr_tensor *a = ox_node_attr(g->first, "value")->u.t;
+    const ox_attr_tensor *b = ox_node_attr(g->last, "value")->u.t;
+    ck_assert_uint_eq(a->data.nbytes, 80000);
+    ck_assert_uint_eq(b->data.nbytes, 80000);
+    ck_assert_float_eq(((const float *)a->data.data)[19999], 19999.0f);
+    ck_assert_float_eq(((const float *)b->data.data)[19999], 0.5f);
+    ck_assert_int_eq(ox_check(ctx, g, NULL, NULL), OX_OK);
+    ox_graph_free(g);
+}
+END_TEST
+
 START_TEST(deep_nesting_is_refused)
 {
     /* ModelProto.graph -> (NodeProto.attribute -> AttributeProto.g ->
@@ -817,6 +846,7 @@ int main(void)
     tcase_add_test(tc, truncated_random_and_mutated_bytes);
     tcase_add_test(tc, deep_nesting_is_refused);
     tcase_add_test(tc, complex_tensors_read);
+    tcase_add_test(tc, large_attribute_tensors_are_freed_with_the_graph);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
