@@ -242,6 +242,131 @@ static void check_attrs(checker *c, node_label *node, const ox_node *n)
     }
 }
 
+/* A sparse initializer against onnx.checker's rules for a SparseTensorProto:
+ * values of shape [NNZ], a dense shape of positive sizes, int64 indices of
+ * shape [NNZ] (linear, ascending) or [NNZ, rank] (coordinates, in
+ * lexicographic order), each inside the dense shape.  One violation per
+ * tensor at most: after the first its other numbers mean little. */
+static void check_sparse(checker *c, const ox_graph *g, uint32_t i, unsigned char *defined,
+                         defmap *names)
+{
+    const ox_sparse_param *s = &g->sparse[i];
+    const ox_value *v = ox_graph_value(g, s->id);
+    if (!v) {
+        violation(c, "sparse initializer #%u refers to value id %u, which does not exist",
+                  (unsigned)i, (unsigned)s->id);
+        return;
+    }
+    char label[600], b2[600];
+    defined[v->id] = 1;
+    if (!v->name || !v->name[0]) {
+        violation(c, "sparse initializer #%u has no name (its values tensor's name)", (unsigned)i);
+        snprintf(label, sizeof label, "sparse initializer #%u", (unsigned)i);
+    } else {
+        snprintf(label, sizeof label, "sparse initializer '%s'", v->name);
+        const definer *d =
+            defmap_define(names, v->id, (definer){v->name, "sparse initializer", NULL});
+        if (d) {
+            describe(d, b2, sizeof b2);
+            violation(c, "%s: the name is already defined by %s", label, b2);
+        }
+    }
+    const ox_attr_tensor *vals = s->values, *ix = s->indices;
+    if (!vals)
+        return; /* the reader requires them */
+    if (vals->rank != 1) {
+        violation(c, "%s: its values must have shape [NNZ] (rank 1), not rank %u", label,
+                  (unsigned)vals->rank);
+        return;
+    }
+    uint64_t nnz = ox_sparse_param_nnz(s);
+    if (s->rank == 0) {
+        violation(c, "%s: its dense shape has rank 0; a sparse tensor needs rank 1 or more",
+                  label);
+        return;
+    }
+    int64_t dense = 1; /* saturates: an index can be at most INT64_MAX anyway */
+    for (uint32_t d = 0; d < s->rank; d++) {
+        if (s->dims[d] <= 0) {
+            violation(c, "%s: dimension %u of its dense shape is %lld; a sparse tensor's sizes "
+                      "must be positive", label, (unsigned)d, (long long)s->dims[d]);
+            return;
+        }
+        dense = dense > INT64_MAX / s->dims[d] ? INT64_MAX : dense * s->dims[d];
+    }
+    if (!ix) {
+        if (nnz)
+            violation(c, "%s: it has %llu values but no indices", label, (unsigned long long)nnz);
+        return;
+    }
+    if (ix->dtype != OX_INT64) {
+        violation(c, "%s: its indices must be int64, not %s", label, ox_dtype_name(ix->dtype));
+        return;
+    }
+    if (ix->rank != 1 && ix->rank != 2) {
+        violation(c, "%s: its indices must have shape [NNZ] (linear) or [NNZ, %u] "
+                  "(coordinates), not rank %u", label, (unsigned)s->rank, (unsigned)ix->rank);
+        return;
+    }
+    uint64_t per = ix->rank == 1 ? 1 : s->rank;
+    if ((uint64_t)ix->dims[0] != nnz || (ix->rank == 2 && (uint64_t)ix->dims[1] != per)) {
+        char shape[64];
+        if (ix->rank == 1)
+            snprintf(shape, sizeof shape, "[%lld]", (long long)ix->dims[0]);
+        else
+            snprintf(shape, sizeof shape, "[%lld, %lld]", (long long)ix->dims[0],
+                     (long long)ix->dims[1]);
+        violation(c, "%s: its indices have shape %s but %llu values in a rank-%u tensor need "
+                  "[%llu] or [%llu, %u]", label, shape, (unsigned long long)nnz,
+                  (unsigned)s->rank, (unsigned long long)nnz, (unsigned long long)nnz,
+                  (unsigned)s->rank);
+        return;
+    }
+    if (nnz && (!ix->data.data || ix->data.nbytes / sizeof(int64_t) / per < nnz))
+        return; /* bytes not at hand (the reader sizes them by the shape) */
+    const unsigned char *p = ix->data.data;
+    for (uint64_t k = 0; k < nnz; k++) {
+        int cmp = k == 0 ? 1 : 0; /* against the previous index: -1, 0, 1 */
+        for (uint64_t j = 0; j < per; j++) {
+            int64_t x, prev;
+            memcpy(&x, p + (k * per + j) * sizeof x, sizeof x);
+            int64_t bound = ix->rank == 1 ? dense : s->dims[j];
+            if (x < 0 || x >= bound) {
+                if (ix->rank == 1)
+                    violation(c, "%s: index %llu is %lld, outside the %lld elements of its "
+                              "dense shape", label, (unsigned long long)k, (long long)x,
+                              (long long)bound);
+                else
+                    violation(c, "%s: index %llu has %lld on axis %llu, whose size is %lld",
+                              label, (unsigned long long)k, (long long)x, (unsigned long long)j,
+                              (long long)bound);
+                return;
+            }
+            if (cmp == 0) {
+                memcpy(&prev, p + ((k - 1) * per + j) * sizeof prev, sizeof prev);
+                cmp = x > prev ? 1 : x < prev ? -1 : 0;
+            }
+        }
+        if (cmp <= 0) {
+            if (ix->rank == 1) {
+                int64_t x, prev;
+                memcpy(&x, p + k * sizeof x, sizeof x);
+                memcpy(&prev, p + (k - 1) * sizeof prev, sizeof prev);
+                violation(c, "%s: index %llu is %lld, not above index %llu (%lld); ONNX "
+                          "requires ascending indices, none repeated", label,
+                          (unsigned long long)k, (long long)x, (unsigned long long)(k - 1),
+                          (long long)prev);
+            } else {
+                violation(c, "%s: the coordinates of index %llu %s those of index %llu; ONNX "
+                          "requires them in ascending lexicographic order, none repeated",
+                          label, (unsigned long long)k, cmp == 0 ? "repeat" : "come before",
+                          (unsigned long long)(k - 1));
+            }
+            return;
+        }
+    }
+}
+
 /* Does any node, subgraphs included, belong to the default domain? */
 static bool uses_default_domain(const ox_graph *g)
 {
@@ -561,6 +686,8 @@ static ox_status check_graph(const ox_graph *g, checker *cp)
             }
         }
     }
+    for (uint32_t i = 0; i < g->n_sparse; i++)
+        check_sparse(&c, g, i, defined, &names);
     /* forward-created constants are written as initializers */
     for (ox_vid id = 1; id < g->n_values; id++) {
         const ox_value *v = g->values[id];

@@ -156,6 +156,28 @@ ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, ox_grap
     return st;
 }
 
+/* The first sparse initializer of g or of a subgraph of its nodes (a graph
+ * read from a file), NULL when none.  The reader bounds the nesting. */
+static const ox_value *first_sparse(const ox_graph *g)
+{
+    if (g->n_sparse)
+        return ox_graph_value(g, g->sparse[0].id);
+    for (const ox_node *n = g->first; n; n = n->next) {
+        for (uint32_t i = 0; i < n->n_attrs; i++) {
+            const ox_attr *a = &n->attrs[i];
+            const ox_value *v = NULL;
+            if (a->kind == OX_ATTR_GRAPH && a->u.g)
+                v = first_sparse(a->u.g);
+            for (size_t k = 0; !v && a->kind == OX_ATTR_GRAPHS && k < a->u.graphs.n; k++)
+                if (a->u.graphs.p[k])
+                    v = first_sparse(a->u.graphs.p[k]);
+            if (v)
+                return v;
+        }
+    }
+    return NULL;
+}
+
 ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
                    const ox_export_options *opts)
 {
@@ -167,6 +189,12 @@ ox_status ox_write(ox_context *ctx, const ox_graph *g, const char *path,
                        "ox_write: graph %s is a traced graph, whose aten:: nodes are no ONNX "
                        "operators; convert it first (ox_convert), or write it with ox_export",
                        g->name ? g->name : "");
+    const ox_value *sparse = first_sparse(g);
+    if (sparse)
+        return ox_fail(ctx, OX_EUNSUPPORTED,
+                       "ox_write: graph %s has a sparse initializer ('%s'), which oxport reads "
+                       "but does not write; nothing was written",
+                       g->name ? g->name : "", sparse->name ? sparse->name : "");
     ox_io_layout layout;
     ox_status st = ox_io_layout_plan(ctx, g, opts, &layout);
     if (st == OX_OK)

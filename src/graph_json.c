@@ -258,6 +258,22 @@ static void json_graph(ox_json *j, const ox_graph *g)
     json_values(j, g, g->outputs, g->n_outputs);
     ox_json_key(j, "initializers");
     json_values(j, g, g->params, g->n_params);
+    ox_json_key(j, "sparse_initializers");
+    ox_json_array(j);
+    for (uint32_t i = 0; i < g->n_sparse; i++) {
+        const ox_sparse_param *s = &g->sparse[i];
+        ox_json_object(j);
+        ox_json_key(j, "name");
+        json_value_name(j, g, s->id);
+        ox_json_key(j, "dtype");
+        ox_json_string(j, s->values ? ox_dtype_name(s->values->dtype) : NULL);
+        ox_json_key(j, "shape");
+        json_dims(j, s->rank, s->dims, NULL);
+        ox_json_key(j, "nnz");
+        ox_json_uint(j, ox_sparse_param_nnz(s));
+        ox_json_object_end(j);
+    }
+    ox_json_array_end(j);
     ox_json_key(j, "nodes");
     ox_json_array(j);
     for (const ox_node *n = g->first; n; n = n->next)

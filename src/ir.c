@@ -645,6 +645,19 @@ const ox_targ *ox_node_arg_at(const ox_node *n, const char *name, uint32_t hint)
     return ox_node_arg(n, name);
 }
 
+uint64_t ox_sparse_param_nnz(const ox_sparse_param *s)
+{
+    const ox_attr_tensor *v = s->values;
+    if (!v)
+        return 0;
+    if (v->rank == 1)
+        return v->dims && v->dims[0] > 0 ? (uint64_t)v->dims[0] : 0;
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < v->rank; i++)
+        n *= v->dims && v->dims[i] > 0 ? (uint64_t)v->dims[i] : 0;
+    return n;
+}
+
 size_t ox_graph_node_count(const ox_graph *g)
 {
     return g ? g->n_nodes : 0;

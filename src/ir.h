@@ -193,6 +193,24 @@ typedef struct ox_function {
     struct ox_graph *body; /* its opsets are the function's opset_import */
 } ox_function;
 
+/* A sparse initializer (GraphProto.sparse_initializer) of a graph read
+ * from a file.  Its value has kind OX_VAL_PARAM and a non-tensor type
+ * ("SparseTensor(Float(3, 4))"), so nodes read it by name; it is not among
+ * the graph's params, which are dense tensors with their bytes.  The engine
+ * lists and checks sparse initializers, and the writer refuses them.  The
+ * fields are as the file holds them (ox_check judges them against ONNX's
+ * rules); the tensors live as long as the graph. */
+typedef struct ox_sparse_param {
+    ox_vid id;
+    uint32_t rank;            /* the dense shape */
+    int64_t *dims;
+    ox_attr_tensor *values;   /* [NNZ] of the element type */
+    ox_attr_tensor *indices;  /* NULL, or int64: [NNZ] linear or [NNZ, rank] coordinates */
+} ox_sparse_param;
+
+/* NNZ: the values' first dimension (their count when they have another rank). */
+uint64_t ox_sparse_param_nnz(const ox_sparse_param *s);
+
 struct ox_graph {
     ox_arena arena;
     const char *name;
@@ -212,6 +230,10 @@ struct ox_graph {
     uint32_t n_params, cap_params;
     ox_vid *outputs;
     uint32_t n_outputs, cap_outputs;
+    /* Sparse initializers of a graph read from a file, in file order
+     * (arena-owned). */
+    ox_sparse_param *sparse;
+    uint32_t n_sparse;
     /* Every value made as OX_VAL_CONST, in id order (it may have become a
      * parameter or a node's output since: check the kind), so the passes
      * that look for constants read these, not all the graph's values. */

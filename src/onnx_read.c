@@ -1051,6 +1051,63 @@ fail:
     return r->st;
 }
 
+/* GraphProto.sparse_initializer: each a value named after its values
+ * tensor, typed "SparseTensor(Float(3, 4))", and an entry of g->sparse with
+ * the tensors as the file holds them.  What a reader needs is required here
+ * (a values tensor; tensors it can decode); ONNX's rules on the shapes and
+ * the indices are ox_check's. */
+static ox_status read_sparse_initializers(rctx *r, ox_graph *g, namemap *m,
+                                          Onnx__SparseTensorProto **sps, size_t n)
+{
+    if (n > UINT32_MAX)
+        return rfail(r, OX_EFORMAT, "graph '%s' has %zu sparse initializers", nz(g->name), n);
+    g->sparse = ox_arena_alloc(&g->arena, n * sizeof(*g->sparse));
+    if (!g->sparse)
+        return room(r);
+    memset(g->sparse, 0, n * sizeof(*g->sparse));
+    for (size_t i = 0; i < n; i++) {
+        Onnx__SparseTensorProto *sp = sps[i];
+        ox_sparse_param *s = &g->sparse[i];
+        if (!sp->values)
+            return rfail(r, OX_EFORMAT, "sparse initializer #%zu has no values tensor (its name, "
+                         "element type and values)", i);
+        const char *name = nz(sp->values->name);
+        if (sp->n_dims > INT32_MAX)
+            return rfail(r, OX_EFORMAT, "sparse initializer '%s' has %zu dimensions", name,
+                         sp->n_dims);
+        if (!(s->values = read_attr_tensor(r, g, sp->values, "sparse initializer values")))
+            return r->st;
+        if (sp->indices &&
+            !(s->indices = read_attr_tensor(r, g, sp->indices, "sparse initializer indices")))
+            return r->st;
+        s->rank = (uint32_t)sp->n_dims;
+        if (sp->n_dims && !(s->dims = ox_arena_memdup(&g->arena, sp->dims,
+                                                      sp->n_dims * sizeof(int64_t))))
+            return room(r);
+        /* the value's type, as the reader spells a sparse_tensor_type */
+        char buf[512];
+        size_t k = (size_t)snprintf(buf, sizeof buf, "SparseTensor(%s(",
+                                    ox_dtype_torch_name(s->values->dtype));
+        for (size_t d = 0; d < sp->n_dims && k < sizeof buf; d++)
+            k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%lld", d ? ", " : "",
+                                  (long long)sp->dims[d]);
+        if (k < sizeof buf)
+            snprintf(buf + k, sizeof buf - k, "))");
+        if (k >= sizeof buf - 2)
+            memcpy(buf + sizeof buf - 4, "...", 4);
+        ox_value *v = ox_graph_add_value(g, OX_VAL_PARAM, OX_UNDEFINED, -1, NULL);
+        if (!v || !(v->type.nontensor = adup(g, buf)) || !(v->name = adup(g, name)))
+            return room(r);
+        s->id = v->id;
+        g->n_sparse = (uint32_t)i + 1;
+        /* a name already defined keeps its first definition (namemap_put);
+         * ox_check reports the second */
+        if (name[0] && namemap_put(m, v->name, v->id) != 0)
+            return room(r);
+    }
+    return OX_OK;
+}
+
 static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool main_graph)
 {
     if (depth > OX_READ_MAX_DEPTH) {
@@ -1092,6 +1149,9 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
             namemap_put(&m, v->name, v->id) != 0)
             goto nomem;
     }
+    if (gp->n_sparse_initializer &&
+        read_sparse_initializers(r, g, &m, gp->sparse_initializer, gp->n_sparse_initializer) != OX_OK)
+        goto fail;
     for (size_t i = 0; i < gp->n_input; i++) {
         Onnx__ValueInfoProto *vi = gp->input[i];
         ox_vid id = namemap_get(&m, nz(vi->name));

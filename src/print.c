@@ -229,6 +229,26 @@ static void pw_value_decl(pw *w, const ox_graph *g, ox_vid id)
         pw_puts(w, "Tensor");
 }
 
+/* A sparse initializer's declaration: "%sp : SparseTensor(Float(3, 4), 3 values)",
+ * the form the reader gives sparse tensor attributes. */
+static void pw_sparse_decl(pw *w, const ox_graph *g, const ox_sparse_param *s)
+{
+    pw_value_ref(w, g, s->id);
+    pw_puts(w, " : SparseTensor(");
+    pw_puts(w, ox_dtype_torch_name(s->values ? s->values->dtype : OX_UNDEFINED));
+    pw_putc(w, '(');
+    for (uint32_t i = 0; i < s->rank; i++) {
+        if (i)
+            pw_write(w, ", ", 2);
+        pw_i64(w, s->dims[i]);
+    }
+    pw_puts(w, "), ");
+    char num[32];
+    uint64_t nnz = ox_sparse_param_nnz(s);
+    snprintf(num, sizeof num, "%" PRIu64 " value%s)", nnz, nnz == 1 ? "" : "s");
+    pw_puts(w, num);
+}
+
 /* --- tensor attribute values --- */
 
 /* Element i of raw little-endian tensor bytes, as the printer shows it. */
@@ -598,6 +618,12 @@ static void pw_block(pw *w, const char *name, const ox_graph *sub, unsigned dept
             pw_value_decl(w, sub, ids[i]);
         }
     }
+    for (uint32_t i = 0; i < sub->n_sparse; i++) {
+        if (!first)
+            pw_write(w, ", ", 2);
+        first = 0;
+        pw_sparse_decl(w, sub, &sub->sparse[i]);
+    }
     pw_write(w, "):\n", 3);
     if (depth >= PRINT_MAX_DEPTH) {
         pw_indent(w, 4 * depth + 2);
@@ -701,6 +727,12 @@ ox_status ox_graph_print(const ox_graph *g, FILE *out)
             pw_value_decl(w, g, id);
         }
     }
+    for (uint32_t i = 0; i < g->n_sparse; i++) {
+        if (!first)
+            pw_write(w, "\n      ", 7);
+        first = 0;
+        pw_sparse_decl(w, g, &g->sparse[i]);
+    }
     pw_write(w, ") {\n", 4);
     for (const ox_node *n = g->first; n; n = n->next)
         pw_node(w, g, n, 0);
@@ -745,7 +777,10 @@ ox_status ox_print_header(const ox_graph *g, FILE *out)
                  " outputs=%" PRIu32,
             g->name && g->name[0] ? g->name : "-", g->n_nodes, g->n_params, g->n_inputs,
             g->n_outputs);
-    if (g->n_functions) /* only then: headers of files without functions stay as they were */
+    /* only when there are some: other headers stay as they were */
+    if (g->n_sparse)
+        fprintf(out, " sparse_initializers=%" PRIu32, g->n_sparse);
+    if (g->n_functions)
         fprintf(out, " functions=%" PRIu32, g->n_functions);
     fputc('\n', out);
     return ferror(out) ? OX_EIO : OX_OK;

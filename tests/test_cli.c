@@ -361,6 +361,61 @@ START_TEST(dump_and_check_complex_tensors)
 }
 END_TEST
 
+/* Sparse initializers: dump lists them after the dense ones, with their
+ * shape and NNZ, and counts them in the header (text and JSON); check holds
+ * them to onnx.checker's rules. */
+START_TEST(dump_and_check_sparse_initializers)
+{
+    python(
+        "import numpy as np, onnx\n"
+        "from onnx import helper, TensorProto as T\n"
+        "def sp(name, vals, idx):\n"
+        "    return helper.make_sparse_tensor(helper.make_tensor(name, T.FLOAT, [len(vals)], vals),\n"
+        "        helper.make_tensor('', T.INT64, [len(idx)], idx), [3, 4])\n"
+        "w = helper.make_tensor('w', T.FLOAT, [1], [0.5])\n"
+        "def model(sparse):\n"
+        "    nodes = [helper.make_node('Identity', ['emb'], ['e']), helper.make_node('Identity', ['w'], ['z'])]\n"
+        "    g = helper.make_graph(nodes, 'g', [], [helper.make_sparse_tensor_value_info('e', T.FLOAT, [3, 4]),\n"
+        "        helper.make_tensor_value_info('z', T.FLOAT, [1])], [w], sparse_initializer=sparse)\n"
+        "    m = helper.make_model(g, producer_name='t', opset_imports=[helper.make_opsetid('', 13)])\n"
+        "    m.ir_version = 7\n"
+        "    return m\n"
+        "m = model([sp('emb', [1., 2., 3.], [0, 5, 11]), sp('one', [9.], [4])])\n"
+        "onnx.checker.check_model(m)\n"
+        "onnx.save(m, 'sparse.onnx')\n"
+        "onnx.save(model([sp('emb', [1., 2.], [5, 3])]), 'unsorted.onnx')\n");
+    run_result r = run("dump sparse.onnx");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_str_eq(r.out,
+        "ir_version=7 opsets=[ai.onnx:13] producer=t graph=g nodes=2 initializers=1 inputs=0 "
+        "outputs=2 sparse_initializers=2\n"
+        "graph(%w : Float(1)\n"
+        "      %emb : SparseTensor(Float(3, 4), 3 values)\n"
+        "      %one : SparseTensor(Float(3, 4), 1 value)) {\n"
+        "  %e : SparseTensor(Float(3, 4)) = onnx::Identity(%emb)\n"
+        "  %z : Float(1) = onnx::Identity(%w)\n"
+        "  return (%e, %z);\n"
+        "}\n");
+    run_free(&r);
+    r = run("dump --format json sparse.onnx");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"sparse_initializers\":[{\"name\":\"emb\",\"dtype\":"
+                                        "\"float32\",\"shape\":[3,4],\"nnz\":3},{\"name\":\"one\","
+                                        "\"dtype\":\"float32\",\"shape\":[3,4],\"nnz\":1}]"));
+    run_free(&r);
+    r = run("check sparse.onnx");
+    ck_assert_msg(r.status == 0, "exit %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_str_eq(r.out, "sparse.onnx: OK\n");
+    run_free(&r);
+    r = run("check unsorted.onnx");
+    ck_assert_msg(r.status == 1, "exit %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_str_eq(r.out, "unsorted.onnx: sparse initializer 'emb': index 1 is 3, not above "
+                            "index 0 (5); ONNX requires ascending indices, none repeated\n"
+                            "unsorted.onnx: 1 violation\n");
+    run_free(&r);
+}
+END_TEST
+
 /* Unreadable input: message and exit 2, never a crash. */
 START_TEST(unreadable_files_exit_2)
 {
@@ -1017,6 +1072,7 @@ static Suite *cli_suite(void)
     tcase_add_test(files, dump_torch_resnet18);
     tcase_add_test(files, export_verbose_equals_dump);
     tcase_add_test(files, dump_and_check_complex_tensors);
+    tcase_add_test(files, dump_and_check_sparse_initializers);
     suite_add_tcase(s, files);
 
     TCase *errors = tcase_create("export_errors");

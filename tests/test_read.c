@@ -789,6 +789,161 @@ START_TEST(large_attribute_tensors_are_freed_with_the_graph)
 }
 END_TEST
 
+/* GraphProto.sparse_initializer: values, indices and dense shape as the
+ * file holds them; nodes read them by name; the dense initializers stay
+ * apart; the writer refuses them rather than write a dangling name. */
+START_TEST(sparse_initializers_read)
+{
+    if (!python_onnx(
+        "import numpy as np, onnx\n"
+        "from onnx import helper, TensorProto as T, numpy_helper\n"
+        "def sp(name, vals, idx, dims, idx_shape=None, idx_type=T.INT64, vdims=None):\n"
+        "    s = onnx.SparseTensorProto()\n"
+        "    s.values.CopyFrom(helper.make_tensor(name, T.FLOAT, vdims or [len(vals)], vals))\n"
+        "    if idx is not None:\n"
+        "        s.indices.CopyFrom(helper.make_tensor('', idx_type, idx_shape or [len(idx)], idx))\n"
+        "    s.dims.extend(dims)\n"
+        "    return s\n"
+        "def model(sparse):\n"
+        "    w = numpy_helper.from_array(np.ones((3, 4), np.float32), 'w')\n"
+        "    nodes = [helper.make_node('Add', ['x', 'w'], ['y']), helper.make_node('Identity', ['emb'], ['e'])]\n"
+        "    g = helper.make_graph(nodes, 'g', [helper.make_tensor_value_info('x', T.FLOAT, [3, 4])],\n"
+        "        [helper.make_tensor_value_info('y', T.FLOAT, [3, 4]),\n"
+        "         helper.make_sparse_tensor_value_info('e', T.FLOAT, [3, 4])], [w], sparse_initializer=sparse)\n"
+        "    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])\n"
+        "    m.ir_version = 7\n"
+        "    return m\n"
+        "m = model([sp('emb', [1., 2., 3.], [0, 5, 11], [3, 4]),\n"
+        "           sp('coo', [4., 5.], [0, 3, 2, 1], [3, 4], idx_shape=[2, 2])])\n"
+        "onnx.checker.check_model(m)\n"
+        "onnx.save(m, 'sparse.onnx')\n"
+        "bad = {'unsorted': sp('emb', [1., 2.], [5, 3], [3, 4]),\n"
+        "       'repeat': sp('emb', [1., 2.], [3, 3], [3, 4]),\n"
+        "       'outside': sp('emb', [1., 2.], [3, 12], [3, 4]),\n"
+        "       'coords': sp('emb', [1., 2.], [1, 2, 1, 1], [3, 4], idx_shape=[2, 2]),\n"
+        "       'coordout': sp('emb', [1., 2.], [0, 0, 3, 0], [3, 4], idx_shape=[2, 2]),\n"
+        "       'noidx': sp('emb', [1., 2.], None, [3, 4]),\n"
+        "       'int32': sp('emb', [1., 2.], [1, 2], [3, 4], idx_type=T.INT32),\n"
+        "       'idxrank': sp('emb', [1., 2.], [1, 2], [3, 4], idx_shape=[1, 2, 1]),\n"
+        "       'vrank': sp('emb', [1., 2.], [1, 2], [3, 4], vdims=[1, 2]),\n"
+        "       'zero': sp('emb', [1., 2.], [1, 2], [0, 4]),\n"
+        "       'scalar': sp('emb', [1.], [0], []),\n"
+        "       'count': sp('emb', [1., 2.], [1, 2, 3], [3, 4]),\n"
+        "       'dup': sp('w', [1., 2.], [1, 2], [3, 4])}\n"
+        "for name, s in bad.items():\n"
+        "    m = model([s])\n"
+        "    try:\n"
+        "        onnx.checker.check_model(m)\n"
+        "    except onnx.checker.ValidationError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise SystemExit('onnx.checker takes ' + name)\n"
+        "    onnx.save(m, 'bad_' + name + '.onnx')\n"
+        "m = model([onnx.SparseTensorProto()])\n"
+        "onnx.save(m, 'novalues.onnx')\n"))
+        return;
+    ox_graph *g = NULL;
+    ck_assert_msg(ox_read(ctx, in(dir, "sparse.onnx"), &g) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_uint_eq(g->n_params, 1); /* w, dense */
+    ck_assert_uint_eq(g->n_sparse, 2);
+    const ox_sparse_param *emb = &g->sparse[0], *coo = &g->sparse[1];
+    const ox_value *ev = ox_graph_value(g, emb->id);
+    ck_assert_str_eq(ev->name, "emb");
+    ck_assert_int_eq(ev->kind, OX_VAL_PARAM);
+    ck_assert_str_eq(ev->type.nontensor, "SparseTensor(Float(3, 4))");
+    ck_assert_uint_eq(emb->rank, 2);
+    ck_assert_int_eq(emb->dims[0], 3);
+    ck_assert_int_eq(emb->dims[1], 4);
+    ck_assert_uint_eq(ox_sparse_param_nnz(emb), 3);
+    static const float vals[] = {1, 2, 3};
+    ck_assert_int_eq(emb->values->dtype, OX_FLOAT);
+    ck_assert_mem_eq(emb->values->data.data, vals, sizeof vals);
+    static const int64_t idx[] = {0, 5, 11}, coords[] = {0, 3, 2, 1};
+    ck_assert_int_eq(emb->indices->rank, 1);
+    ck_assert_mem_eq(emb->indices->data.data, idx, sizeof idx);
+    ck_assert_int_eq(coo->indices->rank, 2);
+    ck_assert_mem_eq(coo->indices->data.data, coords, sizeof coords);
+    ck_assert_uint_eq(ox_sparse_param_nnz(coo), 2);
+    /* the Identity reads the sparse initializer, not a dangling name */
+    ck_assert_uint_eq(g->last->inputs[0], emb->id);
+    ck_assert_int_eq(ox_check(ctx, g, NULL, NULL), OX_OK);
+
+    char *text = NULL;
+    size_t tl = 0;
+    FILE *mem = open_memstream(&text, &tl);
+    ck_assert_int_eq(ox_graph_print_header(g, mem), OX_OK);
+    ck_assert_int_eq(ox_graph_print(g, mem), OX_OK);
+    fclose(mem);
+    ck_assert_str_eq(text,
+        "ir_version=7 opsets=[ai.onnx:13] producer=- graph=g nodes=2 initializers=1 inputs=1 "
+        "outputs=2 sparse_initializers=2\n"
+        "graph(%x : Float(3, 4)\n"
+        "      %w : Float(3, 4)\n"
+        "      %emb : SparseTensor(Float(3, 4), 3 values)\n"
+        "      %coo : SparseTensor(Float(3, 4), 2 values)) {\n"
+        "  %y : Float(3, 4) = onnx::Add(%x, %w)\n"
+        "  %e : SparseTensor(Float(3, 4)) = onnx::Identity(%emb)\n"
+        "  return (%y, %e);\n"
+        "}\n");
+    free(text);
+
+    /* oxport reads them but does not write them: a clear refusal, no file */
+    ck_assert_int_eq(ox_write(ctx, g, in(dir, "out.onnx"), NULL), OX_EUNSUPPORTED);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: graph g has a sparse initializer ('emb'), which "
+                                     "oxport reads but does not write; nothing was written");
+    ck_assert_int_eq(access(in(dir, "out.onnx"), F_OK), -1);
+    ox_graph_free(g);
+
+    /* each of onnx.checker's rules, one violation per file */
+    static const struct {
+        const char *file, *violation;
+    } bad[] = {
+        {"unsorted", "index 1 is 3, not above index 0 (5); ONNX requires ascending indices, "
+                     "none repeated"},
+        {"repeat", "index 1 is 3, not above index 0 (3); ONNX requires ascending indices, none "
+                   "repeated"},
+        {"outside", "index 1 is 12, outside the 12 elements of its dense shape"},
+        {"coords", "the coordinates of index 1 come before those of index 0; ONNX requires them "
+                   "in ascending lexicographic order, none repeated"},
+        {"coordout", "index 1 has 3 on axis 0, whose size is 3"},
+        {"noidx", "it has 2 values but no indices"},
+        {"int32", "its indices must be int64, not int32"},
+        {"idxrank", "its indices must have shape [NNZ] (linear) or [NNZ, 2] (coordinates), not "
+                    "rank 3"},
+        {"vrank", "its values must have shape [NNZ] (rank 1), not rank 2"},
+        {"zero", "dimension 0 of its dense shape is 0; a sparse tensor's sizes must be positive"},
+        {"scalar", "its dense shape has rank 0; a sparse tensor needs rank 1 or more"},
+        {"count", "its indices have shape [3] but 2 values in a rank-2 tensor need [2] or [2, 2]"},
+        {"dup", "the name is already defined by initializer 'w'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char file[64], want[512];
+        snprintf(file, sizeof file, "bad_%s.onnx", bad[i].file);
+        ck_assert_msg(ox_read(ctx, in(dir, file), &g) == OX_OK, "%s", ox_errmsg(ctx));
+        mem = open_memstream(&text, &tl);
+        size_t nv = 0;
+        ck_assert_int_eq(ox_check(ctx, g, mem, &nv), OX_ECHECK);
+        fclose(mem);
+        bool dup = strcmp(bad[i].file, "dup") == 0;
+        snprintf(want, sizeof want, "sparse initializer '%s': %s\n%s", dup ? "w" : "emb",
+                 bad[i].violation,
+                 dup ? "node #1 (Identity): input 'emb' is not a graph input, an initializer or "
+                       "an output of an earlier node\n" : "");
+        ck_assert_str_eq(text, want);
+        ck_assert_uint_eq(nv, dup ? 2 : 1);
+        free(text);
+        ox_graph_free(g);
+    }
+    g = (ox_graph *)1;
+    ck_assert_int_eq(ox_read(ctx, in(dir, "novalues.onnx"), &g), OX_EFORMAT);
+    ck_assert_ptr_null(g);
+    char want[1024];
+    snprintf(want, sizeof want, "%s: not an ONNX model: sparse initializer #0 has no values "
+             "tensor (its name, element type and values)", in(dir, "novalues.onnx"));
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+}
+END_TEST
+
 START_TEST(deep_nesting_is_refused)
 {
     /* ModelProto.graph -> (NodeProto.attribute -> AttributeProto.g ->
@@ -847,6 +1002,7 @@ int main(void)
     tcase_add_test(tc, deep_nesting_is_refused);
     tcase_add_test(tc, complex_tensors_read);
     tcase_add_test(tc, large_attribute_tensors_are_freed_with_the_graph);
+    tcase_add_test(tc, sparse_initializers_read);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -374,7 +374,9 @@ OX_API ox_status ox_convert(ox_context *ctx, const ox_graph *traced, int opset, 
 
 /* Write an ONNX-domain graph to `path` (atomically).  The traced graph's
  * borrowed parameter bytes must still be alive.  A traced graph itself (from
- * ox_trace_finish) is refused with OX_EINVAL: convert it first. */
+ * ox_trace_finish) is refused with OX_EINVAL: convert it first.  A graph read
+ * from a file with sparse initializers is refused with OX_EUNSUPPORTED
+ * (they are read and checked, not written). */
 OX_API ox_status ox_write(ox_context *ctx, const ox_graph *onnx, const char *path,
                           const ox_export_options *opts);
 

@@ -55,6 +55,35 @@ class Json(ToolCase):
         self.assertEqual(inp["name"], 'x"\\\n\ufffd')
         self.assertEqual(inp["type"], {"dtype": "float32", "shape": [1, "N"], "other": None})
 
+    def test_dump_lists_sparse_initializers(self):
+        # GraphProto.sparse_initializer: each with its element type, dense shape and NNZ,
+        # apart from the dense initializers; a node reading one names it in its inputs
+        vals = helper.make_tensor("emb", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0])
+        idx = helper.make_tensor("", TensorProto.INT64, [3], [0, 5, 11])
+        emb = helper.make_sparse_tensor(vals, idx, [3, 4])
+        vals = helper.make_tensor("mask", TensorProto.INT64, [2], [7, 9])
+        idx = helper.make_tensor("", TensorProto.INT64, [2, 2], [0, 1, 1, 0])
+        mask = helper.make_sparse_tensor(vals, idx, [2, 2])
+        w = helper.make_tensor("w", TensorProto.FLOAT, [1], [0.5])
+        nodes = [helper.make_node("Identity", ["emb"], ["y"]), helper.make_node("Identity", ["w"], ["z"])]
+        g = helper.make_graph(nodes, "g", [], [helper.make_sparse_tensor_value_info("y", TensorProto.FLOAT, [3, 4]),
+                                               helper.make_tensor_value_info("z", TensorProto.FLOAT, [1])],
+                              [w], sparse_initializer=[emb, mask])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        onnx.checker.check_model(m)
+        p = self.path("sparse.onnx")
+        onnx.save(m, p)
+        d = doc(oxport("dump", p, "--format", "json", check_rc=0), "dump")
+        g = d["model"]["graph"]
+        self.assertEqual([i["name"] for i in g["initializers"]], ["w"])
+        self.assertEqual(g["sparse_initializers"],
+                         [{"name": "emb", "dtype": "float32", "shape": [3, 4], "nnz": 3},
+                          {"name": "mask", "dtype": "int64", "shape": [2, 2], "nnz": 2}])
+        self.assertEqual(g["nodes"][0]["inputs"], ["emb"])
+        # a file without any: an empty list, never an absent key
+        d = doc(oxport("dump", self.small, "--format", "json", check_rc=0), "dump")
+        self.assertEqual(d["model"]["graph"]["sparse_initializers"], [])
+
     def test_check_per_file(self):
         bad = self.path("bad.onnx")
         node = helper.make_node("Relu", ["missing"], ["y"])
