@@ -15,6 +15,7 @@
 
 #include "graph_json.h"
 #include "ir.h"
+#include "print.h"
 #include "oxport/json.h"
 
 /* Differences listed per section before "... and N more" (text only: the
@@ -588,13 +589,20 @@ static int diff_nodes(differ *d, const ox_graph *a, const ox_graph *b)
 
 static void summary(FILE *out, const char *tag, const char *path, const ox_graph *g)
 {
-    fprintf(out, "%s %s: producer=%s%s%s opsets=[", tag, path,
-           g->producer_name && g->producer_name[0] ? g->producer_name : "-",
-           g->producer_version && g->producer_version[0] ? " " : "",
-           g->producer_version ? g->producer_version : "");
-    for (uint32_t i = 0; i < g->n_opsets; i++)
-        fprintf(out, "%s%s:%lld", i ? ", " : "", g->opsets[i].domain && g->opsets[i].domain[0] ? g->opsets[i].domain : "ai.onnx",
-               (long long)g->opsets[i].version);
+    /* the file's strings escaped as dump's header escapes them: one line */
+    fprintf(out, "%s %s: producer=", tag, path);
+    ox_print_escaped(out, g->producer_name && g->producer_name[0] ? g->producer_name : "-");
+    if (g->producer_version && g->producer_version[0]) {
+        fputc(' ', out);
+        ox_print_escaped(out, g->producer_version);
+    }
+    fputs(" opsets=[", out);
+    for (uint32_t i = 0; i < g->n_opsets; i++) {
+        fputs(i ? ", " : "", out);
+        ox_print_escaped(out, g->opsets[i].domain && g->opsets[i].domain[0] ? g->opsets[i].domain
+                                                                               : "ai.onnx");
+        fprintf(out, ":%lld", (long long)g->opsets[i].version);
+    }
     fprintf(out, "] nodes=%u initializers=%u\n", g->n_nodes, g->n_params);
 }
 

@@ -99,7 +99,7 @@ static void raw_string(ox_json *j, const char *s, size_t len)
             fputc('\\', j->out);
             fputc(c, j->out);
             i++;
-        } else if (c < 0x20) {
+        } else if (c < 0x20 || c == 0x7f) {
             switch (c) {
             case '\n': fputs("\\n", j->out); break;
             case '\t': fputs("\\t", j->out); break;
@@ -107,6 +107,11 @@ static void raw_string(ox_json *j, const char *s, size_t len)
             default: fprintf(j->out, "\\u%04x", c); break;
             }
             i++;
+        } else if (c == 0xc2 && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) {
+            /* C1 controls (U+0080..U+009F), DEL above: JSON may carry them
+             * raw, escaped they cannot act on a terminal the JSON is shown on */
+            fprintf(j->out, "\\u%04x", p[i + 1]);
+            i += 2;
         } else {
             size_t n = utf8_len(p + i, len - i);
             if (n == 0) {

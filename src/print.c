@@ -755,6 +755,29 @@ ox_status ox_graph_print(const ox_graph *g, FILE *out)
 
 /* ox_graph_node_count lives in ir.c next to the node list it counts. */
 
+void ox_print_escaped(FILE *out, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned char c = *p;
+        if (c == '\\') {
+            fputs("\\\\", out);
+        } else if (c == '\n') {
+            fputs("\\n", out);
+        } else if (c < 0x20 || c == 0x7f) {
+            char esc[5] = {'\\', 'x', hex[c >> 4], hex[c & 15], 0};
+            fputs(esc, out);
+        } else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            /* a C1 control in UTF-8 (U+0080..U+009F: NEL, CSI ...) */
+            char esc[9] = {'\\', 'x', 'c', '2', '\\', 'x', hex[p[1] >> 4], hex[p[1] & 15], 0};
+            fputs(esc, out);
+            p++;
+        } else {
+            fputc(c, out);
+        }
+    }
+}
+
 ox_status ox_print_header(const ox_graph *g, FILE *out)
 {
     if (!g || !out)
@@ -762,21 +785,25 @@ ox_status ox_print_header(const ox_graph *g, FILE *out)
     fprintf(out, "ir_version=%" PRId64 " opsets=[", g->ir_version);
     for (uint32_t i = 0; i < g->n_opsets; i++) {
         const char *d = g->opsets[i].domain;
-        fprintf(out, "%s%s:%" PRId64, i ? ", " : "", d && d[0] ? d : "ai.onnx",
-                g->opsets[i].version);
+        fputs(i ? ", " : "", out);
+        ox_print_escaped(out, d && d[0] ? d : "ai.onnx");
+        fprintf(out, ":%" PRId64, g->opsets[i].version);
     }
     fprintf(out, "] producer=");
     if (g->producer_name && g->producer_name[0]) {
-        fputs(g->producer_name, out);
-        if (g->producer_version && g->producer_version[0])
-            fprintf(out, " %s", g->producer_version);
+        ox_print_escaped(out, g->producer_name);
+        if (g->producer_version && g->producer_version[0]) {
+            fputc(' ', out);
+            ox_print_escaped(out, g->producer_version);
+        }
     } else {
         fputs("-", out);
     }
-    fprintf(out, " graph=%s nodes=%" PRIu32 " initializers=%" PRIu32 " inputs=%" PRIu32
+    fputs(" graph=", out);
+    ox_print_escaped(out, g->name && g->name[0] ? g->name : "-");
+    fprintf(out, " nodes=%" PRIu32 " initializers=%" PRIu32 " inputs=%" PRIu32
                  " outputs=%" PRIu32,
-            g->name && g->name[0] ? g->name : "-", g->n_nodes, g->n_params, g->n_inputs,
-            g->n_outputs);
+            g->n_nodes, g->n_params, g->n_inputs, g->n_outputs);
     /* only when there are some: other headers stay as they were */
     if (g->n_sparse)
         fprintf(out, " sparse_initializers=%" PRIu32, g->n_sparse);

@@ -416,6 +416,50 @@ START_TEST(dump_and_check_sparse_initializers)
 }
 END_TEST
 
+/* A file's strings in the one-line summaries (dump's header, diff's A/B
+ * lines) are escaped, so a newline or a terminal escape in producer_name,
+ * producer_version, the graph name or a domain keeps each one line; JSON
+ * escapes them too. */
+START_TEST(summary_lines_escape_control_characters)
+{
+    python(
+        "import onnx\n"
+        "from onnx import helper, TensorProto as T\n"
+        "g = helper.make_graph([helper.make_node('Relu', ['x'], ['y'])], 'g\\nname',\n"
+        "    [helper.make_tensor_value_info('x', T.FLOAT, [1])], [helper.make_tensor_value_info('y', T.FLOAT, [1])])\n"
+        "m = helper.make_model(g, producer_name='evil\\nproducer\\x1b[31m',\n"
+        "    producer_version='1.0\\r\\t\\\\\\x7f\\u009b', opset_imports=[helper.make_opsetid('', 13),\n"
+        "    helper.make_opsetid('my\\ndomain', 1)])\n"
+        "onnx.save(m, 'ctl.onnx')\n");
+    static const char header[] =
+        "ir_version=8 opsets=[ai.onnx:13, my\\ndomain:1] producer=evil\\nproducer\\x1b[31m "
+        "1.0\\x0d\\x09\\\\\\x7f\\xc2\\x9b graph=g\\nname nodes=1 initializers=0 inputs=1 outputs=1\n";
+    run_result r = run("dump ctl.onnx");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strncmp(r.out, header, strlen(header)) == 0, "header:\n%s", r.out);
+    ck_assert_str_eq(r.out + strlen(header), "graph(%x : Float(1)) {\n"
+                                             "  %y : Float(1) = onnx::Relu(%x)\n"
+                                             "  return (%y);\n"
+                                             "}\n");
+    run_free(&r);
+    r = run("dump --format json ctl.onnx");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"producer_name\":\"evil\\nproducer\\u001b[31m\","
+                                        "\"producer_version\":\"1.0\\r\\t\\\\\\u007f\\u009b\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "{\"domain\":\"my\\ndomain\",\"version\":1}"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"graph\":{\"name\":\"g\\nname\""));
+    /* one line: the document, then its newline */
+    ck_assert_ptr_eq(strchr(r.out, '\n'), r.out + strlen(r.out) - 1);
+    run_free(&r);
+    r = run("diff ctl.onnx ctl.onnx");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_ptr_eq(strstr(r.out, "A ctl.onnx: producer=evil\\nproducer\\x1b[31m "
+                                   "1.0\\x0d\\x09\\\\\\x7f\\xc2\\x9b opsets=[ai.onnx:13, "
+                                   "my\\ndomain:1] nodes=1 initializers=0\n"), r.out);
+    run_free(&r);
+}
+END_TEST
+
 /* Unreadable input: message and exit 2, never a crash. */
 START_TEST(unreadable_files_exit_2)
 {
@@ -1073,6 +1117,7 @@ static Suite *cli_suite(void)
     tcase_add_test(files, export_verbose_equals_dump);
     tcase_add_test(files, dump_and_check_complex_tensors);
     tcase_add_test(files, dump_and_check_sparse_initializers);
+    tcase_add_test(files, summary_lines_escape_control_characters);
     suite_add_tcase(s, files);
 
     TCase *errors = tcase_create("export_errors");

@@ -457,8 +457,10 @@ OX_API ox_status ox_graph_output_info(const ox_graph *g, size_t i, ox_value_info
 
 /* The summary line `oxport dump` prints above a graph:
  *   ir_version=7 opsets=[ai.onnx:13] producer=... graph=... nodes=N initializers=N
- *   inputs=N outputs=N
- * ending in '\n'.  OX_EIO on a write error. */
+ *   inputs=N outputs=N [sparse_initializers=N] [functions=N]
+ * ending in '\n', with the file's strings escaped (a control character as \n
+ * or \xNN, a backslash as \\) so it stays one line.  OX_EIO on a write
+ * error. */
 OX_API ox_status ox_graph_print_header(const ox_graph *g, FILE *out);
 
 /* `oxport dump --format json`: the document {"schema_version", "command":

@@ -55,6 +55,28 @@ class Json(ToolCase):
         self.assertEqual(inp["name"], 'x"\\\n\ufffd')
         self.assertEqual(inp["type"], {"dtype": "float32", "shape": [1, "N"], "other": None})
 
+    def test_dump_escapes_control_characters(self):
+        # producer, graph name and domains with C0, DEL and C1 controls: the document reads
+        # back the same strings, and holds no control byte but its final newline
+        odd = "a\nb\x1b[31m\r\t\\\x7f\u0085\u009bz"
+        g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], odd,
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+        m = helper.make_model(g, producer_name=odd, producer_version=odd,
+                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(odd, 1)])
+        p = self.path("ctl.onnx")
+        onnx.save(m, p)
+        r = oxport("dump", p, "--format", "json", check_rc=0)
+        d = doc(r, "dump")
+        self.assertEqual((d["model"]["producer_name"], d["model"]["producer_version"]), (odd, odd))
+        self.assertEqual(d["model"]["graph"]["name"], odd)
+        self.assertEqual(d["model"]["opset_imports"][1]["domain"], odd)
+        raw = r.stdout.encode()
+        self.assertTrue(raw.endswith(b"\n"))
+        self.assertEqual([c for c in raw[:-1] if c < 0x20 or c == 0x7f], [])
+        self.assertNotIn("\u0085", r.stdout)
+        self.assertNotIn("\u009b", r.stdout)
+
     def test_dump_lists_sparse_initializers(self):
         # GraphProto.sparse_initializer: each with its element type, dense shape and NNZ,
         # apart from the dense initializers; a node reading one names it in its inputs
