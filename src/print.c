@@ -171,6 +171,43 @@ static void pw_quoted(pw *w, const char *s, size_t len)
     pw_putc(w, '"');
 }
 
+/* A name or other text of the graph outside quotes, escaped as
+ * ox_print_escaped does, so each node stays one line: s[0..len). */
+static void pw_text(pw *w, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    size_t run = 0; /* bytes before i that need no escape, not yet written */
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = p[i];
+        bool c1 = c == 0xc2 && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f;
+        if (c != '\\' && c >= 0x20 && c != 0x7f && !c1) {
+            run++;
+            continue;
+        }
+        pw_write(w, s + i - run, run);
+        run = 0;
+        if (c == '\\') {
+            pw_write(w, "\\\\", 2);
+        } else if (c == '\n') {
+            pw_write(w, "\\n", 2);
+        } else if (c1) {
+            char esc[8] = {'\\', 'x', 'c', '2', '\\', 'x', hex[p[i + 1] >> 4], hex[p[i + 1] & 15]};
+            pw_write(w, esc, 8);
+            i++;
+        } else {
+            char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+            pw_write(w, esc, 4);
+        }
+    }
+    pw_write(w, s + len - run, run);
+}
+
+static void pw_name(pw *w, const char *s)
+{
+    pw_text(w, s, strlen(s));
+}
+
 static const ox_value *value_of(const ox_graph *g, ox_vid id)
 {
     if (id == 0 || id >= g->n_values)
@@ -186,7 +223,7 @@ static void pw_value_ref(pw *w, const ox_graph *g, ox_vid id)
         return;
     const ox_value *v = value_of(g, id);
     if (v && v->name && v->name[0])
-        pw_puts(w, v->name);
+        pw_name(w, v->name);
     else
         pw_u64(w, id);
 }
@@ -194,7 +231,7 @@ static void pw_value_ref(pw *w, const ox_graph *g, ox_vid id)
 static void pw_type(pw *w, const ox_type *t)
 {
     if (t->nontensor) { /* "Sequence(Float(*))", as the reader spelled it */
-        pw_puts(w, t->nontensor);
+        pw_name(w, t->nontensor);
         return;
     }
     if (t->dtype == OX_UNDEFINED) {
@@ -209,7 +246,7 @@ static void pw_type(pw *w, const ox_type *t)
         if (i)
             pw_write(w, ", ", 2);
         if (t->dim_params && t->dim_params[i] && t->dim_params[i][0])
-            pw_puts(w, t->dim_params[i]);
+            pw_name(w, t->dim_params[i]);
         else if (!t->dims || t->dims[i] < 0)
             pw_putc(w, '*');
         else
@@ -350,7 +387,7 @@ static void pw_attr_value(pw *w, const ox_attr *a)
         break;
     case OX_ATTR_GRAPH:
         pw_puts(w, "<Graph ");
-        pw_puts(w, a->u.g && a->u.g->name ? a->u.g->name : "");
+        pw_name(w, a->u.g && a->u.g->name ? a->u.g->name : "");
         pw_putc(w, '>');
         break;
     case OX_ATTR_FLOATS:
@@ -361,7 +398,7 @@ static void pw_attr_value(pw *w, const ox_attr *a)
         break;
     case OX_ATTR_TYPE_PROTO:    /* Optional(Sequence(Float)): a type, unquoted */
     case OX_ATTR_SPARSE_TENSOR: /* its summary */
-        pw_write(w, a->u.s.p ? a->u.s.p : "", a->u.s.p ? a->u.s.len : 0);
+        pw_text(w, a->u.s.p ? a->u.s.p : "", a->u.s.p ? a->u.s.len : 0);
         break;
     case OX_ATTR_TYPE_PROTOS:
     case OX_ATTR_SPARSE_TENSORS:
@@ -369,7 +406,7 @@ static void pw_attr_value(pw *w, const ox_attr *a)
         for (size_t i = 0; i < a->u.strings.n; i++) {
             if (i)
                 pw_write(w, ", ", 2);
-            pw_puts(w, a->u.strings.p[i] ? a->u.strings.p[i] : "");
+            pw_name(w, a->u.strings.p[i] ? a->u.strings.p[i] : "");
         }
         pw_putc(w, ']');
         break;
@@ -379,7 +416,7 @@ static void pw_attr_value(pw *w, const ox_attr *a)
             if (i)
                 pw_write(w, ", ", 2);
             pw_puts(w, "<Graph ");
-            pw_puts(w, a->u.graphs.p[i] && a->u.graphs.p[i]->name ? a->u.graphs.p[i]->name : "");
+            pw_name(w, a->u.graphs.p[i] && a->u.graphs.p[i]->name ? a->u.graphs.p[i]->name : "");
             pw_putc(w, '>');
         }
         pw_putc(w, ']');
@@ -438,11 +475,11 @@ static void pw_attrs(pw *w, const ox_node *n, const ox_attr *const *order)
         const ox_attr *a = order ? order[i] : &n->attrs[i];
         if (i)
             pw_write(w, ", ", 2);
-        pw_puts(w, a->name ? a->name : "");
+        pw_name(w, a->name ? a->name : "");
         pw_putc(w, '=');
         if (a->ref) { /* a function body's reference to its caller's attribute */
             pw_putc(w, '@');
-            pw_puts(w, a->ref);
+            pw_name(w, a->ref);
         } else {
             pw_attr_value(w, a);
         }
@@ -498,7 +535,7 @@ static void pw_traced_args(pw *w, const ox_graph *g, const ox_node *n)
             continue;
         pw_write(w, first ? "[" : ", ", first ? 1 : 2);
         first = 0;
-        pw_puts(w, a->name ? a->name : "");
+        pw_name(w, a->name ? a->name : "");
         pw_putc(w, '=');
         pw_targ_value(w, a);
     }
@@ -557,11 +594,11 @@ static void pw_node(pw *w, const ox_graph *g, const ox_node *n, unsigned depth)
     }
     pw_write(w, n->n_outputs ? " = " : "= ", n->n_outputs ? 3 : 2);
     if (n->kind) {
-        pw_puts(w, n->kind);
+        pw_name(w, n->kind);
     } else {
-        pw_puts(w, n->domain && n->domain[0] ? n->domain : "onnx");
+        pw_name(w, n->domain && n->domain[0] ? n->domain : "onnx");
         pw_write(w, "::", 2);
-        pw_puts(w, n->op_type ? n->op_type : "");
+        pw_name(w, n->op_type ? n->op_type : "");
     }
     const ox_attr *stack[16];
     const ox_attr **order = NULL;
@@ -585,7 +622,7 @@ static void pw_node(pw *w, const ox_graph *g, const ox_node *n, unsigned depth)
          * hold a stack trace) is cut at its first line. */
         size_t len = strcspn(n->scope, "\n");
         pw_write(w, ", scope: ", 9);
-        pw_write(w, n->scope, len);
+        pw_text(w, n->scope, len);
     }
     pw_putc(w, '\n');
     /* Subgraphs (If/Loop/Scan bodies) follow their node as indented
@@ -605,7 +642,7 @@ static void pw_node(pw *w, const ox_graph *g, const ox_node *n, unsigned depth)
 static void pw_block(pw *w, const char *name, const ox_graph *sub, unsigned depth)
 {
     pw_indent(w, 4 * depth);
-    pw_puts(w, name ? name : "");
+    pw_name(w, name ? name : "");
     pw_putc(w, '(');
     int first = 1;
     for (int pass = 0; pass < 2; pass++) {
@@ -651,9 +688,9 @@ static void pw_function(pw *w, const ox_function *f)
 {
     const ox_graph *b = f->body;
     pw_puts(w, "function ");
-    pw_puts(w, f->domain[0] ? f->domain : "onnx");
+    pw_name(w, f->domain[0] ? f->domain : "onnx");
     pw_write(w, "::", 2);
-    pw_puts(w, f->name);
+    pw_name(w, f->name);
     pw_putc(w, '(');
     for (uint32_t i = 0; i < b->n_inputs; i++) {
         if (i)
@@ -666,7 +703,7 @@ static void pw_function(pw *w, const ox_function *f)
         for (uint32_t i = 0; i < f->n_attributes; i++) {
             if (i)
                 pw_write(w, ", ", 2);
-            pw_puts(w, f->attributes[i]);
+            pw_name(w, f->attributes[i]);
         }
         pw_putc(w, ']');
     }
@@ -677,7 +714,7 @@ static void pw_function(pw *w, const ox_function *f)
         snprintf(num, sizeof num, ":%" PRId64, b->opsets[i].version);
         if (i)
             pw_write(w, ", ", 2);
-        pw_puts(w, d && d[0] ? d : "ai.onnx");
+        pw_name(w, d && d[0] ? d : "ai.onnx");
         pw_puts(w, num);
     }
     pw_puts(w, "] {\n");

@@ -460,6 +460,31 @@ START_TEST(summary_lines_escape_control_characters)
 }
 END_TEST
 
+/* The listing escapes the file's names the same way: one node per line, no
+ * control sequence for the terminal, whatever a name, a dim_param or a
+ * scope holds. */
+START_TEST(dump_listing_escapes_names)
+{
+    python(
+        "import onnx\n"
+        "from onnx import helper, TensorProto as T\n"
+        "n = helper.make_node('Relu', ['x\\ny'], ['out\\x1b[2J'], doc_string='M/\\x1b[31mRelu\\\\x\\nline 2')\n"
+        "g = helper.make_graph([n], 'g', [helper.make_tensor_value_info('x\\ny', T.FLOAT, ['b\\x07', 2])],\n"
+        "    [helper.make_tensor_value_info('out\\x1b[2J', T.FLOAT, ['b\\x07', 2])])\n"
+        "m = helper.make_model(g, producer_name='t', opset_imports=[helper.make_opsetid('', 13)])\n"
+        "m.ir_version = 7\n"
+        "onnx.save(m, 'names.onnx')\n");
+    run_result r = run("dump --no-header names.onnx");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_str_eq(r.out,
+        "graph(%x\\ny : Float(b\\x07, 2)) {\n"
+        "  %out\\x1b[2J : Float(b\\x07, 2) = onnx::Relu(%x\\ny), scope: M/\\x1b[31mRelu\\\\x\n"
+        "  return (%out\\x1b[2J);\n"
+        "}\n");
+    run_free(&r);
+}
+END_TEST
+
 /* Unreadable input: message and exit 2, never a crash. */
 START_TEST(unreadable_files_exit_2)
 {
@@ -1118,6 +1143,7 @@ static Suite *cli_suite(void)
     tcase_add_test(files, dump_and_check_complex_tensors);
     tcase_add_test(files, dump_and_check_sparse_initializers);
     tcase_add_test(files, summary_lines_escape_control_characters);
+    tcase_add_test(files, dump_listing_escapes_names);
     suite_add_tcase(s, files);
 
     TCase *errors = tcase_create("export_errors");
