@@ -675,6 +675,13 @@ ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const cha
     return ox_value_set_dim_param(g, val, axis, name) == 0 ? OX_OK : OX_ENOMEM;
 }
 
+ox_status ox_graph_set_output_dim_param(ox_graph *g, size_t i, uint32_t axis, const char *name)
+{
+    if (!g || i >= g->n_outputs)
+        return OX_EINVAL;
+    return ox_graph_set_dim_param(g, g->outputs[i], axis, name);
+}
+
 int ox_tensor_own(ox_graph *g, ox_tensor_data *t, const void *data, uint64_t nbytes)
 {
     void *copy;

@@ -240,6 +240,12 @@ START_TEST(output_names_reach_the_file)
     ox_graph *g, *r;
     ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
     t = NULL;
+    /* the output y is its own value: its axis is named by output index, the
+     * input's by its vid, and each keeps its own name */
+    ck_assert_int_eq(ox_graph_set_output_dim_param(g, 0, 0, "m"), OX_OK);
+    ck_assert_int_eq(ox_graph_set_dim_param(g, x, 0, "n"), OX_OK);
+    ck_assert_int_eq(ox_graph_set_output_dim_param(g, 2, 0, "m"), OX_EINVAL);
+    ck_assert_int_eq(ox_graph_set_output_dim_param(g, 0, 1, "m"), OX_EINVAL);
     ox_export_options o;
     ox_export_options_init(&o);
     o.opset = 13;
@@ -251,6 +257,8 @@ START_TEST(output_names_reach_the_file)
     ck_assert_uint_eq(r->n_outputs, 2);
     ck_assert_str_eq(ox_graph_value(r, r->outputs[0])->name, "y");
     ck_assert_str_eq(ox_graph_value(r, r->outputs[1])->name, "weights");
+    ck_assert_str_eq(ox_graph_value(r, r->inputs[0])->type.dim_params[0], "n");
+    ck_assert_str_eq(ox_graph_value(r, r->outputs[0])->type.dim_params[0], "m");
     ox_graph_free(r);
     rm_tree(dir);
 }

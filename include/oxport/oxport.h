@@ -150,8 +150,15 @@ OX_API ox_status ox_graph_print(const ox_graph *g, FILE *out);
 
 OX_API size_t ox_graph_node_count(const ox_graph *g);
 
-/* Give axis `axis` of graph input or output `v` a symbolic name (dynamic axes). */
+/* Give axis `axis` of graph input or output `v` a symbolic name (dynamic axes).
+ * A value that is both (an input traced as an output) names the input's axis:
+ * the output is then its own value (ox_trace_output records an Identity),
+ * which the form by output index below reaches. */
 OX_API ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const char *name);
+/* The same for graph output `i` (in ox_trace_output's order); OX_EINVAL when i
+ * is out of range. */
+OX_API ox_status ox_graph_set_output_dim_param(ox_graph *g, size_t i, uint32_t axis,
+                                               const char *name);
 
 /* ---------------------------------------------------------------- streams */
 
