@@ -1401,6 +1401,19 @@ static void remove_earlier_side_files(wctx *w, commit *c, char *old[], size_t n_
     }
 }
 
+/* Direct I/O was asked for and the file system refused it: the bytes are
+ * the same, so this is a note of the export (ox_context_notes), not an error. */
+static void note_buffered(ox_context *ctx, const char *path)
+{
+    const char *old = ctx->notes ? ctx->notes : "";
+    char *s = NULL;
+    if (asprintf(&s, "%s%sdirect I/O: the file system of '%s' refused O_DIRECT; the files were "
+                 "written through the page cache", old, *old ? "\n" : "", path) < 0)
+        return; /* out of memory: the note is lost, the export stands */
+    free(ctx->notes);
+    ctx->notes = s;
+}
+
 ox_status ox_onnx_write(ox_context *ctx, const ox_io_layout *layout, const char *path,
                         const ox_export_options *opts)
 {
@@ -1546,6 +1559,8 @@ ox_status ox_onnx_write_gated(ox_context *ctx, const ox_io_layout *layout, const
     }
     ox_temp_committed(&c.model);
     committed = true;
+    if (w.fell_back && ctx)
+        note_buffered(ctx, path);
     remove_earlier_side_files(&w, &c, old_locations, n_old, requested, tag_at);
     if (w.o.sync > 0) {
         e = ox_sync_dir(c.dir);

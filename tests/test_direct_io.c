@@ -276,6 +276,33 @@ static int counting_set_direct(int fd, bool on)
     return fcntl(fd, F_SETFL, on ? (fl | O_DIRECT) : (fl & ~O_DIRECT));
 }
 
+/* A whole export whose file system refuses O_DIRECT: the same file, and a
+ * note saying it went through the page cache. */
+START_TEST(refused_direct_io_is_a_note_of_the_export)
+{
+    unsigned char *keep[3];
+    ox_graph *g = weights_graph(keep);
+    ox_export_options o;
+    ox_export_options_init(&o);
+    o.direct_io = 1;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("m.onnx"), &o), OX_OK);
+    ck_assert_ptr_null(strstr(ox_context_notes(ctx), "direct I/O"));
+    ox_direct_fs.set_direct = refuse_direct;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("refused.onnx"), &o), OX_OK);
+    char want[700];
+    snprintf(want, sizeof want, "direct I/O: the file system of '%s' refused O_DIRECT; the files "
+             "were written through the page cache", path_in("refused.onnx"));
+    ck_assert_str_eq(ox_context_notes(ctx), want);
+    size_t la, lb;
+    unsigned char *a = slurp(path_in("m.onnx"), &la), *b = slurp(path_in("refused.onnx"), &lb);
+    ck_assert_uint_eq(la, lb);
+    ck_assert(memcmp(a, b, la) == 0);
+    free(a);
+    free(b);
+    free_weights(g, keep);
+}
+END_TEST
+
 /* The model, and its side file, are the same whichever way they are written. */
 START_TEST(exported_files_identical_with_and_without)
 {
@@ -429,6 +456,7 @@ int main(void)
     tcase_add_test(tc, small_or_unasked_files_are_buffered);
     tcase_add_test(tc, refused_direct_io_falls_back_to_the_same_bytes);
     tcase_add_test(tc, direct_write_errors_are_returned);
+    tcase_add_test(tc, refused_direct_io_is_a_note_of_the_export);
     tcase_add_test(tc, exported_files_identical_with_and_without);
     tcase_add_test(tc, side_file_written_direct_holds_the_weights);
     tcase_add_test(tc, when_direct_io_is_used);

@@ -51,13 +51,14 @@ typedef struct export_args {
     const char *report; /* --report FILE.json (export_report.h) */
 } export_args;
 
-/* The export's warnings (ox_context_warnings), one stderr line each. */
-static void print_warnings(const char *model, const char *lines)
+/* The export's warnings (ox_context_warnings) or notes (ox_context_notes),
+ * one stderr line each, after "warning: " or "note: ". */
+static void print_lines(const char *model, const char *what, const char *lines)
 {
     while (*lines) {
         const char *end = strchr(lines, '\n');
         int len = (int)(end ? (size_t)(end - lines) : strlen(lines));
-        fprintf(stderr, "oxport export: %s: warning: %.*s\n", model, len, lines);
+        fprintf(stderr, "oxport export: %s: %s: %.*s\n", model, what, len, lines);
         lines += len + (end ? 1 : 0);
     }
 }
@@ -649,8 +650,10 @@ static int run_export(export_args *a, const hc_zoo_model *z)
     st = ox_export(ctx, graph, target, &opts);
     if (st != OX_OK)
         fprintf(stderr, "oxport export: %s: %s\n", z->name, ox_errmsg(ctx));
-    else
-        print_warnings(z->name, ox_context_warnings(ctx));
+    else {
+        print_lines(z->name, "warning", ox_context_warnings(ctx));
+        print_lines(z->name, "note", ox_context_notes(ctx));
+    }
     double t_exported = now_seconds();
     const char *stage_names[] = {"build weights", "run and trace", "convert and write"};
     const double stage_seconds[] = {t_built - t_start, t_traced - t_built,
