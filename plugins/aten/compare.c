@@ -1,6 +1,7 @@
 /* Comparisons, logical ops and selection by a mask: eq, ne, gt, lt, ge, le,
  * logical_and/or/xor/not, where, masked_fill.  A number operand becomes a
- * rank-0 constant of the tensor's type (at_operand). */
+ * rank-0 constant of the tensor's type (at_operand); masked_fill's value may
+ * also be a rank-0 tensor (a traced size), cast to the tensor's type. */
 #include <string.h>
 
 #include "aten_family.h"
@@ -84,6 +85,17 @@ static int sym_masked_fill(ox_sym *g, const ox_api *api)
     ox_vid value = at_operand(g, api, "value", x);
     if (!value)
         return 1;
+    /* A tensor value (masked_fill.Tensor; a size read in Python, which the host
+     * records as its rank-0 int64 value) is one number, in x's type as torch
+     * gives it. */
+    if (api->arg_kind(g, "value") == OX_ARG_TENSOR) {
+        if (api->rank(g, value) != 0)
+            return api->fail(g, "argument 'value' has rank %d; masked_fill's value is one number (rank 0)",
+                             api->rank(g, value));
+        value = oxu_cast_to(g, api, value, api->dtype(g, x));
+        if (!value)
+            return 1;
+    }
     return oxu_set_result(g, api, 0, oxu_where(g, api, mask, value, x));
 }
 

@@ -226,6 +226,11 @@ ROWS = [
         T(3, 1, dtype=BOOL)]),
     Row("masked_fill.int64", "aten::masked_fill", lambda x, m: x.masked_fill(m, 7), [T(3, 4, dtype=I64),
         T(3, 4, dtype=BOOL)]),
+    # a size read in Python as the value: its rank-0 value, cast to the tensor's type
+    Row("masked_fill.size_value", "aten::masked_fill", lambda x, m: x.masked_fill(m, x.size(1)),
+        [T(3, 4), T(3, 4, dtype=BOOL)], dynamic={"in0": {0: "n", 1: "m"}, "in1": {0: "n", 1: "m"}}),
+    Row("masked_fill.tensor_value", "aten::masked_fill", lambda x, m: x.masked_fill(m, x.sum().long()),
+        [T(3, 4), T(3, 4, dtype=BOOL)]),
     Row("remainder.scalar", "aten::remainder", lambda x: torch.remainder(x, 1.5), [T(3, 4, lo=-4, hi=4)]),
     Row("floor_divide.scalar", "aten::floor_divide", lambda x: torch.floor_divide(x, 3),
         [T(3, 4, dtype=I64, lo=-9, hi=9)]),

@@ -630,6 +630,19 @@ class RollShort(nn.Module):
         return x.roll(3, 1) * 2 - torch.roll(x, -4, 1) + x.roll((5, 2), (0, 1))
 
 
+class SizeMaskedFill(nn.Module):
+    """Sizes read in Python as masked_fill's value, on float and integer tensors (the
+    result keeps the tensor's type), by the method, the function and in place."""
+
+    def forward(self, x):
+        b, n = x.shape
+        y = x.masked_fill(x > 0, n) + torch.masked_fill(x, x < -0.5, b * 2)
+        k = (x * 10).to(torch.int32).masked_fill(x < 0, n)
+        z = x.clone()
+        z.masked_fill_(x.abs() < 0.3, x.size(0))
+        return y + k + z
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -650,6 +663,10 @@ class SizesMeetTensors(unittest.TestCase):
 
     def test_sizes_made_tensors(self):
         follows_input_sizes(self, SizeAsTensor(), torch.randn(3, 4), [0, 1],
+                            [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
+
+    def test_masked_fill_value(self):
+        follows_input_sizes(self, SizeMaskedFill(), torch.randn(3, 4), [0, 1],
                             [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
 
 

@@ -343,6 +343,24 @@ def _fill_(rec, func, args, kwargs):
 
 SIZE_FACTORIES.add(T.fill_)
 
+
+def _masked_fill(kind):
+    """x.masked_fill(mask, x.size(0)) (torch.masked_fill, masked_fill_): the size's rank-0
+    value, which the pack casts to x's type, so the file fills with the input's size.
+    Other values are left to the dispatcher (aten::masked_fill with the number)."""
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "mask", "value"))
+        if not isinstance(b.get("value"), S.TracedInt):
+            return NotImplemented
+        return rec.record(kind, [("self", b["input"]), ("mask", b["mask"]), ("value", Dyn(b["value"]))],
+                          func, *_plain_call(args, kwargs))
+    return h
+
+
+HANDLERS[T.masked_fill] = HANDLERS[torch.masked_fill] = _masked_fill("aten::masked_fill")
+HANDLERS[T.masked_fill_] = _masked_fill("aten::masked_fill_")
+SIZE_FACTORIES.update((T.masked_fill, torch.masked_fill, T.masked_fill_))
+
 # Calls that turn a tensor into Python values: the trace is specialized to them.
 SPECIALIZING = {
     T.item: "item()", T.__int__: "int()", T.__float__: "float()", T.__bool__: "bool()",
