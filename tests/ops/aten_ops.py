@@ -206,6 +206,11 @@ ROWS = [
     Row("pow.float64", "aten::pow", lambda x: x ** 3, [T(3, 4, dtype=F64)]),
     Row("clamp.int_float_bound", "aten::clamp", lambda x: x.clamp(max=2.5), [T(3, 4, dtype=I64)]),
     Row("clamp.int_float_bounds", "aten::clamp", lambda x: x.clamp(-1.5, 2.5), [T(3, 4, dtype=I32)]),
+    # sizes read in Python as bounds: their rank-0 values, in the tensor's type
+    Row("clamp.size_bounds", "aten::clamp", lambda x: torch.clamp(x * 4, -x.size(0), x.size(1)), [T(3, 4)],
+        dynamic={"in0": {0: "n", 1: "m"}}),
+    Row("clamp.int_size_bound", "aten::clamp", lambda x: x.clamp(max=x.size(1)), [T(3, 4, dtype=I32, lo=-9, hi=9)],
+        dynamic={"in0": {0: "n", 1: "m"}}, opsets=INT_OPSETS),
     Row("floor.int64", "aten::floor", lambda x: torch.floor(x), [T(3, 4, dtype=I64)], opsets=INT_OPSETS),
     Row("ceil.int32", "aten::ceil", lambda x: torch.ceil(x), [T(3, 4, dtype=I32)], opsets=INT_OPSETS),
     # torch's promotion: a number base (pow.Scalar), an int tensor to a float power

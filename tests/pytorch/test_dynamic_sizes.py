@@ -643,6 +643,21 @@ class SizeMaskedFill(nn.Module):
         return y + k + z
 
 
+class SizeClamp(nn.Module):
+    """Sizes read in Python as clamp's bounds: one or both, by keyword, positionally, by
+    clamp_min/clamp_max/clip and in place, on float and integer tensors (the result keeps
+    the tensor's type)."""
+
+    def forward(self, x):
+        b, n = x.shape
+        y = (x * n).clamp(max=n) + (x * b).clamp(min=-b) + torch.clamp(x * n, 0, n)
+        y = y + torch.clamp(x * b, -1.5, b) + (x * n).clamp_min(n - 2) + torch.clamp_max(x * 9, b)
+        k = (x * 10).to(torch.int32).clamp(-n, b)
+        z = x * 10
+        z.clamp_(max=n)
+        return y + k + z.clip(min=-n)
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -668,6 +683,10 @@ class SizesMeetTensors(unittest.TestCase):
     def test_masked_fill_value(self):
         follows_input_sizes(self, SizeMaskedFill(), torch.randn(3, 4), [0, 1],
                             [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
+
+    def test_clamp_bounds(self):
+        follows_input_sizes(self, SizeClamp(), torch.randn(3, 4), [0, 1],
+                            [(1, 1), (6, 9), (2, 3)], (9, 11, 13, 17))
 
 
 class OpsOverDynamicDims(unittest.TestCase):

@@ -1173,6 +1173,34 @@ SIZE_FACTORIES.update(
 SIZE_FACTORIES.update((torch.add, torch.sub, torch.mul, torch.div, torch.true_divide, torch.rsub,
                        torch.floor_divide, torch.remainder, torch.pow, T.add, T.sub, T.mul, T.div,
                        T.true_divide, T.floor_divide, T.remainder, T.pow))
+
+
+def _sized_clamp(kind, bounds=("min", "max")):
+    """x.clamp(max=x.size(1)), torch.clamp(x, 0, n), clamp_min/clamp_max/clip and the
+    in-place forms, where a bound is a traced size: recorded as aten::clamp with that
+    bound as the size's rank-0 value (_size_operand, in torch's result type for an
+    integer x), so the file clamps at the input's size.  Other bounds: NotImplemented,
+    recorded at the dispatcher as before."""
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input",) + bounds)
+        x = b.get("input")
+        if not isinstance(x, torch.Tensor) or not any(isinstance(b.get(k), S.TracedInt) for k in bounds):
+            return NotImplemented
+        lo, hi = (_size_operand(rec, v, x) if isinstance(v, S.TracedInt) else v
+                  for v in (b.get("min"), b.get("max")))
+        return rec.record(kind, [("self", x), ("min", lo), ("max", hi)], func, *_plain_call(args, kwargs))
+    return h
+
+
+for _fs, _k, _b in (((T.clamp, torch.clamp, T.clip, torch.clip), "aten::clamp", ("min", "max")),
+                    ((T.clamp_, T.clip_, torch.clamp_, torch.clip_), "aten::clamp_", ("min", "max")),
+                    ((T.clamp_min, torch.clamp_min), "aten::clamp", ("min",)),
+                    ((T.clamp_max, torch.clamp_max), "aten::clamp", ("max",)),
+                    ((T.clamp_min_, torch.clamp_min_), "aten::clamp_", ("min",)),
+                    ((T.clamp_max_, torch.clamp_max_), "aten::clamp_", ("max",))):
+    for _f in _fs:
+        HANDLERS[_f] = _sized_clamp(_k, _b)
+        SIZE_FACTORIES.add(_f)
 # Bitwise logic: `mask & True` reaches the dispatcher as bitwise_and.Tensor with
 # the number wrapped in a tensor, which torch 1.13's Python dispatch hands on as a
 # plain number the .Tensor overload rejects.  Recorded here with the number as a
