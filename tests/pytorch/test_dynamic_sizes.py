@@ -658,6 +658,20 @@ class SizeClamp(nn.Module):
         return y + k + z.clip(min=-n)
 
 
+class SizeIndexFill(nn.Module):
+    """Sizes read in Python as index_fill's value, on float and integer tensors, by the
+    method, the function and in place."""
+
+    def forward(self, x):
+        b, n = x.shape
+        i = torch.tensor([0])
+        y = x.index_fill(1, i, n) + torch.index_fill(x, 0, i, b)
+        k = (x * 10).to(torch.int32).index_fill(1, i, n)
+        z = x.clone()
+        z.index_fill_(1, i, x.size(0))
+        return y + k + z
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -687,6 +701,10 @@ class SizesMeetTensors(unittest.TestCase):
     def test_clamp_bounds(self):
         follows_input_sizes(self, SizeClamp(), torch.randn(3, 4), [0, 1],
                             [(1, 1), (6, 9), (2, 3)], (9, 11, 13, 17))
+
+    def test_index_fill_value(self):
+        follows_input_sizes(self, SizeIndexFill(), torch.randn(3, 4), [0, 1],
+                            [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
 
 
 class OpsOverDynamicDims(unittest.TestCase):

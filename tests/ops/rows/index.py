@@ -101,6 +101,9 @@ ROWS = [
     Row("index_fill", "aten::index_fill", lambda x, i: x.index_fill(1, i, -1.5), [T(3, 4), idx(2, n=4)]),
     Row("index_fill.int64_tensor_value", "aten::index_fill", lambda x, i: x.index_fill(0, i, x[0, 0]),
         [T(3, 4, dtype=I64), idx(2, n=3)]),
+    # a size read in Python as the value: its rank-0 value, cast to x's type
+    Row("index_fill.size_value", "aten::index_fill", lambda x, i: x.index_fill(1, i, x.size(0)),
+        [T(3, 4), idx(2, n=4)], dynamic={"in0": {0: "n", 1: "m"}}),
     Row("masked_scatter", "aten::masked_scatter", lambda x, m, s: x.masked_scatter(m, s),
         [T(3, 4), T(3, 4, dtype=BOOL), T(3, 4)], since=11),
     Row("masked_scatter.broadcast", "aten::masked_scatter", lambda x, m, s: x.masked_scatter(m, s),

@@ -361,6 +361,25 @@ HANDLERS[T.masked_fill] = HANDLERS[torch.masked_fill] = _masked_fill("aten::mask
 HANDLERS[T.masked_fill_] = _masked_fill("aten::masked_fill_")
 SIZE_FACTORIES.update((T.masked_fill, torch.masked_fill, T.masked_fill_))
 
+
+def _index_fill(kind):
+    """x.index_fill(d, idx, x.size(0)) (torch.index_fill, index_fill_): the size's rank-0
+    value, which the pack casts to x's type and expands over the slices.  Other values
+    are left to the dispatcher."""
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "dim", "index", "value"))
+        if not isinstance(b.get("value"), S.TracedInt) or not isinstance(b.get("dim"), int) \
+                or isinstance(b["dim"], S.TracedInt):
+            return NotImplemented
+        return rec.record(kind, [("self", b["input"]), ("dim", b["dim"]), ("index", b["index"]),
+                                 ("value", Dyn(b["value"]))], func, *_plain_call(args, kwargs))
+    return h
+
+
+HANDLERS[T.index_fill] = HANDLERS[torch.index_fill] = _index_fill("aten::index_fill")
+HANDLERS[T.index_fill_] = _index_fill("aten::index_fill_")
+SIZE_FACTORIES.update((T.index_fill, torch.index_fill, T.index_fill_))
+
 # Calls that turn a tensor into Python values: the trace is specialized to them.
 SPECIALIZING = {
     T.item: "item()", T.__int__: "int()", T.__float__: "float()", T.__bool__: "bool()",
