@@ -672,6 +672,21 @@ class SizeIndexFill(nn.Module):
         return y + k + z
 
 
+class SizeSetItem(nn.Module):
+    """Sizes read in Python written into a tensor: by a basic key (a fill of the view)
+    and by index tensors (index_put), on float and integer tensors."""
+
+    def forward(self, x):
+        b, n = x.shape
+        y = x * 1
+        y[..., torch.tensor([0])] = n
+        y[:, 1:2] = b
+        y[x[:, 0] > 0.5] = x.size(0) + 1
+        k = (x * 10).to(torch.int32)
+        k[torch.tensor([0]), ...] = n
+        return y + k
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -705,6 +720,10 @@ class SizesMeetTensors(unittest.TestCase):
     def test_index_fill_value(self):
         follows_input_sizes(self, SizeIndexFill(), torch.randn(3, 4), [0, 1],
                             [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
+
+    def test_setitem_value(self):
+        follows_input_sizes(self, SizeSetItem(), torch.randn(3, 4), [0, 1],
+                            [(1, 2), (6, 9), (2, 3)], (11, 13, 17))
 
 
 class OpsOverDynamicDims(unittest.TestCase):

@@ -578,14 +578,29 @@ def _getitem(rec, func, args, kwargs):
 _basic_getitem = L._getitem
 
 
+def _size_value(rec, n, x):
+    """A size read in Python written into x (`x[..., i] = x.size(0)`): a 0-d tensor
+    standing for its recorded rank-0 int64 value, cast to x's type as torch writes it."""
+    v = S.plain(n)
+    s = torch.tensor(v, device=x.device)
+    rec.set_vid(s, n._ox_vid)
+    if x.dtype == torch.int64:
+        return s
+    out = s.to(x.dtype)  # inside a handler: not recorded again
+    rec.emit("aten::to", rec.resolve([("self", s), ("dtype", x.dtype)]), out)
+    return out
+
+
 def _setitem(rec, func, args, kwargs):
-    """x[key] = value with traced bounds in the key: the view recorded with those
-    bounds (as x[key] reads it), then copy_/fill_ into it, or index_put_ when the key
-    also holds index tensors.  Keys without traced bounds are left to the dispatcher,
-    which records the same ops (select/slice + copy_/fill_, or index_put_)."""
+    """x[key] = value with traced bounds in the key, or a size read in Python as the
+    value: the view recorded with those bounds (as x[key] reads it), then copy_/fill_
+    into it (a traced size filled as its rank-0 value), or index_put_ when the key also
+    holds index tensors.  Other keys and values are left to the dispatcher, which
+    records the same ops (select/slice + copy_/fill_, or index_put_)."""
     x, key, value = args
     key = key if isinstance(key, tuple) else (key,)
-    if not _traced_key(key):
+    sized = isinstance(value, S.TracedInt)
+    if not _traced_key(key) and not sized:
         return NotImplemented
     if all(_basic(k) for k in key):
         view = _basic_getitem(rec, _BASE_GETITEM, (x, key), {})
@@ -595,14 +610,21 @@ def _setitem(rec, func, args, kwargs):
             rec.record("aten::copy_", [("self", view), ("src", value), ("non_blocking", False)],
                        T.copy_, (view, value), {}, mutated=view)
         else:
-            rec.record("aten::fill_", [("self", view), ("value", value)], T.fill_, (view, S.plain(value)), {},
-                       mutated=view)
+            rec.record("aten::fill_", [("self", view), ("value", L.Dyn(value) if sized else value)],
+                       T.fill_, (view, S.plain(value)), {}, mutated=view)
         return None
-    split = _advanced_with_traced_bounds(rec, x, key)
+    if _traced_key(key):
+        split = _advanced_with_traced_bounds(rec, x, key)
+    else:
+        parts = _split_key(x, key)
+        view = None if parts is None else _basic_getitem(rec, _BASE_GETITEM, (x, parts[0]), {})
+        split = None if view is None or view is NotImplemented else (view, parts[1])
     if split is None:
         return NotImplemented
     view, slots = split
-    if not isinstance(value, torch.Tensor):
+    if sized:
+        value = _size_value(rec, value, view)
+    elif not isinstance(value, torch.Tensor):
         rec.suppress += 1
         try:
             value = torch.tensor(S.plain(value), dtype=x.dtype)
