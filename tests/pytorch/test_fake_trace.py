@@ -270,6 +270,48 @@ class FakeTrace(unittest.TestCase):
         self.assertEqual(model.fc.weight.device.type, "cpu")
         self.assertEqual(model.fc.bias.device.type, "cpu")
 
+    def test_batch_norm_variants_give_the_same_file(self):
+        """Under trace='fake' batch_norm's result is taken as a tensor like its input
+        instead of running torch's meta decomposition: every form of it (1-D, 2-D and 3-D,
+        without affine parameters, with batch statistics in eval, in training) writes the
+        eager trace's file, and the file computes what the model computes."""
+        class Norms(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.BatchNorm1d(4)
+                self.b = nn.BatchNorm1d(4, affine=False)
+                self.c = nn.BatchNorm2d(4, track_running_stats=False)
+                self.d = nn.BatchNorm3d(4)
+
+            def forward(self, x):
+                y = self.b(self.a(x))                        # (N, C)
+                z = self.c(y[:, :, None, None] * x[:, None, :, None] + 1)   # (N, C, 4, 1)
+                return y, z, self.d(z[..., None])
+        torch.manual_seed(0)
+        model = Norms()
+        for m in (model.a, model.b, model.d):  # statistics that are not the identity
+            m.running_mean.uniform_(-1, 1)
+            m.running_var.uniform_(0.5, 2)
+        model.eval()
+        self.same_file_and_runs(model, torch.randn(3, 4), {"x": {0: "b"}}, [torch.randn(6, 4) * 3])
+
+    def test_batch_norm_with_mismatched_channels_fails_as_in_eager(self):
+        """A batch_norm whose statistics do not match the input's channels is not taken
+        as a tensor like the input: torch's kernel runs and refuses it, under both traces."""
+        class Wrong(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(3).eval()
+
+            def forward(self, x):
+                return self.bn(x)
+        for trace in ("eager", "fake"):
+            with self.subTest(trace=trace), tempfile.TemporaryDirectory() as tmp:
+                with self.assertRaises((oxt.ExportError, RuntimeError)) as cm:
+                    oxt.export(Wrong(), (torch.randn(2, 5, 4, 4),), os.path.join(tmp, "m.onnx"), trace=trace)
+                self.assertIn("5", str(cm.exception))
+                self.assertEqual(os.listdir(tmp), [])
+
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):
             oxt.export(nn.ReLU(), (torch.randn(2),), os.devnull, trace="lazy")
