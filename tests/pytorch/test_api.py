@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -290,6 +291,35 @@ class Api(unittest.TestCase):
                             "offset 1; a file name cannot hold one", config="x\0.yaml")
         self.assert_refused("oxport.torch.export: input_names[0] 'a\\x00' contains a NUL byte",
                             input_names=["a\0"])
+
+    def test_context_load_beside_the_trace_reports_as_before(self):
+        """The opset descriptors and packs load on a thread while the forward is traced.
+        A load that fails is still the error reported, in place of the trace's own, and
+        no thread outlives an export, failed or not."""
+        packs = self.path("packs")
+        os.mkdir(packs)
+        with open(os.path.join(packs, "libbroken.so"), "wb") as f:
+            f.write(b"not a shared object")
+        cfg = self.path("broken-pack.yaml")
+        with open(cfg, "w") as f:
+            f.write("plugin_dirs: [" + packs + "]\n")
+
+        class Raises(nn.Module):
+            def forward(self, x):
+                raise ValueError("the forward failed")
+        threads = threading.active_count()
+        for model in (nn.Linear(2, 2), Raises()):
+            with self.subTest(model=type(model).__name__):
+                with self.assertRaises(oxt.ExportError) as cm:
+                    oxt.export(model, torch.randn(1, 2), self.path("l.onnx"), config=cfg)
+                self.assertIn("libbroken.so", str(cm.exception))
+                self.assertEqual(cm.exception.call, "ox_context_load")
+                self.assertFalse(os.path.exists(self.path("l.onnx")))
+                self.assertEqual(threading.active_count(), threads)
+        with self.assertRaises(ValueError):  # with a good load, the trace's error is raised
+            oxt.export(Raises(), torch.randn(1, 2), self.path("l.onnx"))
+        oxt.export(nn.Linear(2, 2), torch.randn(1, 2), self.path("l.onnx"))
+        self.assertEqual(threading.active_count(), threads)
 
     def test_dynamic_axes_out_of_range_names_the_input_and_axis(self):
         self.assert_refused("oxport.torch.export: dynamic_axes['x'] names axis 2, but input 'x' has "
