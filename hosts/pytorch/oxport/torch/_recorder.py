@@ -70,6 +70,18 @@ def ox_dtype(dt, where):
                                f"such element type here); convert it in the model") from None
 
 
+_C_NAMES = {}
+
+
+def _c_name(name):
+    """The bytes of an operator or argument name, made once per name: the engine copies
+    what it keeps, and a trace repeats a few dozen names thousands of times."""
+    b = _C_NAMES.get(name)
+    if b is None:
+        b = _C_NAMES[name] = name.encode()
+    return b
+
+
 def tensors_in(obj):
     """Tensors in a (nested) tuple/list/dict, in order."""
     if isinstance(obj, torch.Tensor):
@@ -261,12 +273,16 @@ class Recorder:
     # ------------------------------------------------------------------ scopes
 
     def push_scope(self, seg):
-        self.ctx.check(self.L.ox_trace_push_scope(self.t, seg.encode()), "ox_trace_push_scope")
+        st = self.L.ox_trace_push_scope(self.t, seg.encode())
+        if st:
+            self.ctx.check(st, "ox_trace_push_scope")
         self.scopes.append(seg)
 
     def pop_scope(self):
         if self.scopes:
-            self.ctx.check(self.L.ox_trace_pop_scope(self.t), "ox_trace_pop_scope")
+            st = self.L.ox_trace_pop_scope(self.t)
+            if st:
+                self.ctx.check(st, "ox_trace_pop_scope")
             self.scopes.pop()
 
     def scope_str(self):
@@ -439,8 +455,9 @@ class Recorder:
         n = len(resolved)
         args = (E.OxArg * max(n, 1))()
         self._fill_args(args, resolved, hold)
-        self.ctx.check(self.L.ox_trace_op(self.t, kind.encode(), n, args, n_out, descs, ids),
-                       f"ox_trace_op({kind})")
+        st = self.L.ox_trace_op(self.t, _c_name(kind), n, args, n_out, descs, ids)
+        if st:
+            self.ctx.check(st, f"ox_trace_op({kind})")
         self.n_ops += 1
 
     def emit(self, kind, resolved, result, inplace_of=None):
@@ -469,8 +486,9 @@ class Recorder:
             hold.append(sz)
             d.sizes = sz
         ids = (E.ox_vid * max(len(outs), 1))()
-        self.ctx.check(self.L.ox_trace_op(self.t, kind.encode(), n, args, len(outs), descs, ids),
-                       f"ox_trace_op({kind})")
+        st = self.L.ox_trace_op(self.t, _c_name(kind), n, args, len(outs), descs, ids)
+        if st:
+            self.ctx.check(st, f"ox_trace_op({kind})")
         self.n_ops += 1
         for i, o in enumerate(outs):
             self.set_vid(o, ids[i])
@@ -481,9 +499,7 @@ class Recorder:
     def _fill_args(args, resolved, hold):
         for i, (name, k, v) in enumerate(resolved):
             a = args[i]
-            nb = name.encode()
-            hold.append(nb)
-            a.name = nb
+            a.name = _c_name(name)
             a.kind = k
             if k in (E.ARG_TENSOR,):
                 a.u.tensor = v
