@@ -558,11 +558,26 @@ def handle(rec, run_float, func, args, kwargs):
         rec.inside -= 1
 
 
+def _module_attr(m, name):
+    """m.<name> as nn.Module finds it, or None: without the AttributeError (and its
+    formatted message) that Module.__getattr__ raises for each module lacking it, which
+    made these walks cost about 1 ms per export on ResNet-50's 161 modules."""
+    d = m.__dict__
+    if name in d:
+        return d[name]
+    for slots in (d.get("_parameters"), d.get("_buffers"), d.get("_modules")):
+        if slots and name in slots:
+            return slots[name]
+    if hasattr(type(m), name):  # a property or class attribute: let Python answer
+        return getattr(m, name, None)
+    return None
+
+
 def fake_mode_refusal(model):
     """Why trace='fake' cannot run this model (quantized modules hold packed weights the
     meta device cannot), or None."""
     for path, m in model.named_modules():
-        if hasattr(m, "_packed_params") or any(is_q(b) for b in m.buffers(recurse=False)):
+        if _module_attr(m, "_packed_params") is not None or any(is_q(b) for b in m._buffers.values()):
             return (f"trace='fake' cannot run the quantized module {path or type(m).__name__} "
                     f"({type(m).__name__}): its packed integer weights have no meta form; export with "
                     f"trace='eager'")
@@ -573,11 +588,11 @@ def packed_names(model):
     """id(packed weight object) -> the module path its tensors are named after."""
     out = {}
     for path, m in model.named_modules():
-        p = getattr(m, "_packed_params", None)
+        p = _module_attr(m, "_packed_params")
         if p is None:
             continue
         if isinstance(p, torch.nn.Module):      # LinearPackedParams holds the object one level down
-            p = getattr(p, "_packed_params", None)
+            p = _module_attr(p, "_packed_params")
         if p is not None and not isinstance(p, torch.Tensor):
             out.setdefault(id(p), path)
     return out
