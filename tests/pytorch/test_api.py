@@ -193,6 +193,20 @@ class Api(unittest.TestCase):
         # EVAL (the default) exported dropout as inference: the file is deterministic.
         self.assert_file_matches(m, torch.randn(1, 3), self.path("t.onnx"))
 
+    def test_mixed_training_modes_come_back_module_by_module(self):
+        """A training model with a frozen submodule in eval mode gets each module's own
+        mode back, under every TrainingMode."""
+        m = nn.Sequential(nn.Linear(3, 3), nn.Sequential(nn.BatchNorm1d(3), nn.Dropout(0.5)), nn.Dropout(0.2))
+        m.train()
+        m[1].eval()
+        before = [x.training for x in m.modules()]
+        self.assertIn(False, before)
+        for mode in (torch.onnx.TrainingMode.EVAL, torch.onnx.TrainingMode.TRAINING,
+                     torch.onnx.TrainingMode.PRESERVE):
+            with self.subTest(mode=mode):
+                oxt.export(m, torch.randn(4, 3), self.path("t.onnx"), training=mode)
+                self.assertEqual([x.training for x in m.modules()], before)
+
     def test_nested_outputs_and_output_names(self):
         m = wlm.RNNModel("LSTM", 30, ninp=8, nhid=8).eval()
         tokens = torch.randint(0, 30, (4, 1))

@@ -113,12 +113,22 @@ def _training_mode(model, training):
     if not isinstance(model, torch.nn.Module) or training == TrainingMode.PRESERVE:
         yield
         return
-    was = model.training
-    model.train(training == TrainingMode.TRAINING)
+    # Each module's own mode is put back afterwards, so a model with a submodule in
+    # another mode than its parent (a frozen, eval-mode backbone in a training model)
+    # comes back as it was; a model already in the mode asked for is not touched.
+    want = training == TrainingMode.TRAINING
+    modules = list(model.modules())
+    was = [m.training for m in modules]
+    changed = any(w != want for w in was)
+    if changed:
+        model.train(want)
     try:
         yield
     finally:
-        model.train(was)
+        if changed:
+            for m, w in zip(modules, was):
+                if m.training != w:
+                    m.training = w
 
 
 def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, out_vids, in_ranks,
