@@ -207,7 +207,7 @@ class ViewTracker:
         vid = rec.lookup(o)
         pos = _self_pos(resolved)
         if pos is not None:
-            link = _Link(kind, list(resolved), pos, tuple(S.plain(v) for v in o.shape), o.dtype)
+            link = _Link(kind, list(resolved), pos, tuple(o.shape), o.dtype)  # a tensor's shape holds ints
             self.parent[vid] = (resolved[pos][2], link)
         if not self._known(o):
             self.made[id(o)] = (weakref.ref(o), vid, self.clock)

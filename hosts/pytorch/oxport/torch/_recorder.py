@@ -63,11 +63,15 @@ class UnsupportedValue(Exception):
 
 
 def ox_dtype(dt, where):
-    try:
-        return DTYPES[dt]
-    except KeyError:
-        raise UnsupportedValue(f"{where}: tensors of dtype {dt} cannot be exported (ONNX has no "
-                               f"such element type here); convert it in the model") from None
+    """ONNX's element type for torch dtype dt.  `where` names the tensor for the error:
+    a string, or a function making it (so a hot path formats nothing when all is well)."""
+    code = DTYPES.get(dt)
+    if code is not None:
+        return code
+    if callable(where):
+        where = where()
+    raise UnsupportedValue(f"{where}: tensors of dtype {dt} cannot be exported (ONNX has no "
+                           f"such element type here); convert it in the model")
 
 
 _C_NAMES = {}
@@ -80,6 +84,20 @@ def _c_name(name):
     if b is None:
         b = _C_NAMES[name] = name.encode()
     return b
+
+
+_PARAMETER = torch.nn.Parameter
+
+
+def _is_parameter(t):
+    """isinstance(t, nn.Parameter), without the Python __instancecheck__ of Parameter's
+    metaclass for the common answers (about 0.25 us for each plain tensor)."""
+    cls = type(t)
+    if cls is _PARAMETER:
+        return True
+    if cls is torch.Tensor:
+        return False
+    return isinstance(t, _PARAMETER)
 
 
 def tensors_in(obj):
@@ -189,7 +207,7 @@ class Recorder:
 
     def _host_bytes(self, tensor, where):
         """Pointer to the tensor's own contiguous CPU memory (a copy only when it has none)."""
-        if tensor.device.type == "meta":
+        if tensor.is_meta:
             real = self.real_of.get(id(tensor))
             if real is None and not self.fake:
                 raise UnsupportedValue(
@@ -205,7 +223,7 @@ class Recorder:
         # other (about 40 us each, 10 ms on ResNet-50's 267 parameters), and the pointer
         # needs none.  Only a tensor that is not plain contiguous CPU memory is copied.
         t = tensor
-        if t.device.type != "cpu" or not t.is_contiguous() or t.is_conj() or t.is_neg():
+        if not t.is_cpu or not t.is_contiguous() or t.is_conj() or t.is_neg():
             t = t.detach().to("cpu").contiguous().resolve_conj().resolve_neg()
         self.keepalive.append(t)
         if t.numel() == 0:
@@ -225,7 +243,7 @@ class Recorder:
         return out.value
 
     def param(self, name, tensor):
-        dt = ox_dtype(tensor.dtype, f"parameter {name}")
+        dt = ox_dtype(tensor.dtype, lambda: f"parameter {name}")
         ptr = self._host_bytes(tensor, name)
         out = E.ox_vid()
         # A buffer is copied as it is at its first use: a forward that updates it
@@ -235,7 +253,7 @@ class Recorder:
         # state after the export's own forward and apply the update twice.  Parameters,
         # the bulk of the bytes, stay borrowed.
         real = self.real_of.get(id(tensor), tensor)
-        own = E.OX_BORROW if isinstance(real, torch.nn.Parameter) else E.OX_COPY
+        own = E.OX_BORROW if _is_parameter(real) else E.OX_COPY
         self.ctx.check(self.L.ox_trace_param(self.t, name.encode(), dt, tensor.dim(), self._sizes(tensor),
                                              ptr, own, ctypes.byref(out)), "ox_trace_param")
         self.set_vid(tensor, out.value)
@@ -243,7 +261,7 @@ class Recorder:
         return out.value
 
     def const(self, tensor):
-        dt = ox_dtype(tensor.dtype, f"constant in {self.scope_str()}")
+        dt = ox_dtype(tensor.dtype, lambda: f"constant in {self.scope_str()}")
         ptr = self._host_bytes(tensor, "constant")
         out = E.ox_vid()
         # Copied now, not borrowed: a tensor the forward made (torch.zeros(3)) is a constant
@@ -469,23 +487,21 @@ class Recorder:
         n = len(resolved)
         args = (E.OxArg * max(n, 1))()
         self._fill_args(args, resolved, hold)
-        descs = (E.OxTensorDesc * max(len(outs), 1))()
-        for i, o in enumerate(outs):
-            d = descs[i]
+        rows = []
+        for o in outs:
+            shape = o.shape
             if o.is_complex():  # ONNX's float form: a trailing dimension of 2 (_spectral)
-                d.dtype = ox_dtype(torch.float64 if o.dtype == torch.complex128 else torch.float32, kind)
-                d.rank = o.dim() + 1
-                sz = (ctypes.c_int64 * (o.dim() + 1))(*o.shape, 2)
-                hold.append(sz)
-                d.sizes = sz
-                continue
-            qcode = Q.QDTYPES.get(o.dtype) if o.is_quantized else None
-            d.dtype = qcode if qcode is not None else ox_dtype(o.dtype, f"output of {kind} in {self.scope_str()}")
-            d.rank = o.dim()
-            sz = self._sizes(o)
+                sz = (ctypes.c_int64 * (len(shape) + 1))(*shape, 2)
+                rows.append((ox_dtype(torch.float64 if o.dtype == torch.complex128 else torch.float32, kind),
+                             len(shape) + 1, sz))
+            else:
+                qcode = Q.QDTYPES.get(o.dtype) if o.is_quantized else None
+                sz = (ctypes.c_int64 * (len(shape) or 1))(*shape)
+                rows.append((qcode if qcode is not None else
+                             ox_dtype(o.dtype, lambda: f"output of {kind} in {self.scope_str()}"), len(shape), sz))
             hold.append(sz)
-            d.sizes = sz
-        ids = (E.ox_vid * max(len(outs), 1))()
+        descs = (E.OxTensorDesc * len(rows))(*rows)
+        ids = (E.ox_vid * len(rows))()
         st = self.L.ox_trace_op(self.t, _c_name(kind), n, args, len(outs), descs, ids)
         if st:
             self.ctx.check(st, f"ox_trace_op({kind})")
@@ -545,7 +561,8 @@ class Recorder:
         with _aten_mode_aside(self):
             result = _run_kernel(self, func, args, kwargs)
         out = self.emit(kind, resolved, result)
-        self.views.after_write(write)
+        if write is not None:
+            self.views.after_write(write)
         return out
 
     def alias(self, src, dst):
