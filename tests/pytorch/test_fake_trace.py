@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 import torchvision.models as tvm  # noqa: E402
 
 import oxport.torch as oxt  # noqa: E402
@@ -294,6 +295,42 @@ class FakeTrace(unittest.TestCase):
             m.running_var.uniform_(0.5, 2)
         model.eval()
         self.same_file_and_runs(model, torch.randn(3, 4), {"x": {0: "b"}}, [torch.randn(6, 4) * 3])
+
+    def test_layer_norm_variants_give_the_same_file(self):
+        """layer_norm's result is taken as a tensor like its input too: over one and two
+        trailing dims, with and without affine parameters, the eager file."""
+        class Norms(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.LayerNorm(6)
+                self.b = nn.LayerNorm((4, 6), elementwise_affine=False)
+                with torch.no_grad():
+                    self.a.weight.uniform_(0.5, 2)
+                    self.a.bias.uniform_(-1, 1)
+
+            def forward(self, x):
+                return self.a(x), self.b(x * 2) + F.layer_norm(x, (6,), eps=1e-3)
+        self.same_file_and_runs(Norms(), torch.randn(2, 4, 6), {"x": {0: "b"}}, [torch.randn(5, 4, 6) * 3])
+
+    def test_norms_with_mismatched_shapes_fail_as_in_eager(self):
+        """A layer_norm whose normalized shape or parameters do not match the input is not
+        taken as a tensor like the input: torch's kernel refuses it, under both traces."""
+        class Wrong(nn.Module):
+            def __init__(self, which):
+                super().__init__()
+                self.which = which
+                self.ln = nn.LayerNorm(6)
+
+            def forward(self, x):
+                if self.which == "shape":
+                    return F.layer_norm(x, (5,))
+                return F.layer_norm(x, (6,), weight=self.ln.weight[:5])
+        for which in ("shape", "weight"):
+            for trace in ("eager", "fake"):
+                with self.subTest(which=which, trace=trace), tempfile.TemporaryDirectory() as tmp:
+                    with self.assertRaises((oxt.ExportError, RuntimeError)):
+                        oxt.export(Wrong(which), (torch.randn(2, 6),), os.path.join(tmp, "m.onnx"), trace=trace)
+                    self.assertEqual(os.listdir(tmp), [])
 
     def test_batch_norm_with_mismatched_channels_fails_as_in_eager(self):
         """A batch_norm whose statistics do not match the input's channels is not taken

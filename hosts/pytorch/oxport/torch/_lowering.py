@@ -440,7 +440,7 @@ def _like_input(x):
 def _meta_batch_norm_shapes_agree(b):
     """Under trace='fake', batch_norm's result is a tensor like its input, and torch 1.13
     computes it on the meta device with a Python decomposition of a dozen ATen ops (a
-    tenth of ResNet-50's fake trace).  When the input is a meta tensor whose channels
+    tenth of ResNet-50's fake trace; layer_norm's meta kernel runs it too).  When the input is a meta tensor whose channels
     match the statistics and the affine parameters, the recorder takes empty_like(input)
     as the result instead; anything else runs torch's own kernel, which raises torch's
     error for a mismatch."""
@@ -455,6 +455,26 @@ def _meta_batch_norm_shapes_agree(b):
                 return False  # eval without statistics: torch's error
             continue
         if not isinstance(t, torch.Tensor) or t.device.type != "meta" or t.shape != (c,):
+            return False
+    return True
+
+
+def _meta_layer_norm_shapes_agree(b):
+    """layer_norm's counterpart of _meta_batch_norm_shapes_agree: torch 1.13's meta
+    layer_norm is the same Python decomposition.  The input's trailing dims must be the
+    normalized shape, and the affine parameters must have that shape."""
+    x = b["input"]
+    if not isinstance(x, torch.Tensor) or x.device.type != "meta":
+        return False
+    try:
+        norm = tuple(int(v) for v in b["normalized_shape"])
+    except (TypeError, ValueError):
+        return False
+    if not norm or len(norm) > x.dim() or tuple(x.shape[x.dim() - len(norm):]) != norm:
+        return False
+    for name in ("weight", "bias"):
+        t = b[name]
+        if t is not None and (not isinstance(t, torch.Tensor) or t.device.type != "meta" or tuple(t.shape) != norm):
             return False
     return True
 
@@ -1595,6 +1615,8 @@ def _gelu(rec, func, args, kwargs):
 def _layer_norm(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "normalized_shape", "weight", "bias", "eps"), weight=None, bias=None,
              eps=1e-5)
+    if rec.fake and _meta_layer_norm_shapes_agree(b):
+        func, args, kwargs = _like_input, (b["input"],), {}
     return rec.record("aten::layer_norm", [
         ("input", b["input"]), ("normalized_shape", [int(v) for v in b["normalized_shape"]]),
         ("weight", b["weight"]), ("bias", b["bias"]), ("eps", float(b["eps"])),

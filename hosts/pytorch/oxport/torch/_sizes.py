@@ -35,10 +35,19 @@ class TracerWarning(UserWarning):
     """The exported graph may be specialized to the traced input."""
 
 
+_MODEL_CODE = {}
+
+
 def _model_code(code):
-    """Whether a frame's code is the model's (not oxport's, torch's or generated)."""
-    path = os.path.abspath(code.co_filename)
-    return not (path.startswith(_HERE) or path.startswith(_TORCH) or path.startswith("<"))
+    """Whether a frame's code is the model's (not oxport's, torch's or generated).
+    Remembered per file name: a trace asks about the same frames hundreds of times
+    (every warning walks the stack to its call site)."""
+    name = code.co_filename
+    own = _MODEL_CODE.get(name)
+    if own is None:
+        path = os.path.abspath(name)
+        own = _MODEL_CODE[name] = not (path.startswith(_HERE) or path.startswith(_TORCH) or path.startswith("<"))
+    return own
 
 
 def user_frame():
