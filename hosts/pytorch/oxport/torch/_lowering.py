@@ -445,7 +445,7 @@ def _meta_batch_norm_shapes_agree(b):
     as the result instead; anything else runs torch's own kernel, which raises torch's
     error for a mismatch."""
     x = b["input"]
-    if not isinstance(x, torch.Tensor) or x.device.type != "meta" or x.dim() < 2:
+    if not isinstance(x, torch.Tensor) or not x.is_meta or x.dim() < 2:
         return False
     c = x.shape[1]
     for name in ("running_mean", "running_var", "weight", "bias"):
@@ -454,7 +454,7 @@ def _meta_batch_norm_shapes_agree(b):
             if name.startswith("running") and not b["training"]:
                 return False  # eval without statistics: torch's error
             continue
-        if not isinstance(t, torch.Tensor) or t.device.type != "meta" or t.shape != (c,):
+        if not isinstance(t, torch.Tensor) or not t.is_meta or t.dim() != 1 or t.shape[0] != c:
             return False
     return True
 
@@ -464,7 +464,7 @@ def _meta_layer_norm_shapes_agree(b):
     layer_norm is the same Python decomposition.  The input's trailing dims must be the
     normalized shape, and the affine parameters must have that shape."""
     x = b["input"]
-    if not isinstance(x, torch.Tensor) or x.device.type != "meta":
+    if not isinstance(x, torch.Tensor) or not x.is_meta:
         return False
     try:
         norm = tuple(int(v) for v in b["normalized_shape"])
@@ -474,7 +474,7 @@ def _meta_layer_norm_shapes_agree(b):
         return False
     for name in ("weight", "bias"):
         t = b[name]
-        if t is not None and (not isinstance(t, torch.Tensor) or t.device.type != "meta" or tuple(t.shape) != norm):
+        if t is not None and (not isinstance(t, torch.Tensor) or not t.is_meta or tuple(t.shape) != norm):
             return False
     return True
 
