@@ -115,12 +115,26 @@ class FakeTrace(unittest.TestCase):
                                 {"x": {0: "b"}, "idx": {0: "k"}},
                                 [(torch.randn(5, 4) * 2, torch.tensor([1, 4, 3]))])
 
-    def test_constant_made_below_the_dispatcher_is_refused(self):
-        """torch.tensor(data, device=x.device) makes its meta tensor without an ATen op to
-        see: its values are lost, and the export says so."""
+    def test_constants_made_from_data_on_the_input_device_give_the_same_file(self):
+        """torch.tensor / torch.as_tensor with device=x.device and x.new_tensor make their
+        meta tensor below any ATen op; the values come from a CPU twin made from the same
+        data, so the file is the eager trace's."""
         class Table(nn.Module):
             def forward(self, x):
-                return x + torch.tensor([1.0, 2.0, 3.0], device=x.device)
+                a = torch.tensor([1.0, 2.0, 3.0], device=x.device)
+                b = torch.as_tensor([[4, 5, 6]], dtype=torch.float32, device=x.device)
+                c = x.new_tensor([0.5, -0.25, 0.125])
+                d = x.new_tensor(3, dtype=torch.int64)
+                return x + a * b + c * d, torch.tensor(7, device=x.device) * x
+        self.same_file_and_runs(Table(), torch.randn(2, 3), {"x": {0: "b"}}, [torch.randn(5, 3) * 4])
+
+    def test_constant_made_below_the_dispatcher_is_refused(self):
+        """torch.asarray(data, device=x.device) makes its meta tensor where neither
+        recorder sees it (no function mode call, no ATen op): its values are lost, and the
+        export says so."""
+        class Table(nn.Module):
+            def forward(self, x):
+                return x + torch.asarray([1.0, 2.0, 3.0], device=x.device)
         self.refused(Table(), (torch.randn(3),), "computed on the meta device")
 
     def test_value_shaped_output_is_refused_naming_the_call(self):

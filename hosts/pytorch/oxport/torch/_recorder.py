@@ -639,6 +639,10 @@ class FunctionMode(TorchFunctionMode):
         res = Q.handle(rec, self._run_float, func, args, kwargs)
         if res is not NotImplemented:
             return res
+        if rec.fake and func is _NEW_TENSOR:
+            out = _data_with_twin(rec, func, args, kwargs)
+            if out is not None:
+                return out
         if func in L.SPECIALIZING:
             if rec.fake and rec.any_traced(args):
                 raise UnsupportedValue(f"trace='fake' cannot run {L.SPECIALIZING[func]} at {S.user_frame()} "
@@ -670,6 +674,10 @@ class FunctionMode(TorchFunctionMode):
         if not traced and not sized:
             # Factories and ops on constants: their results are constants, captured
             # when a recorded op first uses them.
+            if rec.fake and func in _FROM_DATA:
+                out = _data_with_twin(rec, func, args, kwargs)
+                if out is not None:
+                    return out
             return func(*args, **kwargs)
         if _python_torch_function(func):
             with self:
@@ -859,6 +867,45 @@ def _constant_with_twin(rec, func, args, kwargs):
         if o.device.type == "meta" and r.device.type == "cpu":
             rec.real_of[id(o)] = r
             rec.keepalive.extend((o, r))  # real_of is keyed by id(): o must outlive the trace
+    return out
+
+
+# Tensors made from Python data: on the meta device (torch.tensor(v, device=x.device)
+# under trace='fake') their values go nowhere an ATen op shows them.  (torch.asarray
+# reaches no TorchFunctionMode in torch 1.13: its meta result stays refused where used.)
+_FROM_DATA = {torch.tensor, torch.as_tensor}
+_NEW_TENSOR = torch.Tensor.new_tensor  # x.new_tensor(data): data on x's device, of x's dtype
+
+
+def _data_with_twin(rec, func, args, kwargs):
+    """torch.tensor(data, device=x.device), x.new_tensor(data) and their kin under
+    trace='fake': the meta tensor the forward asked for, with a CPU twin made from the
+    same data holding the values the eager trace would capture (real_of, as
+    _constant_with_twin gives an ATen factory's result).  None when the data holds
+    tensors (their values are those tensors'; the usual rules apply) or the result is
+    not on the meta device."""
+    if func is _NEW_TENSOR:
+        like, rest = args[0], args[1:]
+        data = rest[0] if rest else kwargs.get("data")
+    else:
+        like, data = None, args[0] if args else kwargs.get("data", kwargs.get("obj"))
+    if tensors_in(data) or not isinstance(data, (int, float, bool, complex, list, tuple)):
+        return None
+    rec.inside += 1  # the calls below make constants; nothing in them is recorded
+    try:
+        out = func(*args, **kwargs)
+        if not isinstance(out, torch.Tensor) or not out.is_meta:
+            return out
+        if like is not None:
+            real = torch.tensor(data, dtype=kwargs.get("dtype") or like.dtype, device="cpu")
+        else:
+            cpu_kwargs = dict(kwargs)
+            cpu_kwargs["device"] = "cpu"
+            real = func(*args, **cpu_kwargs)
+    finally:
+        rec.inside -= 1
+    rec.real_of[id(out)] = real
+    rec.keepalive.extend((out, real))  # real_of is keyed by id(): out must outlive the trace
     return out
 
 
