@@ -238,14 +238,46 @@ static void diff_values(differ *d, const char *what, const ox_graph *a, const ox
         summary_line(d, "= %u, same names and types", na);
 }
 
-static const ox_value *find_param(const ox_graph *g, const char *name)
+/* A graph's initializers, dense (params) then sparse (sparse_initializer),
+ * as one list: index i < n_params is a dense one.  A sparse one's type is
+ * written as dump lists it, "SparseTensor(Float(3, 4), 3 values)", so a
+ * change of shape, element type or NNZ shows as a type difference. */
+static uint32_t n_initializers(const ox_graph *g)
 {
-    for (uint32_t i = 0; i < g->n_params; i++) {
+    return g->n_params + g->n_sparse;
+}
+
+static const char *initializer_at(const ox_graph *g, uint32_t i, char *type, size_t cap)
+{
+    if (i < g->n_params) {
         const ox_value *v = ox_graph_value(g, g->params[i]);
-        if (v && v->name && strcmp(v->name, name) == 0)
-            return v;
+        if (!v || !v->name)
+            return NULL;
+        type_text(&v->type, type, cap);
+        return v->name;
     }
-    return NULL;
+    const ox_sparse_param *s = &g->sparse[i - g->n_params];
+    const ox_value *v = ox_graph_value(g, s->id);
+    if (!v || !v->name)
+        return NULL;
+    char t[512];
+    type_text(&v->type, t, sizeof t);
+    size_t n = strlen(t);
+    if (n && t[n - 1] == ')')
+        t[--n] = '\0'; /* the count goes inside: "SparseTensor(Float(3, 4), 3 values)" */
+    unsigned long long nnz = (unsigned long long)ox_sparse_param_nnz(s);
+    snprintf(type, cap, "%s, %llu value%s)", t, nnz, nnz == 1 ? "" : "s");
+    return v->name;
+}
+
+static bool find_initializer(const ox_graph *g, const char *name, char *type, size_t cap)
+{
+    for (uint32_t i = 0; i < n_initializers(g); i++) {
+        const char *n = initializer_at(g, i, type, cap);
+        if (n && strcmp(n, name) == 0)
+            return true;
+    }
+    return false;
 }
 
 /* Initializers by name (O(n^2) lookups: models have thousands at most). */
@@ -254,36 +286,30 @@ static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
     size_t before = d->n;
     section(d, "initializers", "initializers");
     size_t common = 0;
-    for (uint32_t i = 0; i < a->n_params; i++) {
-        const ox_value *x = ox_graph_value(a, a->params[i]);
-        if (!x || !x->name)
+    char tx[600], ty[600];
+    for (uint32_t i = 0; i < n_initializers(a); i++) {
+        const char *name = initializer_at(a, i, tx, sizeof tx);
+        if (!name)
             continue;
-        const ox_value *y = find_param(b, x->name);
-        char tx[512], ty[512];
-        type_text(&x->type, tx, sizeof tx);
-        if (!y) {
-            report(d, ITEM(.what = "only in A", .name = x->name, .a = tx), "only in A: %s : %s", x->name,
-                   tx);
+        if (!find_initializer(b, name, ty, sizeof ty)) {
+            report(d, ITEM(.what = "only in A", .name = name, .a = tx), "only in A: %s : %s", name, tx);
             continue;
         }
         common++;
-        type_text(&y->type, ty, sizeof ty);
         if (strcmp(tx, ty) != 0)
-            report(d, ITEM(.what = "type differs", .name = x->name, .a = tx, .b = ty), "%s: A %s, B %s",
-                   x->name, tx, ty);
+            report(d, ITEM(.what = "type differs", .name = name, .a = tx, .b = ty), "%s: A %s, B %s", name,
+                   tx, ty);
     }
-    for (uint32_t i = 0; i < b->n_params; i++) {
-        const ox_value *y = ox_graph_value(b, b->params[i]);
-        if (!y || !y->name || find_param(a, y->name))
+    for (uint32_t i = 0; i < n_initializers(b); i++) {
+        const char *name = initializer_at(b, i, ty, sizeof ty);
+        if (!name || find_initializer(a, name, tx, sizeof tx))
             continue;
-        char ty[512];
-        type_text(&y->type, ty, sizeof ty);
-        report(d, ITEM(.what = "only in B", .name = y->name, .b = ty), "only in B: %s : %s", y->name, ty);
+        report(d, ITEM(.what = "only in B", .name = name, .b = ty), "only in B: %s : %s", name, ty);
     }
     if (d->n == before)
         summary_line(d, "= %zu, same names and types", common);
     else
-        summary_line(d, "(%zu in both, %u in A, %u in B)", common, a->n_params, b->n_params);
+        summary_line(d, "(%zu in both, %u in A, %u in B)", common, n_initializers(a), n_initializers(b));
 }
 
 static size_t count_kind(const ox_graph *g, const char *kind)
@@ -603,7 +629,10 @@ static void summary(FILE *out, const char *tag, const char *path, const ox_graph
                                                                                : "ai.onnx");
         fprintf(out, ":%lld", (long long)g->opsets[i].version);
     }
-    fprintf(out, "] nodes=%u initializers=%u\n", g->n_nodes, g->n_params);
+    fprintf(out, "] nodes=%u initializers=%u", g->n_nodes, g->n_params);
+    if (g->n_sparse) /* as dump's header: only when the file has some */
+        fprintf(out, " sparse_initializers=%u", g->n_sparse);
+    fputc('\n', out);
 }
 
 static void summary_json(ox_json *j, const char *key, const char *path, const ox_graph *g)
@@ -622,6 +651,8 @@ static void summary_json(ox_json *j, const char *key, const char *path, const ox
     ox_json_uint(j, g->n_nodes);
     ox_json_key(j, "initializers");
     ox_json_uint(j, g->n_params);
+    ox_json_key(j, "sparse_initializers");
+    ox_json_uint(j, g->n_sparse);
     ox_json_object_end(j);
 }
 

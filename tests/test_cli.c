@@ -416,6 +416,51 @@ START_TEST(dump_and_check_sparse_initializers)
 }
 END_TEST
 
+/* diff compares sparse initializers with the dense ones, by name: a changed
+ * count of values is a type difference, and one only in one file is listed;
+ * the A/B lines count them as dump's header does. */
+START_TEST(diff_compares_sparse_initializers)
+{
+    python(
+        "import onnx\n"
+        "from onnx import helper, TensorProto as T\n"
+        "def sp(name, vals, idx):\n"
+        "    return helper.make_sparse_tensor(helper.make_tensor(name, T.FLOAT, [len(vals)], vals),\n"
+        "        helper.make_tensor('', T.INT64, [len(idx)], idx), [3, 4])\n"
+        "def model(sparse):\n"
+        "    w = helper.make_tensor('w', T.FLOAT, [1], [0.5])\n"
+        "    nodes = [helper.make_node('Identity', ['emb'], ['e']), helper.make_node('Identity', ['w'], ['z'])]\n"
+        "    g = helper.make_graph(nodes, 'g', [], [helper.make_sparse_tensor_value_info('e', T.FLOAT, [3, 4]),\n"
+        "        helper.make_tensor_value_info('z', T.FLOAT, [1])], [w], sparse_initializer=sparse)\n"
+        "    m = helper.make_model(g, producer_name='t', opset_imports=[helper.make_opsetid('', 13)])\n"
+        "    m.ir_version = 7\n"
+        "    return m\n"
+        "onnx.save(model([sp('emb', [1., 2., 3.], [0, 5, 11]), sp('one', [9.], [4])]), 'a.onnx')\n"
+        "onnx.save(model([sp('emb', [1., 2.], [0, 5]), sp('two', [9.], [4])]), 'b.onnx')\n");
+    run_result r = run("diff a.onnx a.onnx");
+    ck_assert_msg(r.status == 0, "exit %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "A a.onnx: producer=t opsets=[ai.onnx:13] nodes=2 initializers=1 "
+                                        "sparse_initializers=2\n"));
+    ck_assert_ptr_nonnull(strstr(r.out, "initializers:\n  = 3, same names and types\n"));
+    run_free(&r);
+    r = run("diff a.onnx b.onnx");
+    ck_assert_msg(r.status == 1, "exit %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out,
+        "initializers:\n"
+        "  ! emb: A SparseTensor(Float(3, 4), 3 values), B SparseTensor(Float(3, 4), 2 values)\n"
+        "  ! only in A: one : SparseTensor(Float(3, 4), 1 value)\n"
+        "  ! only in B: two : SparseTensor(Float(3, 4), 1 value)\n"
+        "  (2 in both, 3 in A, 3 in B)\n"));
+    ck_assert_ptr_nonnull(strstr(r.out, "structure: 3 differences\n"));
+    run_free(&r);
+    r = run("diff --format json a.onnx b.onnx");
+    ck_assert_msg(r.status == 1, "exit %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"nodes\":2,\"initializers\":1,\"sparse_initializers\":2}"));
+    ck_assert_ptr_nonnull(strstr(r.out, "{\"what\":\"only in B\",\"name\":\"two\""));
+    run_free(&r);
+}
+END_TEST
+
 /* A file's strings in the one-line summaries (dump's header, diff's A/B
  * lines) are escaped, so a newline or a terminal escape in producer_name,
  * producer_version, the graph name or a domain keeps each one line; JSON
@@ -1142,6 +1187,7 @@ static Suite *cli_suite(void)
     tcase_add_test(files, export_verbose_equals_dump);
     tcase_add_test(files, dump_and_check_complex_tensors);
     tcase_add_test(files, dump_and_check_sparse_initializers);
+    tcase_add_test(files, diff_compares_sparse_initializers);
     tcase_add_test(files, summary_lines_escape_control_characters);
     tcase_add_test(files, dump_listing_escapes_names);
     suite_add_tcase(s, files);
