@@ -16,6 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -125,7 +126,8 @@ class FakeTrace(unittest.TestCase):
                 b = torch.as_tensor([[4, 5, 6]], dtype=torch.float32, device=x.device)
                 c = x.new_tensor([0.5, -0.25, 0.125])
                 d = x.new_tensor(3, dtype=torch.int64)
-                return x + a * b + c * d, torch.tensor(7, device=x.device) * x
+                e = torch.as_tensor(np.array([[0.5], [2.0]], dtype=np.float32), device=x.device)
+                return x + a * b + c * d, torch.tensor(7, device=x.device) * x, x[:2] * e
         self.same_file_and_runs(Table(), torch.randn(2, 3), {"x": {0: "b"}}, [torch.randn(5, 3) * 4])
 
     def test_constant_made_below_the_dispatcher_is_refused(self):

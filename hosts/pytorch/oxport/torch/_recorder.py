@@ -877,6 +877,13 @@ _FROM_DATA = {torch.tensor, torch.as_tensor}
 _NEW_TENSOR = torch.Tensor.new_tensor  # x.new_tensor(data): data on x's device, of x's dtype
 
 
+def _is_numpy(obj):
+    """A numpy array or scalar (numpy is then imported already; a model that makes none
+    does not pay for importing it)."""
+    np = module_if_imported("numpy")
+    return np is not None and isinstance(obj, (np.ndarray, np.generic))
+
+
 def _data_with_twin(rec, func, args, kwargs):
     """torch.tensor(data, device=x.device), x.new_tensor(data) and their kin under
     trace='fake': the meta tensor the forward asked for, with a CPU twin made from the
@@ -889,7 +896,7 @@ def _data_with_twin(rec, func, args, kwargs):
         data = rest[0] if rest else kwargs.get("data")
     else:
         like, data = None, args[0] if args else kwargs.get("data", kwargs.get("obj"))
-    if tensors_in(data) or not isinstance(data, (int, float, bool, complex, list, tuple)):
+    if tensors_in(data) or not (isinstance(data, (int, float, bool, complex, list, tuple)) or _is_numpy(data)):
         return None
     rec.inside += 1  # the calls below make constants; nothing in them is recorded
     try:
