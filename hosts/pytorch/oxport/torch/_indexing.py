@@ -513,13 +513,18 @@ def _traced_key(key):
 def _split_key(x, key):
     """An advanced key as torch applies it: the basic part (ints, slices, None, the
     index tensors' dims taken whole) first, then aten::index/index_put on the result
-    with the index tensors in their dims' slots.  None when the key has a form this
-    does not cover (a mask of rank > 1: torch counts its dims differently)."""
+    with the index tensors in their slots.  As torch 1.13 counts them, a mask of rank r
+    takes one dim of the basic part and one slot (the indices list expands it to r
+    index tensors from that slot), while an Ellipsis spans the dims left after all of
+    a mask's r.  None when the key has a form this does not cover."""
     n_real = 0
     for k in key:
         if isinstance(k, torch.Tensor):
-            if k.dtype in (torch.bool, torch.uint8) and k.dim() != 1:
-                return None
+            if k.dtype in (torch.bool, torch.uint8):
+                if k.dim() == 0:
+                    return None  # a 0-d mask adds a dim: torch's own path records it
+                n_real += k.dim()
+                continue
             n_real += 1
         elif k is not None and k is not Ellipsis:
             if not _basic(k):
