@@ -15,6 +15,7 @@ import warnings
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
+sys.path.insert(0, os.path.join(SRC, "tests", "py"))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -22,6 +23,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import torchvision.models as tvm  # noqa: E402
 
+import onnxval  # noqa: E402
 import oxport.torch as oxt  # noqa: E402
 from oxport.models import dcgan, super_resolution, word_language_model as wlm  # noqa: E402
 
@@ -76,11 +78,11 @@ class FakeTrace(unittest.TestCase):
         self.assertTrue(files[0] == files[1], f"{name}: trace='fake' wrote another file than trace='eager' "
                                               f"({len(files[1])} vs {len(files[0])} bytes)")
 
-    def refused(self, model, args, *fragments, trace="fake"):
+    def refused(self, model, args, *fragments, trace="fake", **kw):
         """The export raises ExportError saying each fragment, and writes nothing."""
         with tempfile.TemporaryDirectory() as tmp:
             with self.assertRaises(oxt.ExportError) as cm:
-                oxt.export(model, args, os.path.join(tmp, "m.onnx"), trace=trace)
+                oxt.export(model, args, os.path.join(tmp, "m.onnx"), trace=trace, **kw)
             for f in fragments:
                 self.assertIn(f, str(cm.exception))
             self.assertEqual(os.listdir(tmp), [])
@@ -224,8 +226,18 @@ class FakeTrace(unittest.TestCase):
 
     def test_a_model_on_the_meta_device_is_refused_under_eager(self):
         msg = self.refused(nn.Linear(4, 3, device="meta"), (torch.randn(2, 4, device="meta"),),
-                           "is a tensor on the meta device, which holds no values to write", trace="eager")
+                           "parameter weight is on the meta device, so its values are unknown (and the "
+                           "eager trace cannot run such a model)", "trace='fake' and export_params=False",
+                           trace="eager")
         self.assertNotIn("under trace='fake'", msg)
+
+    def test_a_meta_constant_is_refused_under_eager(self):
+        """A tensor the eager forward makes on the meta device has no values either."""
+        class Table(nn.Module):
+            def forward(self, x):
+                return x + torch.ones(3, device="meta").cumsum(0)
+        self.refused(Table(), (torch.randn(3, device="meta"),),
+                     "is a tensor on the meta device, which holds no values to write", trace="eager")
 
     def test_shared_modules_and_tied_weights_give_the_same_file(self):
         """The meta swap reaches a module used under two names, and a weight two modules
@@ -364,6 +376,45 @@ class FakeTrace(unittest.TestCase):
                     oxt.export(Wrong(), (torch.randn(2, 5, 4, 4),), os.path.join(tmp, "m.onnx"), trace=trace)
                 self.assertIn("5", str(cm.exception))
                 self.assertEqual(os.listdir(tmp), [])
+
+    def test_a_model_on_the_meta_device_exports_its_graph_without_weights(self):
+        """A model built on the meta device (no weights anywhere) exports with
+        trace='fake' and export_params=False: the same file as the same model on the CPU
+        exported without weights, parameters and buffers as graph inputs, and it runs
+        once given them.  With weights asked for, or under eager, it is refused saying
+        how to export it."""
+        def build(device):
+            torch.manual_seed(0)
+            return nn.Sequential(nn.Linear(4, 8, device=device), nn.BatchNorm1d(8, device=device), nn.ReLU(),
+                                 nn.Linear(8, 2, device=device)).eval()
+        cpu, meta = build("cpu"), build("meta")
+        with torch.no_grad():
+            cpu[1].running_mean.uniform_(-1, 1)
+            cpu[1].running_var.uniform_(0.5, 2)
+        x = torch.randn(3, 4)
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for name, model in (("cpu", cpu), ("meta", meta)):
+                paths.append(os.path.join(tmp, f"{name}.onnx"))
+                oxt.export(model, (x,), paths[-1], trace="fake", export_params=False, input_names=["x"])
+            with open(paths[0], "rb") as a, open(paths[1], "rb") as b:
+                self.assertTrue(a.read() == b.read(), "the meta model's graph differs from the CPU model's")
+            import onnx
+            g = onnx.load(paths[1]).graph
+            self.assertEqual(len(g.initializer), 0)
+            names = [i.name for i in g.input]
+            self.assertEqual(names[0], "x")
+            self.assertIn("1.running_var", names)
+            # given the CPU model's weights, the weightless file computes what it computes
+            state = {k: v.detach().numpy() for k, v in cpu.state_dict().items()}
+            feeds = {"x": x.numpy(), **{n: state[n] for n in names[1:]}}
+            got = onnxval.run_ort(paths[1], feeds)[0]
+            with torch.no_grad():
+                want = cpu(x).numpy()
+            self.assertLess(float(np.abs(got - want).max()), 1e-5 * max(1.0, float(np.abs(want).max())))
+        for kw in ({"trace": "fake"}, {"trace": "eager", "export_params": False}):
+            msg = self.refused(meta, (x,), "parameter 0.weight is on the meta device", "export_params=False", **kw)
+            self.assertNotIn("cannot run on the meta device", msg)
 
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):

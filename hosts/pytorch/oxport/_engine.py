@@ -256,6 +256,10 @@ _lib = None
 _lib_path = None
 
 
+# ox_param_read_fn: (user, offset, dst, len) -> ox_status
+PARAM_READ_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t)
+
+
 def _declare(lib):
     P = ctypes.POINTER
     c = ctypes
@@ -287,6 +291,8 @@ def _declare(lib):
                                      c.c_void_p, c.c_int, P(ox_vid)]),
         "ox_trace_const": (c.c_int, [c.c_void_p, c.c_int, c.c_uint32, P(c.c_int64), c.c_void_p,
                                      c.c_int, P(ox_vid)]),
+        "ox_trace_param_reader": (c.c_int, [c.c_void_p, c.c_char_p, c.c_int, c.c_uint32, P(c.c_int64),
+                                            PARAM_READ_FN, c.c_void_p, P(ox_vid)]),
         "ox_trace_op": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, P(OxArg), c.c_size_t,
                                   P(OxTensorDesc), P(ox_vid)]),
         "ox_trace_push_scope": (c.c_int, [c.c_void_p, c.c_char_p]),

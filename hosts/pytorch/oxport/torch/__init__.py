@@ -269,7 +269,8 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
             t_start = time.monotonic()
             with _loading_beside(ctx) as trace_ctx, _training_mode(model, training), torch.no_grad():
                 rec, graph, _outs = _recorder.trace(trace_ctx, model, pos, kw, input_names, mode=trace,
-                                                    opset=opset, dynamic=bool(dynamic_axes))
+                                                    opset=opset, dynamic=bool(dynamic_axes),
+                                                    export_params=export_params)
             t_traced = time.monotonic()
             # Python symbolics (autograd Functions' own, registered ones) join as packs.
             _custom_ops.add_packs(ctx, rec, custom_opsets)

@@ -89,6 +89,13 @@ def _c_name(name):
 _PARAMETER = torch.nn.Parameter
 
 
+@E.PARAM_READ_FN
+def _NO_VALUES(_user, _offset, _dst, _len):
+    """The source of a parameter on the meta device: never read when the export writes
+    no weights; should the engine ask anyway, the export fails naming the parameter."""
+    return 1  # OX_EINVAL
+
+
 def _is_parameter(t):
     """isinstance(t, nn.Parameter), without the Python __instancecheck__ of Parameter's
     metaclass for the common answers (about 0.25 us for each plain tensor)."""
@@ -151,6 +158,7 @@ class Recorder:
         self.packed_cache = {}    # id(packed weight) -> (packed, Q._Unpacked)
         self.packed_names = {}    # id(packed weight) -> module path, for its initializers' names
         self.aten_mode = None     # the dispatcher-level recorder (AtenMode), once made
+        self.export_params = True  # False: the file holds no weights (parameters on meta allowed)
 
     # ------------------------------------------------------------------ values
 
@@ -212,8 +220,9 @@ class Recorder:
             if real is None and not self.fake:
                 raise UnsupportedValue(
                     f"{where} in {self.scope_str()} (at {S.user_frame()}) is a tensor on the meta device, "
-                    f"which holds no values to write; move the model to the CPU (trace='fake' then "
-                    f"traces it without computing)")
+                    f"which holds no values to write; export a model on the meta device with "
+                    f"trace='fake' (which computes nothing) and export_params=False (which writes no "
+                    f"weights), or load its weights first")
             if real is None:
                 raise UnsupportedValue(
                     f"{where} in {self.scope_str()} (at {S.user_frame()}) is computed on the meta device "
@@ -244,6 +253,9 @@ class Recorder:
 
     def param(self, name, tensor):
         dt = ox_dtype(tensor.dtype, lambda: f"parameter {name}")
+        real = self.real_of.get(id(tensor), tensor)
+        if real.is_meta:
+            return self._param_without_values(name, tensor, dt)
         ptr = self._host_bytes(tensor, name)
         out = E.ox_vid()
         # A buffer is copied as it is at its first use: a forward that updates it
@@ -252,10 +264,28 @@ class Recorder:
         # meta forward leaves the real buffer alone).  Borrowed, the file would hold the
         # state after the export's own forward and apply the update twice.  Parameters,
         # the bulk of the bytes, stay borrowed.
-        real = self.real_of.get(id(tensor), tensor)
         own = E.OX_BORROW if _is_parameter(real) else E.OX_COPY
         self.ctx.check(self.L.ox_trace_param(self.t, name.encode(), dt, tensor.dim(), self._sizes(tensor),
                                              ptr, own, ctypes.byref(out)), "ox_trace_param")
+        self.set_vid(tensor, out.value)
+        self.param_vids.add(out.value)
+        return out.value
+
+    def _param_without_values(self, name, tensor, dt):
+        """A parameter or buffer of a model on the meta device: it has a shape and a
+        dtype but no values.  An export that writes no weights (export_params=False: the
+        parameters become graph inputs, and the engine reads nothing of them) declares
+        it with a source that refuses to be read; any other export says why it cannot."""
+        if self.export_params or not self.fake:
+            where = "" if self.fake else " (and the eager trace cannot run such a model)"
+            raise UnsupportedValue(
+                f"parameter {name} is on the meta device, so its values are unknown{where}; load the "
+                f"weights (model.to_empty(device='cpu'), then load_state_dict), or export the graph "
+                f"alone with trace='fake' and export_params=False")
+        out = E.ox_vid()
+        self.ctx.check(self.L.ox_trace_param_reader(self.t, name.encode(), dt, tensor.dim(), self._sizes(tensor),
+                                                    _NO_VALUES, None, ctypes.byref(out)),
+                       "ox_trace_param_reader")
         self.set_vid(tensor, out.value)
         self.param_vids.add(out.value)
         return out.value
@@ -1156,7 +1186,8 @@ class _rnn_flat_weights:
             m._flat_weights = w
 
 
-def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, dynamic=False):
+def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, dynamic=False,
+          export_params=True):
     """Run `model(*args, **kwargs)` once and record it.  Returns (recorder, graph handle,
     flat outputs); the recorder's keepalive must outlive the export.
 
@@ -1169,7 +1200,7 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
         raise ValueError(f"trace must be 'eager' or 'fake', not {mode!r}")
     name = type(model).__name__ if isinstance(model, torch.nn.Module) else getattr(model, "__name__", "model")
     rec = Recorder(ctx, name)
-    rec.opset, rec.dynamic = opset, bool(dynamic)
+    rec.opset, rec.dynamic, rec.export_params = opset, bool(dynamic), bool(export_params)
     meta_state = None
     if mode == "fake":
         if not isinstance(model, torch.nn.Module) or isinstance(model, torch.jit.ScriptModule):
