@@ -28,6 +28,7 @@ import ctypes
 import inspect
 import os
 import re
+import struct
 import types
 import warnings
 import weakref
@@ -86,7 +87,75 @@ def _c_name(name):
     return b
 
 
+_C_NAME_ADDRS = {}
+
+
+def _c_name_addr(name):
+    """The address of the NUL-terminated bytes of `name`, kept alive in _C_NAMES."""
+    a = _C_NAME_ADDRS.get(name)
+    if a is None:
+        a = _C_NAME_ADDRS[name] = ctypes.cast(ctypes.c_char_p(_c_name(name)), ctypes.c_void_p).value
+    return a
+
+
+# ox_arg as the engine reads it (include/oxport/oxport.h): the name pointer, the kind
+# (an int, then 4 bytes of padding), and a 16-byte union at offset 16.
+_ARG_SIZE = 32
+_ARG_HEAD = struct.Struct("<Qi4x")
+_U_VID = struct.Struct("<I")
+_U_I64 = struct.Struct("<q")
+_U_F64 = struct.Struct("<d")
+_U_LIST = struct.Struct("<QQ")           # data pointer, element count
+_LIST_ITEMS = {E.ARG_INTS: "q", E.ARG_FLOATS: "d", E.ARG_TENSOR_LIST: "I"}
+_LIST_STRUCTS = {}
+_SCALAR = {E.ARG_TENSOR: _U_VID, E.ARG_INT: _U_I64, E.ARG_BOOL: _U_I64, E.ARG_DTYPE: _U_I64,
+           E.ARG_NONE: _U_I64, E.ARG_FLOAT: _U_F64}
+
+
+def _list_struct(code, n):
+    st = _LIST_STRUCTS.get((code, n))
+    if st is None:
+        st = _LIST_STRUCTS[(code, n)] = struct.Struct(f"<{n}{code}")
+    return st
+
+
+def _pack_args(resolved, hold):
+    """The ox_arg array of one recorded op, written with struct into one buffer, list
+    payloads after the array: about 1.7 us an argument less than setting ctypes fields
+    one by one (ResNet-50 records about 800 arguments).  Strings the args point at are
+    kept alive in `hold` (names in _C_NAMES); the array keeps its buffer alive."""
+    n = max(len(resolved), 1)
+    tail = _ARG_SIZE * n
+    size = tail + 8  # room for an empty list's pointer
+    for _name, k, v in resolved:
+        if k in _LIST_ITEMS:
+            size += 8 * len(v)
+    buf = ctypes.create_string_buffer(size)
+    base = ctypes.addressof(buf)
+    off = 0
+    try:
+        for name, k, v in resolved:
+            _ARG_HEAD.pack_into(buf, off, _c_name_addr(name), k)
+            st = _SCALAR.get(k)
+            if st is not None:
+                st.pack_into(buf, off + 16, v)
+            elif k in _LIST_ITEMS:
+                _list_struct(_LIST_ITEMS[k], len(v)).pack_into(buf, tail, *v)
+                _U_LIST.pack_into(buf, off + 16, base + tail, len(v))
+                tail += 8 * len(v)
+            elif k == E.ARG_STRING:
+                sb = v.encode()
+                hold.append(sb)
+                _U_LIST.pack_into(buf, off + 16, ctypes.cast(ctypes.c_char_p(sb), ctypes.c_void_p).value, 0)
+            off += _ARG_SIZE
+    except struct.error as e:
+        raise UnsupportedValue(f"argument {name}: {v!r} does not fit the engine's argument ({e})") from None
+    return (E.OxArg * n).from_buffer(buf)
+
+
 _PARAMETER = torch.nn.Parameter
+# argument values recorded as they are, by exact type (resolve's fast path)
+_PLAIN_KINDS = {int: E.ARG_INT, float: E.ARG_FLOAT, bool: E.ARG_BOOL, type(None): E.ARG_NONE, str: E.ARG_STRING}
 
 
 @E.PARAM_READ_FN
@@ -343,6 +412,19 @@ class Recorder:
         before the op runs, so an in-place op cannot change a constant's captured bytes."""
         out = []
         for name, v in arglist:
+            # the common values first, by exact type (a TracedInt, a Dyn, a torch.Size
+            # or a list holding either goes the long way below)
+            t = type(v)
+            k = _PLAIN_KINDS.get(t)
+            if k is not None:
+                out.append((name, k, 0 if v is None else int(v) if t is bool else v))
+                continue
+            if t is torch.Tensor or t is _PARAMETER:
+                out.append((name, E.ARG_TENSOR, self.vid(v)))
+                continue
+            if (t is list or t is tuple) and v and all(type(x) is int for x in v):
+                out.append((name, E.ARG_INTS, list(v)))
+                continue
             if isinstance(v, Dyn):
                 out.append(self._resolve_dyn(name, v))
                 continue
@@ -501,8 +583,7 @@ class Recorder:
 
     def _trace_op(self, kind, resolved, n_out, descs, ids, hold):
         n = len(resolved)
-        args = (E.OxArg * max(n, 1))()
-        self._fill_args(args, resolved, hold)
+        args = _pack_args(resolved, hold)
         st = self.L.ox_trace_op(self.t, _c_name(kind), n, args, n_out, descs, ids)
         if st:
             self.ctx.check(st, f"ox_trace_op({kind})")
@@ -515,8 +596,7 @@ class Recorder:
             raise UnsupportedValue(f"{kind} in {self.scope_str()} returned no tensor to record")
         hold = []
         n = len(resolved)
-        args = (E.OxArg * max(n, 1))()
-        self._fill_args(args, resolved, hold)
+        args = _pack_args(resolved, hold)
         rows = []
         for o in outs:
             shape = o.shape
@@ -540,38 +620,6 @@ class Recorder:
             self.set_vid(o, ids[i])
         self.views.on_emit(kind, resolved, outs)
         return result
-
-    @staticmethod
-    def _fill_args(args, resolved, hold):
-        for i, (name, k, v) in enumerate(resolved):
-            a = args[i]
-            a.name = _c_name(name)
-            a.kind = k
-            if k in (E.ARG_TENSOR,):
-                a.u.tensor = v
-            elif k in (E.ARG_INT, E.ARG_BOOL, E.ARG_DTYPE, E.ARG_NONE):
-                a.u.i = v
-            elif k == E.ARG_FLOAT:
-                a.u.f = v
-            elif k == E.ARG_STRING:
-                sb = v.encode()
-                hold.append(sb)
-                a.u.s = sb
-            elif k == E.ARG_INTS:
-                arr = (ctypes.c_int64 * max(len(v), 1))(*v)
-                hold.append(arr)
-                a.u.ints.data = arr
-                a.u.ints.n = len(v)
-            elif k == E.ARG_FLOATS:
-                arr = (ctypes.c_double * max(len(v), 1))(*v)
-                hold.append(arr)
-                a.u.floats.data = arr
-                a.u.floats.n = len(v)
-            elif k == E.ARG_TENSOR_LIST:
-                arr = (E.ox_vid * max(len(v), 1))(*v)
-                hold.append(arr)
-                a.u.tensors.data = arr
-                a.u.tensors.n = len(v)
 
     def record(self, kind, arglist, func, args, kwargs, mutated=None):
         """Resolve arguments, run the real function, record it with its outputs.
