@@ -340,6 +340,45 @@ class FakeTrace(unittest.TestCase):
                 return self.a(x), self.b(x * 2) + F.layer_norm(x, (6,), eps=1e-3)
         self.same_file_and_runs(Norms(), torch.randn(2, 4, 6), {"x": {0: "b"}}, [torch.randn(5, 4, 6) * 3])
 
+    def test_activations_and_norms_taken_like_their_input_give_the_same_file(self):
+        """Out-of-place activations and group/instance norms are taken as tensors like
+        their input under trace='fake' (torch 1.13's meta kernels for relu, hardswish,
+        relu6, group_norm and instance_norm are slow Python decompositions): the eager file,
+        and it runs at another batch size."""
+        class Acts(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gn = nn.GroupNorm(2, 4)
+                self.inn = nn.InstanceNorm2d(4, affine=True)
+                self.inn2 = nn.InstanceNorm2d(4)
+                with torch.no_grad():
+                    self.gn.weight.uniform_(0.5, 2)
+                    self.inn.bias.uniform_(-1, 1)
+
+            def forward(self, x):
+                a = torch.relu(x) + F.relu(x * 2) + nn.ReLU()(x - 1) + F.hardswish(x) + F.relu6(x * 4)
+                a = a + F.hardtanh(x, -0.5, 0.5) + F.silu(x) + torch.sigmoid(x) + torch.tanh(x) + F.hardsigmoid(x)
+                return a, self.gn(x), self.inn(x), self.inn2(x * 3), F.group_norm(x, 4)
+        model = Acts().eval()
+        self.same_file_and_runs(model, torch.randn(2, 4, 3, 5), {"x": {0: "b"}}, [torch.randn(5, 4, 3, 5) * 3])
+
+    def test_activations_and_norms_that_torch_refuses_fail_as_in_eager(self):
+        cases = {
+            "groups not dividing the channels": lambda x: F.group_norm(x, 3),
+            "one value per group": lambda x: F.group_norm(x[:1, :, :1, :1], 4),
+            "one spatial element": lambda x: F.instance_norm(x[:, :, :1, :1]),
+            "per-channel parameters of another size": lambda x: F.group_norm(x, 2, weight=torch.ones(3)),
+        }
+        for what, fn in cases.items():
+            class Wrong(nn.Module):
+                def forward(self, x):
+                    return fn(x)
+            for trace in ("eager", "fake"):
+                with self.subTest(what=what, trace=trace), tempfile.TemporaryDirectory() as tmp:
+                    with self.assertRaises((oxt.ExportError, RuntimeError, ValueError)):
+                        oxt.export(Wrong(), (torch.randn(2, 4, 3, 5),), os.path.join(tmp, "m.onnx"), trace=trace)
+                    self.assertEqual(os.listdir(tmp), [])
+
     def test_norms_with_mismatched_shapes_fail_as_in_eager(self):
         """A layer_norm whose normalized shape or parameters do not match the input is not
         taken as a tensor like the input: torch's kernel refuses it, under both traces."""
