@@ -379,6 +379,62 @@ class FakeTrace(unittest.TestCase):
                         oxt.export(Wrong(), (torch.randn(2, 4, 3, 5),), os.path.join(tmp, "m.onnx"), trace=trace)
                     self.assertEqual(os.listdir(tmp), [])
 
+    def test_convolutions_give_the_same_file(self):
+        """Under trace='fake' a convolution's result is computed from the shapes (torch's
+        meta convolution is Python): 1-D, 2-D and 3-D, strided, padded by number, tuple,
+        'same' and 'valid', dilated, grouped, without bias, and channels-last or 1x1
+        inputs (which run torch's kernel) all write the eager file."""
+        class Convs(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.c1 = nn.Conv1d(4, 6, 3, stride=2, padding=1)
+                self.c2 = nn.Conv2d(4, 8, (3, 2), stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2)
+                self.c3 = nn.Conv2d(4, 4, 3, padding="same", groups=4, bias=False)
+                self.c4 = nn.Conv2d(4, 5, 2, padding="valid")
+                self.c5 = nn.Conv3d(4, 2, (1, 3, 3), padding=(0, 1, 1))
+                self.c6 = nn.Conv2d(4, 3, 1)
+
+            def forward(self, x):
+                y = x.mean(3)
+                pooled = x.mean((2, 3), keepdim=True)
+                return (self.c1(y), self.c2(x), self.c3(x), self.c4(x), self.c5(x[:, :, None]),
+                        self.c6(pooled), self.c3(x.contiguous(memory_format=torch.channels_last)))
+        torch.manual_seed(0)
+        self.same_file_and_runs(Convs().eval(), torch.randn(2, 4, 6, 7), {"x": {0: "b"}}, [torch.randn(3, 4, 6, 7)])
+
+    def test_conv_shapes_from_the_shortcut_are_torchs(self):
+        """The shapes the shortcut computes equal torch's meta kernel's, over many
+        configurations; and it declines what it does not cover."""
+        from oxport.torch import _lowering as L
+        import itertools
+        checked = 0
+        for n, k, s, p, d, g in itertools.product((1, 2, 3), (1, 2, 3), (1, 2, 3), (0, 1, 2, "same", "valid"),
+                                                  (1, 2), (1, 2)):
+            size = [9, 8, 7][:n]
+            x = torch.empty(2, 4, *size, device="meta")
+            w = torch.empty(6, 4 // g, *([k] * n), device="meta")
+            b = {"input": x, "weight": w, "bias": None, "stride": s, "padding": p, "dilation": d, "groups": g}
+            pad = p if isinstance(p, str) else L.ntuple(p, n)
+            conv = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
+            try:
+                with warnings.catch_warnings():  # 'same' with an even kernel: torch pads a copy
+                    warnings.simplefilter("ignore", UserWarning)
+                    want = conv(x, w, None, s, p, d, g)
+            except RuntimeError:
+                want = None
+            got = L._meta_conv_result(b, n, pad)
+            if got is None:
+                continue
+            self.assertIsNotNone(want, b)
+            self.assertEqual(tuple(got.shape), tuple(want.shape), b)
+            self.assertEqual(got.stride(), want.stride(), b)
+            checked += 1
+        self.assertGreater(checked, 200)
+        x = torch.empty(2, 4, 5, 5, device="meta")
+        self.assertIsNone(L._meta_conv_result({"input": x, "weight": torch.empty(6, 3, 3, 3, device="meta"),
+                                               "bias": None, "stride": 1, "padding": [0, 0], "dilation": 1,
+                                               "groups": 1}, 2, [0, 0]))  # channel mismatch: torch's error
+
     def test_norms_with_mismatched_shapes_fail_as_in_eager(self):
         """A layer_norm whose normalized shape or parameters do not match the input is not
         taken as a tensor like the input: torch's kernel refuses it, under both traces."""
