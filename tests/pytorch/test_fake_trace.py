@@ -430,6 +430,18 @@ class FakeTrace(unittest.TestCase):
             self.assertEqual(got.stride(), want.stride(), b)
             checked += 1
         self.assertGreater(checked, 200)
+        # operands with other strides: the shortcut declines, or agrees with torch
+        for x, w in ((torch.empty(2, 4, 5, 5, device="meta").contiguous(memory_format=torch.channels_last),
+                      torch.empty(6, 4, 1, 1, device="meta")),
+                     (torch.empty(2, 4, 1, 1, device="meta").contiguous(memory_format=torch.channels_last),
+                      torch.empty(6, 4, 1, 1, device="meta")),
+                     (torch.empty(2, 4, 5, 5, device="meta"),
+                      torch.empty(6, 4, 1, 1, device="meta").contiguous(memory_format=torch.channels_last)),
+                     (torch.empty(2, 4, 5, 5, device="meta"), torch.empty(6, 4, 1, 1, device="meta"))):
+            b = {"input": x, "weight": w, "bias": None, "stride": 1, "padding": [0, 0], "dilation": 1, "groups": 1}
+            got, want = L._meta_conv_result(b, 2, [0, 0]), F.conv2d(x, w)
+            if got is not None:
+                self.assertEqual((tuple(got.shape), got.stride()), (tuple(want.shape), want.stride()))
         x = torch.empty(2, 4, 5, 5, device="meta")
         self.assertIsNone(L._meta_conv_result({"input": x, "weight": torch.empty(6, 3, 3, 3, device="meta"),
                                                "bias": None, "stride": 1, "padding": [0, 0], "dilation": 1,

@@ -399,24 +399,33 @@ def _detach(rec, func, args, kwargs):
 
 # ---------------------------------------------------------------- convolution
 
-_CHANNELS_LAST = {2: torch.channels_last, 3: torch.channels_last_3d}
+def _standard_strides(t):
+    """Whether t has exactly the strides of a fresh contiguous tensor of its shape, size-1
+    dims included: such operands are never "like channels last" to torch 1.13's meta
+    convolution (_prims_common.are_strides_like_channels_last), so its result is
+    contiguous."""
+    acc = 1
+    shape, strides = t.shape, t.stride()
+    for i in range(len(shape) - 1, -1, -1):
+        if strides[i] != acc:
+            return False
+        acc *= shape[i]
+    return True
 
 
 def _meta_conv_result(b, n, pad):
     """Under trace='fake', conv{n}d's result computed from the shapes: torch 1.13's meta
-    convolution is Python (about 20 us a call, against 1 us here).  Only for plain
-    contiguous float operands whose shapes torch would accept, so the result is the
-    contiguous tensor torch's meta kernel makes; None otherwise (the kernel runs, and
-    raises torch's own error where the call is wrong)."""
+    convolution is Python (about 20 us a call, against 2 us here).  Only for float
+    operands with standard contiguous strides and shapes torch would accept, so the
+    result is the contiguous tensor torch's meta kernel makes; None otherwise (the
+    kernel runs, and raises torch's own error where the call is wrong)."""
     x, w, bias = b["input"], b["weight"], b["bias"]
     if not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor) and x.is_meta and w.is_meta):
         return None
     if x.dim() != n + 2 or w.dim() != n + 2 or x.dtype != w.dtype or not x.is_floating_point():
         return None
-    cl = _CHANNELS_LAST.get(n)
-    if not x.is_contiguous() or not w.is_contiguous() or (cl is not None and (
-            x.is_contiguous(memory_format=cl) or w.is_contiguous(memory_format=cl))):
-        return None  # torch may pick channels-last for the result: let it
+    if not _standard_strides(x) or not _standard_strides(w):
+        return None  # torch may pick channels-last (or keep odd strides) for the result: let it
     g = b["groups"]
     cout = w.shape[0]
     if type(g) is not int or g <= 0 or w.shape[1] * g != x.shape[1] or cout % g:
