@@ -17,6 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import _engine as E
+from . import _fake_results as FR
 from . import _sizes as S
 from ._sizes import Dyn
 
@@ -399,72 +400,19 @@ def _detach(rec, func, args, kwargs):
 
 # ---------------------------------------------------------------- convolution
 
-def _standard_strides(t):
-    """Whether t has exactly the strides of a fresh contiguous tensor of its shape, size-1
-    dims included: such operands are never "like channels last" to torch 1.13's meta
-    convolution (_prims_common.are_strides_like_channels_last), so its result is
-    contiguous."""
-    acc = 1
-    shape, strides = t.shape, t.stride()
-    for i in range(len(shape) - 1, -1, -1):
-        if strides[i] != acc:
-            return False
-        acc *= shape[i]
-    return True
-
-
-def _meta_conv_result(b, n, pad):
-    """Under trace='fake', conv{n}d's result computed from the shapes: torch 1.13's meta
-    convolution is Python (about 20 us a call, against 2 us here).  Only for float
-    operands with standard contiguous strides and shapes torch would accept, so the
-    result is the contiguous tensor torch's meta kernel makes; None otherwise (the
-    kernel runs, and raises torch's own error where the call is wrong)."""
-    x, w, bias = b["input"], b["weight"], b["bias"]
-    if not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor) and x.is_meta and w.is_meta):
-        return None
-    if x.dim() != n + 2 or w.dim() != n + 2 or x.dtype != w.dtype or not x.is_floating_point():
-        return None
-    if not _standard_strides(x) or not _standard_strides(w):
-        return None  # torch may pick channels-last (or keep odd strides) for the result: let it
-    g = b["groups"]
-    cout = w.shape[0]
-    if type(g) is not int or g <= 0 or w.shape[1] * g != x.shape[1] or cout % g:
-        return None
-    if bias is not None and (not isinstance(bias, torch.Tensor) or not bias.is_meta or bias.dtype != x.dtype
-                             or tuple(bias.shape) != (cout,)):
-        return None
-    stride, dilation = ntuple(b["stride"], n), ntuple(b["dilation"], n)
-    if len(stride) != n or len(dilation) != n or min(stride) <= 0 or min(dilation) <= 0:
-        return None
-    if isinstance(pad, str):
-        if pad == "same" and max(stride) == 1:
-            return torch.empty(x.shape[:1] + (cout,) + x.shape[2:], dtype=x.dtype, device="meta")
-        if pad != "valid":
-            return None
-        pad = [0] * n
-    if len(pad) != n or min(pad) < 0:
-        return None
-    out = []
-    for i in range(n):
-        o = (x.shape[2 + i] + 2 * pad[i] - dilation[i] * (w.shape[2 + i] - 1) - 1) // stride[i] + 1
-        if o <= 0:
-            return None
-        out.append(o)
-    return torch.empty((x.shape[0], cout, *out), dtype=x.dtype, device="meta")
-
-
 def _conv(n):
     def h(rec, func, args, kwargs):
         b = bind(args, kwargs, ("input", "weight", "bias", "stride", "padding", "dilation", "groups"),
                  bias=None, stride=1, padding=0, dilation=1, groups=1)
         pad = b["padding"] if isinstance(b["padding"], str) else ntuple(b["padding"], n)
-        result = _meta_conv_result(b, n, pad) if rec.fake else None
+        stride, dilation = ntuple(b["stride"], n), ntuple(b["dilation"], n)
+        result = FR.meta_conv_result(b, n, stride, pad, dilation) if rec.fake else None
         if result is not None:
             func, args, kwargs = (lambda: result), (), {}
         return rec.record(f"aten::conv{n}d", [
             ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
-            ("stride", ntuple(b["stride"], n)), ("padding", pad),
-            ("dilation", ntuple(b["dilation"], n)), ("groups", int(b["groups"]))], func, args, kwargs)
+            ("stride", stride), ("padding", pad),
+            ("dilation", dilation), ("groups", int(b["groups"]))], func, args, kwargs)
     return h
 
 
@@ -490,67 +438,12 @@ HANDLERS[torch.conv_transpose2d] = _conv_transpose(2)
 HANDLERS[torch.conv_transpose3d] = _conv_transpose(3)
 
 
-def _like_input(x):
-    return torch.empty_like(x)
-
-
-def _meta_batch_norm_shapes_agree(b):
-    """Under trace='fake', batch_norm's result is a tensor like its input, and torch 1.13
-    computes it on the meta device with a Python decomposition of a dozen ATen ops (a
-    tenth of ResNet-50's fake trace; layer_norm's meta kernel runs it too).  When the input is a meta tensor whose channels
-    match the statistics and the affine parameters, the recorder takes empty_like(input)
-    as the result instead; anything else runs torch's own kernel, which raises torch's
-    error for a mismatch."""
-    x = b["input"]
-    if not isinstance(x, torch.Tensor) or not x.is_meta or x.dim() < 2:
-        return False
-    c = x.shape[1]
-    for name in ("running_mean", "running_var", "weight", "bias"):
-        t = b[name]
-        if t is None:
-            if name.startswith("running") and not b["training"]:
-                return False  # eval without statistics: torch's error
-            continue
-        if not isinstance(t, torch.Tensor) or not t.is_meta or t.dim() != 1 or t.shape[0] != c:
-            return False
-    return True
-
-
-def _fake_like(rec, x, inplace=False):
-    """Under trace='fake', whether an out-of-place activation on floats (a tensor like
-    its input: same shape, same dtype) takes empty_like(input) as its result instead of
-    torch's meta kernel.  torch 1.13 computes some of these on the meta device with
-    Python decompositions: relu about 85 us a call, hardswish 22 us, relu6 13 us,
-    against 1 us for empty_like."""
-    return rec.fake and not inplace and isinstance(x, torch.Tensor) and x.is_meta and x.is_floating_point()
-
-
-def _meta_layer_norm_shapes_agree(b):
-    """layer_norm's counterpart of _meta_batch_norm_shapes_agree: torch 1.13's meta
-    layer_norm is the same Python decomposition.  The input's trailing dims must be the
-    normalized shape, and the affine parameters must have that shape."""
-    x = b["input"]
-    if not isinstance(x, torch.Tensor) or not x.is_meta:
-        return False
-    try:
-        norm = tuple(int(v) for v in b["normalized_shape"])
-    except (TypeError, ValueError):
-        return False
-    if not norm or len(norm) > x.dim() or tuple(x.shape[x.dim() - len(norm):]) != norm:
-        return False
-    for name in ("weight", "bias"):
-        t = b[name]
-        if t is not None and (not isinstance(t, torch.Tensor) or not t.is_meta or tuple(t.shape) != norm):
-            return False
-    return True
-
-
 @handles(F.batch_norm)
 def _batch_norm(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "running_mean", "running_var", "weight", "bias", "training",
                             "momentum", "eps"), weight=None, bias=None, training=False, momentum=0.1, eps=1e-5)
-    if rec.fake and _meta_batch_norm_shapes_agree(b):
-        func, args, kwargs = _like_input, (b["input"],), {}
+    if rec.fake and FR.meta_batch_norm_shapes_agree(b):
+        func, args, kwargs = FR.like_input, (b["input"],), {}
     return rec.record("aten::batch_norm", [
         ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
         ("running_mean", b["running_mean"]), ("running_var", b["running_var"]),
@@ -565,8 +458,8 @@ def _unary(kind, inplace_always=False):
         b = bind(args, kwargs, ("input", "inplace"), inplace=False)
         inplace = inplace_always or b["inplace"]
         k = kind + "_" if inplace else kind
-        if _fake_like(rec, b["input"], inplace):
-            func, args, kwargs = _like_input, (b["input"],), {}
+        if FR.fake_like(rec, b["input"], inplace):
+            func, args, kwargs = FR.like_input, (b["input"],), {}
         return rec.record(k, [("self", b["input"])], func, args, kwargs)
     return h
 
@@ -607,8 +500,8 @@ def _topk(rec, func, args, kwargs):
 @handles(F.hardtanh)
 def _hardtanh(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "min_val", "max_val", "inplace"), min_val=-1.0, max_val=1.0, inplace=False)
-    if _fake_like(rec, b["input"], b["inplace"]):
-        func, args, kwargs = _like_input, (b["input"],), {}
+    if FR.fake_like(rec, b["input"], b["inplace"]):
+        func, args, kwargs = FR.like_input, (b["input"],), {}
     return rec.record("aten::hardtanh_" if b["inplace"] else "aten::hardtanh",
                       [("self", b["input"]), ("min_val", float(b["min_val"])), ("max_val", float(b["max_val"]))],
                       func, args, kwargs)
@@ -617,8 +510,8 @@ def _hardtanh(rec, func, args, kwargs):
 @handles(F.relu6)
 def _relu6(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "inplace"), inplace=False)
-    if _fake_like(rec, b["input"], b["inplace"]):
-        func, args, kwargs = _like_input, (b["input"],), {}
+    if FR.fake_like(rec, b["input"], b["inplace"]):
+        func, args, kwargs = FR.like_input, (b["input"],), {}
     return rec.record("aten::hardtanh_" if b["inplace"] else "aten::hardtanh",
                       [("self", b["input"]), ("min_val", 0.0), ("max_val", 6.0)], func, args, kwargs)
 
@@ -1666,8 +1559,8 @@ def _pad_packed_sequence(rec, func, args, kwargs):
 def _activation(kind):
     def h(rec, func, args, kwargs):
         b = bind(args, kwargs, ("input", "inplace"), inplace=False)
-        if _fake_like(rec, b["input"], b["inplace"]):
-            func, args, kwargs = _like_input, (b["input"],), {}
+        if FR.fake_like(rec, b["input"], b["inplace"]):
+            func, args, kwargs = FR.like_input, (b["input"],), {}
         return rec.record(kind + "_" if b["inplace"] else kind, [("self", b["input"])], func, args, kwargs)
     return h
 
@@ -1690,62 +1583,19 @@ def _gelu(rec, func, args, kwargs):
 def _layer_norm(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "normalized_shape", "weight", "bias", "eps"), weight=None, bias=None,
              eps=1e-5)
-    if rec.fake and _meta_layer_norm_shapes_agree(b):
-        func, args, kwargs = _like_input, (b["input"],), {}
+    if rec.fake and FR.meta_layer_norm_shapes_agree(b):
+        func, args, kwargs = FR.like_input, (b["input"],), {}
     return rec.record("aten::layer_norm", [
         ("input", b["input"]), ("normalized_shape", [int(v) for v in b["normalized_shape"]]),
         ("weight", b["weight"]), ("bias", b["bias"]), ("eps", float(b["eps"])),
         ("cudnn_enable", bool(torch.backends.cudnn.enabled))], func, args, kwargs)
 
 
-def _channel_params_agree(x, b, names):
-    """Each of b[names] is None or a meta tensor of shape (C,), C being x's dim 1."""
-    c = x.shape[1]
-    for name in names:
-        t = b[name]
-        if t is not None and (not isinstance(t, torch.Tensor) or not t.is_meta or t.dim() != 1 or t.shape[0] != c):
-            return False
-    return True
-
-
-def _meta_group_norm_shapes_agree(b):
-    """group_norm's counterpart of _meta_batch_norm_shapes_agree (torch 1.13's meta
-    group_norm takes about 90 us a call): the groups divide the channels, the affine
-    parameters have one value per channel, and F.group_norm's own check of more than
-    one value per group and sample would pass."""
-    x, g = b["input"], b["num_groups"]
-    if not isinstance(x, torch.Tensor) or not x.is_meta or not x.is_floating_point() or x.dim() < 2:
-        return False
-    if not isinstance(g, int) or g <= 0 or x.shape[1] % g:
-        return False
-    per = x.shape[0] * x.shape[1] // g
-    for d in x.shape[2:]:
-        per *= d
-    return per != 1 and _channel_params_agree(x, b, ("weight", "bias"))
-
-
-def _meta_instance_norm_shapes_agree(b):
-    """instance_norm's (about 105 us a call on meta in torch 1.13): the statistics and
-    affine parameters have one value per channel, and F.instance_norm's check of more
-    than one spatial element would pass."""
-    x = b["input"]
-    if not isinstance(x, torch.Tensor) or not x.is_meta or not x.is_floating_point() or x.dim() < 3:
-        return False
-    spatial = 1
-    for d in x.shape[2:]:
-        spatial *= d
-    if b["use_input_stats"] and spatial == 1:
-        return False
-    if not b["use_input_stats"] and (b["running_mean"] is None or b["running_var"] is None):
-        return False  # torch's error: no statistics to normalize with
-    return _channel_params_agree(x, b, ("running_mean", "running_var", "weight", "bias"))
-
-
 @handles(F.group_norm)
 def _group_norm(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "num_groups", "weight", "bias", "eps"), weight=None, bias=None, eps=1e-5)
-    if rec.fake and _meta_group_norm_shapes_agree(b):
-        func, args, kwargs = _like_input, (b["input"],), {}
+    if rec.fake and FR.meta_group_norm_shapes_agree(b):
+        func, args, kwargs = FR.like_input, (b["input"],), {}
     return rec.record("aten::group_norm", [
         ("input", b["input"]), ("num_groups", int(b["num_groups"])), ("weight", b["weight"]),
         ("bias", b["bias"]), ("eps", float(b["eps"])),
@@ -1757,8 +1607,8 @@ def _instance_norm(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "running_mean", "running_var", "weight", "bias", "use_input_stats",
                             "momentum", "eps"), running_mean=None, running_var=None, weight=None, bias=None,
              use_input_stats=True, momentum=0.1, eps=1e-5)
-    if rec.fake and _meta_instance_norm_shapes_agree(b):
-        func, args, kwargs = _like_input, (b["input"],), {}
+    if rec.fake and FR.meta_instance_norm_shapes_agree(b):
+        func, args, kwargs = FR.like_input, (b["input"],), {}
     return rec.record("aten::instance_norm", [
         ("input", b["input"]), ("weight", b["weight"]), ("bias", b["bias"]),
         ("running_mean", b["running_mean"]), ("running_var", b["running_var"]),

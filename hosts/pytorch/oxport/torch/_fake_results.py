@@ -1,0 +1,164 @@
+"""Results computed from shapes under trace='fake'.
+
+On the meta device torch 1.13 runs some kernels as Python decompositions or Python meta
+functions, tens of microseconds a call where the recorder only needs the result's shape
+and dtype: batch_norm and layer_norm (a decomposition of a dozen ATen ops), relu out of
+place, hardswish, relu6, group_norm, instance_norm, convolution.  The handlers in
+_lowering ask here for a stand-in: either a predicate saying the result is a tensor like
+the input (then `like_input` makes it), or the result itself.  Each answers only where
+torch's own checks would pass and torch would make the same tensor (shape, dtype,
+strides); anywhere else it declines, torch's kernel runs, and raises what it raises in
+eager.  The file is the same either way (tests/pytorch/test_fake_trace.py)."""
+
+import torch
+
+
+def like_input(x):
+    """The stand-in result of an op whose result is a tensor like its input."""
+    return torch.empty_like(x)
+
+
+def fake_like(rec, x, inplace=False):
+    """Under trace='fake', whether an out-of-place activation on floats (a tensor like
+    its input: same shape, same dtype) takes empty_like(input) as its result instead of
+    torch's meta kernel.  torch 1.13 computes some of these on the meta device with
+    Python decompositions: relu about 85 us a call, hardswish 22 us, relu6 13 us,
+    against 1 us for empty_like."""
+    return rec.fake and not inplace and isinstance(x, torch.Tensor) and x.is_meta and x.is_floating_point()
+
+
+def meta_batch_norm_shapes_agree(b):
+    """batch_norm's result is a tensor like its input, which torch 1.13 computes on the
+    meta device with a Python decomposition of a dozen ATen ops (a tenth of ResNet-50's
+    fake trace; layer_norm's meta kernel runs it too).  True when the input is a meta
+    tensor whose channels match the statistics and the affine parameters."""
+    x = b["input"]
+    if not isinstance(x, torch.Tensor) or not x.is_meta or x.dim() < 2:
+        return False
+    c = x.shape[1]
+    for name in ("running_mean", "running_var", "weight", "bias"):
+        t = b[name]
+        if t is None:
+            if name.startswith("running") and not b["training"]:
+                return False  # eval without statistics: torch's error
+            continue
+        if not isinstance(t, torch.Tensor) or not t.is_meta or t.dim() != 1 or t.shape[0] != c:
+            return False
+    return True
+
+
+def meta_layer_norm_shapes_agree(b):
+    """layer_norm's counterpart of meta_batch_norm_shapes_agree: torch 1.13's meta
+    layer_norm is the same Python decomposition.  The input's trailing dims must be the
+    normalized shape, and the affine parameters must have that shape."""
+    x = b["input"]
+    if not isinstance(x, torch.Tensor) or not x.is_meta:
+        return False
+    try:
+        norm = tuple(int(v) for v in b["normalized_shape"])
+    except (TypeError, ValueError):
+        return False
+    if not norm or len(norm) > x.dim() or tuple(x.shape[x.dim() - len(norm):]) != norm:
+        return False
+    for name in ("weight", "bias"):
+        t = b[name]
+        if t is not None and (not isinstance(t, torch.Tensor) or not t.is_meta or tuple(t.shape) != norm):
+            return False
+    return True
+
+
+def channel_params_agree(x, b, names):
+    """Each of b[names] is None or a meta tensor of shape (C,), C being x's dim 1."""
+    c = x.shape[1]
+    for name in names:
+        t = b[name]
+        if t is not None and (not isinstance(t, torch.Tensor) or not t.is_meta or t.dim() != 1 or t.shape[0] != c):
+            return False
+    return True
+
+
+def meta_group_norm_shapes_agree(b):
+    """group_norm's counterpart of meta_batch_norm_shapes_agree (torch 1.13's meta
+    group_norm takes about 90 us a call): the groups divide the channels, the affine
+    parameters have one value per channel, and F.group_norm's own check of more than
+    one value per group and sample would pass."""
+    x, g = b["input"], b["num_groups"]
+    if not isinstance(x, torch.Tensor) or not x.is_meta or not x.is_floating_point() or x.dim() < 2:
+        return False
+    if not isinstance(g, int) or g <= 0 or x.shape[1] % g:
+        return False
+    per = x.shape[0] * x.shape[1] // g
+    for d in x.shape[2:]:
+        per *= d
+    return per != 1 and channel_params_agree(x, b, ("weight", "bias"))
+
+
+def meta_instance_norm_shapes_agree(b):
+    """instance_norm's (about 105 us a call on meta in torch 1.13): the statistics and
+    affine parameters have one value per channel, and F.instance_norm's check of more
+    than one spatial element would pass."""
+    x = b["input"]
+    if not isinstance(x, torch.Tensor) or not x.is_meta or not x.is_floating_point() or x.dim() < 3:
+        return False
+    spatial = 1
+    for d in x.shape[2:]:
+        spatial *= d
+    if b["use_input_stats"] and spatial == 1:
+        return False
+    if not b["use_input_stats"] and (b["running_mean"] is None or b["running_var"] is None):
+        return False  # torch's error: no statistics to normalize with
+    return channel_params_agree(x, b, ("running_mean", "running_var", "weight", "bias"))
+
+
+def standard_strides(t):
+    """Whether t has exactly the strides of a fresh contiguous tensor of its shape, size-1
+    dims included: such operands are never "like channels last" to torch 1.13's meta
+    convolution (_prims_common.are_strides_like_channels_last), so its result is
+    contiguous."""
+    acc = 1
+    shape, strides = t.shape, t.stride()
+    for i in range(len(shape) - 1, -1, -1):
+        if strides[i] != acc:
+            return False
+        acc *= shape[i]
+    return True
+
+
+def meta_conv_result(b, n, stride, pad, dilation):
+    """Under trace='fake', conv{n}d's result computed from the shapes (stride, pad and
+    dilation as lists of n ints, pad possibly 'same' or 'valid'): torch 1.13's meta
+    convolution is Python (about 20 us a call, against 2 us here).  Only for float
+    operands with standard contiguous strides and shapes torch would accept, so the
+    result is the contiguous tensor torch's meta kernel makes; None otherwise (the
+    kernel runs, and raises torch's own error where the call is wrong)."""
+    x, w, bias = b["input"], b["weight"], b["bias"]
+    if not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor) and x.is_meta and w.is_meta):
+        return None
+    if x.dim() != n + 2 or w.dim() != n + 2 or x.dtype != w.dtype or not x.is_floating_point():
+        return None
+    if not standard_strides(x) or not standard_strides(w):
+        return None  # torch may pick channels-last (or keep odd strides) for the result: let it
+    g = b["groups"]
+    cout = w.shape[0]
+    if type(g) is not int or g <= 0 or w.shape[1] * g != x.shape[1] or cout % g:
+        return None
+    if bias is not None and (not isinstance(bias, torch.Tensor) or not bias.is_meta or bias.dtype != x.dtype
+                             or tuple(bias.shape) != (cout,)):
+        return None
+    if len(stride) != n or len(dilation) != n or min(stride) <= 0 or min(dilation) <= 0:
+        return None
+    if isinstance(pad, str):
+        if pad == "same" and max(stride) == 1:
+            return torch.empty(x.shape[:1] + (cout,) + x.shape[2:], dtype=x.dtype, device="meta")
+        if pad != "valid":
+            return None
+        pad = [0] * n
+    if len(pad) != n or min(pad) < 0:
+        return None
+    out = []
+    for i in range(n):
+        o = (x.shape[2 + i] + 2 * pad[i] - dilation[i] * (w.shape[2 + i] - 1) - 1) // stride[i] + 1
+        if o <= 0:
+            return None
+        out.append(o)
+    return torch.empty((x.shape[0], cout, *out), dtype=x.dtype, device="meta")
