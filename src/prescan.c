@@ -144,6 +144,21 @@ static void missing_hint(const ox_context *ctx, const char *kind, int lo, int hi
         }
 }
 
+/* Whether n was recorded with the arguments of `ok` (the same names, as
+ * shared strings, the same kinds, in the same order) and the same number of
+ * outputs: then check_args and check_accepted, which read nothing else of a
+ * node, answer for n as they did for `ok`.  A name that is an equal string
+ * at another address only misses. */
+static bool same_signature(const ox_node *n, const ox_node *ok)
+{
+    if (n->n_args != ok->n_args || n->n_outputs != ok->n_outputs)
+        return false;
+    for (uint32_t i = 0; i < n->n_args; i++)
+        if (n->args[i].name != ok->args[i].name || n->args[i].kind != ok->args[i].kind)
+            return false;
+    return true;
+}
+
 void ox_prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int hi,
                 ox_report *r, ox_report *notes)
 {
@@ -151,7 +166,7 @@ void ox_prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int 
     ox_kind_memo kinds;
     memset(&kinds, 0, sizeof kinds);
     for (const ox_node *n = traced->first; n; n = n->next) {
-        const ox_kind_info *k = ox_kind_info_of(&kinds, ctx, n, opset);
+        ox_kind_info *k = ox_kind_info_of(&kinds, ctx, n, opset);
         ox_route rt = k->route;
         if (rt == OX_ROUTE_PASS_THROUGH)
             continue;
@@ -187,8 +202,15 @@ void ox_prescan(ox_context *ctx, const ox_graph *traced, int opset, int lo, int 
             continue;
         }
         const ox_opset_op *yop = k->yop;
-        size_t arg_problems = check_args(n, im, r);
-        check_accepted(ctx, opset, n, im->decl, yop, r);
+        size_t arg_problems = 0;
+        if (!k->args_ok || !same_signature(n, k->args_ok)) {
+            size_t problems_before = r->n;
+            arg_problems = check_args(n, im, r);
+            check_accepted(ctx, opset, n, im->decl, yop, r);
+            /* a report that ran out of memory may have lost a problem */
+            if (r->n == problems_before && !r->oom)
+                k->args_ok = n;
+        }
         if (yop)
             ox_opset_db_check_node_as(ctx->opsets, opset, traced, n, yop, r);
         /* a hook reads arguments: only ones that fit the declaration */

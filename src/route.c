@@ -66,6 +66,7 @@ static void kind_info(ox_kind_info *k, const ox_context *ctx, const ox_node *n, 
     k->disabled_by = ox_route_disabled_by(ctx, n->kind);
     k->impl = ox_registry_find(ctx->registry, n->kind, opset);
     k->yop = ctx->opsets ? ox_opset_db_lookup(ctx->opsets, opset, n->kind) : NULL;
+    k->args_ok = NULL;
 }
 
 static size_t seen_slot(const struct ox_kind_seen *seen, size_t cap, const char *kind)
@@ -100,7 +101,7 @@ static void remember(ox_kind_memo *m, const char *kind, size_t at)
     }
 }
 
-const ox_kind_info *ox_kind_info_of(ox_kind_memo *m, const ox_context *ctx, const ox_node *n,
+ox_kind_info *ox_kind_info_of(ox_kind_memo *m, const ox_context *ctx, const ox_node *n,
                                     int opset)
 {
     if (m->n_seen) {

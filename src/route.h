@@ -36,6 +36,12 @@ typedef struct ox_kind_info {
     const char *disabled_by;
     const ox_op_impl *impl;   /* ox_registry_find at the opset */
     const ox_opset_op *yop;   /* ox_opset_db_lookup at the opset (NULL without descriptors) */
+    /* The pre-scan's last node of this kind whose arguments matched the
+     * declaration and the descriptor's list (prescan.c): a node recorded
+     * with the same argument names (shared strings, ir.h), kinds and output
+     * count gets the same answers, so it skips the name matching.  NULL
+     * until one passes. */
+    const ox_node *args_ok;
 } ox_kind_info;
 
 /* Kinds seen so far (keys borrowed from the nodes: the graph must outlive
@@ -55,7 +61,7 @@ typedef struct ox_kind_memo {
     ox_kind_info spare; /* the answer when memory runs out: computed, not kept */
 } ox_kind_memo;
 
-const ox_kind_info *ox_kind_info_of(ox_kind_memo *m, const ox_context *ctx, const ox_node *n,
+ox_kind_info *ox_kind_info_of(ox_kind_memo *m, const ox_context *ctx, const ox_node *n,
                                     int opset);
 void ox_kind_memo_free(ox_kind_memo *m);
 

@@ -142,6 +142,50 @@ START_TEST(prescan_reports_all_problems_at_once)
 }
 END_TEST
 
+/* The pre-scan skips matching the arguments of a node recorded like an
+ * earlier node of its kind that matched (prescan.c): a node of that kind
+ * with another argument, another kind of argument or another output count
+ * is still matched and reported, after the skipped ones and before them. */
+START_TEST(prescan_matches_each_new_signature)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    tr x = begin(ctx);
+    ox_vid v = input(&x, "x");
+    ox_arg relu[] = {ox_arg_tensor("self", v)};
+    v = op(&x, "A[0]", "test::relu", 1, relu);
+    relu[0] = ox_arg_tensor("self", v);
+    v = op(&x, "A[1]", "test::relu", 1, relu);
+    ox_arg extra[] = {ox_arg_tensor("self", v), ox_arg_int("foo", 1)};
+    v = op(&x, "B[0]", "test::relu", 2, extra);
+    relu[0] = ox_arg_tensor("self", v);
+    v = op(&x, "A[2]", "test::relu", 1, relu);
+    ox_arg mul[] = {ox_arg_tensor("self", v), ox_arg_tensor("other", v)};
+    v = op(&x, "C[0]", "test::mul", 2, mul);
+    ox_arg mul_s[] = {ox_arg_tensor("self", v), ox_arg_string("other", "two")};
+    v = op(&x, "D[0]", "test::mul", 2, mul_s);
+    ox_arg none[] = {ox_arg_none("self")};
+    v = op(&x, "E[0]", "test::relu", 1, none);
+    ox_graph *g = finish(&x, v);
+
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EUNSUPPORTED);
+    ck_assert_ptr_null(out);
+    const char *base = fx("base");
+    snprintf(msg, sizeof msg,
+             "Couldn't export operator(s): 3 problem(s) at opset 9:\n"
+             "  - test::relu at Net/B[0]: unknown argument 'foo' (the symbolic in %s declares "
+             "self)\n"
+             "  - test::mul at Net/D[0]: argument 'other' is recorded as string, but the "
+             "symbolic in %s declares tensor_or_scalar\n"
+             "  - test::relu at Net/E[0]: required tensor argument 'self' is None",
+             base, base);
+    ck_assert_str_eq(ox_errmsg(ctx), msg);
+    ox_graph_free(g);
+    ox_context_free(ctx);
+}
+END_TEST
+
 /* The same problem in many nodes is listed once, with its count and scopes;
  * the context keeps every line for the CLI's JSON report. */
 START_TEST(repeated_problems_are_grouped)
@@ -760,6 +804,7 @@ static Suite *convert_suite(void)
     Suite *s = suite_create("convert");
     TCase *tc = tcase_create("convert");
     tcase_add_test(tc, prescan_reports_all_problems_at_once);
+    tcase_add_test(tc, prescan_matches_each_new_signature);
     tcase_add_test(tc, repeated_problems_are_grouped);
     tcase_add_test(tc, export_checks_before_writing);
     tcase_add_test(tc, export_checks_beside_a_large_write);
