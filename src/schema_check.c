@@ -504,18 +504,17 @@ static ox_dtype attribute_dtype(const ox_node *n)
     return OX_UNDEFINED;
 }
 
+/* The one element type among 1..16 a constraint allows, 0 when it allows
+ * none or several of them.  Bit arithmetic, not a loop over the sixteen:
+ * it runs for every output of every converted node, three times. */
 static int single_type(uint32_t mask)
 {
     if (mask & OX_SCHEMA_NON_TENSOR)
         return 0;
-    int found = 0;
-    for (int t = 1; t <= 16; t++)
-        if (mask & (1u << t)) {
-            if (found)
-                return 0;
-            found = t;
-        }
-    return found;
+    uint32_t m = mask & 0x1FFFEu; /* bits 1..16 */
+    if (!m || (m & (m - 1)))
+        return 0;
+    return __builtin_ctz(m);
 }
 
 ox_dtype ox_schema_output_dtype(const ox_graph *g, const ox_dtype *types, const ox_node *n,
