@@ -248,12 +248,44 @@ ox_node *ox_graph_add_node(ox_graph *g, const char *kind, uint32_t n_inputs, con
     return finish_node(g, n, n_inputs, inputs, n_outputs);
 }
 
+/* Whether kind is "<domain>::<op>", compared byte by byte in place: the
+ * check that lets a kind hint (ox_graph.kind_hints) stand in for the table
+ * lookup.  Returns op_type's position in kind, or NULL. */
+static const char *kind_hint_matches(const char *kind, const char *domain, const char *op)
+{
+    const char *k = kind;
+    while (*domain && *k == *domain)
+        k++, domain++;
+    if (*domain || k[0] != ':' || k[1] != ':')
+        return NULL;
+    const char *op_type = k += 2;
+    while (*op && *k == *op)
+        k++, op++;
+    return *op || *k ? NULL : op_type;
+}
+
 ox_node *ox_graph_add_node_op(ox_graph *g, const char *domain, const char *op_type,
                               uint32_t n_inputs, const ox_vid *inputs, uint32_t n_outputs)
 {
     ox_node *n = ox_arena_alloc(&g->arena, sizeof(*n));
-    if (!n || set_kind(g, n, domain, strlen(domain), op_type, strlen(op_type)) != 0)
+    if (!n)
         return NULL;
+    struct ox_kind_hint *h = &g->kind_hints[((uintptr_t)op_type >> 3) & 15];
+    const char *op_in_kind = h->op_arg == op_type && h->kind
+                                 ? kind_hint_matches(h->kind, domain, op_type)
+                                 : NULL;
+    if (op_in_kind) {
+        /* set_kind's layout: a non-onnx domain is kept after the kind */
+        bool onnx = op_in_kind - h->kind == 6 && memcmp(h->kind, "onnx", 4) == 0;
+        n->kind = h->kind;
+        n->op_type = op_in_kind;
+        n->domain = onnx ? "" : op_in_kind + strlen(op_in_kind) + 1;
+    } else {
+        if (set_kind(g, n, domain, strlen(domain), op_type, strlen(op_type)) != 0)
+            return NULL;
+        h->op_arg = op_type;
+        h->kind = n->kind;
+    }
     return finish_node(g, n, n_inputs, inputs, n_outputs);
 }
 

@@ -266,6 +266,15 @@ struct ox_graph {
     ox_strmap kinds;
     /* The same for traced nodes' argument names ("self", "dim" ...). */
     ox_strmap arg_names;
+    /* The kind strings ox_graph_add_node_op last made or found, by the
+     * address of the op_type it was given: a symbolic passes the same
+     * literal for every node it builds, so a hit skips building and hashing
+     * "domain::op".  A hint only: the string is compared before it is used
+     * (ir.c's kind_hint_matches). */
+    struct ox_kind_hint {
+        const char *op_arg; /* the op_type pointer it was asked for */
+        const char *kind;   /* the shared kind string */
+    } kind_hints[16];
 };
 
 /* Owned tensor bytes of at least this size are malloc'd (freed by

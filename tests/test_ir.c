@@ -100,6 +100,50 @@ START_TEST(nodes_of_a_kind_share_its_string)
 }
 END_TEST
 
+/* ox_graph_add_node_op remembers the kind it made for an op_type pointer
+ * (ox_graph.kind_hints).  A node made through that hint has the kind, domain
+ * and op_type the general path (ox_graph_add_node) gives it, also when the
+ * same buffer is passed again holding another name, or with another domain. */
+static void assert_kind_as_general(ox_graph *g, const ox_node *n, const char *kind)
+{
+    ox_node *ref = ox_graph_add_node(g, kind, 0, NULL, 1);
+    ck_assert_str_eq(n->kind, ref->kind);
+    ck_assert_str_eq(n->domain, ref->domain);
+    ck_assert_str_eq(n->op_type, ref->op_type);
+    ck_assert_ptr_eq(n->op_type, n->kind + strlen(n->kind) - strlen(n->op_type));
+}
+
+START_TEST(kind_hints_agree_with_the_general_path)
+{
+    ox_graph *g = ox_graph_new("g");
+    char buf[32];
+    static const char *const cases[][3] = {
+        {"onnx", "Add", "onnx::Add"},        {"onnx", "Add", "onnx::Add"},
+        {"com.example", "Add", "com.example::Add"}, {"onnx", "Addx", "onnx::Addx"},
+        {"onnx", "Ad", "onnx::Ad"},          {"onnx", "Add", "onnx::Add"},
+        {"onnxx", "Add", "onnxx::Add"},       {"onn", "Add", "onn::Add"},
+        {"ai", "Add", "ai::Add"},            {"onnx", "Add", "onnx::Add"},
+    };
+    const ox_node *first = NULL;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(buf, sizeof buf, "%s", cases[i][1]); /* one address, other names */
+        ox_node *n = ox_graph_add_node_op(g, cases[i][0], buf, 0, NULL, 1);
+        ck_assert_ptr_nonnull(n);
+        assert_kind_as_general(g, n, cases[i][2]);
+        if (!first)
+            first = n;
+        else if (strcmp(cases[i][2], "onnx::Add") == 0)
+            ck_assert_ptr_eq(n->kind, first->kind); /* still one shared string */
+    }
+    /* a literal op_type: the hint's usual case */
+    for (int i = 0; i < 3; i++) {
+        ox_node *n = ox_graph_add_node_op(g, "com.example", "Relu", 0, NULL, 1);
+        assert_kind_as_general(g, n, "com.example::Relu");
+    }
+    ox_graph_free(g);
+}
+END_TEST
+
 /* The graph lists the values made as constants, in id order, for the
  * passes that look for them; a listed value keeps its place when it
  * becomes something else, and the kind says what it is now. */
@@ -237,6 +281,7 @@ int main(void)
     Suite *s = suite_create("ir");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, arena_alignment_and_zeroing);
+    tcase_add_test(tc, kind_hints_agree_with_the_general_path);
     tcase_add_test(tc, arena_mapped_chunks_are_zeroed_and_apart);
     tcase_add_test(tc, nodes_of_a_kind_share_its_string);
     tcase_add_test(tc, constants_are_listed_as_made);
