@@ -119,6 +119,7 @@ static bool dims_known(const ox_type *t)
 
 int ox_static_shapes_init(const ox_graph *g, ox_static_shapes *s)
 {
+    memset(s->memo, 0, sizeof s->memo);
     s->n = g->n_values;
     s->fixed = calloc(s->n ? s->n : 1, 1);
     s->data_sized = calloc(s->n ? s->n : 1, 1);
@@ -254,13 +255,19 @@ void ox_static_shapes_note(const ox_graph *g, ox_static_shapes *s, const ox_node
 {
     bool fixed;
     bool has_rule = false;
+    struct ox_shape_rule_memo *m = &s->memo[((uintptr_t)n->kind >> 4) & 15];
+    if (!n->domain[0] && (m->kind != n->kind || !n->kind)) {
+        m->kind = n->kind;
+        m->constant = strcmp(n->op_type, "Constant") == 0;
+        m->rule = m->constant ? NULL : rule_of(n->op_type);
+    }
     if (n->domain[0]) {
         fixed = false;
-    } else if (strcmp(n->op_type, "Constant") == 0) {
+    } else if (m->constant) {
         fixed = n->n_inputs == 0;
         has_rule = true;
     } else {
-        const shape_rule *r = rule_of(n->op_type);
+        const shape_rule *r = m->rule;
         fixed = has_rule = r != NULL;
         for (uint32_t i = 0; fixed && i < n->n_inputs; i++) {
             ox_vid v = n->inputs[i];

@@ -22,6 +22,15 @@ typedef struct ox_static_shapes {
      * and every output of a node that reads one */
     uint8_t *data_sized;
     uint32_t n;
+    /* The shape rule ox_static_shapes_note found for a kind string, by its
+     * address: the nodes of one kind share one string for the life of the
+     * graph (ir.h), so the note looks each kind's rule up once instead of
+     * hashing the op_type of every node.  Set by ox_static_shapes_init. */
+    struct ox_shape_rule_memo {
+        const char *kind;
+        const void *rule;   /* its shape_rule, NULL without one */
+        bool constant;      /* onnx Constant, which has its own rule */
+    } memo[16];
 } ox_static_shapes;
 
 /* Graph inputs with every dim known and no dim_param, parameters and

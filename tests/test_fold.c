@@ -272,6 +272,52 @@ START_TEST(kept_analysis_matches_a_fresh_one)
 }
 END_TEST
 
+/* ox_static_shapes_note remembers each kind's shape rule by the kind
+ * string's address (static_shapes.h).  Noted with that memo, a graph of many
+ * kinds, with a node made a Constant in place and one of another domain,
+ * gets what the lookup by name gives: the same graph noted with the memo
+ * emptied before every node. */
+START_TEST(shape_rule_memo_agrees_with_the_lookup)
+{
+    for (int dynamic = 0; dynamic < 2; dynamic++) {
+        ox_graph_free(g);
+        g = ox_graph_new("m");
+        int64_t xd[] = {2, 6, 4};
+        ox_value *x = input(3, xd);
+        if (dynamic)
+            ox_value_set_dim_param(g, x, 0, "batch");
+        ox_node *shape;
+        ox_node *cat = size_chain(x, &shape);
+        ox_node *relu = op1("onnx::Relu", cat->outputs[0]);
+        ox_node *custom = op1("com.example::Relu", relu->outputs[0]);
+        ox_node *relu2 = op1("onnx::Relu", relu->outputs[0]);
+        ck_assert_int_eq(ox_node_set_kind(g, relu2, "", "Constant"), 0);
+        ox_node *nz = op1("onnx::NonZero", relu->outputs[0]);
+        ox_node *neg = op1("onnx::Neg", nz->outputs[0]);
+        ox_node *neg2 = op1("onnx::Neg", custom->outputs[0]);
+        ox_graph_add_output(g, neg->outputs[0]);
+        ox_graph_add_output(g, neg2->outputs[0]);
+        ox_graph_add_output(g, relu2->outputs[0]);
+        ox_static_shapes memo, plain;
+        ck_assert_int_eq(ox_static_shapes_init(g, &memo), 0);
+        ck_assert_int_eq(ox_static_shapes_init(g, &plain), 0);
+        for (const ox_node *n = g->first; n; n = n->next) {
+            ox_static_shapes_note(g, &memo, n);
+            memset(plain.memo, 0, sizeof plain.memo);
+            ox_static_shapes_note(g, &plain, n);
+        }
+        for (ox_vid v = 1; v < g->n_values; v++) {
+            ck_assert(ox_static_shapes_is_fixed(&memo, v) == ox_static_shapes_is_fixed(&plain, v));
+            ck_assert(ox_static_shapes_is_data_sized(&memo, v) ==
+                      ox_static_shapes_is_data_sized(&plain, v));
+        }
+        ck_assert(ox_static_shapes_is_data_sized(&memo, neg->outputs[0]));
+        ox_static_shapes_free(&memo);
+        ox_static_shapes_free(&plain);
+    }
+}
+END_TEST
+
 START_TEST(sizes_of_a_dynamic_input_stay)
 {
     int64_t xd[] = {2, 6, 4};
@@ -398,6 +444,7 @@ int main(void)
     TCase *tc = tcase_create("fold");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, shape_chain_folds_into_one_constant);
+    tcase_add_test(tc, shape_rule_memo_agrees_with_the_lookup);
     tcase_add_test(tc, opset13_squeeze_and_cast_fold);
     tcase_add_test(tc, rank0_scalars_fold);
     tcase_add_test(tc, parameters_and_unknown_ops_are_left_alone);
