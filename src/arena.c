@@ -9,7 +9,7 @@
 
 struct ox_arena_chunk {
     ox_arena_chunk *next;
-    size_t size, used;
+    size_t size;
     size_t mapped; /* bytes mapped for this chunk (zero-filled by the system); 0: malloc'd */
     _Alignas(16) unsigned char data[];
 };
@@ -66,6 +66,8 @@ static void chunk_free(ox_arena_chunk *c)
 void ox_arena_init(ox_arena *a)
 {
     a->head = NULL;
+    a->cur = a->end = NULL;
+    a->zeroed = false;
     a->next_size = ARENA_FIRST_CHUNK;
     a->total = 0;
 }
@@ -81,7 +83,7 @@ void ox_arena_free(ox_arena *a)
     ox_arena_init(a);
 }
 
-void *ox_arena_alloc(ox_arena *a, size_t size)
+void *ox_arena_alloc_slow(ox_arena *a, size_t size)
 {
     if (size == 0)
         size = 1;
@@ -89,19 +91,17 @@ void *ox_arena_alloc(ox_arena *a, size_t size)
         return NULL;
     size_t need = (size + 15u) & ~(size_t)15u;
     ox_arena_chunk *c = a->head;
-    if (!c || c->size - c->used < need) {
+    if (!c || (size_t)(a->end - a->cur) < need) {
         int big = need > a->next_size;
         ox_arena_chunk *n = chunk_new(big ? need : a->next_size);
         if (!n)
             return NULL;
-        n->used = 0;
         a->total += n->size;
         if (big && c) {
             /* an oversized block gets its own chunk behind the head, so small
              * allocations keep filling the current chunk */
             n->next = c->next;
             c->next = n;
-            n->used = need;
             if (!n->mapped)
                 memset(n->data, 0, need);
             return n->data;
@@ -110,11 +110,13 @@ void *ox_arena_alloc(ox_arena *a, size_t size)
             a->next_size = a->next_size * 2 < ARENA_MAX_CHUNK ? a->next_size * 2 : ARENA_MAX_CHUNK;
         n->next = c;
         a->head = n;
-        c = n;
+        a->cur = n->data;
+        a->end = n->data + n->size;
+        a->zeroed = n->mapped != 0;
     }
-    void *p = c->data + c->used;
-    c->used += need;
-    if (!c->mapped)
+    void *p = a->cur;
+    a->cur += need;
+    if (!a->zeroed)
         memset(p, 0, need);
     return p;
 }

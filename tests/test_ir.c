@@ -19,6 +19,18 @@ START_TEST(arena_alignment_and_zeroing)
             ck_assert_uint_eq(p[k], 0);
         memset(p, 0xab, (size_t)i);
     }
+    /* sizes the inline path leaves to ox_arena_alloc_slow: 0, and past
+     * 64 KiB while the head chunk may still have room */
+    unsigned char *z0 = ox_arena_alloc(&a, 0), *z1 = ox_arena_alloc(&a, 0);
+    ck_assert_ptr_nonnull(z0);
+    ck_assert_ptr_ne(z0, z1);
+    unsigned char *mid = ox_arena_alloc(&a, 70000);
+    ck_assert_ptr_nonnull(mid);
+    ck_assert_uint_eq((uintptr_t)mid % 16, 0);
+    ck_assert_uint_eq(mid[0] | mid[69999], 0);
+    memset(mid, 0xab, 70000);
+    unsigned char *small = ox_arena_alloc(&a, 24);
+    ck_assert_uint_eq(small[0] | small[23], 0);
     /* an oversized block does not break the chunk small allocations use */
     void *big = ox_arena_alloc(&a, 5u << 20);
     ck_assert_ptr_nonnull(big);
