@@ -467,9 +467,78 @@ static uint64_t tensor_type_len(const ox_type *ty, uint64_t shape)
     return n;
 }
 
-/* The lengths of one value info's nested messages. */
+/* The bytes of a value info's type field (2: TypeProto > Tensor > Shape >
+ * Dimensions) for the last type encoded, per thread.  A graph's values
+ * share a few types, often one after another, and working out and writing
+ * the type's four nested messages was most of a value info's cost, twice
+ * (measuring, writing).  Kept only for a type of known rank up to
+ * TYPE_MEMO_RANK with its dims and no dim_param. */
+enum { TYPE_MEMO_RANK = 8 };
+typedef struct type_memo {
+    bool valid;
+    ox_dtype dtype;
+    int32_t rank;
+    int64_t dims[TYPE_MEMO_RANK];
+    size_t len;
+    uint8_t b[160];
+} type_memo;
+static _Thread_local type_memo last_type;
+
+static inline void raw_bytes(cursor *c, const uint8_t *p, size_t n)
+{
+    if (!room(c, n))
+        return;
+    memcpy(c->b, p, n);
+    c->b += n;
+}
+
+/* The type field's bytes for ty, from the memo or encoded into it; NULL
+ * when ty is not one the memo keeps (then the general code writes it). */
+static const type_memo *type_bytes(const ox_type *ty)
+{
+    if (ty->nontensor || ty->rank < 0 || ty->rank > TYPE_MEMO_RANK || (ty->rank > 0 && !ty->dims))
+        return NULL;
+    for (int32_t i = 0; ty->dim_params && i < ty->rank; i++)
+        if (ty->dim_params[i])
+            return NULL;
+    type_memo *m = &last_type;
+    if (m->valid && m->dtype == ty->dtype && m->rank == ty->rank &&
+        (ty->rank == 0 || memcmp(m->dims, ty->dims, (size_t)ty->rank * sizeof(int64_t)) == 0))
+        return m;
+    m->valid = false;
+    uint64_t shape = shape_len(ty);
+    uint64_t tensor_type = tensor_type_len(ty, shape);
+    uint64_t type = ox_pb_field_head_len(1, tensor_type) + tensor_type;
+    uint64_t total = ox_pb_field_head_len(2, type) + type;
+    if (total > sizeof m->b)
+        return NULL;
+    cursor c = {m->b, m->b + sizeof m->b, true};
+    raw_len_head(&c, 2, type);        /* TypeProto */
+    raw_len_head(&c, 1, tensor_type); /* TypeProto.Tensor */
+    if (ty->dtype != OX_UNDEFINED)
+        raw_varint_field(&c, 1, (uint64_t)(int64_t)(int32_t)ty->dtype);
+    raw_len_head(&c, 2, shape); /* TensorShapeProto */
+    for (int32_t i = 0; i < ty->rank; i++) {
+        raw_len_head(&c, 1, dim_len(ty, i)); /* Dimension */
+        if (ty->dims[i] >= 0)
+            raw_varint_field(&c, 1, (uint64_t)ty->dims[i]);
+    }
+    if (!c.ok || (uint64_t)(c.b - m->b) != total)
+        return NULL;
+    m->dtype = ty->dtype;
+    m->rank = ty->rank;
+    if (ty->rank > 0)
+        memcpy(m->dims, ty->dims, (size_t)ty->rank * sizeof(int64_t));
+    m->len = (size_t)total;
+    m->valid = true;
+    return m;
+}
+
+/* The lengths of one value info's nested messages; with `tm`, the type
+ * field is its bytes and the three inner lengths are unused. */
 typedef struct value_info_lens {
     uint64_t shape, tensor_type, type, value_info;
+    const type_memo *tm;
 } value_info_lens;
 
 /* ValueInfoProto: name (1), type (2: TypeProto's tensor_type, 1),
@@ -477,10 +546,16 @@ typedef struct value_info_lens {
 static value_info_lens value_info_lengths(const ox_value *v, const char *name)
 {
     value_info_lens l;
-    l.shape = v->type.rank >= 0 ? shape_len(&v->type) : 0;
-    l.tensor_type = tensor_type_len(&v->type, l.shape);
-    l.type = ox_pb_field_head_len(1, l.tensor_type) + l.tensor_type;
-    l.value_info = ox_pb_field_head_len(2, l.type) + l.type;
+    l.tm = type_bytes(&v->type);
+    if (l.tm) {
+        l.shape = l.tensor_type = l.type = 0;
+        l.value_info = l.tm->len;
+    } else {
+        l.shape = v->type.rank >= 0 ? shape_len(&v->type) : 0;
+        l.tensor_type = tensor_type_len(&v->type, l.shape);
+        l.type = ox_pb_field_head_len(1, l.tensor_type) + l.tensor_type;
+        l.value_info = ox_pb_field_head_len(2, l.type) + l.type;
+    }
     if (name)
         l.value_info += ox_pb_field_head_len(1, strlen(name)) + strlen(name);
     if (v->doc && v->doc[0])
@@ -507,6 +582,12 @@ static void raw_value_info(cursor *c, uint32_t field, const ox_value *v, const c
     raw_len_head(c, field, l->value_info);
     if (name)
         raw_string(c, 1, name);
+    if (l->tm) {
+        raw_bytes(c, l->tm->b, l->tm->len);
+        if (v->doc && v->doc[0])
+            raw_string(c, 3, v->doc);
+        return;
+    }
     raw_len_head(c, 2, l->type);        /* TypeProto */
     raw_len_head(c, 1, l->tensor_type); /* TypeProto.Tensor */
     if (ty->dtype != OX_UNDEFINED)
@@ -540,6 +621,12 @@ bool ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const
     put_varint(o, l.value_info);
     if (name)
         put_string(o, 1, name);
+    if (l.tm) {
+        put_raw(o, l.tm->b, l.tm->len);
+        if (v->doc && v->doc[0])
+            put_string(o, 3, v->doc);
+        return o->n - start == ox_pb_field_head_len(field, l.value_info) + l.value_info;
+    }
     put_key(o, 2, WIRE_LEN); /* TypeProto */
     put_varint(o, l.type);
     put_key(o, 1, WIRE_LEN); /* TypeProto.Tensor */
