@@ -420,9 +420,61 @@ size_t ox_schema_check_node(const ox_graph *g, const ox_dtype *types, const ox_n
     return ox_schema_check_node_as(g, types, n, &l, version, emit, user);
 }
 
+/* The last node found clean against each schema row, per thread, by what
+ * the check reads of a node without attributes: its operand counts and each
+ * operand's element type (CLEAN_ABSENT for an absent one).  A node that
+ * reads the same is clean too, and skips the counts, the required
+ * attributes and the type constraints.  Nodes of one kind built by one
+ * symbolic mostly read alike, and conversion and ox_check each check every
+ * node. */
+enum { CLEAN_OPERANDS = 6, CLEAN_SLOTS = 64, CLEAN_ABSENT = 0xFF };
+typedef struct clean_key {
+    const ox_schema *s;
+    uint32_t n_inputs, n_outputs;
+    uint8_t dtypes[CLEAN_OPERANDS];
+} clean_key;
+static _Thread_local clean_key clean_memo[CLEAN_SLOTS];
+
+/* The key of n against s, false when n is not one the memo keeps. */
+static bool clean_key_of(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                         const ox_schema *s, clean_key *k)
+{
+    if (n->n_attrs || n->n_inputs + n->n_outputs > CLEAN_OPERANDS)
+        return false;
+    memset(k, 0, sizeof *k);
+    k->s = s;
+    k->n_inputs = n->n_inputs;
+    k->n_outputs = n->n_outputs;
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < n->n_inputs + n->n_outputs; i++, j++) {
+        ox_vid id = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+        ox_dtype dt = id ? operand_dtype(g, types, id) : OX_UNDEFINED;
+        if ((int)dt < 0 || (int)dt >= CLEAN_ABSENT)
+            return false;
+        k->dtypes[j] = id ? (uint8_t)dt : CLEAN_ABSENT;
+    }
+    return true;
+}
+
+static size_t schema_check_node_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                                   const ox_schema_lookup *l, int64_t version,
+                                   ox_schema_emit_fn emit, void *user, bool use_memo);
+
+static clean_key *clean_slot(const ox_schema *s)
+{
+    return &clean_memo[(size_t)(s - ox_schemas) % CLEAN_SLOTS];
+}
+
 size_t ox_schema_check_node_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
                                const ox_schema_lookup *l, int64_t version,
                                ox_schema_emit_fn emit, void *user)
+{
+    return schema_check_node_as(g, types, n, l, version, emit, user, true);
+}
+
+static size_t schema_check_node_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
+                                   const ox_schema_lookup *l, int64_t version,
+                                   ox_schema_emit_fn emit, void *user, bool use_memo)
 {
     rules r = {emit, user, 0, NULL, version};
     const char *domain = ox_schema_domain(n->domain);
@@ -446,6 +498,10 @@ size_t ox_schema_check_node_as(const ox_graph *g, const ox_dtype *types, const o
                s->since_version);
         return r.n;
     }
+    clean_key key;
+    bool keyed = use_memo && clean_key_of(g, types, n, s, &key);
+    if (keyed && memcmp(clean_slot(s), &key, sizeof key) == 0)
+        return 0;
     check_counts(&r, "input(s)", n->n_inputs, s->min_inputs, s->max_inputs);
     check_counts(&r, "output(s)", n->n_outputs, s->min_outputs, s->max_outputs);
 
@@ -473,7 +529,16 @@ size_t ox_schema_check_node_as(const ox_graph *g, const ox_dtype *types, const o
         check_operands(&r, g, types, "output", n->outputs, n->n_outputs, s->first_output, s->n_outputs,
                        bind);
     }
+    if (keyed && r.n == 0)
+        memcpy(clean_slot(s), &key, sizeof key); /* padding too: the memo is compared bytewise */
     return r.n;
+}
+
+size_t ox_schema_check_node_unmemoized(const ox_graph *g, const ox_dtype *types,
+                                       const ox_node *n, const ox_schema_lookup *l,
+                                       int64_t version, ox_schema_emit_fn emit, void *user)
+{
+    return schema_check_node_as(g, types, n, l, version, emit, user, false);
 }
 
 /* ------------------------------------------------------------ inference */

@@ -63,6 +63,11 @@ ox_schema_lookup ox_schema_lookup_node_noting(ox_node *n, int64_t version);
 size_t ox_schema_check_node_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
                                const ox_schema_lookup *l, int64_t version,
                                ox_schema_emit_fn emit, void *user);
+/* ox_schema_check_node_as without its memo of clean nodes (schema_check.c):
+ * the general path, for the test that compares the two. */
+size_t ox_schema_check_node_unmemoized(const ox_graph *g, const ox_dtype *types,
+                                       const ox_node *n, const ox_schema_lookup *l,
+                                       int64_t version, ox_schema_emit_fn emit, void *user);
 ox_dtype ox_schema_output_dtype_as(const ox_graph *g, const ox_dtype *types, const ox_node *n,
                                    const ox_schema_lookup *l, uint32_t i);
 

@@ -303,6 +303,67 @@ START_TEST(model_versions_and_names)
 }
 END_TEST
 
+/* The schema check remembers the last clean node of each schema row and
+ * passes a node that reads the same (schema_check.c).  Over nodes that
+ * repeat clean and broken forms of one operator (types, counts, absent
+ * inputs, attributes), the memoized check reports what the unmemoized one
+ * does, node by node. */
+static void collect_rule(void *user, const char *rule)
+{
+    char *buf = user;
+    size_t len = strlen(buf);
+    snprintf(buf + len, 4096 - len, "%s\n", rule);
+}
+
+START_TEST(clean_node_memo_agrees_with_the_full_check)
+{
+    ox_graph *g = ox_graph_new("g");
+    int64_t d[1] = {4};
+    ox_value *f = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 1, d);
+    ox_value *f2 = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 1, d);
+    ox_value *i64 = ox_graph_add_value(g, OX_VAL_INPUT, OX_INT64, 1, d);
+    ox_value *none = ox_graph_add_value(g, OX_VAL_INPUT, OX_UNDEFINED, 1, d);
+    struct { const char *op; uint32_t n_in; ox_vid in[3]; ox_dtype out; bool attr; } nodes[] = {
+        {"Add", 2, {f->id, f2->id}, OX_FLOAT, false},
+        {"Add", 2, {f->id, f->id}, OX_FLOAT, false},
+        {"Add", 2, {f->id, i64->id}, OX_FLOAT, false},   /* T binds two types */
+        {"Add", 2, {f->id, f2->id}, OX_FLOAT, false},
+        {"Add", 2, {f->id, f2->id}, OX_INT64, false},    /* the output breaks T */
+        {"Add", 1, {f->id}, OX_FLOAT, false},            /* too few inputs */
+        {"Add", 2, {f->id, 0}, OX_FLOAT, false},         /* a required input absent */
+        {"Add", 2, {f->id, none->id}, OX_FLOAT, false},
+        {"Add", 2, {f->id, f2->id}, OX_FLOAT, true},     /* an attribute Add has not */
+        {"Add", 2, {f->id, f2->id}, OX_FLOAT, false},
+        {"Relu", 1, {i64->id}, OX_INT64, false},         /* int64 Relu before opset 14 */
+        {"Relu", 1, {f->id}, OX_FLOAT, false},
+        {"Relu", 1, {i64->id}, OX_INT64, false},
+        {"Clip", 3, {f->id, 0, f2->id}, OX_FLOAT, false}, /* an optional input absent */
+        {"Clip", 3, {f->id, 0, f2->id}, OX_FLOAT, false},
+        {"Clip", 3, {f->id, 0, i64->id}, OX_FLOAT, false},
+    };
+    static char memo_out[4096], full_out[4096];
+    size_t broken_nodes = 0;
+    for (int64_t version = 13; version <= 14; version++)
+        for (size_t k = 0; k < sizeof nodes / sizeof nodes[0]; k++) {
+            ox_node *n = ox_graph_add_node_op(g, "", nodes[k].op, nodes[k].n_in, nodes[k].in, 1);
+            ox_value_set_type(g, ox_graph_value(g, n->outputs[0]), nodes[k].out, 1, d);
+            if (nodes[k].attr)
+                ox_node_add_attr(g, n, "axis", OX_ATTR_INT)->u.i = 0;
+            ox_schema_lookup l = ox_schema_lookup_node(n, version);
+            memo_out[0] = full_out[0] = '\0';
+            size_t a = ox_schema_check_node_as(g, NULL, n, &l, version, collect_rule, memo_out);
+            size_t b = ox_schema_check_node_unmemoized(g, NULL, n, &l, version, collect_rule,
+                                                       full_out);
+            ck_assert_msg(a == b, "node %zu (%s) at opset %lld: %zu against %zu", k,
+                          nodes[k].op, (long long)version, a, b);
+            ck_assert_str_eq(memo_out, full_out);
+            broken_nodes += a > 0;
+        }
+    ck_assert_uint_ge(broken_nodes, 14); /* the broken forms, at both opsets but Relu's */
+    ox_graph_free(g);
+}
+END_TEST
+
 /* A node's noted schema row (ox_node.schema_kind) answers only while the
  * node keeps its kind and the version stays in the row's range. */
 START_TEST(noted_schema_rows_follow_kind_and_version)
@@ -335,6 +396,7 @@ int main(void)
     TCase *tc = tcase_create("rules");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, valid_graph_passes);
+    tcase_add_test(tc, clean_node_memo_agrees_with_the_full_check);
     tcase_add_test(tc, model_level_fields);
     tcase_add_test(tc, use_before_definition);
     tcase_add_test(tc, ssa_names_and_ids);
