@@ -77,7 +77,7 @@ static bool tag_encloses(const ox_sym *g, uint32_t tag)
 
 /* A pack's vid as the output graph's id, or 0 when it is not a value of
  * this conversion (no error recorded: vid_in says why). */
-static ox_vid vid_local(const ox_sym *g, ox_vid v)
+static inline ox_vid vid_local(const ox_sym *g, ox_vid v)
 {
     ox_vid local = v & OX_VID_INDEX_MAX;
     if ((v >> OX_VID_INDEX_BITS) != g->session->tag || !ox_graph_value(g->out, local))
@@ -85,15 +85,23 @@ static ox_vid vid_local(const ox_sym *g, ox_vid v)
     return local;
 }
 
+/* vid_in's error for a vid that is not one of the graph being built. */
+static ox_vid vid_refused(ox_sym *g, ox_vid v, const char *what);
+
 /* A vid from a pack back to the output graph's id; 0 (with the error
- * recorded) for one of another graph or one that does not exist. */
-static ox_vid vid_in(ox_sym *g, ox_vid v, const char *what)
+ * recorded) for one of another graph or one that does not exist.  Inline,
+ * with the error out of line: the symbolic API checks every vid it is
+ * given, several times a node. */
+static inline ox_vid vid_in(ox_sym *g, ox_vid v, const char *what)
 {
     if (!v)
         return 0;
     ox_vid local = vid_local(g, v);
-    if (local)
-        return local;
+    return local ? local : vid_refused(g, v, what);
+}
+
+static ox_vid vid_refused(ox_sym *g, ox_vid v, const char *what)
+{
     uint32_t tag = v >> OX_VID_INDEX_BITS;
     if (tag_encloses(g, tag))
         ox_sym_error(g, "%s: value %#x belongs to a graph enclosing the body being built; "
@@ -364,7 +372,7 @@ static size_t api_arg_floats(ox_sym *g, const char *name, const double **out)
 
 /* The value behind a pack's vid; NULL (error recorded) when it is not one
  * of this conversion's. */
-static ox_value *val(ox_sym *g, ox_vid v, const char *what)
+static inline ox_value *val(ox_sym *g, ox_vid v, const char *what)
 {
     if (!g)
         return NULL;
