@@ -176,6 +176,23 @@ static inline void raw_varint_field(cursor *c, uint32_t field, uint64_t v)
 
 static inline void raw_string(cursor *c, uint32_t field, const char *s)
 {
+    /* A short string (the names of a node) is copied in one pass, its
+     * length byte filled in behind it, instead of strlen then memcpy: a
+     * key of one byte (field < 16) and a length below 128. */
+    if (field < 16 && c->ok && c->limit - c->b >= 2 + 127) {
+        uint8_t *b = c->b, *p = b + 2;
+        size_t i = 0;
+        while (i < 127 && s[i]) {
+            p[i] = (uint8_t)s[i];
+            i++;
+        }
+        if (!s[i]) {
+            b[0] = (uint8_t)(field << 3 | WIRE_LEN);
+            b[1] = (uint8_t)i;
+            c->b = p + i;
+            return;
+        }
+    }
     size_t len = strlen(s);
     if (!room(c, RAW_HEAD_MAX + (uint64_t)len))
         return;
@@ -365,8 +382,30 @@ bool ox_pb_node_encodable(const ox_node *n)
     return true;
 }
 
+/* A string field's bytes, for a field below 16 (a one-byte key). */
+static inline uint64_t small_field_string_len(const char *s)
+{
+    size_t len = strlen(s);
+    return 1 + ox_pb_varint_len(len) + len;
+}
+
 uint64_t ox_pb_node_size(const ox_node *n, const ox_pb_node_names *names)
 {
+    if (!n->n_attrs) {
+        /* node_fields' strings, summed without its counting run */
+        uint64_t t = 0;
+        for (uint32_t i = 0; i < n->n_inputs; i++)
+            t += small_field_string_len(value_name(names, n->inputs[i]));
+        for (uint32_t i = 0; i < n->n_outputs; i++)
+            t += small_field_string_len(value_name(names, n->outputs[i]));
+        if (names->node_name)
+            t += small_field_string_len(names->node_name);
+        t += small_field_string_len(n->op_type ? n->op_type : "");
+        const char *doc = node_doc(n);
+        if (doc)
+            t += small_field_string_len(doc);
+        return t + small_field_string_len(n->domain ? n->domain : "");
+    }
     node_arg na = {n, names};
     ox_pb_out c = {NULL, NULL, 0, 0};
     node_fields(&c, &na);

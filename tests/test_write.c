@@ -1279,11 +1279,26 @@ START_TEST(cursor_encoded_items_match_protobuf_c)
                           outs[i].dims);
         ox_graph_add_output(g, e->outputs[0]);
     }
+    /* names around 127 bytes, the longest the one-pass string copy and the
+     * measuring pass's direct sizes take (onnx_encode.c) */
+    static char names_at[4][132];
+    for (size_t i = 0; i < 4; i++) {
+        memset(names_at[i], 'n' + (int)i, 126 + i);
+        names_at[i][126 + i] = '\0';
+        ox_node *e = ox_graph_add_node(g, "onnx::Neg", 1, &neg_in, 1);
+        e->name = names_at[i];
+        e->scope = names_at[3 - i];
+        ox_value *o = ox_graph_value(g, e->outputs[0]);
+        ox_value_set_type(g, o, OX_FLOAT, 2, fixed);
+        o->name = names_at[i];
+        ox_graph_add_output(g, o->id);
+    }
     ox_graph_set_opset(g, "", 13);
     same_both_ways(g, "plain_hand.onnx", "plain_pbc.onnx");
     Onnx__ModelProto *mp = decode(path_in("plain_hand.onnx"));
-    ck_assert_uint_eq(mp->graph->n_node, 11);
-    ck_assert_uint_eq(mp->graph->n_output, 10);
+    ck_assert_uint_eq(mp->graph->n_node, 15);
+    ck_assert_uint_eq(mp->graph->n_output, 14);
+    ck_assert_str_eq(mp->graph->node[14]->name, names_at[3]);
     ck_assert_int_eq(mp->graph->output[9]->type->tensor_type->shape->dim[0]->dim_value,
                      (int64_t)1 << 40);
     ck_assert_str_eq(mp->graph->node[0]->doc_string, "Plain/ReLU[act]");
