@@ -506,23 +506,6 @@ static uint64_t tensor_type_len(const ox_type *ty, uint64_t shape)
     return n;
 }
 
-/* The bytes of a value info's type field (2: TypeProto > Tensor > Shape >
- * Dimensions) for the last type encoded, per thread.  A graph's values
- * share a few types, often one after another, and working out and writing
- * the type's four nested messages was most of a value info's cost, twice
- * (measuring, writing).  Kept only for a type of known rank up to
- * TYPE_MEMO_RANK with its dims and no dim_param. */
-enum { TYPE_MEMO_RANK = 8 };
-typedef struct type_memo {
-    bool valid;
-    ox_dtype dtype;
-    int32_t rank;
-    int64_t dims[TYPE_MEMO_RANK];
-    size_t len;
-    uint8_t b[160];
-} type_memo;
-static _Thread_local type_memo last_type;
-
 static inline void raw_bytes(cursor *c, const uint8_t *p, size_t n)
 {
     if (!room(c, n))
@@ -532,15 +515,16 @@ static inline void raw_bytes(cursor *c, const uint8_t *p, size_t n)
 }
 
 /* The type field's bytes for ty, from the memo or encoded into it; NULL
- * when ty is not one the memo keeps (then the general code writes it). */
-static const type_memo *type_bytes(const ox_type *ty)
+ * when ty is not one the memo keeps, or without a memo (then the general
+ * code writes it). */
+static const ox_pb_type_memo *type_bytes(ox_pb_type_memo *m, const ox_type *ty)
 {
-    if (ty->nontensor || ty->rank < 0 || ty->rank > TYPE_MEMO_RANK || (ty->rank > 0 && !ty->dims))
+    if (!m || ty->nontensor || ty->rank < 0 || ty->rank > OX_PB_TYPE_MEMO_RANK ||
+        (ty->rank > 0 && !ty->dims))
         return NULL;
     for (int32_t i = 0; ty->dim_params && i < ty->rank; i++)
         if (ty->dim_params[i])
             return NULL;
-    type_memo *m = &last_type;
     if (m->valid && m->dtype == ty->dtype && m->rank == ty->rank &&
         (ty->rank == 0 || memcmp(m->dims, ty->dims, (size_t)ty->rank * sizeof(int64_t)) == 0))
         return m;
@@ -577,15 +561,16 @@ static const type_memo *type_bytes(const ox_type *ty)
  * field is its bytes and the three inner lengths are unused. */
 typedef struct value_info_lens {
     uint64_t shape, tensor_type, type, value_info;
-    const type_memo *tm;
+    const ox_pb_type_memo *tm;
 } value_info_lens;
 
 /* ValueInfoProto: name (1), type (2: TypeProto's tensor_type, 1),
  * doc_string (3). */
-static value_info_lens value_info_lengths(const ox_value *v, const char *name)
+static value_info_lens value_info_lengths(ox_pb_type_memo *memo, const ox_value *v,
+                                          const char *name)
 {
     value_info_lens l;
-    l.tm = type_bytes(&v->type);
+    l.tm = type_bytes(memo, &v->type);
     if (l.tm) {
         l.shape = l.tensor_type = l.type = 0;
         l.value_info = l.tm->len;
@@ -607,9 +592,9 @@ bool ox_pb_value_info_encodable(const ox_value *v)
     return !v->type.nontensor;
 }
 
-uint64_t ox_pb_value_info_size(const ox_value *v, const char *name)
+uint64_t ox_pb_value_info_size(ox_pb_type_memo *memo, const ox_value *v, const char *name)
 {
-    return value_info_lengths(v, name).value_info;
+    return value_info_lengths(memo, v, name).value_info;
 }
 
 /* The value info at a cursor: the fields of the general writer below, in
@@ -646,10 +631,11 @@ static void raw_value_info(cursor *c, uint32_t field, const ox_value *v, const c
         raw_string(c, 3, v->doc);
 }
 
-bool ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name)
+bool ox_pb_put_value_info(ox_pb_out *o, ox_pb_type_memo *memo, uint32_t field, const ox_value *v,
+                          const char *name)
 {
     const ox_type *ty = &v->type;
-    value_info_lens l = value_info_lengths(v, name);
+    value_info_lens l = value_info_lengths(memo, v, name);
     uint64_t total = ox_pb_field_head_len(field, l.value_info) + l.value_info;
     cursor c = stage_cursor(o, total);
     raw_value_info(&c, field, v, name, &l);

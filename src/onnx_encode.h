@@ -79,7 +79,24 @@ bool ox_pb_value_info_encodable(const ox_value *v);
  * field written.  Its lengths come from the type directly (no counting run:
  * one per value, five messages deep); the put returns false when the bytes
  * it wrote do not fill them (an internal error). */
-uint64_t ox_pb_value_info_size(const ox_value *v, const char *name);
-bool ox_pb_put_value_info(ox_pb_out *o, uint32_t field, const ox_value *v, const char *name);
+/* The bytes of the type field of the last value info encoded (a known rank
+ * up to OX_PB_TYPE_MEMO_RANK, its dims, no dim_param).  A graph's values
+ * share a few types, mostly one after another, and working out and writing
+ * the type's four nested messages was most of a value info's cost, twice
+ * (measuring, writing); a value of the same type copies these bytes.  The
+ * writer keeps one for a write; a zeroed memo is empty. */
+enum { OX_PB_TYPE_MEMO_RANK = 8 };
+typedef struct ox_pb_type_memo {
+    bool valid;
+    ox_dtype dtype;
+    int32_t rank;
+    int64_t dims[OX_PB_TYPE_MEMO_RANK];
+    size_t len;
+    uint8_t b[160];
+} ox_pb_type_memo;
+
+uint64_t ox_pb_value_info_size(ox_pb_type_memo *memo, const ox_value *v, const char *name);
+bool ox_pb_put_value_info(ox_pb_out *o, ox_pb_type_memo *memo, uint32_t field, const ox_value *v,
+                          const char *name);
 
 #endif /* OXPORT_ONNX_ENCODE_H */

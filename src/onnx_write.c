@@ -140,6 +140,7 @@ typedef struct wctx {
     uint64_t size;      /* measured bytes of the current framing level */
     wbuf *out;
     uint8_t stage[OX_PB_STAGE]; /* the hand encoder's (onnx_encode.h) */
+    ox_pb_type_memo type_memo;  /* the value infos' last type (onnx_encode.h) */
     /* The main graph's hand-encoded NodeProto sizes, in node order: counted
      * by the measuring pass, read back by the writing pass, so each node
      * is encoded once per pass (docs/performance.md). */
@@ -801,13 +802,13 @@ static void emit_value_info(wctx *w, uint32_t field, const ox_io_plan *p, ox_vid
         return;
     }
     if (w->measuring) {
-        uint64_t size = ox_pb_value_info_size(v, p->names[id]);
+        uint64_t size = ox_pb_value_info_size(&w->type_memo, v, p->names[id]);
         w->size += ox_pb_field_head_len(field, size) + size;
         return;
     }
     ox_pb_out o;
     ox_pb_out_init(&o, &w->out->base, w->stage);
-    bool filled = ox_pb_put_value_info(&o, field, v, p->names[id]);
+    bool filled = ox_pb_put_value_info(&o, &w->type_memo, field, v, p->names[id]);
     ox_pb_out_flush(&o);
     if (!filled)
         werr(w, OX_EINVAL, "ox_write: internal error: value info '%s' wrote %llu bytes, not the "

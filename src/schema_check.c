@@ -499,8 +499,8 @@ static size_t schema_check_node_as(const ox_graph *g, const ox_dtype *types, con
         return r.n;
     }
     clean_key key;
-    bool keyed = use_memo && clean_key_of(g, types, n, s, &key);
-    if (keyed && memcmp(clean_slot(s), &key, sizeof key) == 0)
+    clean_key *slot = use_memo && clean_key_of(g, types, n, s, &key) ? clean_slot(s) : NULL;
+    if (slot && memcmp(slot, &key, sizeof key) == 0)
         return 0;
     check_counts(&r, "input(s)", n->n_inputs, s->min_inputs, s->max_inputs);
     check_counts(&r, "output(s)", n->n_outputs, s->min_outputs, s->max_outputs);
@@ -529,8 +529,8 @@ static size_t schema_check_node_as(const ox_graph *g, const ox_dtype *types, con
         check_operands(&r, g, types, "output", n->outputs, n->n_outputs, s->first_output, s->n_outputs,
                        bind);
     }
-    if (keyed && r.n == 0)
-        memcpy(clean_slot(s), &key, sizeof key); /* padding too: the memo is compared bytewise */
+    if (slot && r.n == 0)
+        memcpy(slot, &key, sizeof key); /* padding too: the memo is compared bytewise */
     return r.n;
 }
 
