@@ -30,7 +30,10 @@
 static const ox_attr_tensor *const_of(const ox_graph *g, ox_vid v)
 {
     const ox_value *x = ox_graph_value(g, v);
-    if (!x || !x->producer || strcmp(x->producer->kind, "onnx::Constant") != 0)
+    /* the op_type's first letter first: the fold asks this of most nodes'
+     * inputs, and few are constants */
+    if (!x || !x->producer || x->producer->op_type[0] != 'C' ||
+        strcmp(x->producer->kind, "onnx::Constant") != 0)
         return NULL;
     const ox_attr *a = ox_node_attr(x->producer, "value");
     if (!a || a->kind != OX_ATTR_TENSOR || !a->u.t)
