@@ -399,7 +399,8 @@ static const char *node_name(ox_graph *g, ox_strset *given, const char *op_type,
     memcpy(nm, op_type, lo);
     nm[lo] = '_';
     memcpy(nm + lo + 1, digits, ld);
-    return ox_strset_has(given, nm) ? ox_name_claim(&g->arena, given, nm) : nm;
+    /* without given node names there is nothing to collide with */
+    return given->n && ox_strset_has(given, nm) ? ox_name_claim(&g->arena, given, nm) : nm;
 }
 
 static ox_status name_graph(ox_context *ctx, ox_graph *g, bool names_on_nodes)
