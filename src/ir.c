@@ -280,12 +280,19 @@ ox_node *ox_graph_add_node_op(ox_graph *g, const char *domain, const char *op_ty
         n->kind = h->kind;
         n->op_type = op_in_kind;
         n->domain = onnx ? "" : op_in_kind + strlen(op_in_kind) + 1;
+        /* the same kind string: the row noted under it names this node's
+         * operator and domain too (ox_node.schema_kind) */
+        if (h->last && h->last->schema_row && h->last->schema_kind == n->kind) {
+            n->schema_row = h->last->schema_row;
+            n->schema_kind = n->kind;
+        }
     } else {
         if (set_kind(g, n, domain, strlen(domain), op_type, strlen(op_type)) != 0)
             return NULL;
         h->op_arg = op_type;
         h->kind = n->kind;
     }
+    h->last = n;
     return finish_node(g, n, n_inputs, inputs, n_outputs);
 }
 

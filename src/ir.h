@@ -274,6 +274,10 @@ struct ox_graph {
     struct ox_kind_hint {
         const char *op_arg; /* the op_type pointer it was asked for */
         const char *kind;   /* the shared kind string */
+        /* The last node made with it: a new node of the kind starts with
+         * that node's noted schema row (ox_node.schema_row), which the
+         * schema lookup then checks only for its version range. */
+        const ox_node *last;
     } kind_hints[16];
 };
 

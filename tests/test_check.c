@@ -381,6 +381,14 @@ START_TEST(noted_schema_rows_follow_kind_and_version)
     ck_assert_ptr_ne(at14.s, at13.s);
     ck_assert_int_eq(at14.s->since_version, 14);
     ck_assert_int_eq(ox_schema_output_dtype(g, NULL, n, 13, 0), OX_FLOAT);
+    /* a node made next with the same op_type starts with that row noted
+     * (ir.c's kind hints), and is answered as a fresh lookup would be */
+    ox_node *m = ox_graph_add_node_op(g, "", "Relu", 1, &x->id, 1);
+    ck_assert_uint_eq(m->schema_row, n->schema_row);
+    ck_assert_ptr_eq(ox_schema_lookup_node(m, 13).s, at13.s);
+    ck_assert_ptr_eq(ox_schema_lookup_node(m, 14).s, at14.s);
+    ox_node *o = ox_graph_add_node_op(g, "com.example", "Relu", 1, &x->id, 1);
+    ck_assert_uint_eq(o->schema_row, 0); /* another kind: nothing noted */
     ck_assert_int_eq(ox_node_set_kind(g, n, "", "Shape"), 0);
     ox_schema_lookup shape = ox_schema_lookup_node(n, 13);
     ck_assert_ptr_nonnull(shape.s);
