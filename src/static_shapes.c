@@ -163,15 +163,6 @@ const ox_static_shapes *ox_static_shapes_of(const ox_graph *g, const ox_static_s
     return own;
 }
 
-bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v)
-{
-    return v < s->n && s->fixed[v];
-}
-
-bool ox_static_shapes_is_data_sized(const ox_static_shapes *s, ox_vid v)
-{
-    return v < s->n && s->data_sized[v];
-}
 
 /* The operators whose output sizes are counts of what the input's values
  * select. */

@@ -60,9 +60,15 @@ int ox_static_shapes_fold(ox_graph *g, const ox_static_shapes *s, ox_node *n);
 void ox_static_shapes_note(const ox_graph *g, ox_static_shapes *s, const ox_node *n);
 
 /* Whether value v's shape is fixed (false for ids past the table). */
-bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v);
+static inline bool ox_static_shapes_is_fixed(const ox_static_shapes *s, ox_vid v)
+{
+    return v < s->n && s->fixed[v];
+}
 /* Whether value v's sizes depend on the input's values (false past the table). */
-bool ox_static_shapes_is_data_sized(const ox_static_shapes *s, ox_vid v);
+static inline bool ox_static_shapes_is_data_sized(const ox_static_shapes *s, ox_vid v)
+{
+    return v < s->n && s->data_sized[v];
+}
 
 /* Whether n is an operator of the table whose shape-setting inputs
  * (Reshape's shape, Slice's starts ...) are all absent or constants. */
