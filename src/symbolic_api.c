@@ -561,7 +561,12 @@ static ox_onode *make_node(ox_sym *g, const char *domain, const char *op_type, s
                      (unsigned)OX_NODE_OUTPUTS_MAX);
         return NULL;
     }
-    ox_vid *local = n_inputs ? ox_arena_alloc(&g->out->arena, n_inputs * sizeof(*local)) : NULL;
+    /* the local ids are copied again by ox_graph_add_node_op: a node's
+     * handful of them go on the stack, not into the graph's arena where
+     * they would stay for nothing */
+    ox_vid on_stack[8];
+    ox_vid *local = n_inputs <= 8 ? on_stack
+                                  : ox_arena_alloc(&g->out->arena, n_inputs * sizeof(*local));
     if (n_inputs && !local) {
         g->oom = true;
         ox_sym_error(g, "op(%s): out of memory", op_type);
