@@ -83,29 +83,50 @@ static size_t domain_slot(const char *domain)
     return SIZE_MAX;
 }
 
+/* Whether rows a and b are one operator's.  The generated table's rows of
+ * one operator mostly share its name and domain strings (the compiler
+ * merges equal literals), so the addresses answer most pairs. */
+static bool same_operator(const ox_schema *a, const ox_schema *b)
+{
+    if (a->name == b->name && a->domain == b->domain)
+        return true;
+    return cmp_key(a, b->domain, b->name) == 0;
+}
+
+/* One walk of the table: each operator's rows found once, for both the
+ * index and row_until (this runs on the first export of a process). */
 static void build_index(void)
 {
     ox_strmap *maps = calloc(ox_n_schema_domains, sizeof(*maps));
-    bool ok = maps != NULL;
+    int *until = maps ? malloc(ox_n_schemas * sizeof(*until)) : NULL;
+    bool ok = until != NULL;
+    const char *domain = NULL;
+    size_t d = SIZE_MAX;
+    int domain_max = 0;
     for (size_t i = 0; ok && i < ox_n_schemas;) {
         const ox_schema *s = &ox_schemas[i];
         size_t n = 1;
-        while (i + n < ox_n_schemas && cmp_key(&ox_schemas[i + n], s->domain, s->name) == 0)
+        while (i + n < ox_n_schemas && same_operator(&ox_schemas[i + n], s))
             n++;
-        size_t d = domain_slot(s->domain);
+        if (!domain || !ox_str_eq(domain, s->domain)) {
+            domain = s->domain;
+            d = domain_slot(domain);
+            domain_max = ox_schema_domain_max(domain);
+        }
         ok = d != SIZE_MAX && i <= UINT32_MAX &&
              ox_strmap_put(&maps[d], s->name, (uint64_t)i | ((uint64_t)n << 32)) > 0;
+        for (size_t k = i; k + 1 < i + n; k++)
+            until[k] = ox_schemas[k + 1].since_version - 1;
+        until[i + n - 1] = domain_max;
         i += n;
     }
-    int *until = ok ? malloc(ox_n_schemas * sizeof(*until)) : NULL;
-    for (size_t i = 0; until && i < ox_n_schemas; i++) {
-        const ox_schema *s = &ox_schemas[i];
-        bool same_op_next = i + 1 < ox_n_schemas && cmp_key(&ox_schemas[i + 1], s->domain, s->name) == 0;
-        until[i] = same_op_next ? ox_schemas[i + 1].since_version - 1 : ox_schema_domain_max(s->domain);
+    if (!ok) {
+        free(until);
+        until = NULL;
     }
     if (!until && maps) {
-        for (size_t d = 0; d < ox_n_schema_domains; d++)
-            ox_strmap_free(&maps[d]);
+        for (size_t k = 0; k < ox_n_schema_domains; k++)
+            ox_strmap_free(&maps[k]);
         free(maps);
         maps = NULL;
     }

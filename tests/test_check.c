@@ -364,6 +364,23 @@ START_TEST(clean_node_memo_agrees_with_the_full_check)
 }
 END_TEST
 
+/* The schema index (built in one walk of the table on first use) finds
+ * every row at its own since_version and up to the version before its
+ * operator's next row. */
+START_TEST(schema_index_finds_every_row)
+{
+    for (size_t i = 0; i < ox_n_schemas; i++) {
+        const ox_schema *s = &ox_schemas[i];
+        ck_assert_ptr_eq(ox_schema_find(s->domain, s->name, s->since_version), s);
+        bool next_same = i + 1 < ox_n_schemas && strcmp(ox_schemas[i + 1].name, s->name) == 0 &&
+                         strcmp(ox_schemas[i + 1].domain, s->domain) == 0;
+        if (next_same)
+            ck_assert_ptr_eq(ox_schema_find(s->domain, s->name,
+                                            ox_schemas[i + 1].since_version - 1), s);
+    }
+}
+END_TEST
+
 /* A node's noted schema row (ox_node.schema_kind) answers only while the
  * node keeps its kind and the version stays in the row's range. */
 START_TEST(noted_schema_rows_follow_kind_and_version)
@@ -404,6 +421,7 @@ int main(void)
     TCase *tc = tcase_create("rules");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, valid_graph_passes);
+    tcase_add_test(tc, schema_index_finds_every_row);
     tcase_add_test(tc, clean_node_memo_agrees_with_the_full_check);
     tcase_add_test(tc, model_level_fields);
     tcase_add_test(tc, use_before_definition);
