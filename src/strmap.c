@@ -59,8 +59,19 @@ bool ox_str_number(const char *s, size_t n, size_t below, size_t *out)
         *out = 0;
         return below > 0 && (n == SIZE_MAX ? s[1] == '\0' : n == 1);
     }
-    size_t v = 0;
-    for (size_t i = 0; n == SIZE_MAX ? s[i] != '\0' : i < n; i++) {
+    size_t v = 0, i = 0;
+    /* Up to 19 digits a size_t cannot overflow: those are read without the
+     * bound's check, which runs once after them.  Every name the engine
+     * gives a value is read here, in several tables. */
+    for (; i < 19 && (n == SIZE_MAX ? s[i] != '\0' : i < n); i++) {
+        unsigned digit = (unsigned)(unsigned char)s[i] - '0';
+        if (digit > 9)
+            return false;
+        v = v * 10 + digit;
+    }
+    if (v >= below)
+        return false;
+    for (; n == SIZE_MAX ? s[i] != '\0' : i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
             return false;
         size_t digit = (size_t)(s[i] - '0');
