@@ -38,9 +38,12 @@ static size_t capacity_for(size_t expect)
 int ox_strmap_init(ox_strmap *m, size_t expect)
 {
     memset(m, 0, sizeof *m);
-    m->expect = expect;
-    m->dense_cap = capacity_for(expect);
-    return 0;
+    m->cap = capacity_for(expect);
+    m->slots = calloc(m->cap, sizeof(*m->slots));
+    if (!m->slots)
+        m->cap = 0;
+    m->dense_cap = m->slots ? m->cap : 0;
+    return m->slots ? 0 : -1;
 }
 
 void ox_strmap_free(ox_strmap *m)
@@ -128,13 +131,7 @@ uint64_t *ox_strmap_find(const ox_strmap *m, const char *key)
 
 static int grow(ox_strmap *m)
 {
-    /* the first table is the smallest; the next one has room for what the
-     * caller expected, so a map of many hashed keys still grows once more
-     * at most before its size */
-    size_t keys = m->n_hashed + 1;
-    if (m->cap && keys < m->expect)
-        keys = m->expect;
-    size_t cap = capacity_for(keys);
+    size_t cap = capacity_for(m->n_hashed + 1);
     ox_strmap_slot *slots = calloc(cap, sizeof(*slots));
     if (!slots)
         return -1;

@@ -35,12 +35,6 @@ typedef struct ox_strmap {
     size_t dense_cap;
     uint64_t *dense_val;
     uint64_t *dense_has; /* one bit a number */
-    /* Keys expected (ox_strmap_init).  The slots are made at the first
-     * hashed key, 64 of them, and at the second growth for all `expect`:
-     * a map whose keys are all numbers (the naming, layout and check tables
-     * of a converted graph) then never makes, clears and faults in a table
-     * sized for keys that all go dense. */
-    size_t expect;
 } ox_strmap;
 
 /* a equals b: the first bytes compared inline, so the linear name scans
@@ -61,9 +55,8 @@ uint64_t ox_strn_hash(const char *s, size_t n);
  * *out is its value.  The dense keys of a map are such numbers. */
 bool ox_str_number(const char *s, size_t n, size_t below, size_t *out);
 
-/* Room for `expect` keys (made when hashed keys arrive), and numbers below
- * about 2 * expect kept dense; 0 (it allocates nothing, so cannot fail; -1
- * is kept for callers that check). */
+/* Room for `expect` keys before the first growth, and numbers below about
+ * 2 * expect kept dense; 0, or -1 out of memory. */
 int ox_strmap_init(ox_strmap *m, size_t expect);
 void ox_strmap_free(ox_strmap *m);
 /* The value of the key equal to the first n bytes of s (or to key), NULL
