@@ -361,29 +361,35 @@ START_TEST(dump_and_check_complex_tensors)
 }
 END_TEST
 
+/* Files with sparse initializers: sparse.onnx (emb with 3 values, one with
+ * 1), unsorted.onnx (emb's indices out of order) and sparse_b.onnx (emb with
+ * 2 values, two instead of one). */
+static const char SPARSE_MODELS_PY[] =
+    "import numpy as np, onnx\n"
+    "from onnx import helper, TensorProto as T\n"
+    "def sp(name, vals, idx):\n"
+    "    return helper.make_sparse_tensor(helper.make_tensor(name, T.FLOAT, [len(vals)], vals),\n"
+    "        helper.make_tensor('', T.INT64, [len(idx)], idx), [3, 4])\n"
+    "w = helper.make_tensor('w', T.FLOAT, [1], [0.5])\n"
+    "def model(sparse):\n"
+    "    nodes = [helper.make_node('Identity', ['emb'], ['e']), helper.make_node('Identity', ['w'], ['z'])]\n"
+    "    g = helper.make_graph(nodes, 'g', [], [helper.make_sparse_tensor_value_info('e', T.FLOAT, [3, 4]),\n"
+    "        helper.make_tensor_value_info('z', T.FLOAT, [1])], [w], sparse_initializer=sparse)\n"
+    "    m = helper.make_model(g, producer_name='t', opset_imports=[helper.make_opsetid('', 13)])\n"
+    "    m.ir_version = 7\n"
+    "    return m\n"
+    "m = model([sp('emb', [1., 2., 3.], [0, 5, 11]), sp('one', [9.], [4])])\n"
+    "onnx.checker.check_model(m)\n"
+    "onnx.save(m, 'sparse.onnx')\n"
+    "onnx.save(model([sp('emb', [1., 2.], [5, 3])]), 'unsorted.onnx')\n"
+    "onnx.save(model([sp('emb', [1., 2.], [0, 5]), sp('two', [9.], [4])]), 'sparse_b.onnx')\n";
+
 /* Sparse initializers: dump lists them after the dense ones, with their
  * shape and NNZ, and counts them in the header (text and JSON); check holds
  * them to onnx.checker's rules. */
 START_TEST(dump_and_check_sparse_initializers)
 {
-    python(
-        "import numpy as np, onnx\n"
-        "from onnx import helper, TensorProto as T\n"
-        "def sp(name, vals, idx):\n"
-        "    return helper.make_sparse_tensor(helper.make_tensor(name, T.FLOAT, [len(vals)], vals),\n"
-        "        helper.make_tensor('', T.INT64, [len(idx)], idx), [3, 4])\n"
-        "w = helper.make_tensor('w', T.FLOAT, [1], [0.5])\n"
-        "def model(sparse):\n"
-        "    nodes = [helper.make_node('Identity', ['emb'], ['e']), helper.make_node('Identity', ['w'], ['z'])]\n"
-        "    g = helper.make_graph(nodes, 'g', [], [helper.make_sparse_tensor_value_info('e', T.FLOAT, [3, 4]),\n"
-        "        helper.make_tensor_value_info('z', T.FLOAT, [1])], [w], sparse_initializer=sparse)\n"
-        "    m = helper.make_model(g, producer_name='t', opset_imports=[helper.make_opsetid('', 13)])\n"
-        "    m.ir_version = 7\n"
-        "    return m\n"
-        "m = model([sp('emb', [1., 2., 3.], [0, 5, 11]), sp('one', [9.], [4])])\n"
-        "onnx.checker.check_model(m)\n"
-        "onnx.save(m, 'sparse.onnx')\n"
-        "onnx.save(model([sp('emb', [1., 2.], [5, 3])]), 'unsorted.onnx')\n");
+    python(SPARSE_MODELS_PY);
     run_result r = run("dump sparse.onnx");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_str_eq(r.out,
@@ -421,29 +427,14 @@ END_TEST
  * the A/B lines count them as dump's header does. */
 START_TEST(diff_compares_sparse_initializers)
 {
-    python(
-        "import onnx\n"
-        "from onnx import helper, TensorProto as T\n"
-        "def sp(name, vals, idx):\n"
-        "    return helper.make_sparse_tensor(helper.make_tensor(name, T.FLOAT, [len(vals)], vals),\n"
-        "        helper.make_tensor('', T.INT64, [len(idx)], idx), [3, 4])\n"
-        "def model(sparse):\n"
-        "    w = helper.make_tensor('w', T.FLOAT, [1], [0.5])\n"
-        "    nodes = [helper.make_node('Identity', ['emb'], ['e']), helper.make_node('Identity', ['w'], ['z'])]\n"
-        "    g = helper.make_graph(nodes, 'g', [], [helper.make_sparse_tensor_value_info('e', T.FLOAT, [3, 4]),\n"
-        "        helper.make_tensor_value_info('z', T.FLOAT, [1])], [w], sparse_initializer=sparse)\n"
-        "    m = helper.make_model(g, producer_name='t', opset_imports=[helper.make_opsetid('', 13)])\n"
-        "    m.ir_version = 7\n"
-        "    return m\n"
-        "onnx.save(model([sp('emb', [1., 2., 3.], [0, 5, 11]), sp('one', [9.], [4])]), 'a.onnx')\n"
-        "onnx.save(model([sp('emb', [1., 2.], [0, 5]), sp('two', [9.], [4])]), 'b.onnx')\n");
-    run_result r = run("diff a.onnx a.onnx");
+    python(SPARSE_MODELS_PY);
+    run_result r = run("diff sparse.onnx sparse.onnx");
     ck_assert_msg(r.status == 0, "exit %d\n%s%s", r.status, r.out, r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "A a.onnx: producer=t opsets=[ai.onnx:13] nodes=2 initializers=1 "
+    ck_assert_ptr_nonnull(strstr(r.out, "A sparse.onnx: producer=t opsets=[ai.onnx:13] nodes=2 initializers=1 "
                                         "sparse_initializers=2\n"));
     ck_assert_ptr_nonnull(strstr(r.out, "initializers:\n  = 3, same names and types\n"));
     run_free(&r);
-    r = run("diff a.onnx b.onnx");
+    r = run("diff sparse.onnx sparse_b.onnx");
     ck_assert_msg(r.status == 1, "exit %d\n%s%s", r.status, r.out, r.err);
     ck_assert_ptr_nonnull(strstr(r.out,
         "initializers:\n"
@@ -453,7 +444,7 @@ START_TEST(diff_compares_sparse_initializers)
         "  (2 in both, 3 in A, 3 in B)\n"));
     ck_assert_ptr_nonnull(strstr(r.out, "structure: 3 differences\n"));
     run_free(&r);
-    r = run("diff --format json a.onnx b.onnx");
+    r = run("diff --format json sparse.onnx sparse_b.onnx");
     ck_assert_msg(r.status == 1, "exit %d\n%s%s", r.status, r.out, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "\"nodes\":2,\"initializers\":1,\"sparse_initializers\":2}"));
     ck_assert_ptr_nonnull(strstr(r.out, "{\"what\":\"only in B\",\"name\":\"two\""));
