@@ -31,6 +31,15 @@ const char *fx(const char *name)
     return p;
 }
 
+char *path_in_dir(const char *dir, const char *name)
+{
+    static char bufs[4][1024];
+    static int k;
+    char *p = bufs[k++ % 4];
+    snprintf(p, sizeof bufs[0], "%s/%s", dir, name);
+    return p;
+}
+
 char *slurp_text(const char *path)
 {
     FILE *f = fopen(path, "rb");

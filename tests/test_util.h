@@ -17,6 +17,9 @@ const char *builddir(void);
  * plugins/), in one of four rotating buffers, so up to four stay valid. */
 const char *fx(const char *name);
 
+/* "dir/name", in one of four rotating buffers, so up to four stay valid. */
+char *path_in_dir(const char *dir, const char *name);
+
 /* The whole file as a malloc'd NUL-terminated string, NULL if it cannot be
  * opened. */
 char *slurp_text(const char *path);

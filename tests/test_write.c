@@ -49,11 +49,7 @@ static void teardown(void)
 
 static char *path_in(const char *name)
 {
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
+    return path_in_dir(dir, name);
 }
 
 static Onnx__ModelProto *decode(const char *path)
