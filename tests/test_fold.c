@@ -253,15 +253,23 @@ static void assert_kept_analysis_is_fresh(void)
     ox_static_shapes_free(&fresh);
 }
 
+/* g made anew with one input of [2, 6, 4], its first dim "batch" when
+ * `dynamic`. */
+static ox_value *fresh_graph_input(int dynamic)
+{
+    ox_graph_free(g);
+    g = ox_graph_new("m");
+    int64_t xd[] = {2, 6, 4};
+    ox_value *x = input(3, xd);
+    if (dynamic)
+        ox_value_set_dim_param(g, x, 0, "batch");
+    return x;
+}
+
 START_TEST(kept_analysis_matches_a_fresh_one)
 {
     for (int dynamic = 0; dynamic < 2; dynamic++) {
-        ox_graph_free(g);
-        g = ox_graph_new("m");
-        int64_t xd[] = {2, 6, 4};
-        ox_value *x = input(3, xd);
-        if (dynamic)
-            ox_value_set_dim_param(g, x, 0, "batch");
+        ox_value *x = fresh_graph_input(dynamic);
         ox_node *shape;
         ox_node *cat = size_chain(x, &shape);
         ox_node *relu = op1("onnx::Relu", cat->outputs[0]);
@@ -280,12 +288,7 @@ END_TEST
 START_TEST(shape_rule_memo_agrees_with_the_lookup)
 {
     for (int dynamic = 0; dynamic < 2; dynamic++) {
-        ox_graph_free(g);
-        g = ox_graph_new("m");
-        int64_t xd[] = {2, 6, 4};
-        ox_value *x = input(3, xd);
-        if (dynamic)
-            ox_value_set_dim_param(g, x, 0, "batch");
+        ox_value *x = fresh_graph_input(dynamic);
         ox_node *shape;
         ox_node *cat = size_chain(x, &shape);
         ox_node *relu = op1("onnx::Relu", cat->outputs[0]);
