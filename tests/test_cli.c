@@ -68,19 +68,7 @@ static int have_python_module(const char *module)
 /* Run a python script (written to a file) inside tmpdir. */
 static void python(const char *script)
 {
-    char path[512], cmd[1024];
-    snprintf(path, sizeof path, "%s/gen.py", tmpdir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(script, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "cd '%s' && /usr/bin/python3 gen.py >gen.log 2>&1", tmpdir);
-    int st = system(cmd);
-    if (st != 0) {
-        snprintf(path, sizeof path, "%s/gen.log", tmpdir);
-        char *log = slurp_or_empty(path);
-        ck_abort_msg("python generator failed:\n%s", log);
-    }
+    run_python_in(tmpdir, script);
 }
 
 static void setup(void)

@@ -630,18 +630,7 @@ static bool python_onnx(const char *script)
                 "test files\n");
         return false;
     }
-    char path[512], cmd[2048];
-    snprintf(path, sizeof path, "%s/gen.py", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(script, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "cd %s && /usr/bin/python3 gen.py >gen.log 2>&1", dir);
-    if (shell_status(cmd) != 0) {
-        snprintf(cmd, sizeof cmd, "cat %s/gen.log >&2", dir);
-        shell_status(cmd);
-        ck_abort_msg("the python script that makes the test files failed");
-    }
+    run_python_in(dir, script);
     return true;
 }
 

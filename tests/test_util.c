@@ -95,6 +95,22 @@ int shell_status(const char *cmd)
     return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
 }
 
+void run_python_in(const char *dir, const char *script)
+{
+    char path[1024], cmd[2048];
+    snprintf(path, sizeof path, "%s/gen.py", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(script, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd '%s' && /usr/bin/python3 gen.py >gen.log 2>&1", dir);
+    if (shell_status(cmd) != 0) {
+        snprintf(path, sizeof path, "%s/gen.log", dir);
+        char *log = slurp_text(path);
+        ck_abort_msg("the python script that makes the test files failed:\n%s", log ? log : "");
+    }
+}
+
 int run_suite(Suite *s)
 {
     SRunner *sr = srunner_create(s);

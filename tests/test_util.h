@@ -37,6 +37,10 @@ void rm_tree(const char *dir);
 /* Runs cmd through the shell: its exit status, -1 when it did not exit. */
 int shell_status(const char *cmd);
 
+/* Writes `script` to dir/gen.py and runs it with /usr/bin/python3 in dir;
+ * fails the test, with the script's output, if it fails. */
+void run_python_in(const char *dir, const char *script);
+
 /* A write that fails midway on a full disk leaves the file it replaces as it
  * was: `path` is made to hold "old model", then a child whose files may grow
  * to `limit` bytes (RLIMIT_FSIZE, so writes fail with EFBIG) runs
