@@ -943,9 +943,15 @@ def _constant_with_twin(rec, func, args, kwargs):
         return out
     for o, r in zip(outs, reals):
         if o.device.type == "meta" and r.device.type == "cpu":
-            rec.real_of[id(o)] = r
-            rec.keepalive.extend((o, r))  # real_of is keyed by id(): o must outlive the trace
+            _set_twin(rec, o, r)
     return out
+
+
+def _set_twin(rec, meta, real):
+    """`real` (a CPU tensor) holds the values of the meta tensor `meta`: a recorded op
+    reading `meta` captures them (_host_bytes)."""
+    rec.real_of[id(meta)] = real
+    rec.keepalive.extend((meta, real))  # real_of is keyed by id(): meta must outlive the trace
 
 
 # Tensors made from Python data: on the meta device (torch.tensor(v, device=x.device)
@@ -989,8 +995,7 @@ def _data_with_twin(rec, func, args, kwargs):
             real = func(*args, **cpu_kwargs)
     finally:
         rec.inside -= 1
-    rec.real_of[id(out)] = real
-    rec.keepalive.extend((out, real))  # real_of is keyed by id(): out must outlive the trace
+    _set_twin(rec, out, real)
     return out
 
 
@@ -1263,8 +1268,7 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
             meta = by_real.get(id(p))       # tied weights stay one tensor
             if meta is None:
                 meta = by_real[id(p)] = torch.empty_like(p, device="meta")
-                rec.real_of[id(meta)] = p
-                rec.keepalive.append(meta)
+                _set_twin(rec, meta, p)
             meta_state[pname] = meta
     hooks = None
     fn_cls = torch.autograd.Function
