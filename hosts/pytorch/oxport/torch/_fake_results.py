@@ -35,16 +35,9 @@ def meta_batch_norm_shapes_agree(b):
     x = b["input"]
     if not isinstance(x, torch.Tensor) or not x.is_meta or x.dim() < 2:
         return False
-    c = x.shape[1]
-    for name in ("running_mean", "running_var", "weight", "bias"):
-        t = b[name]
-        if t is None:
-            if name.startswith("running") and not b["training"]:
-                return False  # eval without statistics: torch's error
-            continue
-        if not isinstance(t, torch.Tensor) or not t.is_meta or t.dim() != 1 or t.shape[0] != c:
-            return False
-    return True
+    if not b["training"] and (b["running_mean"] is None or b["running_var"] is None):
+        return False  # eval without statistics: torch's error
+    return channel_params_agree(x, b, ("running_mean", "running_var", "weight", "bias"))
 
 
 def meta_layer_norm_shapes_agree(b):
