@@ -16,9 +16,14 @@ O_DIRECT, past the page cache).  With --repeat N each export runs N times, each 
 process, the exporters taking turns, and the median time is reported (the machine's load
 moves single runs a lot).
 
-The "plain write" row is the floor for any exporter: a fresh process writing the same
-number of bytes as oxport's file from one in-memory buffer to the same directory with
-os.write (no fsync, like the exporters), timed the same way.  The "ceiling" rows divide
+The "plain write" row is the floor for any exporter: a fresh process that first does
+what an exporter's process does before its export (imports torch, builds the model, runs
+its forwards), then writes the same number of bytes as oxport's file from one in-memory
+buffer to the same directory with os.write (no fsync, like the exporters), timed the same
+way.  The setup matters on a VM that hands freed memory back to its host: a write is fast
+only into pages that were freed moments before and not yet handed back, and a plain writer
+that started without building a model would find pages the exporters never see
+(docs/performance.md, "What a write costs on this VM").  The "ceiling" rows divide
 torch.onnx.export's time by each plain write's: no exporter that writes the file can be
 faster than that in the same run.  The "plain direct write" row
 is the same with O_DIRECT (aligned blocks from a page-aligned buffer, the tail buffered):
@@ -64,30 +69,45 @@ def vm_hwm():
     raise RuntimeError("no VmHWM in /proc/self/status")
 
 
-def plain_write(args, direct=False):
-    """Write args.nbytes from one buffer to args.out, as the floor of writing a file."""
+def plain_write(args, model, direct=False):
+    """Write args.nbytes to args.out, as the floor of writing a file: buffered, straight
+    from the model's own tensors (as an exporter that borrows them does), padded to the
+    file's size; direct, from one page-aligned copy (O_DIRECT needs aligned memory)."""
     import mmap
 
     import numpy as np
-    # an anonymous map is page-aligned, as O_DIRECT needs
-    mem = mmap.mmap(-1, max(args.nbytes, 1))
-    buf = np.frombuffer(mem, dtype=np.uint8, count=args.nbytes)
-    buf[:] = np.random.default_rng(0).integers(0, 255, args.nbytes, dtype=np.uint8)
-    view = memoryview(mem)[:args.nbytes]
+    chunk = 8 << 20
+    if direct:
+        # an anonymous map is page-aligned, as O_DIRECT needs
+        mem = mmap.mmap(-1, max(args.nbytes, 1))
+        buf = np.frombuffer(mem, dtype=np.uint8, count=args.nbytes)
+        buf[:] = np.random.default_rng(0).integers(0, 255, args.nbytes, dtype=np.uint8)
+        pieces = [memoryview(mem)[:args.nbytes]]
+    else:
+        pieces, left = [], args.nbytes
+        for t in model.state_dict().values():
+            if left <= 0:
+                break
+            b = memoryview(t.detach().contiguous().numpy()).cast("B")[:left]
+            pieces.append(b)
+            left -= len(b)
+        if left > 0:  # the file's framing and small constants
+            pieces.append(memoryview(bytes(left)))
     base = vm_hwm()
     t0 = time.perf_counter()
     tmp = args.out + ".tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | (os.O_DIRECT if direct else 0), 0o644)
     try:
-        done = 0
-        whole = len(view) // 4096 * 4096 if direct else len(view)
-        while done < whole:
-            done += os.write(fd, view[done:min(whole, done + (8 << 20))])
-        if done < len(view):  # the tail, shorter than a block, through the page cache
-            import fcntl
-            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_DIRECT)
-            while done < len(view):
-                done += os.write(fd, view[done:])
+        for view in pieces:
+            done = 0
+            whole = len(view) // 4096 * 4096 if direct else len(view)
+            while done < whole:
+                done += os.write(fd, view[done:min(whole, done + chunk)])
+            if done < len(view):  # the tail, shorter than a block, through the page cache
+                import fcntl
+                fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_DIRECT)
+                while done < len(view):
+                    done += os.write(fd, view[done:])
     finally:
         os.close(fd)
     os.rename(tmp, args.out)  # replaced atomically, as the exporters do
@@ -96,9 +116,10 @@ def plain_write(args, direct=False):
     return 0
 
 
-def worker(args):
-    if args.worker in ("plain-write", "plain-write-direct"):
-        return plain_write(args, direct=args.worker == "plain-write-direct")
+def prepared_model(args):
+    """What every worker does before its timed part: the model built, its degenerate
+    parts re-drawn, one forward saved for the comparison and one more timed.
+    Returns (model, input, seconds of the timed forward)."""
     import numpy as np
     import torch
 
@@ -131,6 +152,16 @@ def worker(args):
     with torch.no_grad():
         model(x)
     forward = time.perf_counter() - t0
+    return model, x, forward
+
+
+def worker(args):
+    model, x, forward = prepared_model(args)
+    if args.worker in ("plain-write", "plain-write-direct"):
+        return plain_write(args, model, direct=args.worker == "plain-write-direct")
+    import oxport.torch
+    import torch
+
     base = vm_hwm()
     t0 = time.perf_counter()
     if args.worker == "torch":
