@@ -13,8 +13,8 @@ difference between ONNX Runtime on the file and PyTorch eager.
 oxport runs three times: the default eager trace; trace='fake' (the forward on the meta
 device, no kernel computes); and trace='fake' with direct_io=True (the file written with
 O_DIRECT, past the page cache).  With --repeat N each export runs N times, each in its own
-process, the exporters taking turns, and the median time is reported (the machine's load
-moves single runs a lot).
+process, the exporters taking turns (each round starting one worker further on), and the
+median time is reported (the machine's load moves single runs a lot).
 
 The "plain write" row is the floor for any exporter: a fresh process that first does
 what an exporter's process does before its export (imports torch, builds the model, runs
@@ -227,11 +227,14 @@ def main():
             outdir = args.keep or tmp
             os.makedirs(outdir, exist_ok=True)
             # The exporters take turns, one export each per round, so a drift in the
-            # machine's speed over the run falls on all of them alike.
+            # machine's speed over the run falls on all of them alike.  Each round starts
+            # one worker further on: how fast a buffered write is here depends on what the
+            # worker before it wrote and freed (docs/performance.md, "What a write costs on
+            # this VM"), so no worker always follows the same one.
             order = WORKERS
             runs = {which: [] for which in order}
-            for _ in range(args.repeat):
-                for which in order:
+            for rnd in range(args.repeat):
+                for which in order[rnd % len(order):] + order[:rnd % len(order)]:
                     if runs[which] is None:
                         continue
                     out = os.path.join(outdir, f"{name}_{which}.onnx")
