@@ -534,28 +534,33 @@ static int sym_pixel_shuffle_11(ox_sym *g, const ox_api *api)
 }
 
 /* Before opset 11 DepthToSpace only has DCR order: spell CRD out as
- * [N, C, r, r, H, W] -> permute(0, 1, 4, 2, 5, 3) -> [N, C, H*r, W*r]. */
+ * [N, C, H, W] -> [N, C/r^2, r, r, H, W] -> permute(0, 1, 4, 2, 5, 3) ->
+ * [N, C/r^2, H*r, W*r], with every size that may vary taken from the input
+ * at run time (a dynamic batch, height or width).  The first target needs no
+ * size: with x unsqueezed to [N, C, 1, 1, H, W], Reshape [0, -1, r, r, 0, 0]
+ * copies N, H and W (0 copies the input's dim at that position).  The second
+ * names one size, W*r, from Shape(x); where the shape is fixed that folds
+ * into a constant. */
 static int sym_pixel_shuffle_9(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int64_t r = api->arg_int(g, "upscale_factor", 1);
     if (api->rank(g, x) != 4) /* the check hook states a known other rank */
         return api->fail(g, "pixel_shuffle needs the input's rank, which is unknown; record it");
-    int64_t c = oxu_fixed_size(g, api, x, 1), h = oxu_fixed_size(g, api, x, 2),
-            w = oxu_fixed_size(g, api, x, 3);
-    if (c < 0 || h < 0 || w < 0)
-        return api->fail(g, "pixel_shuffle before opset 11 needs the input's channel and "
-                            "spatial sizes, which are unknown; record them or use opset 11");
-    if (r < 1 || c % (r * r) != 0)
+    /* the example's channel count only checks the call (torch refuses the same) */
+    int64_t c = api->size(g, x, 1);
+    if (r < 1 || (c >= 0 && c % (r * r) != 0))
         return api->fail(g, "pixel_shuffle: %lld channels are not divisible by "
                             "upscale_factor^2 = %lld",
                          (long long)c, (long long)(r * r));
-    int64_t s1[6] = {0, c / (r * r), r, r, h, w};
-    static const int64_t perm[6] = {0, 1, 4, 2, 5, 3};
-    int64_t s2[4] = {0, c / (r * r), h * r, w * r};
-    ox_vid y = at_reshape(g, api, x, s1, 6);
+    static const int64_t unsq[2] = {2, 3}, perm[6] = {0, 1, 4, 2, 5, 3}, head[3] = {0, 0, -1};
+    int64_t s1[6] = {0, -1, r, r, 0, 0};
+    ox_vid y = at_reshape(g, api, oxu_unsqueeze_axes(g, api, x, unsq, 2), s1, 6);
     y = at_transpose(g, api, y, perm, 6);
-    return oxu_set_result(g, api, 0, at_reshape(g, api, y, s2, 4));
+    /* [N, C/r^2, H, r, W, r] -> [0, 0, -1, W*r]: the -1 is H*r */
+    ox_vid wr = at_op2(g, api, "Mul", oxu_shape_slice(g, api, x, 3, 4), oxu_const_ints(g, api, &r, 1));
+    ox_vid s2[2] = {oxu_const_ints(g, api, head, 3), wr};
+    return oxu_set_result(g, api, 0, at_op2(g, api, "Reshape", y, oxu_concat(g, api, s2, 2, 0)));
 }
 
 /* output_size is None when the host records scale factors (scales). */

@@ -375,6 +375,10 @@ ROWS = [
     Row("one_hot", "aten::one_hot", lambda i: F.one_hot(i, 5), [T(2, 3, dtype=I64, lo=0, hi=4)]),
     Row("embedding", "aten::embedding", module=lambda: nn.Embedding(10, 4), inputs=[T(2, 3, dtype=I64, lo=0, hi=9)]),
     Row("pixel_shuffle", "aten::pixel_shuffle", lambda x: F.pixel_shuffle(x, 2), [T(1, 8, 3, 3)]),
+    # before opset 11 the Reshape targets come from Shape(x): a batch, height and width
+    # that vary must reach them (DepthToSpace carries them from 11)
+    Row("pixel_shuffle.dynamic", "aten::pixel_shuffle", lambda x: F.pixel_shuffle(x, 3), [T(2, 18, 3, 4)],
+        dynamic={"in0": {0: "n", 2: "h", 3: "w"}, "out0": {0: "n", 2: "h3", 3: "w3"}}),
     Row("pixel_shuffle.rank5", "aten::pixel_shuffle", lambda x: F.pixel_shuffle(x, 2), [T(2, 1, 8, 3, 3)],
         refuse=Refuse("pixel_shuffle is exported for rank-4 inputs only (got rank 5)")),
     Row("reshape.int64", "aten::reshape", lambda x: x.reshape(-1), [T(3, 4, dtype=I64)]),
