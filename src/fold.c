@@ -56,18 +56,7 @@ static uint64_t count_of(uint32_t rank, const int64_t *dims)
 static int become_constant(ox_graph *g, ox_node *n, ox_dtype dtype, uint32_t rank,
                            const int64_t *dims, const void *data, uint64_t nbytes)
 {
-    ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
-    int64_t *d = rank ? ox_arena_memdup(&g->arena, dims, rank * sizeof(int64_t)) : NULL;
-    void *bytes = nbytes ? ox_arena_memdup(&g->arena, data, nbytes) : ox_arena_alloc(&g->arena, 1);
-    if (!t || (rank && !d) || !bytes)
-        return -1;
-    t->dtype = dtype;
-    t->rank = rank;
-    t->dims = d;
-    t->data.data = bytes;
-    t->data.nbytes = nbytes;
-    t->data.owned = true;
-    return ox_node_become_constant(g, n, t);
+    return ox_node_become_constant_copy(g, n, dtype, rank, dims, data, nbytes);
 }
 
 static int64_t norm_axis(int64_t axis, int64_t rank)

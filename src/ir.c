@@ -460,6 +460,24 @@ int ox_node_become_constant(ox_graph *g, ox_node *n, ox_attr_tensor *t)
     return ox_value_set_type(g, out, t->dtype, (int32_t)t->rank, t->dims);
 }
 
+int ox_node_become_constant_copy(ox_graph *g, ox_node *n, ox_dtype dtype, uint32_t rank,
+                                 const int64_t *dims, const void *data, uint64_t nbytes)
+{
+    ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
+    int64_t *d = rank ? ox_arena_memdup(&g->arena, dims, rank * sizeof(int64_t)) : NULL;
+    void *bytes = nbytes ? ox_arena_memdup(&g->arena, data, nbytes) : ox_arena_alloc(&g->arena, 1);
+    if (!t || (rank && !d) || !bytes)
+        return -1;
+    t->dtype = dtype;
+    t->rank = rank;
+    t->dims = d;
+    t->data.data = bytes;
+    t->data.nbytes = nbytes;
+    t->data.owned = true;
+    t->name = NULL;
+    return ox_node_become_constant(g, n, t);
+}
+
 int ox_value_become_param(ox_graph *g, ox_vid v)
 {
     ox_value *x = ox_graph_value(g, v);

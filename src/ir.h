@@ -347,6 +347,11 @@ int ox_node_set_kind(ox_graph *g, ox_node *n, const char *domain, const char *op
  * inputs lose their uses, its attributes are replaced, output 0 takes t's
  * type.  -1 out of memory. */
 int ox_node_become_constant(ox_graph *g, ox_node *n, ox_attr_tensor *t);
+/* The same with the tensor made from a copy of `data` (nbytes bytes of
+ * dtype, shaped rank/dims) in the graph's arena: what a folding pass that
+ * worked a node's result out writes.  -1 out of memory. */
+int ox_node_become_constant_copy(ox_graph *g, ox_node *n, ox_dtype dtype, uint32_t rank,
+                                 const int64_t *dims, const void *data, uint64_t nbytes);
 /* A forward-created constant (OX_VAL_CONST) becomes a parameter: written as
  * an initializer.  -1 out of memory. */
 int ox_value_become_param(ox_graph *g, ox_vid v);

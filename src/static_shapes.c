@@ -198,20 +198,7 @@ static bool is_constant(const ox_graph *g, ox_vid v)
 static int become_int64_constant(ox_graph *g, ox_node *n, uint32_t rank, const int64_t *dims,
                                  const int64_t *data, uint64_t count)
 {
-    ox_attr_tensor *t = ox_arena_alloc(&g->arena, sizeof(*t));
-    int64_t *d = rank ? ox_arena_memdup(&g->arena, dims, rank * sizeof(int64_t)) : NULL;
-    void *bytes = count ? ox_arena_memdup(&g->arena, data, count * sizeof(int64_t))
-                        : ox_arena_alloc(&g->arena, 1);
-    if (!t || (rank && !d) || !bytes)
-        return -1;
-    t->dtype = OX_INT64;
-    t->rank = rank;
-    t->dims = d;
-    t->data.data = bytes;
-    t->data.nbytes = count * sizeof(int64_t);
-    t->data.owned = true;
-    t->name = NULL;
-    return ox_node_become_constant(g, n, t);
+    return ox_node_become_constant_copy(g, n, OX_INT64, rank, dims, data, count * sizeof(int64_t));
 }
 
 int ox_static_shapes_fold(ox_graph *g, const ox_static_shapes *s, ox_node *n)
