@@ -8,6 +8,7 @@
 
 #include "convert.h"
 #include "fold.h"
+#include "fold_known_sizes.h"
 #include "functions.h"
 #include "lift_constants.h"
 #include "passes.h"
@@ -71,11 +72,27 @@ static void drop_shapes(ox_pipeline *p)
     p->have_shapes = false;
 }
 
+/* Rounds of known-size folding and the constant fold after it: a size
+ * folded lets the fold reach arithmetic the analysis does not work out (a
+ * Div), whose result may fix a Reshape's target and so the next shape.  Real
+ * models settle in one or two. */
+#define KNOWN_SIZE_ROUNDS 4
+
 static ox_status stage_fold(ox_pipeline *p)
 {
     drop_shapes(p);
     ox_status st = ox_pass_fold_constants_keeping_shapes(p->ctx, p->g, &p->n_folded, &p->shapes);
     p->have_shapes = st == OX_OK;
+    for (int round = 0; st == OX_OK && round < KNOWN_SIZE_ROUNDS; round++) {
+        size_t known = 0, more = 0;
+        st = ox_pass_fold_known_sizes(p->ctx, p->g, &p->shapes, &known);
+        if (st != OX_OK || !known)
+            break;
+        drop_shapes(p);
+        st = ox_pass_fold_constants_keeping_shapes(p->ctx, p->g, &more, &p->shapes);
+        p->have_shapes = st == OX_OK;
+        p->n_folded += known + more;
+    }
     return st;
 }
 

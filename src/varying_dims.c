@@ -216,7 +216,7 @@ static uint64_t right_aligned(uint64_t m, int32_t r, int32_t R)
  * varies in its first element only, and its others are known.  "Fixed"
  * means the same on every run, so a fixed element of a Shape is the traced
  * size. */
-#define MAX_ELEMS 16
+#define MAX_ELEMS OX_VARYING_MAX_ELEMS
 
 typedef struct ox_shape_elems {
     uint32_t len;
@@ -1021,8 +1021,8 @@ static bool reads_elements(const dims_rule *rule)
            rule->kind == R_SLICE || rule->kind == R_TILE || rule->kind == R_RESIZE;
 }
 
-int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
-                            ox_varying_dims *out)
+static int compute(const ox_graph *g, const ox_static_shapes *shapes, ox_varying_dims *out,
+                   bool keep_values)
 {
     memset(out, 0, sizeof(*out));
     ox_arena_init(&out->elems_arena);
@@ -1065,11 +1065,38 @@ int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
         if (n->n_outputs && n->outputs[0] && n->outputs[0] < out->n && !out->elems[n->outputs[0]])
             out->elems[n->outputs[0]] = computed_elems(g, out, n);
     }
-    /* the elements served the walk; the masks are the answer */
-    free(out->elems);
-    out->elems = NULL;
-    ox_arena_free(&out->elems_arena);
+    if (!keep_values) {
+        /* the elements served the walk; the masks are the answer */
+        free(out->elems);
+        out->elems = NULL;
+        ox_arena_free(&out->elems_arena);
+    }
     return 0;
+}
+
+int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
+                            ox_varying_dims *out)
+{
+    return compute(g, shapes, out, false);
+}
+
+int ox_varying_dims_compute_keeping_values(const ox_graph *g, const ox_static_shapes *shapes,
+                                           ox_varying_dims *out)
+{
+    return compute(g, shapes, out, true);
+}
+
+bool ox_varying_dims_known_value(const ox_varying_dims *d, ox_vid v,
+                                 int64_t vals[OX_VARYING_MAX_ELEMS], uint32_t *len, bool *scalar)
+{
+    const shape_elems *e = d->elems && v && v < d->n ? d->elems[v] : NULL;
+    uint32_t all = e && e->len ? ~0u >> (32 - e->len) : 0;
+    if (!e || !e->len || e->vary || e->known != all)
+        return false;
+    memcpy(vals, e->val, e->len * sizeof(int64_t));
+    *len = e->len;
+    *scalar = e->scalar;
+    return true;
 }
 
 bool ox_varying_dims_any_input(const ox_graph *g)

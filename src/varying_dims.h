@@ -43,6 +43,20 @@ typedef struct ox_varying_dims {
  * -1 out of memory. */
 int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
                             ox_varying_dims *out);
+/* The same, keeping what each small int64 value holds (a Shape, a size
+ * gathered from it, the arithmetic on it) for ox_varying_dims_known_value
+ * until ox_varying_dims_free. */
+int ox_varying_dims_compute_keeping_values(const ox_graph *g, const ox_static_shapes *shapes,
+                                           ox_varying_dims *out);
+/* Whether v, a node's int64 output of rank 0 or 1 with at most
+ * OX_VARYING_MAX_ELEMS elements, holds the same values on every run of the
+ * file, and which: *len elements into vals, *scalar for rank 0.  A size a
+ * dynamic axis does not reach, and arithmetic on such sizes, is; anything the
+ * analysis cannot follow is not.  Only after
+ * ox_varying_dims_compute_keeping_values. */
+#define OX_VARYING_MAX_ELEMS 16
+bool ox_varying_dims_known_value(const ox_varying_dims *d, ox_vid v,
+                                 int64_t vals[OX_VARYING_MAX_ELEMS], uint32_t *len, bool *scalar);
 /* Whether an input of g has a named or unknown dim: without one nothing
  * varies, and the analysis need not run. */
 bool ox_varying_dims_any_input(const ox_graph *g);

@@ -5,6 +5,7 @@
 
 #include "context.h"
 #include "fold.h"
+#include "fold_known_sizes.h"
 #include "ir.h"
 #include "passes.h"
 #include "static_shapes.h"
@@ -334,6 +335,72 @@ START_TEST(sizes_of_a_dynamic_input_stay)
 }
 END_TEST
 
+/* The constant fold, then known-size folding and the constant fold again,
+ * as the export's fold stage runs them; the known-size pass's count. */
+static size_t fold_with_known_sizes(void)
+{
+    ox_static_shapes sh;
+    ck_assert_int_eq(ox_pass_fold_constants_keeping_shapes(ctx, g, NULL, &sh), OX_OK);
+    size_t known = 0;
+    ck_assert_int_eq(ox_pass_fold_known_sizes(ctx, g, &sh, &known), OX_OK);
+    ox_static_shapes_free(&sh);
+    ck_assert_int_eq(ox_pass_fold_constants(ctx, g, NULL), OX_OK);
+    ck_assert_int_eq(ox_pass_dce(ctx, g), OX_OK);
+    return known;
+}
+
+/* With only the batch dynamic, x.size(1) // 2 is the same on every run: the
+ * Gather of dim 1 becomes a Constant and the Div and Unsqueeze after it fold;
+ * the batch's Gather and the Concat that mixes both stay. */
+START_TEST(sizes_no_dynamic_axis_reaches_fold)
+{
+    ox_value *x = fresh_graph_input(1);
+    ox_node *shape;
+    ox_node *cat = size_chain(x, &shape);
+    ck_assert_uint_eq(fold_with_known_sizes(), 1);
+    ck_assert_str_eq(shape->kind, "onnx::Shape");
+    ck_assert_str_eq(cat->kind, "onnx::Concat");
+    const ox_attr_tensor *half = folded(cat->inputs[1]);
+    ck_assert_int_eq(half->rank, 1);
+    ck_assert_int_eq(((const int64_t *)half->data.data)[0], 3);
+    const ox_value *b = ox_graph_value(g, cat->inputs[0]);
+    ck_assert_str_eq(b->producer->kind, "onnx::Unsqueeze"); /* of the batch, read at run time */
+    /* Shape, the batch's Gather and Unsqueeze, the Concat and the Reshape,
+     * with the constants they read */
+    size_t shapes = 0, gathers = 0;
+    for (const ox_node *n = g->first; n; n = n->next) {
+        shapes += strcmp(n->kind, "onnx::Shape") == 0;
+        gathers += strcmp(n->kind, "onnx::Gather") == 0;
+    }
+    ck_assert_uint_eq(shapes, 1);
+    ck_assert_uint_eq(gathers, 1);
+}
+END_TEST
+
+/* Where a dynamic axis reaches the dim a size is read from, or the analysis
+ * cannot follow the value (an operator of another domain in between), no
+ * size is folded. */
+START_TEST(sizes_a_dynamic_axis_reaches_stay)
+{
+    ox_value *x = fresh_graph_input(1);
+    ox_value_set_dim_param(g, x, 1, "channels");
+    ox_node *shape;
+    ox_node *cat = size_chain(x, &shape);
+    ck_assert_uint_eq(fold_with_known_sizes(), 0);
+    ck_assert_str_eq(cat->kind, "onnx::Concat");
+    ck_assert_str_eq(ox_graph_value(g, cat->inputs[1])->producer->kind, "onnx::Unsqueeze");
+
+    x = fresh_graph_input(1);
+    ox_node *custom = op1("com.example::Relu", x->id);
+    ox_value *y = ox_graph_value(g, custom->outputs[0]);
+    int64_t yd[] = {2, 6, 4};
+    ck_assert_int_eq(ox_value_set_type(g, y, OX_FLOAT, 3, yd), 0);
+    cat = size_chain(y, &shape);
+    ck_assert_uint_eq(fold_with_known_sizes(), 0);
+    ck_assert_str_eq(ox_graph_value(g, cat->inputs[1])->producer->kind, "onnx::Unsqueeze");
+}
+END_TEST
+
 START_TEST(data_dependent_shapes_stay)
 {
     int64_t xd[] = {3, 4}, zero = 0;
@@ -454,6 +521,8 @@ int main(void)
     tcase_add_test(tc, mismatched_shapes_are_not_folded);
     tcase_add_test(tc, sizes_of_a_fixed_input_fold);
     tcase_add_test(tc, sizes_of_a_dynamic_input_stay);
+    tcase_add_test(tc, sizes_no_dynamic_axis_reaches_fold);
+    tcase_add_test(tc, sizes_a_dynamic_axis_reaches_stay);
     tcase_add_test(tc, data_dependent_shapes_stay);
     tcase_add_test(tc, shape_start_end_and_size);
     tcase_add_test(tc, integer_division_comparisons_and_logic);

@@ -372,6 +372,84 @@ class DynamicSizes(unittest.TestCase):
             assert_declared_dims_hold(self, path, refs, f"{name} opset {opset}")
 
 
+def dims_read_at_run_time(path):
+    """The dims of its input each Shape in the file is read at (Gather and Slice of its
+    output, with constant indices), as a sorted list; a Shape read any other way counts
+    as reading every dim (None)."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(path)
+    consts = {n.output[0]: numpy_helper.to_array(n.attribute[0].t) for n in m.graph.node
+              if n.op_type == "Constant" and n.attribute and n.attribute[0].name == "value"}
+    consts.update({t.name: numpy_helper.to_array(t) for t in m.graph.initializer})
+    shapes = {n.output[0] for n in m.graph.node if n.op_type == "Shape"}
+    read = set()
+    for n in m.graph.node:
+        if not n.input or n.input[0] not in shapes:
+            continue
+        if n.op_type == "Gather" and n.input[1] in consts:
+            read.update(int(i) for i in np.atleast_1d(consts[n.input[1]]))
+        elif n.op_type == "Slice" and len(n.input) >= 3 and all(i in consts for i in n.input[1:3]):
+            read.update(range(int(consts[n.input[1]][0]), int(consts[n.input[2]][0])))
+        else:
+            read.add(None)
+    return sorted(read, key=lambda d: -1 if d is None else d)
+
+
+class KnownSizes(unittest.TestCase):
+    """Sizes no dynamic axis reaches are folded (src/fold_known_sizes.c): with only the
+    batch dynamic, x.shape's other dims become constants, and only dim 0 is read at run
+    time; the file still follows the batch.  With another axis dynamic, that one is read
+    too."""
+
+    class SplitHeads(nn.Module):
+        """Every size from x.shape: b, n and c // 2 (Heads without its Python float)."""
+
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            b, n, c = x.shape
+            h = self.proj(x).view(b, n, 2, c // 2).transpose(1, 2)
+            return (h.softmax(-1) * h.sum(2, keepdim=True)).transpose(1, 2).reshape(b, n, c)
+
+    def test_head_split_reads_only_the_dynamic_dims(self):
+        with tempfile.TemporaryDirectory(prefix="oxport-known-") as tmp:
+            for opset in (9, 13, 17):
+                path = os.path.join(tmp, f"heads{opset}.onnx")
+                torch.manual_seed(0)
+                model = self.SplitHeads().eval()
+                oxt.export(model, (torch.randn(2, 5, 8),), path, opset_version=opset, input_names=["x"],
+                           dynamic_axes={"x": {0: "b"}})
+                self.assertEqual(dims_read_at_run_time(path), [0], f"opset {opset}")
+                oxt.export(model, (torch.randn(2, 5, 8),), path, opset_version=opset, input_names=["x"],
+                           dynamic_axes={"x": {0: "b", 1: "n"}})
+                self.assertEqual(dims_read_at_run_time(path), [0, 1], f"opset {opset}")
+        torch.manual_seed(0)
+        follows_input_sizes(self, self.SplitHeads(), torch.randn(2, 5, 8), [0], [(1, 5, 8), (4, 5, 8)],
+                            (9, 13, 17))
+        follows_input_sizes(self, self.SplitHeads(), torch.randn(2, 5, 8), [0, 1], [(1, 3, 8), (4, 7, 8)], (13,))
+
+    def test_pixel_shuffle_below_opset_11_keeps_the_width_only_where_it_varies(self):
+        class Shuffle(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(2, 8, 3, padding=1)
+
+            def forward(self, x):
+                return F.pixel_shuffle(self.conv(x), 2)
+        torch.manual_seed(0)
+        with tempfile.TemporaryDirectory(prefix="oxport-known-") as tmp:
+            path = os.path.join(tmp, "ps.onnx")
+            oxt.export(Shuffle().eval(), (torch.randn(1, 2, 4, 5),), path, opset_version=10,
+                       input_names=["x"], dynamic_axes={"x": {0: "b"}})
+            self.assertEqual(dims_read_at_run_time(path), [])
+            self.assertEqual(size_nodes(path), [])
+        follows_input_sizes(self, Shuffle(), torch.randn(1, 2, 4, 5), [0], [(3, 2, 4, 5)], (9, 10))
+        follows_input_sizes(self, Shuffle(), torch.randn(1, 2, 4, 5), [0, 2, 3], [(3, 2, 6, 3)], (9, 10))
+
+
 class DeclaredDims(unittest.TestCase):
     """Outputs' declared dims under dynamic input axes: open where an axis reaches
     them, the traced size where none does (run_case checks the sizes declared hold)."""
