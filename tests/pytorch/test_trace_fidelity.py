@@ -138,6 +138,17 @@ class Warnings(unittest.TestCase):
         # With no dynamic axes the file's input shapes fix every size: nothing to say.
         self.assertEqual(export_warnings(fn, torch.randn(2, 6), opset=9), [])
 
+    def test_a_torchvision_line_is_the_call_site(self):
+        # torchvision's code is the model's, though its directory name begins with torch's:
+        # a size compared there is named by torchvision's own file and line.
+        import torchvision
+        vit = torchvision.models.VisionTransformer(image_size=32, patch_size=16, num_layers=1, num_heads=2,
+                                                   hidden_dim=8, mlp_dim=16, num_classes=3).eval()
+        msgs = export_warnings(vit, torch.randn(2, 3, 32, 32), dynamic_axes={"x": {0: "b"}})
+        hits = [m for m in msgs if "compared in Python" in m]
+        self.assertTrue(hits, msgs)
+        self.assertTrue(all("at vision_transformer.py:" in m for m in hits), hits)
+
     def test_recorded_sizes_do_not_warn(self):
         msgs = export_warnings(Outer(lambda x: x.view(x.size(0), -1)[:, : x.size(1) // 2]),
                                torch.randn(4, 6), dynamic_axes={"x": {0: "b", 1: "n"}})

@@ -46,7 +46,10 @@ def _model_code(code):
     own = _MODEL_CODE.get(name)
     if own is None:
         path = os.path.abspath(name)
-        own = _MODEL_CODE[name] = not (path.startswith(_HERE) or path.startswith(_TORCH) or path.startswith("<"))
+        # whole directory names: torchvision's files begin with torch's directory name
+        # but are the model's code, and a warning should name their line
+        own = _MODEL_CODE[name] = not (path.startswith(_HERE + os.sep) or path.startswith(_TORCH + os.sep)
+                                       or name.startswith("<"))
     return own
 
 
