@@ -221,6 +221,10 @@ static uint64_t right_aligned(uint64_t m, int32_t r, int32_t R)
 typedef struct ox_shape_elems {
     uint32_t len;
     bool scalar;
+    /* a bool tensor (a comparison of sizes, the logic on it): its known
+     * elements are 0 and 1, for the arithmetic that selects by it, and it is
+     * never handed out as a size (ox_varying_dims_known_value) */
+    bool boolean;
     uint32_t vary;  /* bit i: element i may differ between runs */
     uint32_t known; /* bit i: element i is val[i] on every run */
     int64_t val[MAX_ELEMS];
@@ -247,6 +251,11 @@ static const shape_elems *elems_of(const ox_graph *g, ox_varying_dims *d, ox_vid
     if (dt == OX_INT64 && count) { /* the values a target shape is built from; others fixed only */
         e->known = ~0u >> (32 - count);
         memcpy(e->val, t->data, count * sizeof(int64_t));
+    } else if (dt == OX_BOOL && count) { /* a condition a size expression selects by */
+        e->boolean = true;
+        e->known = ~0u >> (32 - count);
+        for (size_t i = 0; i < count; i++)
+            e->val[i] = ((const unsigned char *)t->data)[i] != 0;
     }
     return d->elems[v] = e;
 }
@@ -277,6 +286,8 @@ static shape_elems *new_elems(ox_varying_dims *d, uint32_t len, bool scalar)
     return e;
 }
 
+/* Copies keep a bool tensor's kind (Gather, Concat, Slice of one; a
+ * Concat of both kinds is not a size). */
 static void copy_elem(shape_elems *to, uint32_t i, const shape_elems *from, uint32_t j)
 {
     to->vary |= (uint32_t)elem_varies(from, j) << i;
@@ -325,6 +336,8 @@ static shape_elems *gathered_elems(const ox_graph *g, ox_varying_dims *d, const 
     if (!data || !idx || data->scalar || idx->vary || idx->known != (idx->len ? ~0u >> (32 - idx->len) : 0))
         return NULL;
     shape_elems *e = new_elems(d, idx->len, idx->scalar);
+    if (e)
+        e->boolean = data->boolean;
     for (uint32_t i = 0; e && i < idx->len; i++) {
         int64_t k = idx->val[i] < 0 ? idx->val[i] + data->len : idx->val[i];
         if (k < 0 || k >= data->len)
@@ -339,13 +352,17 @@ static shape_elems *concatenated_elems(const ox_graph *g, ox_varying_dims *d, co
     if (ox_node_attr_int(n, "axis", 0) != 0 && ox_node_attr_int(n, "axis", 0) != -1)
         return NULL;
     uint32_t len = 0;
+    bool boolean = false;
     for (uint32_t i = 0; i < n->n_inputs; i++) {
         const shape_elems *p = elems_of(g, d, n->inputs[i]);
-        if (!p || p->scalar)
+        if (!p || p->scalar || (i && p->boolean != boolean))
             return NULL;
+        boolean = p->boolean;
         len += p->len;
     }
     shape_elems *e = new_elems(d, len, false);
+    if (e)
+        e->boolean = boolean;
     uint32_t at = 0;
     for (uint32_t i = 0; e && i < n->n_inputs; i++) {
         const shape_elems *p = elems_of(g, d, n->inputs[i]);
@@ -357,8 +374,82 @@ static shape_elems *concatenated_elems(const ox_graph *g, ox_varying_dims *d, co
 
 /* An elementwise op on shape values (a scalar or one element broadcasts):
  * an element varies where an operand's does; its value is worked out for
- * the integer arithmetic a size expression uses, and left unknown (fixed)
- * for the rest (comparisons, logic, the floor-division fix-up). */
+ * what a size expression uses, torch's floor division and remainder
+ * included (Div, the comparisons and logic that fix up its sign, Where),
+ * and left unknown (fixed) for the rest. */
+static bool compute_elem(const char *op, const ox_node *n, const int64_t *v, const bool *b,
+                         int64_t *r, bool *r_bool)
+{
+    uint32_t k = n->n_inputs;
+    *r_bool = false;
+    if (k == 2 && !b[0] && !b[1]) {
+        int64_t x = v[0], y = v[1];
+        if (strcmp(op, "Add") == 0)
+            return !__builtin_add_overflow(x, y, r);
+        if (strcmp(op, "Sub") == 0)
+            return !__builtin_sub_overflow(x, y, r);
+        if (strcmp(op, "Mul") == 0)
+            return !__builtin_mul_overflow(x, y, r);
+        if (strcmp(op, "Max") == 0)
+            return *r = x > y ? x : y, true;
+        if (strcmp(op, "Min") == 0)
+            return *r = x < y ? x : y, true;
+        if (strcmp(op, "Div") == 0 || strcmp(op, "Mod") == 0) {
+            if (y == 0 || (x == INT64_MIN && y == -1))
+                return false;
+            if (op[0] == 'D') /* integer Div truncates, as C's */
+                return *r = x / y, true;
+            int64_t m = x % y; /* fmod=1: the dividend's sign, as C's; else the divisor's */
+            if (!ox_node_attr_int(n, "fmod", 0) && m != 0 && ((m < 0) != (y < 0)))
+                m += y;
+            return *r = m, true;
+        }
+        *r_bool = true;
+        if (strcmp(op, "Equal") == 0)
+            return *r = x == y, true;
+        if (strcmp(op, "Less") == 0)
+            return *r = x < y, true;
+        if (strcmp(op, "LessOrEqual") == 0)
+            return *r = x <= y, true;
+        if (strcmp(op, "Greater") == 0)
+            return *r = x > y, true;
+        if (strcmp(op, "GreaterOrEqual") == 0)
+            return *r = x >= y, true;
+        return false;
+    }
+    if (k == 2 && b[0] && b[1]) {
+        *r_bool = true;
+        if (strcmp(op, "And") == 0)
+            return *r = v[0] && v[1], true;
+        if (strcmp(op, "Or") == 0)
+            return *r = v[0] || v[1], true;
+        if (strcmp(op, "Xor") == 0 || strcmp(op, "Equal") == 0)
+            return *r = (v[0] != v[1]) == (op[0] == 'X'), true;
+        return false;
+    }
+    if (k == 3 && strcmp(op, "Where") == 0 && b[0] && b[1] == b[2]) {
+        *r_bool = b[1];
+        return *r = v[0] ? v[1] : v[2], true;
+    }
+    if (k != 1)
+        return false;
+    if (strcmp(op, "Cast") == 0) {
+        int64_t to = ox_node_attr_int(n, "to", 0);
+        if (to == OX_BOOL)
+            return *r_bool = true, *r = v[0] != 0, true;
+        return to == OX_INT64 && (*r = v[0], true);
+    }
+    if (strcmp(op, "Identity") == 0)
+        return *r_bool = b[0], *r = v[0], true;
+    if (b[0])
+        return strcmp(op, "Not") == 0 && (*r_bool = true, *r = !v[0], true);
+    if (strcmp(op, "Neg") == 0)
+        return v[0] != INT64_MIN && (*r = -v[0], true);
+    if (strcmp(op, "Abs") == 0)
+        return v[0] != INT64_MIN && (*r = v[0] < 0 ? -v[0] : v[0], true);
+    return false;
+}
+
 static shape_elems *elementwise_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
 {
     const shape_elems *in[3] = {NULL, NULL, NULL};
@@ -375,39 +466,38 @@ static shape_elems *elementwise_elems(const ox_graph *g, ox_varying_dims *d, con
         scalar = scalar && in[k]->scalar;
     }
     shape_elems *e = new_elems(d, len, scalar);
-    const char *op = n->op_type;
+    bool kinds[3] = {false, false, false}, out_bool = false, out_bool_set = false;
+    for (uint32_t k = 0; k < n->n_inputs; k++)
+        kinds[k] = in[k]->boolean;
     for (uint32_t i = 0; e && i < len; i++) {
         int64_t v[3] = {0, 0, 0}, r = 0;
-        bool all_known = true;
+        bool all_known = true, r_bool = false;
         for (uint32_t k = 0; k < n->n_inputs; k++) {
             uint32_t at = in[k]->len == 1 ? 0 : i;
             if (elem_varies(in[k], at))
                 e->vary |= 1u << i;
             all_known = elem_known(in[k], at, &v[k]) && all_known;
         }
-        if (elem_varies(e, i) || !all_known)
+        if (elem_varies(e, i) || !all_known || !compute_elem(n->op_type, n, v, kinds, &r, &r_bool))
             continue;
-        bool ok = true;
-        if (n->n_inputs == 2 && strcmp(op, "Add") == 0)
-            ok = !__builtin_add_overflow(v[0], v[1], &r);
-        else if (n->n_inputs == 2 && strcmp(op, "Sub") == 0)
-            ok = !__builtin_sub_overflow(v[0], v[1], &r);
-        else if (n->n_inputs == 2 && strcmp(op, "Mul") == 0)
-            ok = !__builtin_mul_overflow(v[0], v[1], &r);
-        else if (n->n_inputs == 2 && strcmp(op, "Max") == 0)
-            r = v[0] > v[1] ? v[0] : v[1];
-        else if (n->n_inputs == 2 && strcmp(op, "Min") == 0)
-            r = v[0] < v[1] ? v[0] : v[1];
-        else if (n->n_inputs == 1 && (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) &&
-                 ox_node_attr_int(n, "to", OX_INT64) == OX_INT64)
-            r = v[0];
-        else
-            ok = false;
-        if (ok) {
-            e->known |= 1u << i;
-            e->val[i] = r;
-        }
+        if (out_bool_set && r_bool != out_bool)
+            return NULL; /* cannot happen for one op; no mixed kinds all the same */
+        out_bool = r_bool;
+        out_bool_set = true;
+        e->known |= 1u << i;
+        e->val[i] = r;
     }
+    if (e && out_bool_set)
+        e->boolean = out_bool;
+    else if (e && e->known == 0)
+        /* nothing worked out: say a bool op's result is one all the same, so
+         * a varying condition is never taken for a size */
+        e->boolean = strcmp(n->op_type, "Equal") == 0 || strcmp(n->op_type, "Less") == 0 ||
+                     strcmp(n->op_type, "Greater") == 0 || strcmp(n->op_type, "LessOrEqual") == 0 ||
+                     strcmp(n->op_type, "GreaterOrEqual") == 0 || strcmp(n->op_type, "Not") == 0 ||
+                     strcmp(n->op_type, "And") == 0 || strcmp(n->op_type, "Or") == 0 ||
+                     strcmp(n->op_type, "Xor") == 0 ||
+                     (strcmp(n->op_type, "Cast") == 0 && ox_node_attr_int(n, "to", 0) == OX_BOOL);
     return e;
 }
 
@@ -462,6 +552,8 @@ static shape_elems *sliced_elems(const ox_graph *g, ox_varying_dims *d, const ox
     a = a < 0 ? 0 : a > len ? len : a;
     b = b < a ? a : b > len ? len : b;
     shape_elems *e = new_elems(d, (uint32_t)(b - a), false);
+    if (e)
+        e->boolean = x->boolean;
     for (int64_t i = a; e && i < b; i++)
         copy_elem(e, (uint32_t)(i - a), x, (uint32_t)i);
     return e;
@@ -1091,7 +1183,7 @@ bool ox_varying_dims_known_value(const ox_varying_dims *d, ox_vid v,
 {
     const shape_elems *e = d->elems && v && v < d->n ? d->elems[v] : NULL;
     uint32_t all = e && e->len ? ~0u >> (32 - e->len) : 0;
-    if (!e || !e->len || e->vary || e->known != all)
+    if (!e || !e->len || e->boolean || e->vary || e->known != all)
         return false;
     memcpy(vals, e->val, e->len * sizeof(int64_t));
     *len = e->len;
