@@ -555,6 +555,29 @@ static ox_status materialize_constants(conv *c)
     return OX_OK;
 }
 
+/* The host's fixed values (ox_trace_fixed_values), as the emitted graph's:
+ * after the constants, so a constant only a warning asks about stays a
+ * value and does not become a node.  A value conversion did not keep maps
+ * to 0, which the pipeline counts as varying. */
+static ox_status map_observed(conv *c)
+{
+    const ox_graph *tg = c->traced;
+    for (uint32_t k = 0; k < tg->n_observed; k++) {
+        const ox_observed *e = &tg->observed[k];
+        ox_vid stack[16], *ids = e->n_values <= 16 ? stack : malloc(e->n_values * sizeof(*ids));
+        if (!ids)
+            return oom(c);
+        for (uint32_t i = 0; i < e->n_values; i++)
+            ids[i] = e->values[i] < tg->n_values ? c->vmap[e->values[i]] : 0;
+        int rc = ox_graph_add_observed(c->out, ids, e->n_values, e->message);
+        if (ids != stack)
+            free(ids);
+        if (rc != 0)
+            return oom(c);
+    }
+    return OX_OK;
+}
+
 static ox_status build(conv *c, ox_graph **out)
 {
     ox_status st = map_sources(c);
@@ -577,7 +600,8 @@ static ox_status build(conv *c, ox_graph **out)
             return oom(c);
         return ox_fail_take(c->ctx, c->contract_broken ? OX_EPLUGIN : OX_EUNSUPPORTED, msg);
     }
-    if ((st = map_outputs(c)) != OX_OK || (st = materialize_constants(c)) != OX_OK)
+    if ((st = map_outputs(c)) != OX_OK || (st = materialize_constants(c)) != OX_OK ||
+        (st = map_observed(c)) != OX_OK)
         return st;
 
     ox_graph *g = c->out;

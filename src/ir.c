@@ -57,6 +57,7 @@ void ox_graph_free(ox_graph *g)
     free(g->params);
     free(g->outputs);
     free(g->consts);
+    free(g->observed);
     free(g->opsets);
     for (uint32_t i = 0; i < g->n_functions; i++)
         ox_graph_free(g->functions[i].body);
@@ -551,6 +552,40 @@ int ox_graph_add_output(ox_graph *g, ox_vid v)
         return -1;
     val->is_output = true;
     return vid_push(&g->outputs, &g->n_outputs, &g->cap_outputs, v);
+}
+
+int ox_graph_add_observed(ox_graph *g, const ox_vid *values, uint32_t n, const char *message)
+{
+    if (g->n_observed == g->cap_observed) {
+        uint32_t cap = g->cap_observed ? 2 * g->cap_observed : 8;
+        ox_observed *grown = realloc(g->observed, cap * sizeof(*grown));
+        if (!grown)
+            return -1;
+        g->observed = grown;
+        g->cap_observed = cap;
+    }
+    ox_vid *copy = n ? ox_arena_memdup(&g->arena, values, n * sizeof(*values)) : NULL;
+    const char *msg = ox_arena_strdup(&g->arena, message ? message : "");
+    if ((n && !copy) || !msg)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        ox_value *v = ox_graph_value(g, values[i]);
+        if (v)
+            v->observed = true;
+    }
+    g->observed[g->n_observed++] = (ox_observed){copy, n, msg};
+    return 0;
+}
+
+void ox_graph_clear_observed(ox_graph *g)
+{
+    for (uint32_t k = 0; k < g->n_observed; k++)
+        for (uint32_t i = 0; i < g->observed[k].n_values; i++) {
+            ox_value *v = ox_graph_value(g, g->observed[k].values[i]);
+            if (v)
+                v->observed = false;
+        }
+    g->n_observed = 0;
 }
 
 int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version)

@@ -76,6 +76,9 @@ typedef struct ox_value {
     /* A parameter the file it was read from also listed as a graph input
      * (the IR <= 3 layout): io_layout.c keeps that layout when writing it. */
     bool listed_as_input;
+    /* Named in an ox_observed entry of its graph: kept alive (as a graph
+     * output is) until the pipeline has asked whether it can vary. */
+    bool observed;
 } ox_value;
 
 /* ONNX attribute kinds: numbers are AttributeProto.AttributeType's. */
@@ -211,6 +214,15 @@ typedef struct ox_sparse_param {
 /* NNZ: the values' first dimension (their count when they have another rank). */
 uint64_t ox_sparse_param_nnz(const ox_sparse_param *s);
 
+/* Values the host made a constant of its own from (ox_trace_fixed_values):
+ * the export warns with `message` unless every one of them is the same on
+ * every run of the file (pipeline.c's "observed" stage). */
+typedef struct ox_observed {
+    const ox_vid *values; /* arena-owned */
+    uint32_t n_values;
+    const char *message;  /* one line, arena-owned */
+} ox_observed;
+
 struct ox_graph {
     ox_arena arena;
     const char *name;
@@ -239,6 +251,9 @@ struct ox_graph {
      * that look for constants read these, not all the graph's values. */
     ox_vid *consts;
     uint32_t n_consts, cap_consts;
+    /* What the host fixed in its own code, in the order it said so. */
+    ox_observed *observed;
+    uint32_t n_observed, cap_observed;
     /* Model-level metadata (set for ONNX graphs / files read). */
     int64_t ir_version;
     ox_opset_import *opsets;
@@ -368,6 +383,13 @@ int ox_graph_add_param(ox_graph *g, ox_vid v);
 /* Take the parameters nothing uses (no use, not a graph output) off the list. */
 void ox_graph_drop_unused_params(ox_graph *g);
 int ox_graph_add_output(ox_graph *g, ox_vid v);
+/* Adds an ox_observed entry of the n values (ids of g; 0 for one that was
+ * not kept, which counts as varying) and marks them observed; the ids and
+ * the message are copied.  -1 out of memory. */
+int ox_graph_add_observed(ox_graph *g, const ox_vid *values, uint32_t n, const char *message);
+/* Clears the observed marks and entries (the values then live or die by
+ * their uses again). */
+void ox_graph_clear_observed(ox_graph *g);
 int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version); /* adds or raises */
 int64_t ox_graph_opset(const ox_graph *g, const char *domain); /* 0 when absent */
 /* A new, empty function of g (name and domain copied; body an empty graph

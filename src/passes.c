@@ -64,7 +64,7 @@ static bool is_false_constant(const ox_graph *g, ox_vid v)
 static bool value_dead(const ox_graph *g, ox_vid v)
 {
     const ox_value *x = ox_graph_value(g, v);
-    return !x || (!x->n_uses && !x->is_output);
+    return !x || (!x->n_uses && !x->is_output && !x->observed);
 }
 
 /* The input a pass-through node forwards, or 0 when it must stay. */
@@ -73,7 +73,7 @@ static ox_vid forwarded_input(const ox_graph *g, const ox_node *n)
     if (n->domain[0] || n->n_outputs < 1 || n->n_inputs < 1 || !n->inputs[0])
         return 0;
     ox_value *out = ox_graph_value(g, n->outputs[0]);
-    if (!out || out->is_output)
+    if (!out || out->is_output || out->observed)
         return 0;
     /* ox_str_eq: the first letters compared inline, as the survey asks
      * this of every node and nearly all are neither */
@@ -189,7 +189,8 @@ ox_status ox_pass_dce(ox_context *ctx, ox_graph *g)
             ox_graph_remove_node(g, x);
             for (uint32_t i = 0; i < x->n_inputs; i++) {
                 ox_value *v = ox_graph_value(g, x->inputs[i]);
-                if (!v || v->n_uses || v->is_output || v->kind != OX_VAL_NODE || !v->producer)
+                if (!v || v->n_uses || v->is_output || v->observed || v->kind != OX_VAL_NODE ||
+                    !v->producer)
                     continue;
                 ox_node *p = v->producer;
                 if (removed[p->id] || !node_dead(g, p))

@@ -4,13 +4,12 @@
  */
 #include "pipeline.h"
 
-#include <string.h>
-
 #include "convert.h"
 #include "fold.h"
 #include "fold_known_sizes.h"
 #include "functions.h"
 #include "lift_constants.h"
+#include "observed.h"
 #include "passes.h"
 
 static ox_status stage_prescan(ox_pipeline *p)
@@ -53,6 +52,13 @@ static ox_status stage_dce_after_fold(ox_pipeline *p)
 static ox_status stage_toposort(ox_pipeline *p)
 {
     return p->surveyed && p->survey.sorted ? OX_OK : ox_pass_toposort(p->ctx, p->g);
+}
+
+/* What only the host's fixed values kept goes before naming (observed.h),
+ * and removing nodes leaves the survey's word on names true. */
+static ox_status stage_observed(ox_pipeline *p)
+{
+    return ox_pass_resolve_observed(p->ctx, p->g, &p->notes);
 }
 
 /* The survey's last reader: nothing since it changed a name. */
@@ -137,6 +143,7 @@ static const ox_stage stages[] = {
     {"remove-identity", stage_remove_identity, OX_STAGE_ALWAYS},
     {"dce", stage_dce, OX_STAGE_ALWAYS},
     {"toposort", stage_toposort, OX_STAGE_ALWAYS},
+    {"observed", stage_observed, OX_STAGE_ALWAYS},
     {"name", stage_name, OX_STAGE_ALWAYS},
     {"fold-constants", stage_fold, OX_STAGE_FOLDING},
     {"dce", stage_dce_after_fold, OX_STAGE_FOLDING},

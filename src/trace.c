@@ -576,6 +576,26 @@ static void name_owner(const ox_trace *t, const char *name, char *buf, size_t ca
  * the Identity's output is the graph output and carries the name, and the
  * input, parameter or earlier output keeps its own.
  */
+ox_status ox_trace_fixed_values(ox_trace *t, size_t n, const ox_vid *values, const char *warning)
+{
+    if (!t)
+        return OX_EINVAL;
+    if (!warning || !*warning || strchr(warning, '\n'))
+        return ox_fail(t->ctx, OX_EINVAL, "ox_trace_fixed_values: the warning must be one "
+                                          "non-empty line");
+    if (n > UINT32_MAX || (n && !values))
+        return ox_fail(t->ctx, OX_EINVAL, "ox_trace_fixed_values: %zu values at %p", n,
+                       (const void *)values);
+    for (size_t i = 0; i < n; i++)
+        if (!ox_graph_value(t->g, values[i]))
+            return ox_fail(t->ctx, OX_EINVAL,
+                           "ox_trace_fixed_values: value %u was not produced by this trace",
+                           values[i]);
+    if (ox_graph_add_observed(t->g, values, (uint32_t)n, warning) != 0)
+        return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
+    return OX_OK;
+}
+
 ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name)
 {
     if (!t)

@@ -416,15 +416,17 @@ START_TEST(pipeline_runs_every_pass)
 {
     const ox_stage *st;
     size_t n = ox_pipeline_stages(&st);
-    const char *want[] = {"prescan", "convert", "remove-identity", "dce", "toposort", "name",
-                          "fold-constants", "dce", "functions", "lift-constants", "io-layout"};
+    const char *want[] = {"prescan", "convert", "remove-identity", "dce", "toposort", "observed",
+                          "name", "fold-constants", "dce", "functions", "lift-constants",
+                          "io-layout"};
     ck_assert_uint_eq(n, sizeof want / sizeof want[0]);
     for (size_t i = 0; i < n; i++)
         ck_assert_str_eq(st[i].name, want[i]);
-    ck_assert_int_eq(st[6].when, OX_STAGE_FOLDING);
-    ck_assert_int_eq(st[8].when, OX_STAGE_EXPORTING);
-    ck_assert_int_eq(st[9].when, OX_STAGE_ALWAYS);
-    ck_assert_int_eq(st[10].when, OX_STAGE_EXPORTING);
+    ck_assert_int_eq(st[5].when, OX_STAGE_ALWAYS);
+    ck_assert_int_eq(st[7].when, OX_STAGE_FOLDING);
+    ck_assert_int_eq(st[9].when, OX_STAGE_EXPORTING);
+    ck_assert_int_eq(st[10].when, OX_STAGE_ALWAYS);
+    ck_assert_int_eq(st[11].when, OX_STAGE_EXPORTING);
 
     ox_graph *g = ox_graph_new("g");
     ox_vid x = in_value(g, "x");

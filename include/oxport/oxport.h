@@ -291,6 +291,20 @@ OX_API ox_status ox_trace_pop_scope(ox_trace *t);
  * a parameter or an output is refused (OX_EINVAL). */
 OX_API ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name);
 
+/* The host made a constant of its own from these traced values: it read a
+ * recorded size in its own code and branched on it, or turned it into a
+ * plain number.  The file then holds what the example gave, which is only
+ * wrong where the values can differ on another run.  So rather than warn
+ * at once, the host hands the warning over: after conversion ox_export
+ * works out which values no dynamic axis (or data-sized result) reaches,
+ * and warns with `warning` (one line, copied) only when one of the n
+ * values may vary; ox_context_warnings then carries it.  The values stay
+ * in the graph only for that question and are not written for it.
+ * OX_EINVAL for a value the trace did not make or a warning with a line
+ * break. */
+OX_API ox_status ox_trace_fixed_values(ox_trace *t, size_t n, const ox_vid *values,
+                                       const char *warning);
+
 /* Finish: the trace is consumed (freed) and, on success, *out owns the
  * traced graph.  On failure the trace is freed too. */
 OX_API ox_status ox_trace_finish(ox_trace *t, ox_graph **out);
