@@ -29,6 +29,7 @@ class FakeLib:
         self.params = {}      # vid -> (name, shape, ptr)
         self.consts = {}      # vid -> shape
         self.outputs = []
+        self.fixed = []  # ([vid, ...], warning) handed to the engine
         self.scope = []
         self.next = 1
         self.model_name = None
@@ -104,6 +105,10 @@ class FakeLib:
 
     def ox_trace_output(self, t, v, name):
         self.outputs.append(v)
+        return 0
+
+    def ox_trace_fixed_values(self, t, n, values, warning):
+        self.fixed.append(([values[i] for i in range(n)], warning.decode()))
         return 0
 
     def ox_trace_finish(self, t, out):

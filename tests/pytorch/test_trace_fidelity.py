@@ -88,11 +88,16 @@ def follows_second_input(test, exported, eager_model, shape):
             np.testing.assert_allclose(got, eager_model(x).detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
+def every_dim_dynamic(shape):
+    return {"x": {i: f"d{i}" for i in range(len(shape))}}
+
+
 class Warnings(unittest.TestCase):
-    """Each construct a trace cannot keep warns once, naming this file's line and the scope."""
+    """Each construct a trace cannot keep warns once, naming this file's line and the scope,
+    where what it fixes can differ on another run (here every input dim is dynamic)."""
 
     def assert_warns(self, fn, fragment, shape=(3, 4)):
-        msgs = export_warnings(Outer(fn), torch.randn(shape))
+        msgs = export_warnings(Outer(fn), torch.randn(shape), dynamic_axes=every_dim_dynamic(shape))
         hits = [m for m in msgs if fragment in m]
         self.assertTrue(hits, f"no TracerWarning containing {fragment!r}; got {msgs}")
         self.assertIn("test_trace_fidelity.py:", hits[0])
@@ -148,6 +153,37 @@ class Warnings(unittest.TestCase):
         hits = [m for m in msgs if "compared in Python" in m]
         self.assertTrue(hits, msgs)
         self.assertTrue(all("at vision_transformer.py:" in m for m in hits), hits)
+
+    def test_sizes_that_cannot_vary_are_quiet(self):
+        # Fixing a size no dynamic axis reaches specialises nothing: the engine is handed
+        # each such warning and gives it only when one of the sizes can vary.
+        fns = [lambda x: x.view(int(x.size(0)), -1), lambda x: x * float(x.size(1)),
+               lambda x: x * 2 if x.size(1) // 2 * 2 == x.size(1) else x,
+               lambda x: x * (x.size(1) ** -0.5), lambda x: x * 2 if x.shape == (3, 4) else x]
+        for fn in fns:
+            self.assertEqual(export_warnings(Outer(fn), torch.randn(3, 4)), [])
+            # axis 0 dynamic, the fixed sizes from axis 1: still quiet
+            self.assertEqual(export_warnings(Outer(lambda x: x * float(x.size(1))), torch.randn(3, 4),
+                                             dynamic_axes={"x": {0: "b"}}), [])
+        # ... but a shape compared whole holds the dynamic axis too
+        msgs = export_warnings(Outer(fns[-1]), torch.randn(3, 4), dynamic_axes={"x": {0: "b"}})
+        self.assertTrue(any("a traced shape compared in Python" in m for m in msgs), msgs)
+
+    def test_a_data_sized_size_warns_without_dynamic_axes(self):
+        # x[x > 0] has as many elements as the input has positive values: no input shape
+        # fixes its size, so a branch on it is a specialisation however the file is shaped.
+        msgs = export_warnings(Outer(lambda x: x * 2 if x[x > 0].size(0) > 5 else x), torch.randn(3, 4))
+        self.assertTrue(any("compared in Python" in m and "test_trace_fidelity.py:" in m for m in msgs), msgs)
+
+    def test_one_site_warns_if_any_of_its_sizes_varies(self):
+        # One line fixes a size that cannot vary (x's dim 1), then, called again, one that
+        # can (the batch, as x.t()'s dim 1): the site warns.
+        def scaled(t):
+            return t * float(t.size(1))
+
+        msgs = export_warnings(Outer(lambda x: scaled(x).sum() + scaled(x.t()).sum()), torch.randn(3, 4),
+                               dynamic_axes={"x": {0: "b"}})
+        self.assertEqual(len([m for m in msgs if "float() on a traced size" in m]), 1, msgs)
 
     def test_recorded_sizes_do_not_warn(self):
         msgs = export_warnings(Outer(lambda x: x.view(x.size(0), -1)[:, : x.size(1) // 2]),

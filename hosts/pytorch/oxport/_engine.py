@@ -298,6 +298,7 @@ def _declare(lib):
         "ox_trace_push_scope": (c.c_int, [c.c_void_p, c.c_char_p]),
         "ox_trace_pop_scope": (c.c_int, [c.c_void_p]),
         "ox_trace_output": (c.c_int, [c.c_void_p, ox_vid, c.c_char_p]),
+        "ox_trace_fixed_values": (c.c_int, [c.c_void_p, c.c_size_t, c.POINTER(ox_vid), c.c_char_p]),
         "ox_trace_finish": (c.c_int, [c.c_void_p, P(c.c_void_p)]),
         "ox_export_options_init": (None, [P(OxExportOptions)]),
         "ox_export": (c.c_int, [c.c_void_p, c.c_void_p, c.c_char_p, P(OxExportOptions)]),

@@ -214,6 +214,9 @@ class Recorder:
         self.n_ops = 0
         self.live = True          # TracedInts record (and warn) only while tracing
         self.warned = set()       # (what, call site) already reported
+        # (what, call site) -> [message, vids]: sizes made Python constants, warned by the
+        # engine after conversion only if one of them can vary (_sizes.warn_fixed)
+        self.fixed_sizes = {}
         self.inside = 0           # > 0 while a handler runs: its ops are recorded by it
         self.size_vids = {}       # (vid, dim) -> vid of aten::size, one per traced dim
         self.int_consts = {}      # int -> vid of a rank-0 int64 constant
@@ -536,6 +539,13 @@ class Recorder:
             return (name, E.ARG_TENSOR, v._ox_vid)
         return (name, E.ARG_INT, int(v))
 
+    def fixed_values(self, vids, message):
+        """Hand a warning about sizes made Python constants to the engine, which gives
+        it (as a TracerWarning after the export) only if one of them can vary."""
+        arr = (E.ox_vid * max(len(vids), 1))(*vids)
+        self.ctx.check(self.L.ox_trace_fixed_values(self.t, len(vids), arr, message.encode()),
+                       "ox_trace_fixed_values")
+
     def int_op(self, kind, a, b):
         """a (kind) b on sizes: one recorded scalar op; b is None for unary ops."""
         resolved = [self._int_arg("self", a)]
@@ -654,6 +664,10 @@ class Recorder:
     # ------------------------------------------------------------------ finish
 
     def finish(self):
+        # one entry a call site, with every size fixed there: it warns if any can vary
+        for message, vids in self.fixed_sizes.values():
+            self.fixed_values(vids, message)
+        self.fixed_sizes = {}
         g = ctypes.c_void_p()
         t, self.t = self.t, None
         st = self.L.ox_trace_finish(t, ctypes.byref(g))

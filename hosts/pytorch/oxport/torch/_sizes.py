@@ -73,19 +73,27 @@ def user_frame_of(tb):
     return where
 
 
-def warn_fixed(rec, what, value=None):
-    """A traced value was turned into a Python constant: say so once per call site."""
+def warn_fixed(rec, what, value=None, sizes=None):
+    """A traced value was turned into a Python constant: say so once per call site.
+    `sizes`, the TracedInts it came from: then the engine says it after conversion,
+    and only if one of them can differ on another run (a size no dynamic axis
+    reaches cannot, so fixing it specialises nothing); torch's own shape checks
+    (nn.MultiheadAttention's, the RNNs') compare such sizes on every call."""
     where = user_frame()
     key = (what, where)
+    scope = rec.scope_str() if rec is not None else "?"
+    val = "" if value is None else f" {value!r}"
+    message = (f"{what} at {where} in {scope}: the exported graph is fixed to this input's value{val} "
+               f"(a Python constant in the file); it will not follow other input shapes or values")
+    if rec is not None and sizes is not None and rec.t is not None:
+        entry = rec.fixed_sizes.setdefault(key, [message, []])
+        entry[1].extend(s._ox_vid for s in sizes)
+        return
     if rec is not None:
         if key in rec.warned:
             return
         rec.warned.add(key)
-    scope = rec.scope_str() if rec is not None else "?"
-    val = "" if value is None else f" {value!r}"
-    warnings.warn(f"oxport: {what} at {where} in {scope}: the exported graph is fixed to this "
-                  f"input's value{val} (a Python constant in the file); it will not follow other "
-                  f"input shapes or values", TracerWarning, stacklevel=3)
+    warnings.warn(f"oxport: {message}", TracerWarning, stacklevel=3)
 
 
 class TracedInt(int):
@@ -176,7 +184,7 @@ class TracedInt(int):
     # -- uses that leave the trace: warn, then behave as the plain int
     def _fixed(self, what):
         if self._ox_rec.live:
-            warn_fixed(self._ox_rec, what, plain(self))
+            warn_fixed(self._ox_rec, what, plain(self), sizes=(self,))
         return plain(self)
 
     def __truediv__(self, o):
@@ -244,7 +252,7 @@ def _plain(a, b, op):
     for v in (a, b):
         if isinstance(v, TracedInt) and v._ox_rec.live:
             warn_fixed(v._ox_rec, f"{op.__name__} of a traced size with {type(b if v is a else a).__name__}",
-                       plain(v))
+                       plain(v), sizes=[x for x in (a, b) if isinstance(x, TracedInt) and x._ox_rec is v._ox_rec])
             break
     return op(plain(a), plain(b))
 
@@ -252,7 +260,8 @@ def _plain(a, b, op):
 def _compare(a, b, op):
     t = a if isinstance(a, TracedInt) else b
     if t._ox_rec.live:
-        warn_fixed(t._ox_rec, "a traced size compared in Python (a branch on it is not recorded)", plain(t))
+        warn_fixed(t._ox_rec, "a traced size compared in Python (a branch on it is not recorded)", plain(t),
+                   sizes=[x for x in (a, b) if isinstance(x, TracedInt) and x._ox_rec is t._ox_rec])
     return op(plain(a), plain(b))
 
 
@@ -280,7 +289,9 @@ class TracedShape(tuple):
         if isinstance(o, (tuple, list, torch.Size)) and any(isinstance(v, TracedInt) for v in self):
             t = next(v for v in self if isinstance(v, TracedInt))
             if t._ox_rec.live:
-                warn_fixed(t._ox_rec, "a traced shape compared in Python (a branch on it is not recorded)")
+                sizes = [v for v in (*self, *o) if isinstance(v, TracedInt) and v._ox_rec is t._ox_rec]
+                warn_fixed(t._ox_rec, "a traced shape compared in Python (a branch on it is not recorded)",
+                           sizes=sizes)
         return tuple(plain(v) for v in self) == tuple(plain(v) for v in o) \
             if isinstance(o, (tuple, list, torch.Size)) else NotImplemented
 
