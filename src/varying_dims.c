@@ -41,6 +41,7 @@ typedef enum rule_kind {
     R_FROM_SHAPE,   /* ConstantOfShape: the dims are its input's elements */
     R_SLICE,
     R_TILE,
+    R_PAD,
 } rule_kind;
 
 typedef struct dims_rule {
@@ -71,7 +72,7 @@ static const dims_rule rules[] = {
     {"LpNormalization", R_SAME0}, {"LpPool", R_POOL}, {"MatMul", R_MATMUL}, {"Max", R_BCAST},
     {"MaxPool", R_POOL}, {"Mean", R_BCAST}, {"MeanVarianceNormalization", R_SAME0},
     {"Min", R_BCAST}, {"Mish", R_SAME0}, {"Mod", R_BCAST}, {"Mul", R_BCAST}, {"Neg", R_SAME0},
-    {"Not", R_SAME0}, {"Or", R_BCAST}, {"PRelu", R_BCAST}, {"Pad", R_SAME0}, {"Pow", R_BCAST},
+    {"Not", R_SAME0}, {"Or", R_BCAST}, {"PRelu", R_BCAST}, {"Pad", R_PAD}, {"Pow", R_BCAST},
     {"QuantizeLinear", R_SAME0}, {"RNN", R_RNN}, {"RandomNormalLike", R_SAME0},
     {"RandomUniformLike", R_SAME0}, {"Reciprocal", R_SAME0}, {"ReduceL1", R_REDUCE},
     {"ReduceL2", R_REDUCE}, {"ReduceLogSum", R_REDUCE}, {"ReduceLogSumExp", R_REDUCE},
@@ -851,6 +852,26 @@ static uint64_t tile(const ox_graph *g, ox_varying_dims *d, const ox_node *n, in
     return mask_of(d, n->inputs[0]) | reps->vary;
 }
 
+/* Pad: a dim varies with the data's or with either of its pads (from
+ * opset 11 an input, often computed from sizes: a pad to a multiple of a
+ * window); before it the pads are an attribute.  With opset 18's axes,
+ * every dim may vary. */
+static uint64_t pad(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
+{
+    if (rank_of(d, n->inputs[0]) != R)
+        return FALLBACK;
+    uint64_t m = mask_of(d, n->inputs[0]);
+    if (ox_node_attr(n, "pads"))
+        return m;
+    const shape_elems *pads = n->n_inputs > 1 && n->inputs[1] ? elems_of(g, d, n->inputs[1]) : NULL;
+    if (!pads || pads->boolean || pads->len != 2 * (uint32_t)R || (n->n_inputs > 3 && n->inputs[3]))
+        return FALLBACK;
+    for (int32_t i = 0; i < R; i++)
+        if (elem_varies(pads, (uint32_t)i) || elem_varies(pads, (uint32_t)(R + i)))
+            m |= dim_bit(i);
+    return m;
+}
+
 /* Slice: a sliced dim varies with the data's dim or with a bound that
  * varies; the others are the data's.  The axes must be known. */
 static uint64_t slice(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
@@ -1019,7 +1040,7 @@ static int32_t rule_rank(const ox_graph *g, ox_varying_dims *d, const ox_node *n
         const shape_elems *e = elems_of(g, d, n->inputs[0]);
         return e && !e->scalar ? (int32_t)e->len : -1;
     }
-    case R_SLICE: case R_TILE: return r;
+    case R_SLICE: case R_TILE: case R_PAD: return r;
     case R_NONE: return strcmp(n->op_type, "Shape") == 0 ? 1 : 0;
     case R_MATMUL: return r >= 2 && r1 >= 2 ? (r > r1 ? r : r1) : -1;
     case R_GEMM: case R_FLATTEN: return 2;
@@ -1063,6 +1084,7 @@ static uint64_t by_rule(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
     case R_FROM_SHAPE: return from_shape(g, d, n, R);
     case R_SLICE: return slice(g, d, n, R);
     case R_TILE: return tile(g, d, n, R);
+    case R_PAD: return pad(g, d, n, R);
     case R_NONE: return 0;
     case R_MATMUL: return n->n_inputs >= 2 ? matmul(g, d, n, R) : FALLBACK;
     case R_GEMM: return n->n_inputs >= 2 ? gemm(g, d, n, R) : FALLBACK;
@@ -1110,7 +1132,8 @@ static uint64_t input_mask(const ox_type *t)
 static bool reads_elements(const dims_rule *rule)
 {
     return rule->kind == R_RESHAPE || rule->kind == R_BCAST0 || rule->kind == R_FROM_SHAPE ||
-           rule->kind == R_SLICE || rule->kind == R_TILE || rule->kind == R_RESIZE;
+           rule->kind == R_SLICE || rule->kind == R_TILE || rule->kind == R_RESIZE ||
+           rule->kind == R_PAD;
 }
 
 static int compute(const ox_graph *g, const ox_static_shapes *shapes, ox_varying_dims *out,

@@ -205,6 +205,35 @@ START_TEST(reshape_by_a_computed_shape_follows_its_elements)
 }
 END_TEST
 
+/* F.pad to a multiple of 4 (Swin's windows) from opset 11: the pads are
+ * computed from a size, and the padded dim varies only where that size
+ * or the data's dim does. */
+START_TEST(a_pad_computed_from_sizes_follows_them)
+{
+    for (int width_dynamic = 0; width_dynamic < 2; width_dynamic++) {
+        ox_graph_free(g);
+        g = ox_graph_new("m");
+        ox_vid x = input(2, (int64_t[]){2, 5}, BIT(0) | (width_dynamic ? BIT(1) : 0));
+        ox_node *sh = op("onnx::Shape", 1, &x, 1);
+        ox_vid w = op("onnx::Gather", 2, (ox_vid[]){sh->outputs[0], ints(1, (int64_t[]){1})}, 1)->outputs[0];
+        ox_vid four = ints(1, (int64_t[]){4});
+        ox_vid rem = op("onnx::Mod", 2, (ox_vid[]){w, four}, 1)->outputs[0];
+        ox_vid gap = op("onnx::Sub", 2, (ox_vid[]){four, rem}, 1)->outputs[0];
+        ox_vid right = op("onnx::Mod", 2, (ox_vid[]){gap, four}, 1)->outputs[0];
+        ox_vid pads = op("onnx::Concat", 2, (ox_vid[]){ints(3, (int64_t[]){0, 0, 0}), right}, 1)->outputs[0];
+        attr_int(ox_graph_value(g, pads)->producer, "axis", 0);
+        ox_vid y = typed(op("onnx::Pad", 2, (ox_vid[]){x, pads}, 1), 0, 2, (int64_t[]){2, 8});
+        ck_assert_uint_eq(mask(y), width_dynamic ? BIT(0) | BIT(1) : BIT(0));
+    }
+    /* pads the analysis cannot read: every dim may vary */
+    ox_value *p = ox_graph_add_value(g, OX_VAL_INPUT, OX_INT64, 1, (int64_t[]){4});
+    ox_graph_add_input(g, p->id);
+    ox_vid x = input(2, (int64_t[]){2, 5}, 0);
+    ox_vid y = typed(op("onnx::Pad", 2, (ox_vid[]){x, p->id}, 1), 0, 2, (int64_t[]){2, 8});
+    ck_assert_uint_eq(mask(y), BIT(0) | BIT(1));
+}
+END_TEST
+
 START_TEST(reshape_by_an_unknown_shape_varies_everywhere)
 {
     ox_vid x = input(2, (int64_t[]){2, 6}, BIT(0));
@@ -411,6 +440,7 @@ static Suite *suite(void)
     tcase_add_test(t, reshape_by_a_computed_shape_follows_its_elements);
     tcase_add_test(t, reshape_by_an_unknown_shape_varies_everywhere);
     tcase_add_test(t, a_size_expression_on_fixed_dims_stays_fixed);
+    tcase_add_test(t, a_pad_computed_from_sizes_follows_them);
     tcase_add_test(t, unbind_pieces_keep_their_fixed_dims);
     tcase_add_test(t, reductions_drop_or_fix_their_axes);
     tcase_add_test(t, lstm_outputs_follow_sequence_and_batch);
