@@ -373,16 +373,33 @@ static shape_elems *concatenated_elems(const ox_graph *g, ox_varying_dims *d, co
     return e;
 }
 
-/* An elementwise op on shape values (a scalar or one element broadcasts):
- * an element varies where an operand's does; its value is worked out for
- * what a size expression uses, torch's floor division and remainder
- * included (Div, the comparisons and logic that fix up its sign, Where),
- * and left unknown (fixed) for the rest. */
-static bool compute_elem(const char *op, const ox_node *n, const int64_t *v, const bool *b,
-                         int64_t *r, bool *r_bool)
+/* Whether the op's result is a bool tensor, by its operator and its
+ * operands' kinds: comparisons and logic are, Where and Identity are what
+ * they pass on, a Cast is what it casts to. */
+static bool result_is_bool(const ox_node *n, const bool *b)
 {
+    static const char *const bool_ops[] = {"Equal", "Less", "LessOrEqual", "Greater",
+                                           "GreaterOrEqual", "Not", "And", "Or", "Xor"};
+    const char *op = n->op_type;
+    for (size_t i = 0; i < sizeof bool_ops / sizeof bool_ops[0]; i++)
+        if (strcmp(op, bool_ops[i]) == 0)
+            return true;
+    if (strcmp(op, "Cast") == 0)
+        return ox_node_attr_int(n, "to", 0) == OX_BOOL;
+    if (strcmp(op, "Where") == 0)
+        return n->n_inputs == 3 && b[1];
+    if (strcmp(op, "Identity") == 0)
+        return b[0];
+    return false;
+}
+
+/* One element of an elementwise op's result from its operands' elements
+ * (bool operands as 0 and 1; b says which are); false where the analysis
+ * does not work it out. */
+static bool compute_elem(const ox_node *n, const int64_t *v, const bool *b, int64_t *r)
+{
+    const char *op = n->op_type;
     uint32_t k = n->n_inputs;
-    *r_bool = false;
     if (k == 2 && !b[0] && !b[1]) {
         int64_t x = v[0], y = v[1];
         if (strcmp(op, "Add") == 0)
@@ -405,7 +422,6 @@ static bool compute_elem(const char *op, const ox_node *n, const int64_t *v, con
                 m += y;
             return *r = m, true;
         }
-        *r_bool = true;
         if (strcmp(op, "Equal") == 0)
             return *r = x == y, true;
         if (strcmp(op, "Less") == 0)
@@ -419,7 +435,6 @@ static bool compute_elem(const char *op, const ox_node *n, const int64_t *v, con
         return false;
     }
     if (k == 2 && b[0] && b[1]) {
-        *r_bool = true;
         if (strcmp(op, "And") == 0)
             return *r = v[0] && v[1], true;
         if (strcmp(op, "Or") == 0)
@@ -428,22 +443,20 @@ static bool compute_elem(const char *op, const ox_node *n, const int64_t *v, con
             return *r = (v[0] != v[1]) == (op[0] == 'X'), true;
         return false;
     }
-    if (k == 3 && strcmp(op, "Where") == 0 && b[0] && b[1] == b[2]) {
-        *r_bool = b[1];
+    if (k == 3 && strcmp(op, "Where") == 0 && b[0] && b[1] == b[2])
         return *r = v[0] ? v[1] : v[2], true;
-    }
     if (k != 1)
         return false;
     if (strcmp(op, "Cast") == 0) {
         int64_t to = ox_node_attr_int(n, "to", 0);
         if (to == OX_BOOL)
-            return *r_bool = true, *r = v[0] != 0, true;
+            return *r = v[0] != 0, true;
         return to == OX_INT64 && (*r = v[0], true);
     }
     if (strcmp(op, "Identity") == 0)
-        return *r_bool = b[0], *r = v[0], true;
+        return *r = v[0], true;
     if (b[0])
-        return strcmp(op, "Not") == 0 && (*r_bool = true, *r = !v[0], true);
+        return strcmp(op, "Not") == 0 && (*r = !v[0], true);
     if (strcmp(op, "Neg") == 0)
         return v[0] != INT64_MIN && (*r = -v[0], true);
     if (strcmp(op, "Abs") == 0)
@@ -451,6 +464,11 @@ static bool compute_elem(const char *op, const ox_node *n, const int64_t *v, con
     return false;
 }
 
+/* An elementwise op on shape values (a scalar or one element broadcasts):
+ * an element varies where an operand's does; its value is worked out for
+ * what a size expression uses, torch's floor division and remainder
+ * included (Div, the comparisons and logic that fix up its sign, Where),
+ * and left unknown (fixed) for the rest. */
 static shape_elems *elementwise_elems(const ox_graph *g, ox_varying_dims *d, const ox_node *n)
 {
     const shape_elems *in[3] = {NULL, NULL, NULL};
@@ -467,38 +485,27 @@ static shape_elems *elementwise_elems(const ox_graph *g, ox_varying_dims *d, con
         scalar = scalar && in[k]->scalar;
     }
     shape_elems *e = new_elems(d, len, scalar);
-    bool kinds[3] = {false, false, false}, out_bool = false, out_bool_set = false;
+    if (!e)
+        return NULL;
+    bool kinds[3] = {false, false, false};
     for (uint32_t k = 0; k < n->n_inputs; k++)
         kinds[k] = in[k]->boolean;
-    for (uint32_t i = 0; e && i < len; i++) {
+    /* a varying condition is never taken for a size */
+    e->boolean = result_is_bool(n, kinds);
+    for (uint32_t i = 0; i < len; i++) {
         int64_t v[3] = {0, 0, 0}, r = 0;
-        bool all_known = true, r_bool = false;
+        bool all_known = true;
         for (uint32_t k = 0; k < n->n_inputs; k++) {
             uint32_t at = in[k]->len == 1 ? 0 : i;
             if (elem_varies(in[k], at))
                 e->vary |= 1u << i;
             all_known = elem_known(in[k], at, &v[k]) && all_known;
         }
-        if (elem_varies(e, i) || !all_known || !compute_elem(n->op_type, n, v, kinds, &r, &r_bool))
+        if (elem_varies(e, i) || !all_known || !compute_elem(n, v, kinds, &r))
             continue;
-        if (out_bool_set && r_bool != out_bool)
-            return NULL; /* cannot happen for one op; no mixed kinds all the same */
-        out_bool = r_bool;
-        out_bool_set = true;
         e->known |= 1u << i;
         e->val[i] = r;
     }
-    if (e && out_bool_set)
-        e->boolean = out_bool;
-    else if (e && e->known == 0)
-        /* nothing worked out: say a bool op's result is one all the same, so
-         * a varying condition is never taken for a size */
-        e->boolean = strcmp(n->op_type, "Equal") == 0 || strcmp(n->op_type, "Less") == 0 ||
-                     strcmp(n->op_type, "Greater") == 0 || strcmp(n->op_type, "LessOrEqual") == 0 ||
-                     strcmp(n->op_type, "GreaterOrEqual") == 0 || strcmp(n->op_type, "Not") == 0 ||
-                     strcmp(n->op_type, "And") == 0 || strcmp(n->op_type, "Or") == 0 ||
-                     strcmp(n->op_type, "Xor") == 0 ||
-                     (strcmp(n->op_type, "Cast") == 0 && ox_node_attr_int(n, "to", 0) == OX_BOOL);
     return e;
 }
 
