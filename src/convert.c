@@ -564,15 +564,12 @@ static ox_status map_observed(conv *c)
     const ox_graph *tg = c->traced;
     for (uint32_t k = 0; k < tg->n_observed; k++) {
         const ox_observed *e = &tg->observed[k];
-        ox_vid stack[16], *ids = e->n_values <= 16 ? stack : malloc(e->n_values * sizeof(*ids));
+        ox_vid *ids = ox_arena_alloc(&c->out->arena, e->n_values * sizeof(*ids));
         if (!ids)
             return oom(c);
         for (uint32_t i = 0; i < e->n_values; i++)
             ids[i] = e->values[i] < tg->n_values ? c->vmap[e->values[i]] : 0;
-        int rc = ox_graph_add_observed(c->out, ids, e->n_values, e->message);
-        if (ids != stack)
-            free(ids);
-        if (rc != 0)
+        if (ox_graph_add_observed(c->out, ids, e->n_values, e->message) != 0)
             return oom(c);
     }
     return OX_OK;

@@ -3,11 +3,10 @@
  */
 #include "observed.h"
 
-#include <string.h>
-
 #include "context.h"
 #include "passes.h"
 #include "static_shapes.h"
+#include "symbolic_api.h"
 #include "varying_dims.h"
 
 /* Whether v holds the same value on every run of the file: a constant, or
@@ -15,12 +14,7 @@
  * reaches.  A value conversion did not keep (0) may vary. */
 static bool same_every_run(const ox_graph *g, const ox_varying_dims *d, ox_vid v)
 {
-    const ox_value *x = ox_graph_value(g, v);
-    if (!x)
-        return false;
-    if (x->kind == OX_VAL_CONST ||
-        (x->kind == OX_VAL_NODE && x->producer && !x->producer->domain[0] &&
-         strcmp(x->producer->op_type, "Constant") == 0))
+    if (ox_sym_const_tensor(g, v, NULL, NULL))
         return true;
     int64_t vals[OX_VARYING_MAX_ELEMS];
     uint32_t len;
