@@ -75,10 +75,11 @@ def user_frame_of(tb):
 
 def warn_fixed(rec, what, value=None, sizes=None):
     """A traced value was turned into a Python constant: say so once per call site.
-    `sizes`, the TracedInts it came from: then the engine says it after conversion,
-    and only if one of them can differ on another run (a size no dynamic axis
-    reaches cannot, so fixing it specialises nothing); torch's own shape checks
-    (nn.MultiheadAttention's, the RNNs') compare such sizes on every call."""
+    `sizes`, the values it came from (those that are this trace's TracedInts count):
+    then the engine says it after conversion, and only if one of them can differ on
+    another run (a size no dynamic axis reaches cannot, so fixing it specialises
+    nothing); torch's own shape checks (nn.MultiheadAttention's, the RNNs') compare
+    such sizes on every call."""
     where = user_frame()
     key = (what, where)
     scope = rec.scope_str() if rec is not None else "?"
@@ -87,7 +88,7 @@ def warn_fixed(rec, what, value=None, sizes=None):
                f"(a Python constant in the file); it will not follow other input shapes or values")
     if rec is not None and sizes is not None and rec.t is not None:
         entry = rec.fixed_sizes.setdefault(key, [message, []])
-        entry[1].extend(s._ox_vid for s in sizes)
+        entry[1].extend(s._ox_vid for s in sizes if isinstance(s, TracedInt) and s._ox_rec is rec)
         return
     if rec is not None:
         if key in rec.warned:
@@ -252,7 +253,7 @@ def _plain(a, b, op):
     for v in (a, b):
         if isinstance(v, TracedInt) and v._ox_rec.live:
             warn_fixed(v._ox_rec, f"{op.__name__} of a traced size with {type(b if v is a else a).__name__}",
-                       plain(v), sizes=[x for x in (a, b) if isinstance(x, TracedInt) and x._ox_rec is v._ox_rec])
+                       plain(v), sizes=(a, b))
             break
     return op(plain(a), plain(b))
 
@@ -261,7 +262,7 @@ def _compare(a, b, op):
     t = a if isinstance(a, TracedInt) else b
     if t._ox_rec.live:
         warn_fixed(t._ox_rec, "a traced size compared in Python (a branch on it is not recorded)", plain(t),
-                   sizes=[x for x in (a, b) if isinstance(x, TracedInt) and x._ox_rec is t._ox_rec])
+                   sizes=(a, b))
     return op(plain(a), plain(b))
 
 
@@ -289,9 +290,8 @@ class TracedShape(tuple):
         if isinstance(o, (tuple, list, torch.Size)) and any(isinstance(v, TracedInt) for v in self):
             t = next(v for v in self if isinstance(v, TracedInt))
             if t._ox_rec.live:
-                sizes = [v for v in (*self, *o) if isinstance(v, TracedInt) and v._ox_rec is t._ox_rec]
                 warn_fixed(t._ox_rec, "a traced shape compared in Python (a branch on it is not recorded)",
-                           sizes=sizes)
+                           sizes=(*self, *o))
         return tuple(plain(v) for v in self) == tuple(plain(v) for v in o) \
             if isinstance(o, (tuple, list, torch.Size)) else NotImplemented
 
