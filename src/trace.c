@@ -568,14 +568,6 @@ static void name_owner(const ox_trace *t, const char *name, char *buf, size_t ca
     snprintf(buf, cap, "another value");
 }
 
-/*
- * A named output must carry its own name into the file.  An unnamed node
- * value simply takes it.  A value that already has a name of its own (a
- * graph input, a parameter, an earlier output) or is a constant gets an
- * onnx::Identity, as torch.onnx inserts one where an output is an input:
- * the Identity's output is the graph output and carries the name, and the
- * input, parameter or earlier output keeps its own.
- */
 ox_status ox_trace_fixed_values(ox_trace *t, size_t n, const ox_vid *values, const char *warning)
 {
     if (!t)
@@ -596,6 +588,14 @@ ox_status ox_trace_fixed_values(ox_trace *t, size_t n, const ox_vid *values, con
     return OX_OK;
 }
 
+/*
+ * A named output must carry its own name into the file.  An unnamed node
+ * value simply takes it.  A value that already has a name of its own (a
+ * graph input, a parameter, an earlier output) or is a constant gets an
+ * onnx::Identity, as torch.onnx inserts one where an output is an input:
+ * the Identity's output is the graph output and carries the name, and the
+ * input, parameter or earlier output keeps its own.
+ */
 ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name)
 {
     if (!t)
