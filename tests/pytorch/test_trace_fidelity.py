@@ -149,7 +149,8 @@ class Warnings(unittest.TestCase):
         import torchvision
         vit = torchvision.models.VisionTransformer(image_size=32, patch_size=16, num_layers=1, num_heads=2,
                                                    hidden_dim=8, mlp_dim=16, num_classes=3).eval()
-        msgs = export_warnings(vit, torch.randn(2, 3, 32, 32), dynamic_axes={"x": {0: "b"}})
+        # (its check of the image's height against image_size, with the height dynamic)
+        msgs = export_warnings(vit, torch.randn(2, 3, 32, 32), dynamic_axes={"x": {0: "b", 2: "h"}})
         hits = [m for m in msgs if "compared in Python" in m]
         self.assertTrue(hits, msgs)
         self.assertTrue(all("at vision_transformer.py:" in m for m in hits), hits)
@@ -183,6 +184,21 @@ class Warnings(unittest.TestCase):
         msgs = export_warnings(Outer(lambda x: scaled(x).sum() + scaled(x.t()).sum()), torch.randn(3, 4),
                                dynamic_axes={"x": {0: "b"}})
         self.assertEqual(len([m for m in msgs if "float() on a traced size" in m]), 1, msgs)
+
+    def test_a_size_compared_with_itself_is_quiet(self):
+        # nn.MultiheadAttention checks key.shape == value.shape; in self-attention key is
+        # value, so the outcome is the same on every input however the batch varies.
+        mha = nn.MultiheadAttention(8, 2, batch_first=True).eval()
+        self_attention = Outer(lambda x: mha(x, x, x)[0])
+        dyn = {"x": {0: "b", 1: "s"}}
+        self.assertEqual(export_warnings(self_attention, torch.randn(2, 5, 8), dynamic_axes=dyn), [])
+        # ... while two tensors' dynamic sizes compared still warn
+        msgs = export_warnings(Outer(lambda x: x * 2 if x.shape == x[1:].shape else x), torch.randn(3, 4),
+                               dynamic_axes={"x": {0: "b"}})
+        self.assertTrue(any("a traced shape compared in Python" in m for m in msgs), msgs)
+        msgs = export_warnings(Outer(lambda x: x * 2 if x.size(0) == x[1:].size(0) else x), torch.randn(3, 4),
+                               dynamic_axes={"x": {0: "b"}})
+        self.assertTrue(any("a traced size compared in Python" in m for m in msgs), msgs)
 
     def test_recorded_sizes_do_not_warn(self):
         msgs = export_warnings(Outer(lambda x: x.view(x.size(0), -1)[:, : x.size(1) // 2]),

@@ -258,9 +258,17 @@ def _plain(a, b, op):
     return op(plain(a), plain(b))
 
 
+def same_traced(a, b):
+    """Whether a and b are one traced value (a size of one tensor, read twice): then
+    every comparison of them comes out the same on any input, and fixing its outcome
+    specialises nothing (`key.shape == value.shape` when key is value)."""
+    return (isinstance(a, TracedInt) and isinstance(b, TracedInt) and a._ox_rec is b._ox_rec
+            and a._ox_vid == b._ox_vid)
+
+
 def _compare(a, b, op):
     t = a if isinstance(a, TracedInt) else b
-    if t._ox_rec.live:
+    if t._ox_rec.live and not same_traced(a, b):
         warn_fixed(t._ox_rec, "a traced size compared in Python (a branch on it is not recorded)", plain(t),
                    sizes=(a, b))
     return op(plain(a), plain(b))
@@ -289,9 +297,12 @@ class TracedShape(tuple):
     def __eq__(self, o):
         if isinstance(o, (tuple, list, torch.Size)) and any(isinstance(v, TracedInt) for v in self):
             t = next(v for v in self if isinstance(v, TracedInt))
-            if t._ox_rec.live:
+            # Pairs that are one traced value are equal on any input, and a rank is the
+            # same on every run: only the other pairs can change the outcome.
+            differing = [v for a, b in zip(self, o) if not same_traced(a, b) for v in (a, b)]
+            if t._ox_rec.live and differing and len(self) == len(o):
                 warn_fixed(t._ox_rec, "a traced shape compared in Python (a branch on it is not recorded)",
-                           sizes=(*self, *o))
+                           sizes=differing)
         return tuple(plain(v) for v in self) == tuple(plain(v) for v in o) \
             if isinstance(o, (tuple, list, torch.Size)) else NotImplemented
 
