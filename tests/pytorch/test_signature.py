@@ -101,6 +101,9 @@ CASES = [
      ["inputs_incl_initializers"]),
     ("keep_initializers_as_inputs=False", dict(keep_initializers_as_inputs=False, opset_version=13),
      ["inputs_incl_initializers"]),
+    # IR 3 requires initializers to be inputs: torch.onnx ignores False there, with a warning
+    ("keep_initializers_as_inputs=False at 8", dict(keep_initializers_as_inputs=False, opset_version=8),
+     ["inputs_incl_initializers", "initializers"]),
     ("custom_opsets", dict(custom_opsets={"com.example": 2}, opset_version=13), []),
     ("export_modules_as_functions=True at 13", dict(export_modules_as_functions=True, opset_version=13), []),
     ("export_modules_as_functions=True at 15", dict(export_modules_as_functions=True, opset_version=15),
