@@ -369,6 +369,11 @@ int ox_io_layout_name_graph(const ox_io_layout *l, ox_graph *g)
     for (ox_vid id = 1; id < g->n_values; id++) {
         ox_value *v = g->values[id];
         const char *nm = p->names[id];
+        /* a parameter the file lists as an input (too, or instead when the
+         * weights are left out): the check holds an IR <= 3 file to the
+         * initializers-are-inputs rule, as it does a file it reads */
+        if (v && (p->is_init[id] || v->kind == OX_VAL_PARAM) && p->is_input[id])
+            v->listed_as_input = true;
         if (!v || !nm || v->name == nm || (v->name && strcmp(v->name, nm) == 0))
             continue;
         if (!(v->name = ox_arena_strdup(&g->arena, nm)))
