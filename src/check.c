@@ -675,6 +675,12 @@ static ox_status check_graph(const ox_graph *g, checker *cp)
         }
         if (defined[v->id] && v->kind == OX_VAL_PARAM)
             continue; /* listed as an input as well: one definition */
+        /* IR 3 has no initializers apart from inputs: an initializer only
+         * gives an input its default (onnx.checker's rule) */
+        if (g->ir_version >= OX_CHECK_IR_MIN && g->ir_version <= 3 && !v->listed_as_input)
+            violation(&c, "initializer '%s' is not a graph input; IR version %lld requires every "
+                      "initializer to be listed as a graph input too", v->name,
+                      (long long)g->ir_version);
         defined[v->id] = 1;
         const definer *d = defmap_define(&names, v->id, (definer){v->name, "initializer", NULL});
         if (d) {

@@ -26,11 +26,13 @@ static bool vid_ok(const ox_graph *g, ox_vid id)
 }
 
 /* Whether parameters are listed as graph inputs too, as every runtime of
- * IR version 3 and older requires: the rule, stated once. */
+ * IR version 3 and older requires: the rule, stated once.  At those IR
+ * versions keep_initializers_as_inputs=0 cannot be honoured (the file would
+ * break the rule onnx.checker enforces), so it is overridden there, as
+ * torch.onnx 1.13 does below opset 9; the pipeline warns about it. */
 static bool params_listed_as_inputs(const ox_export_options *o, int64_t ir_version)
 {
-    return o->keep_initializers_as_inputs == 1 ||
-           (o->keep_initializers_as_inputs < 0 && ir_version <= 3);
+    return o->keep_initializers_as_inputs == 1 || ir_version <= 3;
 }
 
 /* Mark a value as written and give it a name (unique among written names). */
@@ -367,6 +369,11 @@ int ox_io_layout_name_graph(const ox_io_layout *l, ox_graph *g)
     for (ox_vid id = 1; id < g->n_values; id++) {
         ox_value *v = g->values[id];
         const char *nm = p->names[id];
+        /* a parameter the file lists as an input (too, or instead when the
+         * weights are left out): the check holds an IR <= 3 file to the
+         * initializers-are-inputs rule, as it does a file it reads */
+        if (v && (p->is_init[id] || v->kind == OX_VAL_PARAM) && p->is_input[id])
+            v->listed_as_input = true;
         if (!v || !nm || v->name == nm || (v->name && strcmp(v->name, nm) == 0))
             continue;
         if (!(v->name = ox_arena_strdup(&g->arena, nm)))

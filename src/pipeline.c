@@ -131,6 +131,14 @@ static ox_status stage_io_layout(ox_pipeline *p)
         return st;
     p->layout.traced_sizes = true;
     p->layout.shapes = p->have_shapes ? &p->shapes : NULL;
+    /* The layout listed the initializers as inputs anyway (IR <= 3 requires
+     * it); a caller who asked otherwise is told, as torch.onnx tells. */
+    if (o->keep_initializers_as_inputs == 0 && p->layout.ir_version <= 3 && p->layout.main.n_inits)
+        ox_report_add(&p->notes,
+                      "keep_initializers_as_inputs=0 is ignored at opset %d: its IR version "
+                      "%lld requires every initializer to be a graph input too, so the file "
+                      "lists them as inputs (opset 9 or newer can leave them out)",
+                      p->opset, (long long)p->layout.ir_version);
     /* the verbose listing and the check then see the names the file gets */
     if (ox_io_layout_name_graph(&p->layout, p->g) != 0)
         return ox_fail(p->ctx, OX_ENOMEM, "out of memory naming the graph's inputs and outputs");

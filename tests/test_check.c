@@ -303,6 +303,24 @@ START_TEST(model_versions_and_names)
 }
 END_TEST
 
+/* IR 3 has initializers only as defaults of graph inputs (onnx.checker:
+ * "in initializer but not in graph input"); from IR 4 they stand alone. */
+START_TEST(ir3_initializers_are_inputs)
+{
+    net n = make_net();
+    n.g->ir_version = 3;
+    ox_graph_set_opset(n.g, "", 8);
+    expect(n.g, "initializer 'w' is not a graph input; IR version 3 requires every initializer "
+                "to be listed as a graph input too\n", 1);
+    n.w->listed_as_input = true; /* as the reader marks it, and the export's layout */
+    expect(n.g, "", 0);
+    n.w->listed_as_input = false;
+    n.g->ir_version = 4;
+    expect(n.g, "", 0);
+    ox_graph_free(n.g);
+}
+END_TEST
+
 /* The schema check remembers the last clean node of each schema row and
  * passes a node that reads the same (schema_check.c).  Over nodes that
  * repeat clean and broken forms of one operator (types, counts, absent
@@ -432,6 +450,7 @@ int main(void)
     tcase_add_test(tc, attribute_kinds);
     tcase_add_test(tc, schema_rules);
     tcase_add_test(tc, model_versions_and_names);
+    tcase_add_test(tc, ir3_initializers_are_inputs);
     tcase_add_test(tc, null_report_still_counts);
     tcase_add_test(tc, noted_schema_rows_follow_kind_and_version);
     suite_add_tcase(s, tc);

@@ -347,7 +347,8 @@ typedef struct ox_export_options {
     uint32_t struct_size;          /* set by ox_export_options_init */
     int opset;                     /* 0 = context default */
     int export_params;             /* 1 (default): write weights */
-    int keep_initializers_as_inputs; /* -1 (default): only where the IR version requires it */
+    int keep_initializers_as_inputs; /* -1 (default): only where the IR version requires it;
+                                        0 is overridden (with a warning) where IR <= 3 requires it */
     const char *const *input_names;  /* may name a prefix of inputs(+params when kept as inputs) */
     size_t n_input_names;
     const char *const *output_names;

@@ -77,6 +77,9 @@ CASES = [
     ("training=TRAINING", dict(training=torch.onnx.TrainingMode.TRAINING, opset_version=13), ["outputs"]),
     ("training=bad", dict(training="train", opset_version=13), []),
     ("input_names", dict(input_names=["features"], opset_version=13), ["inputs"]),
+    # the caller's name wins over the model's own; torch.onnx renames the parameter
+    ("input_names taking a parameter's name", dict(input_names=["a.fc.weight"], opset_version=13),
+     ["inputs", "initializers"]),
     ("output_names", dict(output_names=["logits"], opset_version=13), ["outputs"]),
     ("output_names too many", dict(output_names=["a", "b"], opset_version=13), []),
     ("operator_export_type=ONNX_ATEN_FALLBACK",
@@ -101,6 +104,9 @@ CASES = [
      ["inputs_incl_initializers"]),
     ("keep_initializers_as_inputs=False", dict(keep_initializers_as_inputs=False, opset_version=13),
      ["inputs_incl_initializers"]),
+    # IR 3 requires initializers to be inputs: torch.onnx ignores False there, with a warning
+    ("keep_initializers_as_inputs=False at 8", dict(keep_initializers_as_inputs=False, opset_version=8),
+     ["inputs_incl_initializers", "initializers"]),
     ("custom_opsets", dict(custom_opsets={"com.example": 2}, opset_version=13), []),
     ("export_modules_as_functions=True at 13", dict(export_modules_as_functions=True, opset_version=13), []),
     ("export_modules_as_functions=True at 15", dict(export_modules_as_functions=True, opset_version=15),

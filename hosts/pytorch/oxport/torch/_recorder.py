@@ -209,6 +209,7 @@ class Recorder:
         self.suppress = 0
         self.views = I.ViewTracker(self)  # writes through views reach their base (see _indexing)
         self.inputs = []          # vids of graph inputs, in order
+        self.input_names = set()  # names given to graph inputs (input_names)
         self.outputs = []         # vids of graph outputs, in order
         self.ranks = {}           # vid -> rank, for graph inputs and outputs
         self.n_ops = 0
@@ -319,11 +320,27 @@ class Recorder:
         self.ctx.check(self.L.ox_trace_input(self.t, name.encode() if name else None, dt, tensor.dim(),
                                              self._sizes(tensor), ctypes.byref(out)), "ox_trace_input")
         self.set_vid(tensor, out.value)
+        if name:
+            self.input_names.add(name)
         self.inputs.append(out.value)
         self.ranks[out.value] = tensor.dim()
         return out.value
 
+    def _param_file_name(self, name):
+        """The name a parameter is declared under: its state_dict name, unless the caller
+        gave a graph input that name (input_names=["weight"] on an nn.Linear), which wins;
+        the parameter then takes the first free name_1, name_2 ..., as the engine renames a
+        parameter an output name takes (torch.onnx renames it too, to name.1)."""
+        if name not in self.input_names:
+            return name
+        taken = self.input_names | set(self.param_names.values())
+        k = 1
+        while f"{name}_{k}" in taken:
+            k += 1
+        return f"{name}_{k}"
+
     def param(self, name, tensor):
+        name = self._param_file_name(name)
         dt = ox_dtype(tensor.dtype, lambda: f"parameter {name}")
         real = self.real_of.get(id(tensor), tensor)
         if real.is_meta:
