@@ -702,6 +702,15 @@ class RollLong(nn.Module):
         return x.roll(7, 1) - torch.roll(x, (-9, 5), (0, 1)), torch.roll((x * 4).long(), -5, -1)
 
 
+class Sort(nn.Module):
+    """sort, argsort and a descending sort over dims a dynamic axis reaches: TopK's k is
+    the run-time size from opset 10."""
+
+    def forward(self, x):
+        v, i = torch.sort(x, dim=-1, descending=True)
+        return v, i, torch.argsort(x, dim=0), torch.sort(x, dim=0).values * 2
+
+
 class RollShort(nn.Module):
     """torch.roll by shifts shorter than the example's dims (8) but longer than sizes the
     file meets at run time (2, 3): two slices at -3 would leave a size of 2 unrolled."""
@@ -854,6 +863,11 @@ class OpsOverDynamicDims(unittest.TestCase):
             path = os.path.join(tmp, "m.onnx")
             oxt.export(RollShort(), (torch.randn(8, 8),), path, opset_version=13)
             self.assertEqual(size_nodes(path), [])
+
+    def test_sort_and_argsort(self):
+        # the conversion read the example's size for TopK's k at every opset, which warned
+        # although k was the run-time size from opset 10
+        follows_input_sizes(self, Sort(), torch.randn(3, 5), [0, 1], [(1, 1), (6, 8), (4, 2)], (10, 13, 17))
 
     def test_pixel_unshuffle(self):
         # its conversion built the example's channel and spatial sizes into Reshape targets
