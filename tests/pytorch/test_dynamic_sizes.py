@@ -711,6 +711,20 @@ class Sort(nn.Module):
         return v, i, torch.argsort(x, dim=0), torch.sort(x, dim=0).values * 2
 
 
+class SizedArguments(nn.Module):
+    """Sizes of a dim no dynamic axis reaches passed where an operator takes constants
+    (unfold's window, topk's k at opset 9, tril's diagonal): right at every batch size."""
+
+    def __init__(self, tril):
+        super().__init__()
+        self.tril = tril
+
+    def forward(self, x):
+        n = x.size(1)
+        y = x.unfold(1, n // 2 + 1, 1).sum(-1) + x.topk(n // 2)[0]
+        return y * 2 if not self.tril else (y, x.tril(n // 4 - 3))
+
+
 class RollShort(nn.Module):
     """torch.roll by shifts shorter than the example's dims (8) but longer than sizes the
     file meets at run time (2, 3): two slices at -3 would leave a size of 2 unrolled."""
@@ -863,6 +877,17 @@ class OpsOverDynamicDims(unittest.TestCase):
             path = os.path.join(tmp, "m.onnx")
             oxt.export(RollShort(), (torch.randn(8, 8),), path, opset_version=13)
             self.assertEqual(size_nodes(path), [])
+
+    def test_slice_bounds_from_a_fixed_dim_below_opset_10(self):
+        # Slice's bounds are attributes before opset 10, so a bound computed from a size is
+        # fixed: quiet (and right at every batch) when no dynamic axis reaches that size
+        follows_input_sizes(self, HalfSlice(), torch.randn(2, 6), [0], [(1, 6), (5, 6)], (9,))
+
+    def test_sizes_of_fixed_dims_as_constant_arguments(self):
+        # such a size warned that the file was fixed to the example, although only the
+        # batch is dynamic and the file is right at every batch size
+        follows_input_sizes(self, SizedArguments(False), torch.randn(3, 8), [0], [(1, 8), (6, 8)], (9, 13, 17))
+        follows_input_sizes(self, SizedArguments(True), torch.randn(3, 8), [0], [(1, 8), (6, 8)], (11, 17))
 
     def test_sort_and_argsort(self):
         # the conversion read the example's size for TopK's k at every opset, which warned
