@@ -343,6 +343,8 @@ ROWS = [
     Row("t", "aten::t", lambda x: x.t(), [T(3, 4)]),
     Row("expand", "aten::expand", lambda x: x.expand(2, 3, 4), [T(3, 1)]),
     Row("expand.minus_one", "aten::expand", lambda x: x.expand(-1, 4), [T(3, 1)]),
+    Row("expand.broadcast_to_traced_size", "aten::expand", lambda x, o: torch.broadcast_to(x, (o.size(0), -1)),
+        [T(1, 4), T(3, 4)], dynamic={"in1": {0: "n"}, "out0": {0: "n"}}),
     Row("repeat", "aten::repeat", lambda x: x.repeat(2, 1, 3), [T(3, 4)]),
     Row("cat", "aten::cat", lambda x, y: torch.cat([x, y], 1), [T(2, 3), T(2, 4)]),
     Row("stack", "aten::stack", lambda x, y: torch.stack([x, y], -1), [T(2, 3), T(2, 3)]),

@@ -1745,7 +1745,9 @@ def _unbind(rec, func, args, kwargs):
 
 # ---------------------------------------------------------------- expand, repeat, stack, roll
 
-@handles(T.expand)
+# broadcast_to is expand (ATen's CompositeImplicit form calls it); handled itself, its
+# traced sizes stay in the file instead of reaching the dispatcher as plain ints
+@handles(T.expand, T.broadcast_to, torch.broadcast_to)
 def _expand(rec, func, args, kwargs):
     rest = args[1:] or (kwargs["size"],)
     return rec.record("aten::expand", [("self", args[0]), ("size", _sizes_arg(rest, "expand"))],
