@@ -1029,7 +1029,9 @@ def _select(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "dim", "index"))
     if isinstance(b["dim"], str):
         return NotImplemented
-    return rec.record("aten::select", [("self", b["input"]), ("dim", int(b["dim"])), ("index", int(b["index"]))],
+    # a traced index (x.select(0, x.size(0) - 1)) stays a value of the file, as in x[i]
+    index = b["index"] if isinstance(b["index"], S.TracedInt) else int(b["index"])
+    return rec.record("aten::select", [("self", b["input"]), ("dim", int(b["dim"])), ("index", Dyn(index))],
                       func, args, kwargs)
 
 
@@ -1839,6 +1841,18 @@ def _expand_as(rec, func, args, kwargs):
     size = rec.traced_shape(other) if rec.is_traced(other) else [int(v) for v in other.shape]
     return rec.record("aten::expand", [("self", b["input"]), ("size", Dyn(list(size), "expand"))],
                       func, args, kwargs)
+
+
+@handles(torch.tile, T.tile)
+def _tile(rec, func, args, kwargs):
+    """tile is repeat with the dims padded with leading ones to x's rank (ATen's own
+    form); recorded as such, its traced counts stay in the file."""
+    b = bind(args, kwargs, ("input", "dims"))
+    x, dims = b["input"], b["dims"]
+    if not isinstance(x, torch.Tensor) or not S.is_sizes(dims):
+        return NotImplemented
+    dims = [1] * (x.dim() - len(dims)) + list(dims)
+    return rec.record("aten::repeat", [("self", x), ("repeats", _sizes_arg((dims,)))], func, args, kwargs)
 
 
 @handles(T.repeat)
