@@ -746,6 +746,19 @@ class SizeMaskedFill(nn.Module):
         return y + k + z
 
 
+class SizeCompare(nn.Module):
+    """Sizes read in Python compared with tensors: a position mask from arange, each
+    operator as method, function and operator, an int32 tensor, a constant tensor."""
+
+    def forward(self, x):
+        b, n = x.shape
+        pos = torch.arange(n)
+        keep = (pos < n - 1) & torch.ge(pos, n // 3) & pos.le(n - 1) & (n - 2 > pos) | pos.eq(b)
+        k = (x * 4).to(torch.int32)
+        ints = (k.gt(b) * 1 + (k != n) * 2 + torch.ne(k, b) * 4 + (torch.tensor([0, 1, 2, 3]).lt(b).sum()))
+        return x * keep, ints
+
+
 class SizeClamp(nn.Module):
     """Sizes read in Python as clamp's bounds: one or both, by keyword, positionally, by
     clamp_min/clamp_max/clip and in place, on float and integer tensors (the result keeps
@@ -831,6 +844,11 @@ class SizesMeetTensors(unittest.TestCase):
 
     def test_masked_fill_value(self):
         follows_input_sizes(self, SizeMaskedFill(), torch.randn(3, 4), [0, 1],
+                            [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
+
+    def test_comparisons(self):
+        # a comparison with a size passed the plain int: fixed to the example, with a warning
+        follows_input_sizes(self, SizeCompare(), torch.randn(3, 4), [0, 1],
                             [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
 
     def test_clamp_bounds(self):

@@ -1200,6 +1200,12 @@ for _fs, _k, _second in (((T.__ifloordiv__, T.floor_divide_), "aten::floor_divid
                          ((T.pow_,), "aten::pow_", "exponent")):
     for _f in _fs:
         HANDLERS[_f] = _sized(_k, _second)
+# Comparisons with a size (`torch.arange(n) < x.size(1) - 1`, `t >= x.size(0)`; `n < t` is
+# t.__gt__(n)): the file compares with the input's size, as it computes with it above.
+for _op in ("lt", "le", "gt", "ge", "eq", "ne"):
+    for _f in (getattr(T, f"__{_op}__"), getattr(T, _op), getattr(torch, _op)):
+        HANDLERS[_f] = _sized(f"aten::{_op}")
+        SIZE_FACTORIES.add(_f)  # a constant tensor against a size: recorded too
 # A size meeting a tensor the forward made (`torch.tensor([1., 2.]) * x.size(0)`): the
 # tensor is a constant, the size is not, so these are recorded too.
 SIZE_FACTORIES.update(
