@@ -553,6 +553,8 @@ ROWS = [
 
     # ---------------------------------------------------------------- recurrent layers
     Row("lstm", "aten::lstm", module=lambda: nn.LSTM(4, 5), inputs=[T(3, 2, 4)]),
+    Row("lstm.proj_size", "aten::lstm", module=lambda: nn.LSTM(4, 5, 2, bidirectional=True, proj_size=3),
+        inputs=[T(3, 2, 4)], refuse=Refuse("lstm with proj_size (a projection of the hidden state) is not exported")),
     Row("lstm.two_layers_bidirectional", "aten::lstm", module=lambda: nn.LSTM(4, 5, 2, bidirectional=True),
         inputs=[T(3, 2, 4)]),
     Row("gru", "aten::gru", module=lambda: nn.GRU(4, 5, batch_first=True), inputs=[T(2, 3, 4)]),
