@@ -368,11 +368,13 @@ static int sort_topk(ox_sym *g, const ox_api *api, int indices_only)
     int negate = opset < 11 && !descending;
     if (negate)
         in = at_op1(g, api, "Neg", in);
-    int64_t k = oxu_fixed_size(g, api, x, (int)axis);
     ox_onode *n = NULL;
     if (!in)
         return 1;
     if (opset < 10) {
+        /* read only here: a fixed read warns where a dynamic axis reaches the
+         * dim, and from opset 10 k follows the run-time size */
+        int64_t k = oxu_fixed_size(g, api, x, (int)axis);
         n = api->op(g, "TopK", 1, &in, 2);
         if (n)
             api->attr_int(n, "k", k);

@@ -116,6 +116,17 @@ static int lower_layer(ox_sym *g, const ox_api *api, rnn_mode m, const ox_vid *p
  * layers, which no ONNX RNN node expresses (at any opset). */
 static int check_rnn(ox_sym *g, const ox_api *api)
 {
+    /* nn.LSTM(proj_size=) adds a w_hr per layer and direction: ONNX's LSTM has
+     * no projection of the hidden state (at any opset), and the count would
+     * otherwise be refused as a malformed recording */
+    const ox_vid *params = NULL;
+    size_t np = api->arg_tensors(g, "params", &params);
+    int64_t per = api->arg_int(g, "has_biases", 1) ? 4 : 2,
+            groups = api->arg_int(g, "num_layers", 1) * (api->arg_int(g, "bidirectional", 0) ? 2 : 1);
+    if (groups > 0 && (int64_t)np == groups * (per + 1))
+        return api->limit(g, 0, "%s with proj_size (a projection of the hidden state) is not "
+                                "exported: ONNX's LSTM has no projection",
+                          api->op_name(g));
     double p = api->arg_float(g, "dropout", 0.0);
     if (api->arg_int(g, "train", 0) && p > 0.0 && api->arg_int(g, "num_layers", 1) > 1)
         return api->limit(g, 0, "%s in training mode with dropout=%g between layers is not "

@@ -702,6 +702,29 @@ class RollLong(nn.Module):
         return x.roll(7, 1) - torch.roll(x, (-9, 5), (0, 1)), torch.roll((x * 4).long(), -5, -1)
 
 
+class Sort(nn.Module):
+    """sort, argsort and a descending sort over dims a dynamic axis reaches: TopK's k is
+    the run-time size from opset 10."""
+
+    def forward(self, x):
+        v, i = torch.sort(x, dim=-1, descending=True)
+        return v, i, torch.argsort(x, dim=0), torch.sort(x, dim=0).values * 2
+
+
+class SizedArguments(nn.Module):
+    """Sizes of a dim no dynamic axis reaches passed where an operator takes constants
+    (unfold's window, topk's k at opset 9, tril's diagonal): right at every batch size."""
+
+    def __init__(self, tril):
+        super().__init__()
+        self.tril = tril
+
+    def forward(self, x):
+        n = x.size(1)
+        y = x.unfold(1, n // 2 + 1, 1).sum(-1) + x.topk(n // 2)[0]
+        return y * 2 if not self.tril else (y, x.tril(n // 4 - 3))
+
+
 class RollShort(nn.Module):
     """torch.roll by shifts shorter than the example's dims (8) but longer than sizes the
     file meets at run time (2, 3): two slices at -3 would leave a size of 2 unrolled."""
@@ -721,6 +744,19 @@ class SizeMaskedFill(nn.Module):
         z = x.clone()
         z.masked_fill_(x.abs() < 0.3, x.size(0))
         return y + k + z
+
+
+class SizeCompare(nn.Module):
+    """Sizes read in Python compared with tensors: a position mask from arange, each
+    operator as method, function and operator, an int32 tensor, a constant tensor."""
+
+    def forward(self, x):
+        b, n = x.shape
+        pos = torch.arange(n)
+        keep = (pos < n - 1) & torch.ge(pos, n // 3) & pos.le(n - 1) & (n - 2 > pos) | pos.eq(b)
+        k = (x * 4).to(torch.int32)
+        ints = (k.gt(b) * 1 + (k != n) * 2 + torch.ne(k, b) * 4 + (torch.tensor([0, 1, 2, 3]).lt(b).sum()))
+        return x * keep, ints
 
 
 class SizeClamp(nn.Module):
@@ -810,6 +846,11 @@ class SizesMeetTensors(unittest.TestCase):
         follows_input_sizes(self, SizeMaskedFill(), torch.randn(3, 4), [0, 1],
                             [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
 
+    def test_comparisons(self):
+        # a comparison with a size passed the plain int: fixed to the example, with a warning
+        follows_input_sizes(self, SizeCompare(), torch.randn(3, 4), [0, 1],
+                            [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
+
     def test_clamp_bounds(self):
         follows_input_sizes(self, SizeClamp(), torch.randn(3, 4), [0, 1],
                             [(1, 1), (6, 9), (2, 3)], (9, 11, 13, 17))
@@ -854,6 +895,22 @@ class OpsOverDynamicDims(unittest.TestCase):
             path = os.path.join(tmp, "m.onnx")
             oxt.export(RollShort(), (torch.randn(8, 8),), path, opset_version=13)
             self.assertEqual(size_nodes(path), [])
+
+    def test_slice_bounds_from_a_fixed_dim_below_opset_10(self):
+        # Slice's bounds are attributes before opset 10, so a bound computed from a size is
+        # fixed: quiet (and right at every batch) when no dynamic axis reaches that size
+        follows_input_sizes(self, HalfSlice(), torch.randn(2, 6), [0], [(1, 6), (5, 6)], (9,))
+
+    def test_sizes_of_fixed_dims_as_constant_arguments(self):
+        # such a size warned that the file was fixed to the example, although only the
+        # batch is dynamic and the file is right at every batch size
+        follows_input_sizes(self, SizedArguments(False), torch.randn(3, 8), [0], [(1, 8), (6, 8)], (9, 13, 17))
+        follows_input_sizes(self, SizedArguments(True), torch.randn(3, 8), [0], [(1, 8), (6, 8)], (11, 17))
+
+    def test_sort_and_argsort(self):
+        # the conversion read the example's size for TopK's k at every opset, which warned
+        # although k was the run-time size from opset 10
+        follows_input_sizes(self, Sort(), torch.randn(3, 5), [0, 1], [(1, 1), (6, 8), (4, 2)], (10, 13, 17))
 
     def test_pixel_unshuffle(self):
         # its conversion built the example's channel and spatial sizes into Reshape targets

@@ -1029,7 +1029,9 @@ def _select(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "dim", "index"))
     if isinstance(b["dim"], str):
         return NotImplemented
-    return rec.record("aten::select", [("self", b["input"]), ("dim", int(b["dim"])), ("index", int(b["index"]))],
+    # a traced index (x.select(0, x.size(0) - 1)) stays a value of the file, as in x[i]
+    index = b["index"] if isinstance(b["index"], S.TracedInt) else int(b["index"])
+    return rec.record("aten::select", [("self", b["input"]), ("dim", int(b["dim"])), ("index", Dyn(index))],
                       func, args, kwargs)
 
 
@@ -1198,6 +1200,12 @@ for _fs, _k, _second in (((T.__ifloordiv__, T.floor_divide_), "aten::floor_divid
                          ((T.pow_,), "aten::pow_", "exponent")):
     for _f in _fs:
         HANDLERS[_f] = _sized(_k, _second)
+# Comparisons with a size (`torch.arange(n) < x.size(1) - 1`, `t >= x.size(0)`; `n < t` is
+# t.__gt__(n)): the file compares with the input's size, as it computes with it above.
+for _op in ("lt", "le", "gt", "ge", "eq", "ne"):
+    for _f in (getattr(T, f"__{_op}__"), getattr(T, _op), getattr(torch, _op)):
+        HANDLERS[_f] = _sized(f"aten::{_op}")
+        SIZE_FACTORIES.add(_f)  # a constant tensor against a size: recorded too
 # A size meeting a tensor the forward made (`torch.tensor([1., 2.]) * x.size(0)`): the
 # tensor is a constant, the size is not, so these are recorded too.
 SIZE_FACTORIES.update(
@@ -1745,7 +1753,9 @@ def _unbind(rec, func, args, kwargs):
 
 # ---------------------------------------------------------------- expand, repeat, stack, roll
 
-@handles(T.expand)
+# broadcast_to is expand (ATen's CompositeImplicit form calls it); handled itself, its
+# traced sizes stay in the file instead of reaching the dispatcher as plain ints
+@handles(T.expand, T.broadcast_to, torch.broadcast_to)
 def _expand(rec, func, args, kwargs):
     rest = args[1:] or (kwargs["size"],)
     return rec.record("aten::expand", [("self", args[0]), ("size", _sizes_arg(rest, "expand"))],
@@ -1837,6 +1847,18 @@ def _expand_as(rec, func, args, kwargs):
     size = rec.traced_shape(other) if rec.is_traced(other) else [int(v) for v in other.shape]
     return rec.record("aten::expand", [("self", b["input"]), ("size", Dyn(list(size), "expand"))],
                       func, args, kwargs)
+
+
+@handles(torch.tile, T.tile)
+def _tile(rec, func, args, kwargs):
+    """tile is repeat with the dims padded with leading ones to x's rank (ATen's own
+    form); recorded as such, its traced counts stay in the file."""
+    b = bind(args, kwargs, ("input", "dims"))
+    x, dims = b["input"], b["dims"]
+    if not isinstance(x, torch.Tensor) or not S.is_sizes(dims):
+        return NotImplemented
+    dims = [1] * (x.dim() - len(dims)) + list(dims)
+    return rec.record("aten::repeat", [("self", x), ("repeats", _sizes_arg((dims,)))], func, args, kwargs)
 
 
 @handles(T.repeat)

@@ -450,11 +450,11 @@ class Recorder:
                 continue
             if isinstance(v, TracedInt):
                 S.warn_fixed(self, f"a traced size passed as argument '{name}', which this operator "
-                                   f"takes as a constant", S.plain(v))
+                                   f"takes as a constant", S.plain(v), sizes=(v,))
                 v = S.plain(v)
             elif isinstance(v, (list, tuple)) and S.any_traced(v):
                 S.warn_fixed(self, f"traced sizes passed in argument '{name}', which this operator "
-                                   f"takes as constants", [S.plain(x) for x in v])
+                                   f"takes as constants", [S.plain(x) for x in v], sizes=v)
                 v = [S.plain(x) for x in v]
             if isinstance(v, torch.Tensor):
                 out.append((name, E.ARG_TENSOR, self.vid(v)))
@@ -492,9 +492,12 @@ class Recorder:
             items = v if isinstance(v, (list, tuple)) else [v]
             if S.any_traced(items):
                 if self.dynamic:
+                    # the sizes it came from: the engine warns only if one can vary (a bound
+                    # from a dim no dynamic axis reaches is right at every run)
                     S.warn_fixed(self, f"argument '{name}' computed from traced sizes (ONNX takes it as a "
                                        f"tensor from opset {d.need}; this export is at opset {self.opset})",
-                                 [S.plain(x) for x in items] if isinstance(v, (list, tuple)) else S.plain(v))
+                                 [S.plain(x) for x in items] if isinstance(v, (list, tuple)) else S.plain(v),
+                                 sizes=items)
                 v = [S.plain(x) for x in v] if isinstance(v, (list, tuple)) else S.plain(v)
         if isinstance(v, TracedInt):
             return (name, E.ARG_TENSOR, v._ox_vid)
@@ -793,8 +796,9 @@ class FunctionMode(TorchFunctionMode):
                 return reentrant(func.__func__ if isinstance(func, types.MethodType) else func)(
                     *args, **kwargs)
         if sized:
+            # with the sizes: the engine warns only if one of them can vary
             S.warn_fixed(rec, f"a traced size passed to {_func_name(func)}, which oxport records with "
-                              f"constant sizes")
+                              f"constant sizes", sizes=_flat_ints(args) + _flat_ints(kwargs.values()))
         # Recorded by AtenMode, one node per dispatched op.
         return func(*args, **kwargs)
 

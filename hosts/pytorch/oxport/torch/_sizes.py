@@ -267,6 +267,9 @@ def same_traced(a, b):
 
 
 def _compare(a, b, op):
+    if isinstance(b, torch.Tensor):
+        # `n > t`: Python then asks t.__lt__(n), whose handler records the comparison
+        return NotImplemented
     t = a if isinstance(a, TracedInt) else b
     if t._ox_rec.live and not same_traced(a, b):
         warn_fixed(t._ox_rec, "a traced size compared in Python (a branch on it is not recorded)", plain(t),
