@@ -11,15 +11,12 @@
 
 /* Whether v holds the same value on every run of the file: a constant, or
  * what the varying-dims analysis works out from sizes no dynamic axis
- * reaches.  A value conversion did not keep (0) may vary. */
+ * reaches, or a comparison of two sizes it knows are one (a host hands
+ * over `a == b` for a comparison it made).  A value conversion did not
+ * keep (0) may vary. */
 static bool same_every_run(const ox_graph *g, const ox_varying_dims *d, ox_vid v)
 {
-    if (ox_sym_const_tensor(g, v, NULL, NULL))
-        return true;
-    int64_t vals[OX_VARYING_MAX_ELEMS];
-    uint32_t len;
-    bool scalar;
-    return ox_varying_dims_known_value(d, v, vals, &len, &scalar);
+    return ox_sym_const_tensor(g, v, NULL, NULL) || ox_varying_dims_same_every_run(d, v);
 }
 
 ox_status ox_pass_resolve_observed(ox_context *ctx, ox_graph *g, ox_report *notes)
@@ -29,7 +26,7 @@ ox_status ox_pass_resolve_observed(ox_context *ctx, ox_graph *g, ox_report *note
     ox_static_shapes own;
     const ox_static_shapes *s = ox_static_shapes_of(g, NULL, &own);
     ox_varying_dims d;
-    if (!s || ox_varying_dims_compute_keeping_values(g, s, &d) != 0) {
+    if (!s || ox_varying_dims_compute_with_terms(g, s, &d) != 0) {
         ox_static_shapes_free(&own);
         return ox_fail(ctx, OX_ENOMEM, "out of memory asking which fixed values can vary");
     }

@@ -152,6 +152,15 @@ static uint64_t mask_of(ox_varying_dims *d, ox_vid v)
     return v ? ox_varying_dims_of(d, v) : 0;
 }
 
+/* The term of v's dim i (ox_varying_dims_compute_with_terms); 0 when it
+ * has none or terms are not kept. */
+static uint32_t term_of(const ox_varying_dims *d, ox_vid v, int64_t i)
+{
+    if (!d->terms || !v || v >= d->n || !d->terms[v] || i < 0 || i >= d->rank[v])
+        return 0;
+    return d->terms[v][i];
+}
+
 /* A short int list, copied (a constant's bytes may sit unaligned in a
  * buffer read from a file). */
 typedef struct int_list_buf {
@@ -229,6 +238,9 @@ typedef struct ox_shape_elems {
     uint32_t vary;  /* bit i: element i may differ between runs */
     uint32_t known; /* bit i: element i is val[i] on every run */
     int64_t val[MAX_ELEMS];
+    /* with terms: element i that varies is the size of term[i] (0: not
+     * known which size) */
+    uint32_t term[MAX_ELEMS];
 } shape_elems;
 
 static const shape_elems *elems_of(const ox_graph *g, ox_varying_dims *d, ox_vid v)
@@ -292,6 +304,7 @@ static shape_elems *new_elems(ox_varying_dims *d, uint32_t len, bool scalar)
 static void copy_elem(shape_elems *to, uint32_t i, const shape_elems *from, uint32_t j)
 {
     to->vary |= (uint32_t)elem_varies(from, j) << i;
+    to->term[i] = from->term[j];
     int64_t v;
     if (elem_known(from, j, &v)) {
         to->known |= 1u << i;
@@ -318,9 +331,10 @@ static shape_elems *shape_elems_of_shape(const ox_graph *g, ox_varying_dims *d, 
     uint64_t m = mask_of(d, x);
     for (uint32_t i = 0; i < e->len; i++) {
         int64_t dim = start + i;
-        if (has_dim(m, dim))
+        if (has_dim(m, dim)) {
             e->vary |= 1u << i;
-        else if (xv && xv->type.rank == r && xv->type.dims && xv->type.dims[dim] >= 0) {
+            e->term[i] = term_of(d, x, dim);
+        } else if (xv && xv->type.rank == r && xv->type.dims && xv->type.dims[dim] >= 0) {
             e->known |= 1u << i;
             e->val[i] = xv->type.dims[dim];
         }
@@ -464,6 +478,30 @@ static bool compute_elem(const ox_node *n, const int64_t *v, const bool *b, int6
     return false;
 }
 
+/* A comparison of two sizes of one term (terms only): its outcome, the same
+ * on every run. */
+static bool one_term_compared(const ox_node *n, const uint32_t *term, const bool *b, int64_t *r)
+{
+    if (n->n_inputs != 2 || !term[0] || term[0] != term[1] || b[0] || b[1])
+        return false;
+    const char *op = n->op_type;
+    if (strcmp(op, "Equal") == 0 || strcmp(op, "LessOrEqual") == 0 ||
+        strcmp(op, "GreaterOrEqual") == 0)
+        return *r = 1, true;
+    if (strcmp(op, "Less") == 0 || strcmp(op, "Greater") == 0)
+        return *r = 0, true;
+    return false;
+}
+
+/* Identity and a Cast to int64 of a size keep its value, so its term. */
+static bool passes_term(const ox_node *n, bool boolean)
+{
+    if (boolean)
+        return false;
+    return strcmp(n->op_type, "Identity") == 0 ||
+           (strcmp(n->op_type, "Cast") == 0 && ox_node_attr_int(n, "to", 0) == OX_INT64);
+}
+
 /* An elementwise op on shape values (a scalar or one element broadcasts):
  * an element varies where an operand's does; its value is worked out for
  * what a size expression uses, torch's floor division and remainder
@@ -495,12 +533,23 @@ static shape_elems *elementwise_elems(const ox_graph *g, ox_varying_dims *d, con
     for (uint32_t i = 0; i < len; i++) {
         int64_t v[3] = {0, 0, 0}, r = 0;
         bool all_known = true;
+        uint32_t term[3] = {0, 0, 0};
         for (uint32_t k = 0; k < n->n_inputs; k++) {
             uint32_t at = in[k]->len == 1 ? 0 : i;
-            if (elem_varies(in[k], at))
+            if (elem_varies(in[k], at)) {
                 e->vary |= 1u << i;
+                term[k] = in[k]->term[at];
+            }
             all_known = elem_known(in[k], at, &v[k]) && all_known;
         }
+        if (elem_varies(e, i) && one_term_compared(n, term, kinds, &r)) {
+            e->vary &= ~(1u << i);
+            e->known |= 1u << i;
+            e->val[i] = r;
+            continue;
+        }
+        if (elem_varies(e, i) && n->n_inputs == 1 && passes_term(n, kinds[0]))
+            e->term[i] = term[0];
         if (elem_varies(e, i) || !all_known || !compute_elem(n, v, kinds, &r))
             continue;
         e->known |= 1u << i;
@@ -1121,6 +1170,373 @@ static uint64_t by_rule(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
     return FALLBACK;
 }
 
+/* ---------------------------------------------------------------- terms */
+
+/* The term of a dim several dims broadcast into (Expand, an elementwise
+ * op, MatMul's batch): theirs, if every one that varies has the same and
+ * every fixed one is 1.  A fixed size above 1 makes the dim that size, and
+ * two varying dims of other terms may make it either: no term then. */
+typedef struct term_vote {
+    uint32_t term;
+    bool none; /* a candidate ruled a term out */
+} term_vote;
+
+static void vote_dim(const ox_graph *g, ox_varying_dims *d, term_vote *t, ox_vid v, int64_t dim)
+{
+    if (has_dim(mask_of(d, v), dim)) {
+        uint32_t k = term_of(d, v, dim);
+        if (!k || (t->term && t->term != k))
+            t->none = true;
+        t->term = k;
+        return;
+    }
+    const ox_value *x = ox_graph_value(g, v);
+    int32_t r = rank_of(d, v);
+    if (!x || x->type.rank != r || !x->type.dims || dim >= r || x->type.dims[dim] != 1)
+        t->none = true; /* fixed, and not (known to be) 1 */
+}
+
+static uint32_t vote_result(const term_vote *t)
+{
+    return t->none ? 0 : t->term;
+}
+
+/* Elementwise ops: the right-aligned vote of every input.  Concat: every
+ * dim but its axis is each input's, which must agree. */
+static void broadcast_terms(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R,
+                            uint32_t *t)
+{
+    bool concat = strcmp(n->op_type, "Concat") == 0;
+    int64_t axis = concat ? norm_axis(ox_node_attr_int(n, "axis", 0), R) : -1;
+    for (int32_t k = 0; k < R; k++) {
+        if (k == axis)
+            continue;
+        term_vote vote = {0, false};
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            ox_vid v = n->inputs[i];
+            int32_t r = v ? rank_of(d, v) : -1;
+            if (!v || !tracked(r))
+                continue;
+            int64_t j = k - (R - r);
+            if (j < 0)
+                continue;
+            if (concat) { /* equal at run time: any term of them is the dim's */
+                if (!vote.term)
+                    vote.term = term_of(d, v, j);
+                continue;
+            }
+            vote_dim(g, d, &vote, v, j);
+        }
+        t[k] = vote_result(&vote);
+    }
+}
+
+/* Expand: the input's dims voted with the target's elements. */
+static void expand_terms(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R,
+                         uint32_t *t)
+{
+    ox_vid x = n->inputs[0];
+    int32_t r = rank_of(d, x);
+    const shape_elems *shape = n->n_inputs > 1 ? elems_of(g, d, n->inputs[1]) : NULL;
+    if (!tracked(r) || !shape || shape->scalar || (int32_t)shape->len > R || r > R)
+        return;
+    for (int32_t k = 0; k < R; k++) {
+        term_vote vote = {0, false};
+        int32_t i = k - (R - r), j = k - (R - (int32_t)shape->len);
+        if (i >= 0)
+            vote_dim(g, d, &vote, x, i);
+        int64_t s;
+        if (j >= 0) {
+            if (elem_varies(shape, (uint32_t)j)) {
+                uint32_t e = shape->term[j];
+                vote.none = vote.none || !e || (vote.term && vote.term != e);
+                vote.term = e;
+            } else if (!elem_known(shape, (uint32_t)j, &s) || s != 1) {
+                vote.none = true;
+            }
+        }
+        t[k] = vote_result(&vote);
+    }
+}
+
+/* Dims kept by a reduction or Squeeze (`axes` dropped, or made 1 with
+ * keep), or by Unsqueeze (unsqueeze: `axes` are the output's new dims). */
+static void kept_terms(ox_varying_dims *d, ox_vid x, int32_t r, const int64_t *axes, size_t n_axes,
+                       bool all, bool keep, bool unsqueeze, int32_t R, uint32_t *t)
+{
+    if (unsqueeze) {
+        for (int32_t i = 0, j = 0; i < R; i++)
+            if (!list_has(axes, n_axes, i, R))
+                t[i] = term_of(d, x, j++);
+        return;
+    }
+    int32_t k = 0;
+    for (int32_t j = 0; j < r && k < R; j++) {
+        bool gone = all || list_has(axes, n_axes, j, r);
+        if (gone && !keep)
+            continue;
+        if (!gone)
+            t[k] = term_of(d, x, j);
+        k++;
+    }
+}
+
+static void reduce_terms(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R,
+                         uint32_t *t)
+{
+    ox_vid x = n->inputs[0];
+    int32_t r = rank_of(d, x);
+    bool keep = ox_node_attr_int(n, "keepdims", 1) != 0;
+    const dims_rule *rule = rule_of(n);
+    if (rule->kind == R_ARG_REDUCE) {
+        int64_t axis = ox_node_attr_int(n, "axis", 0);
+        kept_terms(d, x, r, &axis, 1, false, keep, false, R, t);
+        return;
+    }
+    int_list_buf axes = {.n = 0};
+    bool listed = int_list(g, n, "axes", 1, &axes);
+    if (n->n_inputs > 1 && n->inputs[1] && !listed)
+        return;
+    if (!listed || axes.n == 0) {
+        if (ox_node_attr_int(n, "noop_with_empty_axes", 0) && r == R)
+            kept_terms(d, x, r, NULL, 0, false, true, false, R, t);
+        return;
+    }
+    kept_terms(d, x, r, axes.v, axes.n, false, keep, false, R, t);
+}
+
+/* Slice keeps the dims it does not slice. */
+static void slice_terms(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R,
+                        uint32_t *t)
+{
+    ox_vid x = n->inputs[0];
+    int_list_buf axes = {.n = 0};
+    bool attr_form = ox_node_attr(n, "starts") != NULL;
+    size_t n_bounds;
+    if (attr_form) {
+        const ox_attr *st = ox_node_attr(n, "starts");
+        if (st->kind != OX_ATTR_INTS)
+            return;
+        n_bounds = st->u.ints.n;
+    } else {
+        const shape_elems *starts = n->n_inputs > 1 ? elems_of(g, d, n->inputs[1]) : NULL;
+        if (!starts)
+            return;
+        n_bounds = starts->len;
+    }
+    bool axes_given = attr_form ? ox_node_attr(n, "axes") != NULL : n->n_inputs > 3 && n->inputs[3];
+    if (axes_given && (!int_list(g, n, "axes", 3, &axes) || axes.n != n_bounds))
+        return;
+    for (int32_t k = 0; k < R; k++) {
+        bool sliced = axes_given ? list_has(axes.v, axes.n, k, R) : (size_t)k < n_bounds;
+        if (!sliced)
+            t[k] = term_of(d, x, k);
+    }
+}
+
+/* Tile by repeats of 1 and Pad by 0 on both sides keep a dim. */
+static void tile_or_pad_terms(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R,
+                              uint32_t *t, bool is_pad)
+{
+    ox_vid x = n->inputs[0];
+    const ox_attr *pads = is_pad ? ox_node_attr(n, "pads") : NULL;
+    if (pads) {
+        if (pads->kind != OX_ATTR_INTS || pads->u.ints.n != 2 * (size_t)R)
+            return;
+        for (int32_t k = 0; k < R; k++)
+            if (pads->u.ints.p[k] == 0 && pads->u.ints.p[R + k] == 0)
+                t[k] = term_of(d, x, k);
+        return;
+    }
+    if (is_pad && n->n_inputs > 3 && n->inputs[3])
+        return; /* opset 18's axes */
+    const shape_elems *e = n->n_inputs > 1 && n->inputs[1] ? elems_of(g, d, n->inputs[1]) : NULL;
+    uint32_t per_dim = is_pad ? 2 : 1;
+    if (!e || e->boolean || e->len != per_dim * (uint32_t)R)
+        return;
+    int64_t keep = is_pad ? 0 : 1, a, b;
+    for (int32_t k = 0; k < R; k++) {
+        bool kept = elem_known(e, (uint32_t)k, &a) && a == keep &&
+                    (!is_pad || (elem_known(e, (uint32_t)(R + k), &b) && b == 0));
+        if (kept)
+            t[k] = term_of(d, x, k);
+    }
+}
+
+/* Output out_i's dim terms by n's rule, into t (R entries, zeroed): only
+ * where the output's dim is the input's, the very size, on every run. */
+static void terms_by_rule(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
+                          const dims_rule *rule, uint32_t out_i, int32_t R, uint32_t *t)
+{
+    ox_vid x = n->inputs[0], w = n->n_inputs > 1 ? n->inputs[1] : 0;
+    int32_t r = rank_of(d, x), r1 = w ? rank_of(d, w) : -1;
+    int_list_buf axes;
+    switch (rule->kind) {
+    case R_SAME0:
+        /* output 0 only (LayerNormalization's Mean has the rank, not the
+         * dims); DepthToSpace and SpaceToDepth move sizes between dims */
+        if (out_i == 0 && r == R && strcmp(n->op_type, "DepthToSpace") != 0 &&
+            strcmp(n->op_type, "SpaceToDepth") != 0)
+            for (int32_t k = 0; k < R; k++)
+                t[k] = term_of(d, x, k);
+        return;
+    case R_BCAST: broadcast_terms(g, d, n, R, t); return;
+    case R_BCAST0: expand_terms(g, d, n, R, t); return;
+    case R_FROM_SHAPE: {
+        const shape_elems *e = elems_of(g, d, x);
+        if (e && !e->scalar && e->len == (uint32_t)R)
+            for (int32_t k = 0; k < R; k++)
+                t[k] = elem_varies(e, (uint32_t)k) ? e->term[k] : 0;
+        return;
+    }
+    case R_RESHAPE: {
+        const shape_elems *e = w ? elems_of(g, d, w) : NULL;
+        bool allowzero = ox_node_attr_int(n, "allowzero", 0) != 0;
+        int64_t s;
+        if (!e || e->scalar || e->len != (uint32_t)R)
+            return;
+        for (int32_t k = 0; k < R; k++) {
+            if (elem_varies(e, (uint32_t)k))
+                t[k] = e->term[k];
+            else if (!allowzero && elem_known(e, (uint32_t)k, &s) && s == 0 && k < r)
+                t[k] = term_of(d, x, k);
+        }
+        return;
+    }
+    case R_TRANSPOSE: {
+        const ox_attr *perm = ox_node_attr(n, "perm");
+        bool given = perm && perm->kind == OX_ATTR_INTS;
+        if (r != R || (given && perm->u.ints.n != (size_t)R))
+            return;
+        for (int32_t k = 0; k < R; k++)
+            t[k] = term_of(d, x, given ? perm->u.ints.p[k] : R - 1 - k);
+        return;
+    }
+    case R_UNSQUEEZE:
+        if (int_list(g, n, "axes", 1, &axes))
+            kept_terms(d, x, r, axes.v, axes.n, false, false, true, R, t);
+        return;
+    case R_SQUEEZE:
+        if (int_list(g, n, "axes", 1, &axes) && axes.n)
+            kept_terms(d, x, r, axes.v, axes.n, false, false, false, R, t);
+        return;
+    case R_REDUCE: case R_ARG_REDUCE: reduce_terms(g, d, n, R, t); return;
+    case R_MATMUL: {
+        if (r < 2 || r1 < 2 || !tracked(r) || !tracked(r1) || R < 2)
+            return;
+        t[R - 2] = term_of(d, x, r - 2);
+        t[R - 1] = term_of(d, w, r1 - 1);
+        for (int32_t k = 0; k < R - 2; k++) {
+            term_vote vote = {0, false};
+            int32_t i = k - (R - r), j = k - (R - r1);
+            if (i >= 0)
+                vote_dim(g, d, &vote, x, i);
+            if (j >= 0)
+                vote_dim(g, d, &vote, w, j);
+            t[k] = vote_result(&vote);
+        }
+        return;
+    }
+    case R_GEMM:
+        t[0] = term_of(d, x, ox_node_attr_int(n, "transA", 0) ? 1 : 0);
+        t[1] = term_of(d, w, ox_node_attr_int(n, "transB", 0) ? 0 : 1);
+        return;
+    case R_CONV: case R_CONV_T:
+        t[0] = term_of(d, x, 0);
+        return;
+    case R_POOL: case R_GLOBAL_POOL:
+        t[0] = term_of(d, x, 0);
+        if (R > 1)
+            t[1] = term_of(d, x, 1);
+        return;
+    case R_FLATTEN: {
+        int64_t axis = tracked(r) ? norm_axis(ox_node_attr_int(n, "axis", 1), r) : -1;
+        if (axis == 1)
+            t[0] = term_of(d, x, 0);
+        if (axis >= 0 && axis == r - 1)
+            t[1] = term_of(d, x, r - 1);
+        return;
+    }
+    case R_GATHER: {
+        if (!tracked(r) || !tracked(r1) || r + r1 - 1 != R)
+            return;
+        int64_t axis = norm_axis(ox_node_attr_int(n, "axis", 0), r);
+        for (int32_t k = 0; k < R; k++)
+            t[k] = k < axis ? term_of(d, x, k) : k < axis + r1 ? term_of(d, w, k - axis)
+                                                               : term_of(d, x, k - r1 + 1);
+        return;
+    }
+    case R_GATHER_ELEMENTS:
+        if (r1 == R)
+            for (int32_t k = 0; k < R; k++)
+                t[k] = term_of(d, w, k);
+        return;
+    case R_SPLIT: case R_TOPK: {
+        int64_t axis = norm_axis(ox_node_attr_int(n, "axis", rule->kind == R_TOPK ? -1 : 0), r);
+        if (r == R)
+            for (int32_t k = 0; k < R; k++)
+                t[k] = k == axis ? 0 : term_of(d, x, k);
+        return;
+    }
+    case R_SLICE: slice_terms(g, d, n, R, t); return;
+    case R_TILE: if (r == R) tile_or_pad_terms(g, d, n, R, t, false); return;
+    case R_PAD: if (r == R) tile_or_pad_terms(g, d, n, R, t, true); return;
+    case R_RNN: {
+        bool batch_first = ox_node_attr_int(n, "layout", 0) != 0;
+        uint32_t seq = term_of(d, x, batch_first ? 1 : 0), batch = term_of(d, x, batch_first ? 0 : 1);
+        if (r != 3)
+            return;
+        if (out_i == 0 && R == 4) {
+            t[batch_first ? 1 : 0] = seq;
+            t[batch_first ? 0 : 2] = batch;
+        } else if (out_i > 0 && R == 3) {
+            t[batch_first ? 0 : 1] = batch;
+        }
+        return;
+    }
+    case R_NONE: case R_RESIZE: case R_ROI_ALIGN: case R_GRID_SAMPLE:
+        return;
+    }
+}
+
+/* A term of its own, or the one of its dim_param name. */
+typedef struct ox_named_term {
+    const char *name;
+    uint32_t term;
+    struct ox_named_term *next;
+} named_term;
+
+static uint32_t input_term(ox_varying_dims *d, const char *name)
+{
+    if (name)
+        for (const named_term *t = d->named; t; t = t->next)
+            if (strcmp(t->name, name) == 0)
+                return t->term;
+    uint32_t term = ++d->n_terms;
+    named_term *t = name ? ox_arena_alloc(&d->elems_arena, sizeof(*t)) : NULL;
+    if (t) {
+        *t = (named_term){name, term, d->named};
+        d->named = t;
+    }
+    return term;
+}
+
+/* v's terms, R of them, in the arena; terms of dims that do not vary are
+ * dropped.  false out of memory. */
+static bool set_terms(ox_varying_dims *d, ox_vid v, int32_t R, const uint32_t *t)
+{
+    if (!tracked(R) || !R)
+        return true;
+    uint32_t *own = ox_arena_alloc(&d->elems_arena, (size_t)R * sizeof(*own));
+    if (!own)
+        return false;
+    uint64_t m = d->mask[v];
+    for (int32_t k = 0; k < R; k++)
+        own[k] = has_dim(m, k) ? t[k] : 0;
+    d->terms[v] = own;
+    return true;
+}
+
 /* -------------------------------------------------------------- the walk */
 
 static uint64_t input_mask(const ox_type *t)
@@ -1143,8 +1559,22 @@ static bool reads_elements(const dims_rule *rule)
            rule->kind == R_PAD;
 }
 
+/* Terms for an input's varying dims: one per dim_param name, else one of
+ * their own. */
+static bool input_terms(ox_varying_dims *d, const ox_value *v)
+{
+    int32_t R = v->type.rank;
+    uint32_t t[MAX_TRACKED] = {0};
+    if (!tracked(R))
+        return true;
+    for (int32_t k = 0; k < R; k++)
+        if (has_dim(d->mask[v->id], k))
+            t[k] = input_term(d, v->type.dim_params ? v->type.dim_params[k] : NULL);
+    return set_terms(d, v->id, R, t);
+}
+
 static int compute(const ox_graph *g, const ox_static_shapes *shapes, ox_varying_dims *out,
-                   bool keep_values)
+                   bool keep_values, bool terms)
 {
     memset(out, 0, sizeof(*out));
     ox_arena_init(&out->elems_arena);
@@ -1153,7 +1583,8 @@ static int compute(const ox_graph *g, const ox_static_shapes *shapes, ox_varying
     out->mask = calloc(slots, sizeof(*out->mask));
     out->rank = malloc(slots * sizeof(*out->rank));
     out->elems = calloc(slots, sizeof(*out->elems));
-    if (!out->mask || !out->rank || !out->elems) {
+    out->terms = terms ? calloc(slots, sizeof(*out->terms)) : NULL;
+    if (!out->mask || !out->rank || !out->elems || (terms && !out->terms)) {
         ox_varying_dims_free(out);
         return -1;
     }
@@ -1161,8 +1592,13 @@ static int compute(const ox_graph *g, const ox_static_shapes *shapes, ox_varying
     for (uint32_t id = 1; id < g->n_values; id++) {
         const ox_value *v = g->values[id];
         out->rank[id] = v && !v->type.nontensor ? v->type.rank : -1;
-        if (v && v->kind == OX_VAL_INPUT)
+        if (v && v->kind == OX_VAL_INPUT) {
             out->mask[id] = input_mask(&v->type);
+            if (terms && !input_terms(out, v)) {
+                ox_varying_dims_free(out);
+                return -1;
+            }
+        }
     }
     for (const ox_node *n = g->first; n; n = n->next) {
         const dims_rule *rule = rule_of(n);
@@ -1183,6 +1619,14 @@ static int compute(const ox_graph *g, const ox_static_shapes *shapes, ox_varying
             else if (values_known && !ox_static_shapes_is_data_sized(shapes, o))
                 m = by_rule(g, out, n, rule, i, R);
             out->mask[o] = m == FALLBACK ? every_dim(R) : m & every_dim(R);
+            if (terms && m != FALLBACK && m != 0 && tracked(R) && n->n_inputs && n->inputs[0]) {
+                uint32_t t[MAX_TRACKED] = {0};
+                terms_by_rule(g, out, n, rule, i, R, t);
+                if (!set_terms(out, o, R, t)) {
+                    ox_varying_dims_free(out);
+                    return -1;
+                }
+            }
         }
         if (n->n_outputs && n->outputs[0] && n->outputs[0] < out->n && !out->elems[n->outputs[0]])
             out->elems[n->outputs[0]] = computed_elems(g, out, n);
@@ -1199,13 +1643,25 @@ static int compute(const ox_graph *g, const ox_static_shapes *shapes, ox_varying
 int ox_varying_dims_compute(const ox_graph *g, const ox_static_shapes *shapes,
                             ox_varying_dims *out)
 {
-    return compute(g, shapes, out, false);
+    return compute(g, shapes, out, false, false);
 }
 
 int ox_varying_dims_compute_keeping_values(const ox_graph *g, const ox_static_shapes *shapes,
                                            ox_varying_dims *out)
 {
-    return compute(g, shapes, out, true);
+    return compute(g, shapes, out, true, false);
+}
+
+int ox_varying_dims_compute_with_terms(const ox_graph *g, const ox_static_shapes *shapes,
+                                       ox_varying_dims *out)
+{
+    return compute(g, shapes, out, true, true);
+}
+
+bool ox_varying_dims_same_every_run(const ox_varying_dims *d, ox_vid v)
+{
+    const shape_elems *e = d->elems && v && v < d->n ? d->elems[v] : NULL;
+    return e && !e->vary;
 }
 
 bool ox_varying_dims_known_value(const ox_varying_dims *d, ox_vid v,
@@ -1242,6 +1698,10 @@ void ox_varying_dims_free(ox_varying_dims *d)
     free(d->rank);
     free(d->elems);
     d->elems = NULL;
+    free(d->terms);
+    d->terms = NULL;
+    d->named = NULL;
+    d->n_terms = 0;
     ox_arena_free(&d->elems_arena);
     d->mask = NULL;
     d->rank = NULL;

@@ -34,6 +34,11 @@ typedef struct ox_varying_dims {
      * tensor (a computed Reshape target, Slice bounds) holds, element by
      * element (varying_dims.c) */
     struct ox_shape_elems **elems;
+    /* with terms only (ox_varying_dims_compute_with_terms): per value id,
+     * rank entries or NULL, the term of each dim that varies (0: none) */
+    uint32_t **terms;
+    uint32_t n_terms;               /* terms handed out */
+    struct ox_named_term *named;    /* a term per dim_param name (a list) */
     ox_arena elems_arena;
     uint32_t n;
 } ox_varying_dims;
@@ -57,6 +62,23 @@ int ox_varying_dims_compute_keeping_values(const ox_graph *g, const ox_static_sh
 #define OX_VARYING_MAX_ELEMS 16
 bool ox_varying_dims_known_value(const ox_varying_dims *d, ox_vid v,
                                  int64_t vals[OX_VARYING_MAX_ELEMS], uint32_t *len, bool *scalar);
+
+/* Terms: sizes that are equal on every run.  A dim that varies gets a term
+ * where the analysis can tell which size it is: every dim of the inputs
+ * named by one dim_param shares one (the file declares them one size), and
+ * a rule that passes a dim through unchanged (elementwise ops, Transpose,
+ * the batch of a Conv, the dims a Reshape target reads from a Shape ...)
+ * passes its term on.  Two sizes with one term are equal however the inputs
+ * vary, so a comparison of them comes out the same on every run: Equal,
+ * LessOrEqual, GreaterOrEqual true, Less and Greater false.  Only for
+ * deciding what a comparison the host made fixed (observed.h): a pass that
+ * folds values into the file does not build on the names' promise. */
+int ox_varying_dims_compute_with_terms(const ox_graph *g, const ox_static_shapes *shapes,
+                                       ox_varying_dims *out);
+/* Whether v, a small int64 or bool value the analysis follows element by
+ * element, holds the same elements on every run (their values need not be
+ * worked out).  Only after a compute that keeps values. */
+bool ox_varying_dims_same_every_run(const ox_varying_dims *d, ox_vid v);
 /* Whether an input of g has a named or unknown dim: without one nothing
  * varies, and the analysis need not run. */
 bool ox_varying_dims_any_input(const ox_graph *g);

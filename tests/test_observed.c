@@ -1,6 +1,7 @@
 /* The host's fixed values (ox_trace_fixed_values, observed.h): which warn,
  * which are quiet, and that what only they kept is not left in the graph. */
 #include <check.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "context.h"
@@ -145,18 +146,93 @@ START_TEST(a_data_sized_size_warns_without_dynamic_axes)
 }
 END_TEST
 
-/* One entry of several values warns if any of them can vary; a comparison's
- * bool result is never a size of its own. */
+/* One entry of several values warns if any of them can vary; a comparison
+ * (a bool) is fixed where its sizes are. */
 START_TEST(an_entry_warns_if_any_value_varies)
 {
     ox_vid x = model(true);
     ox_vid both[] = {size_of(x, 1), size_of(x, 0)};
     ck_assert_int_eq(ox_graph_add_observed(g, both, 2, "shape fixed"), 0);
-    ox_vid c = size_of(x, 1);
-    observe(op("onnx::Equal", 2, (ox_vid[]){c, c})->outputs[0], "a bool fixed");
+    ox_vid c = size_of(x, 1), b = size_of(x, 0);
+    observe(op("onnx::Equal", 2, (ox_vid[]){c, c})->outputs[0], "channels compared");
+    observe(op("onnx::Equal", 2, (ox_vid[]){b, c})->outputs[0], "batch compared");
     ck_assert_int_eq(ox_graph_add_observed(g, (ox_vid[]){0}, 1, "a value conversion dropped"), 0);
     resolve();
     ck_assert_uint_eq(notes.n, 3);
+    ck_assert_str_eq(notes.lines[0], "shape fixed");
+    ck_assert_str_eq(notes.lines[1], "batch compared");
+}
+END_TEST
+
+/* A second input y [?, 5], its dim 0 named `name`. */
+static ox_vid second_input(const char *name)
+{
+    ox_value *y = ox_graph_add_value(g, OX_VAL_INPUT, OX_FLOAT, 2, (int64_t[]){2, 5});
+    ox_graph_add_input(g, y->id);
+    ox_value_set_dim_param(g, y, 0, name);
+    return y->id;
+}
+
+static ox_vid node1(const char *kind, ox_vid x)
+{
+    return op(kind, 1, &x)->outputs[0];
+}
+
+/* Terms: sizes of one dynamic axis name are equal on every run, and so
+ * are the dims rules pass on unchanged; a comparison of two of them comes
+ * out the same every time.  Each pair below: quiet or a warning. */
+START_TEST(sizes_of_one_axis_name_compare_the_same_every_run)
+{
+    static const struct {
+        const char *second_name;
+        int how; /* what is compared with x.size(0) */
+        bool warns;
+    } cases[] = {
+        {"batch", 0, false}, /* y.size(0), y's dim 0 named as x's */
+        {"other", 0, true},  /* ... named otherwise: may differ */
+        {"batch", 1, false}, /* Relu(y).size(0): elementwise keeps it */
+        {"batch", 2, false}, /* Transpose(y).size(1) */
+        {"batch", 3, true},  /* Concat(y, y).size(0): twice the batch */
+        {"batch", 4, false}, /* ConstantOfShape([y.size(0), 3]).size(0) */
+        {"batch", 5, true},  /* Slice(y, 1:).size(0) */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ox_graph_free(g);
+        g = ox_graph_new("m");
+        ox_vid x = model(true), y = second_input(cases[i].second_name), other = 0;
+        switch (cases[i].how) {
+        case 0: other = size_of(y, 0); break;
+        case 1: other = size_of(node1("onnx::Relu", y), 0); break;
+        case 2: other = size_of(node1("onnx::Transpose", y), 1); break;
+        case 3: {
+            ox_node *c = op("onnx::Concat", 2, (ox_vid[]){y, y});
+            ox_node_add_attr(g, c, "axis", OX_ATTR_INT)->u.i = 0;
+            other = size_of(c->outputs[0], 0);
+            break;
+        }
+        case 4: {
+            int64_t zero = 0, three = 3;
+            ox_vid axes = ints(1, 1, &zero);
+            ox_vid b = op("onnx::Unsqueeze", 2, (ox_vid[]){size_of(y, 0), axes})->outputs[0];
+            ox_node *cat = op("onnx::Concat", 2, (ox_vid[]){b, ints(1, 1, &three)});
+            ox_node_add_attr(g, cat, "axis", OX_ATTR_INT)->u.i = 0;
+            other = size_of(node1("onnx::ConstantOfShape", cat->outputs[0]), 0);
+            break;
+        }
+        case 5: {
+            int64_t one = 1, big = INT64_MAX, zero = 0;
+            ox_vid s = op("onnx::Slice", 4, (ox_vid[]){y, ints(1, 1, &one), ints(1, 1, &big), ints(1, 1, &zero)})
+                           ->outputs[0];
+            other = size_of(s, 0);
+            break;
+        }
+        }
+        observe(op("onnx::Equal", 2, (ox_vid[]){size_of(x, 0), other})->outputs[0], "batches compared");
+        resolve();
+        ck_assert_msg(notes.n == (cases[i].warns ? 1u : 0u), "case %zu: %zu notes", i, (size_t)notes.n);
+        ox_report_free(&notes);
+        ox_report_init(&notes);
+    }
 }
 END_TEST
 
@@ -194,6 +270,7 @@ int main(void)
     tcase_add_test(tc, floor_division_and_its_fixups_are_worked_out);
     tcase_add_test(tc, a_data_sized_size_warns_without_dynamic_axes);
     tcase_add_test(tc, an_entry_warns_if_any_value_varies);
+    tcase_add_test(tc, sizes_of_one_axis_name_compare_the_same_every_run);
     tcase_add_test(tc, the_trace_call_refuses_bad_input);
     suite_add_tcase(s, tc);
     return run_suite(s);

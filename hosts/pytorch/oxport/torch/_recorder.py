@@ -526,10 +526,10 @@ class Recorder:
             self.int_consts[value] = vid
         return vid
 
-    def _emit_ints(self, kind, resolved, n_out=1):
-        """Record an op whose outputs are rank-0 int64 values with no torch tensor."""
+    def _emit_ints(self, kind, resolved, n_out=1, dtype=S.INT64):
+        """Record an op whose outputs are rank-0 int64 (or `dtype`) values with no torch tensor."""
         hold = []
-        descs = (E.OxTensorDesc * n_out)(*[S.scalar_desc(hold) for _ in range(n_out)])
+        descs = (E.OxTensorDesc * n_out)(*[S.scalar_desc(hold, dtype) for _ in range(n_out)])
         ids = (E.ox_vid * n_out)()
         self._trace_op(kind, resolved, n_out, descs, ids, hold)
         return ids[0]
@@ -558,6 +558,13 @@ class Recorder:
         if isinstance(v, TracedInt):
             return (name, E.ARG_TENSOR, v._ox_vid)
         return (name, E.ARG_INT, int(v))
+
+    def size_equality(self, a, b):
+        """a == b on two traced sizes, recorded for the engine to tell whether a comparison
+        of them can come out otherwise on another run (ox_trace_fixed_values); nothing
+        uses it, so it leaves the file after."""
+        return self._emit_ints("aten::eq", [("self", E.ARG_TENSOR, a._ox_vid), ("other", E.ARG_TENSOR, b._ox_vid)],
+                               dtype=S.BOOL)
 
     def fixed_values(self, vids, message):
         """Hand a warning about sizes made Python constants to the engine, which gives

@@ -27,6 +27,7 @@ import torch
 from .. import _engine as E
 
 INT64 = 7
+BOOL = 9
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TORCH = os.path.dirname(os.path.abspath(torch.__file__))
 
@@ -73,22 +74,26 @@ def user_frame_of(tb):
     return where
 
 
-def warn_fixed(rec, what, value=None, sizes=None):
+def warn_fixed(rec, what, value=None, sizes=None, pairs=None):
     """A traced value was turned into a Python constant: say so once per call site.
     `sizes`, the values it came from (those that are this trace's TracedInts count):
     then the engine says it after conversion, and only if one of them can differ on
     another run (a size no dynamic axis reaches cannot, so fixing it specialises
     nothing); torch's own shape checks (nn.MultiheadAttention's, the RNNs') compare
-    such sizes on every call."""
+    such sizes on every call.  `pairs` instead, for a comparison: the pairs of values
+    compared (_deciding)."""
     where = user_frame()
     key = (what, where)
     scope = rec.scope_str() if rec is not None else "?"
     val = "" if value is None else f" {value!r}"
     message = (f"{what} at {where} in {scope}: the exported graph is fixed to this input's value{val} "
                f"(a Python constant in the file); it will not follow other input shapes or values")
-    if rec is not None and sizes is not None and rec.t is not None:
+    if rec is not None and (sizes is not None or pairs is not None) and rec.t is not None:
         entry = rec.fixed_sizes.setdefault(key, [message, []])
-        entry[1].extend(s._ox_vid for s in sizes if isinstance(s, TracedInt) and s._ox_rec is rec)
+        if pairs is not None:
+            entry[1].extend(_deciding(rec, pairs))
+        else:
+            entry[1].extend(s._ox_vid for s in sizes if isinstance(s, TracedInt) and s._ox_rec is rec)
         return
     if rec is not None:
         if key in rec.warned:
@@ -266,6 +271,22 @@ def same_traced(a, b):
             and a._ox_vid == b._ox_vid)
 
 
+def _deciding(rec, pairs):
+    """The values that, the same on every run, make comparisons of these pairs come out
+    the same: for two traced sizes their recorded equality (one scalar op, dropped from
+    the file after), which the engine knows always holds when both are one size (two
+    inputs' dims of one dynamic axis name: nn.Transformer's src and tgt batch, an RNN's
+    state and input batch); for a size and a number, the size."""
+    out = []
+    for a, b in pairs:
+        traced = [v for v in (a, b) if isinstance(v, TracedInt) and v._ox_rec is rec]
+        if len(traced) == 2 and not same_traced(a, b):
+            out.append(rec.size_equality(a, b))
+        elif len(traced) == 1:
+            out.append(traced[0]._ox_vid)
+    return out
+
+
 def _compare(a, b, op):
     if isinstance(b, torch.Tensor):
         # `n > t`: Python then asks t.__lt__(n), whose handler records the comparison
@@ -273,7 +294,7 @@ def _compare(a, b, op):
     t = a if isinstance(a, TracedInt) else b
     if t._ox_rec.live and not same_traced(a, b):
         warn_fixed(t._ox_rec, "a traced size compared in Python (a branch on it is not recorded)", plain(t),
-                   sizes=(a, b))
+                   pairs=[(a, b)])
     return op(plain(a), plain(b))
 
 
@@ -302,10 +323,10 @@ class TracedShape(tuple):
             t = next(v for v in self if isinstance(v, TracedInt))
             # Pairs that are one traced value are equal on any input, and a rank is the
             # same on every run: only the other pairs can change the outcome.
-            differing = [v for a, b in zip(self, o) if not same_traced(a, b) for v in (a, b)]
+            differing = [(a, b) for a, b in zip(self, o) if not same_traced(a, b)]
             if t._ox_rec.live and differing and len(self) == len(o):
                 warn_fixed(t._ox_rec, "a traced shape compared in Python (a branch on it is not recorded)",
-                           sizes=differing)
+                           pairs=differing)
         return tuple(plain(v) for v in self) == tuple(plain(v) for v in o) \
             if isinstance(o, (tuple, list, torch.Size)) else NotImplemented
 
@@ -353,9 +374,9 @@ class Dyn:
         self.need = need
 
 
-def scalar_desc(hold):
+def scalar_desc(hold, dtype=INT64):
     d = E.OxTensorDesc()
-    d.dtype = INT64
+    d.dtype = dtype
     d.rank = 0
     sz = (E.ctypes.c_int64 * 1)(0)
     hold.append(sz)
