@@ -844,15 +844,17 @@ ox_status ox_plugin_check_file(ox_context *ctx, const char *path, ox_report *r)
         /* A pack that loads can still declare what never works with these
          * descriptors (a version past the newest opset, a parameter the YAML
          * lists and the pack lacks); a user checks a pack before installing
-         * it, so say so here rather than only with every pack loaded. */
-        if (!ctx->opsets &&
-            ox_opset_db_load(ctx, ox_context_opset_dir(ctx), &ctx->opsets) != OX_OK)
-            ox_report_add(r, "plugin %s: cannot check it against the opset descriptors: %s",
-                          path, ox_errmsg(ctx));
-        else if (build_sorted(reg) != 0)
-            ox_report_add(r, "plugin %s: out of memory checking it", path);
-        else
-            crosscheck_impls(ctx, reg, r);
+         * it, so say so here rather than only with every pack loaded.  The
+         * file itself is judged without descriptors too (a host may check
+         * packs with none installed), so none found skips this part. */
+        if (!ctx->opsets)
+            (void)ox_opset_db_load(ctx, ox_context_opset_dir(ctx), &ctx->opsets);
+        if (ctx->opsets) {
+            if (build_sorted(reg) != 0)
+                ox_report_add(r, "plugin %s: out of memory checking it", path);
+            else
+                crosscheck_impls(ctx, reg, r);
+        }
     }
     ox_registry_free(reg);
     return r->n == before ? OX_OK : OX_EPLUGIN;
