@@ -230,6 +230,9 @@ static ox_status parse_limitation(parse *P, yaml_node_t *n, ox_opset_limitation 
     lim->arg = ox_arena_strdup(&P->db->arena, s);
     if ((st = ox_yaml_string(P->ctx, &P->y, msg, "a message", &s)) != OX_OK)
         return st;
+    if (!*s) /* the report would end in "at Net: " with nothing said */
+        return ox_yaml_fail_at(P->ctx, &P->y, msg,
+                               "expected a message a user can read, got an empty string");
     lim->message = ox_arena_strdup(&P->db->arena, s);
     matcher *m = ox_arena_alloc(&P->db->arena, sizeof(*m));
     if (!lim->arg || !lim->message || !m)

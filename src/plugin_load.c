@@ -825,6 +825,8 @@ ox_status ox_context_print_overrides(ox_context *ctx, FILE *out, size_t *n_out)
     return OX_OK;
 }
 
+static void crosscheck_impls(ox_context *ctx, const ox_registry *reg, ox_report *r);
+
 ox_status ox_plugin_check_file(ox_context *ctx, const char *path, ox_report *r)
 {
     if (!path || !r)
@@ -838,8 +840,22 @@ ox_status ox_plugin_check_file(ox_context *ctx, const char *path, ox_report *r)
         ox_report_add(r, "plugin %s: cannot open: %s", path, strerror(errno));
     else if (S_ISDIR(st.st_mode))
         ox_report_add(r, "plugin %s: is a directory (give one .so file)", path);
-    else
-        load_file(reg, path, true, r); /* duplicates within the file are reported too */
+    else if (load_file(reg, path, true, r) == 0 && r->n == before) {
+        /* A pack that loads can still declare what never works with these
+         * descriptors (a version past the newest opset, a parameter the YAML
+         * lists and the pack lacks); a user checks a pack before installing
+         * it, so say so here rather than only with every pack loaded.  The
+         * file itself is judged without descriptors too (a host may check
+         * packs with none installed), so none found skips this part. */
+        if (!ctx->opsets)
+            (void)ox_opset_db_load(ctx, ox_context_opset_dir(ctx), &ctx->opsets);
+        if (ctx->opsets) {
+            if (build_sorted(reg) != 0)
+                ox_report_add(r, "plugin %s: out of memory checking it", path);
+            else
+                crosscheck_impls(ctx, reg, r);
+        }
+    }
     ox_registry_free(reg);
     return r->n == before ? OX_OK : OX_EPLUGIN;
 }
@@ -870,17 +886,14 @@ static void check_decl(ox_context *ctx, const char *path, const ox_op_decl *d, i
     }
 }
 
-/* Compare every implementation with the descriptors of the opsets it serves.
- */
-static size_t crosscheck(ox_context *ctx, ox_report *r)
+/* Compare every implementation of reg (its sorted list) with the descriptors
+ * of the opsets it serves: the loaded packs for `oxport plugins --check`, one
+ * file's for `--check FILE`. */
+static void crosscheck_impls(ox_context *ctx, const ox_registry *reg, ox_report *r)
 {
-    const ox_registry *reg = ctx->registry;
     const ox_opset_db *db = ctx->opsets;
-    if (!reg || !db)
-        return 0;
-    size_t before = r->n;
     const char *dir = ox_context_opset_dir(ctx);
-    int lo = ox_opset_db_min(db), hi = ox_opset_db_max(db);
+    int hi = ox_opset_db_max(db);
     for (size_t i = 0; i < reg->n_all; i++) {
         const ox_op_impl *im = reg->all[i];
         const ox_op_decl *d = im->decl;
@@ -895,6 +908,20 @@ static size_t crosscheck(ox_context *ctx, ox_report *r)
                           im->plugin->path, d->name, d->since_opset, hi, dir);
         check_decl(ctx, im->plugin->path, d, until, r);
     }
+}
+
+/* The loaded packs against the descriptors, and the descriptors against the
+ * loaded packs. */
+static size_t crosscheck(ox_context *ctx, ox_report *r)
+{
+    const ox_registry *reg = ctx->registry;
+    const ox_opset_db *db = ctx->opsets;
+    if (!reg || !db)
+        return 0;
+    size_t before = r->n;
+    const char *dir = ox_context_opset_dir(ctx);
+    int lo = ox_opset_db_min(db), hi = ox_opset_db_max(db);
+    crosscheck_impls(ctx, reg, r);
     {
         /* an exclusion is for what no pack converts: one that a pack now
          * converts is stale data (report it once, at its first opset) */

@@ -132,6 +132,14 @@ static void missing_hint(const ox_context *ctx, const char *kind, int lo, int hi
         return;
     }
     int since = ox_registry_lowest_since(ctx->registry, kind);
+    if (since > hi) {
+        /* "supported from opset N" would send the user to an opset they cannot
+         * export: a pack may declare any since_opset up to 1000, and the config
+         * may narrow the range below the pack's */
+        snprintf(buf, cap, "; its symbolic starts at opset %d, above the enabled opsets %d..%d",
+                 since, lo, hi);
+        return;
+    }
     if (since) {
         snprintf(buf, cap, "; supported from opset %d", since);
         return;

@@ -252,6 +252,35 @@ START_TEST(disabled_operator_is_reported_with_config)
 }
 END_TEST
 
+/* A symbolic that starts above the enabled opsets (a config's max, or a pack's
+ * since_opset past the descriptors) cannot be reached by choosing another
+ * opset, so the report must not promise "supported from opset 11". */
+START_TEST(symbolic_above_enabled_range_is_not_promised)
+{
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    char cfg[] = "/tmp/oxport-cfg-XXXXXX";
+    int fd = mkstemp(cfg);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("opsets: {min: 9, max: 10}\n", f);
+    fclose(f);
+    ck_assert_msg(ox_context_load_config(ctx, cfg) == OX_OK, "%s", ox_errmsg(ctx));
+    tr x = begin(ctx);
+    ox_graph *g = finish(&x, unary(&x, NULL, "test::later", input(&x, "x")));
+    ox_graph *out = NULL;
+    ck_assert_int_eq(ox_convert(ctx, g, 9, &out), OX_EUNSUPPORTED);
+    ck_assert_str_eq(ox_errmsg(ctx),
+                     "Couldn't export operator(s): 1 problem(s) at opset 9:\n"
+                     "  - ONNX export failed on later because test::later has no symbolic at "
+                     "this opset (scope: Net); its symbolic starts at opset 11, above the "
+                     "enabled opsets 9..10");
+    ox_graph_free(g);
+    ox_context_free(ctx);
+    remove(cfg);
+}
+END_TEST
+
 START_TEST(dispatch_follows_target_opset)
 {
     const char *packs[] = {"base"};
@@ -811,6 +840,7 @@ static Suite *convert_suite(void)
     tcase_add_test(tc, export_listing_shows_the_file_names);
     tcase_add_test(tc, host_type_contradicting_the_schema_fails);
     tcase_add_test(tc, disabled_operator_is_reported_with_config);
+    tcase_add_test(tc, symbolic_above_enabled_range_is_not_promised);
     tcase_add_test(tc, dispatch_follows_target_opset);
     tcase_add_test(tc, in_place_op_uses_out_of_place_symbolic);
     tcase_add_test(tc, symbolic_output_contract);

@@ -479,6 +479,13 @@ START_TEST(consistency_flags_versions_past_every_descriptor)
              p[1], fixture_opsets());
     ck_assert_str_eq(r.lines[0], msg);
     ox_report_free(&r);
+    /* `oxport plugins --check FILE`, the check a pack's author runs before
+     * installing it (docs/writing-a-plugin.md), says the same of the file */
+    ox_report_init(&r);
+    ck_assert_int_eq(ox_plugin_check_file(ctx, p[1], &r), OX_EPLUGIN);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_str_eq(r.lines[0], msg);
+    ox_report_free(&r);
     ox_context_free(ctx);
 }
 END_TEST

@@ -92,6 +92,8 @@ START_TEST(error_limitation_shape)
 {
     expect_error("no_message", OX_ECONFIG,
                  "opset_9.yaml:8:9: expected a 'message' key in this limitation, got none");
+    expect_error("empty_message", OX_ECONFIG,
+                 "opset_9.yaml:10:18: expected a message a user can read, got an empty string");
     expect_error("two_matchers", OX_ECONFIG,
                  "opset_9.yaml:10:9: expected one matcher per limitation, got 'in' after "
                  "'equals'");

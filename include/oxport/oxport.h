@@ -657,8 +657,11 @@ OX_API ox_status ox_context_exclusion(ox_context *ctx, int opset, size_t i, ox_e
 typedef void (*ox_message_fn)(void *user, const char *line);
 
 /* Validate one pack file without keeping it: descriptor, declarations and
- * init, each problem one call of `fn` (the lines `oxport plugins --check
- * FILE.so` prints).  OX_OK when it would load; OX_EPLUGIN when problems were
+ * init, and, when the context's opset descriptors load, its declarations
+ * against them (a since_opset past the newest descriptor, a parameter a
+ * descriptor lists that the pack does not declare); each problem one call of
+ * `fn` (the lines `oxport plugins --check FILE.so` prints).  OX_OK when it
+ * would load and fits the descriptors; OX_EPLUGIN when problems were
  * found; another status (message in ox_errmsg) when the check could not
  * run.  *n_problems may be NULL. */
 OX_API ox_status ox_pack_check_file(ox_context *ctx, const char *path, ox_message_fn fn,

@@ -26,14 +26,22 @@ class DocExamples(unittest.TestCase):
         self.assertGreaterEqual(len(examples()), 4)
 
     def test_each_example_runs_as_written(self):
-        build = os.environ.get("OXPORT_BUILDDIR", os.path.join(SRC, "build"))
+        build = os.path.abspath(os.environ.get("OXPORT_BUILDDIR", os.path.join(SRC, "build")))
         for i, (code, want) in enumerate(examples()):
             with self.subTest(example=i), tempfile.TemporaryDirectory(prefix="oxport-doc-") as tmp:
                 script = os.path.join(tmp, "example.py")
                 with open(script, "w") as f:
                     f.write(code)
+                # the example runs in tmp: relative paths in the environment (the
+                # `PYTHONPATH=hosts/pytorch OXPORT_LIB=build/src/liboxport.so ...`
+                # form, run from the source root) must still name the same files there
+                env = dict(os.environ)
+                for var in ("PYTHONPATH", "OXPORT_BUILDDIR", "OXPORT_LIB", "OXPORT_OPSET_DIR",
+                            "OXPORT_BUILTIN_PLUGIN_PATH", "OXPORT_PLUGIN_PATH"):
+                    if env.get(var):
+                        env[var] = os.pathsep.join(os.path.abspath(p) for p in env[var].split(os.pathsep) if p)
                 proc = subprocess.run([sys.executable, script], cwd=tmp, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True)
+                                      stderr=subprocess.PIPE, text=True, env=env)
                 self.assertEqual(proc.returncode, 0, f"example {i}:\n{code}\nstderr:\n{proc.stderr}")
                 self.assertNotIn("MISMATCH", proc.stdout)
                 if want is not None:

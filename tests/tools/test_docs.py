@@ -40,6 +40,10 @@ class Docs(unittest.TestCase):
                 os.mkdir(bindir)
                 os.symlink("/usr/bin/python3", os.path.join(bindir, "python3"))
                 env = dict(os.environ, PATH=os.pathsep.join([bindir, os.path.dirname(OXPORT), os.environ["PATH"]]))
+                # what `meson devenv` sets for a program built against the tree
+                for var, path in (("PKG_CONFIG_PATH", os.path.join(builddir, "meson-uninstalled")),
+                                  ("LD_LIBRARY_PATH", os.path.join(builddir, "src"))):
+                    env[var] = os.pathsep.join(p for p in (path, os.environ.get(var)) if p)
                 for i, block in enumerate(blocks):
                     r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=tmp, env=env,
                                        capture_output=True, text=True)
