@@ -167,11 +167,16 @@ OX_API ox_status ox_context_pack(ox_context *ctx, size_t i, ox_pack_info *out)
     info.abi_major = d->abi_major;
     info.abi_minor = d->abi_minor;
     info.configured = pi->explicit_path;
+    const char *counted = NULL; /* the name last counted as overridden */
     for (size_t k = 0; k < n_all; k++) {
         info.n_ops += all[k]->plugin == pi;
-        /* one per name: the registry lists a name's implementations together */
-        bool first = k == 0 || strcmp(all[k - 1]->decl->name, all[k]->decl->name) != 0;
-        info.n_overrides += all[k]->plugin == pi && all[k]->overrides && first;
+        /* one per name (the registry lists a name's implementations together),
+         * though a name may hold versions of other packs below the override */
+        if (all[k]->plugin == pi && all[k]->overrides &&
+            !(counted && strcmp(counted, all[k]->decl->name) == 0)) {
+            info.n_overrides++;
+            counted = all[k]->decl->name;
+        }
     }
     return fill(ctx, "ox_context_pack", out, &info, sizeof info);
 }

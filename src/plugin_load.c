@@ -379,8 +379,29 @@ static int impl_insert(op_entry *e, ox_op_impl *impl)
     return 0;
 }
 
+/* The lowest since_opset among e's implementations from packs ranked above
+ * `rank`: from there up they replace those of `rank` (INT_MAX: none). */
+static int covered_from(const op_entry *e, ox_pack_rank rank)
+{
+    int from = INT_MAX;
+    for (size_t k = 0; k < e->n; k++)
+        if (e->impls[k]->plugin->rank > rank && e->impls[k]->decl->since_opset < from)
+            from = e->impls[k]->decl->since_opset;
+    return from;
+}
+
+/* Record on `im` the pack that would serve in its place without the
+ * override: the strongest of those it replaces at some opset. */
+static void note_override(ox_op_impl *im, const ox_plugin_info *weaker)
+{
+    if (weaker->rank < im->plugin->rank && (!im->overrides || im->overrides->rank < weaker->rank))
+        im->overrides = weaker;
+}
+
 /* Add a validated pack's operators.  A pack of a higher rank overrides one of
- * a lower rank name by name (whichever loads first); packs of the same rank
+ * a lower rank from its lowest since_opset of that name up (whichever loads
+ * first): below it the lower pack's versions still serve, as an override
+ * declared since opset 9 says nothing about opset 8.  Packs of the same rank
  * may not both provide one (name, since_opset). */
 static int register_ops(ox_registry *reg, loaded_pack *p, ox_report *r)
 {
@@ -391,43 +412,48 @@ static int register_ops(ox_registry *reg, loaded_pack *p, ox_report *r)
         impl->plugin = &p->info;
         impl->overrides = NULL; /* an in-process pack is registered again on every reload */
         const char *name = impl->decl->name;
+        int since = impl->decl->since_opset;
         op_entry *e = index_find(reg, name, strlen(name));
         if (!e) {
             if (!(e = index_add(reg, name)) || impl_insert(e, impl) != 0)
                 goto oom;
             continue;
         }
-        if (e->n && e->impls[0]->plugin->rank != p->info.rank) {
-            if (p->info.rank > e->impls[0]->plugin->rank) {
-                /* the stronger pack arrives after the weaker one: drop the weaker's */
-                impl->overrides = e->impls[0]->plugin;
-                e->n = 0;
-                if (impl_insert(e, impl) != 0)
-                    goto oom;
-            } else {
-                /* record the pack that would win without the override */
-                for (size_t k = 0; k < e->n; k++)
-                    if (!e->impls[k]->overrides || e->impls[k]->overrides->rank < p->info.rank)
-                        e->impls[k]->overrides = &p->info;
-            }
+        if (since >= covered_from(e, p->info.rank)) {
+            /* a stronger pack already replaces this version */
+            for (size_t k = 0; k < e->n; k++)
+                note_override(e->impls[k], &p->info);
             continue;
         }
         int dup = 0;
-        for (size_t k = 0; k < e->n; k++) {
-            if (e->impls[k]->decl->since_opset == impl->decl->since_opset) {
+        for (size_t k = 0; k < e->n && !dup; k++) {
+            if (e->impls[k]->plugin->rank == p->info.rank && e->impls[k]->decl->since_opset == since) {
                 ox_report_add(r,
                               "plugin %s: operator %s (since opset %d) is already provided by %s",
-                              p->info.path, name, impl->decl->since_opset,
-                              e->impls[k]->plugin->path);
+                              p->info.path, name, since, e->impls[k]->plugin->path);
                 dup = 1;
-                break;
             }
         }
-        if (!dup && impl_insert(e, impl) != 0)
+        if (dup)
+            continue;
+        /* the weaker packs' versions from `since` up give way; whatever
+         * stays of another rank overrides or is overridden from some opset */
+        size_t kept = 0;
+        for (size_t k = 0; k < e->n; k++) {
+            ox_op_impl *o = e->impls[k];
+            note_override(impl, o->plugin);
+            note_override(o, impl->plugin);
+            if (o->plugin->rank < p->info.rank && o->decl->since_opset >= since)
+                continue;
+            e->impls[kept++] = o;
+        }
+        e->n = kept;
+        if (impl_insert(e, impl) != 0)
             goto oom;
-        /* a pack that joins an already overridden name keeps the record */
-        if (!dup && e->n > 1 && !impl->overrides)
-            impl->overrides = e->impls[e->impls[0] == impl ? 1 : 0]->overrides;
+        /* a version of a pack that already overrides this name keeps the record */
+        for (size_t k = 0; k < e->n && !impl->overrides; k++)
+            if (e->impls[k] != impl && e->impls[k]->plugin == impl->plugin)
+                impl->overrides = e->impls[k]->overrides;
     }
     return r->n == before ? 0 : -1;
 oom:
@@ -811,10 +837,14 @@ ox_status ox_context_print_overrides(ox_context *ctx, FILE *out, size_t *n_out)
         return st;
     const ox_registry *reg = ctx->registry;
     size_t n = 0;
+    const char *last = NULL; /* the operator last listed: once per operator */
     for (size_t i = 0; i < reg->n_all; i++) {
         const ox_op_impl *im = reg->all[i];
-        if (!im->overrides || (i && strcmp(reg->all[i - 1]->decl->name, im->decl->name) == 0))
-            continue; /* once per operator */
+        /* the first version that overrides: with an override from opset 11,
+         * the built-in version below it comes first and overrides nothing */
+        if (!im->overrides || (last && strcmp(last, im->decl->name) == 0))
+            continue;
+        last = im->decl->name;
         if (fprintf(out, "%s: %s overrides %s\n", im->decl->name, im->plugin->path,
                     im->overrides->path) < 0)
             return ox_fail(ctx, OX_EIO, "ox_context_print_overrides: write failed");

@@ -32,8 +32,9 @@ typedef struct ox_registry ox_registry;
 #define OX_DECL_PARAMS_MAX 1024u
 
 /* Where a pack came from, in increasing precedence: a pack of a higher rank
- * overrides an operator of a lower one name by name; packs of one rank may
- * not both provide one (name, since_opset). */
+ * overrides an operator of a lower one name by name, from its own lowest
+ * since_opset of the name up; packs of one rank may not both provide one
+ * (name, since_opset). */
 typedef enum ox_pack_rank {
     OX_PACK_BUILTIN = 0,    /* the installed plugindir (or OXPORT_BUILTIN_PLUGIN_PATH) */
     OX_PACK_CONFIGURED = 1, /* ox_context_add_plugin_path, OXPORT_PLUGIN_PATH, plugin_dirs */

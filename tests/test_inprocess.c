@@ -131,6 +131,33 @@ START_TEST(overrides_builtin_added_after_load)
 }
 END_TEST
 
+/* An override declared since opset 11 replaces the file pack's test::relu
+ * (since 9) from 11 up; opsets 9 and 10 keep the file pack's, whichever
+ * loads first.  A later version of the file pack gives way too. */
+static const ox_op_decl relu_from_11[] = {OX_OP("test::relu", 11, p_self, 1, sym_neg)};
+
+START_TEST(an_override_replaces_from_its_own_opset_up)
+{
+    for (int late = 0; late < 2; late++) {
+        ox_context *ctx = ctx_base(false);
+        ox_plugin_desc d = {OX_PLUGIN_HEADER, "py11", "1", "relu from 11", relu_from_11, 1, NULL, NULL};
+        if (late)
+            ck_assert_msg(ox_context_load(ctx) == OX_OK, "%s", ox_errmsg(ctx));
+        ck_assert_msg(ox_context_add_pack(ctx, &d, "python:from11") == OX_OK, "%s", ox_errmsg(ctx));
+        ck_assert_msg(ox_context_load(ctx) == OX_OK, "%s", ox_errmsg(ctx));
+        for (int opset = 9; opset <= 13; opset++) {
+            const ox_op_impl *im = ox_registry_find(ctx->registry, "test::relu", opset);
+            ck_assert_ptr_nonnull(im);
+            ck_assert_str_eq(im->plugin->path, opset < 11 ? fx("base") : "python:from11");
+        }
+        const ox_op_impl *im = ox_registry_find(ctx->registry, "test::relu", 13);
+        ck_assert_str_eq(im->overrides->path, fx("base"));
+        ck_assert_ptr_null(ox_registry_find(ctx->registry, "test::relu", 9)->overrides);
+        ox_context_free(ctx);
+    }
+}
+END_TEST
+
 /* The symbolic of an in-process pack converts a traced node. */
 START_TEST(converts_through_in_process_symbolic)
 {
@@ -249,6 +276,7 @@ static Suite *inprocess_suite(void)
     TCase *tc = tcase_create("add_pack");
     tcase_add_test(tc, overrides_file_packs_added_before_load);
     tcase_add_test(tc, overrides_builtin_added_after_load);
+    tcase_add_test(tc, an_override_replaces_from_its_own_opset_up);
     tcase_add_test(tc, converts_through_in_process_symbolic);
     tcase_add_test(tc, rejects_bad_arguments);
     tcase_add_test(tc, rejects_bad_descriptors_like_a_file);

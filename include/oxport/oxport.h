@@ -75,8 +75,8 @@ OX_API ox_status ox_context_add_plugin_path(ox_context *ctx, const char *path);
  * `origin` in place of the file name) and its init runs now; on failure
  * nothing is added.  `origin` names the pack in messages and listings, e.g.
  * "python:mylib.MyRelu".  A pack added this way overrides, name by name, the
- * operators of every pack loaded from a file (the override is recorded with
- * both sources); two in-process packs may not both provide one (name,
+ * operators of every pack loaded from a file, from its lowest since_opset of
+ * the name up (the override is recorded with both sources); two in-process packs may not both provide one (name,
  * since_opset).  May be called before or after loading.  desc and everything
  * it points to must stay valid until the context is freed. */
 struct ox_plugin_desc;

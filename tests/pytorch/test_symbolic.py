@@ -264,6 +264,33 @@ class RegisterCustomOpSymbolic(unittest.TestCase):
         self.assertEqual([n.op_type for n in onnx.load(p).graph.node][0], "Relu")
         self.assertEqual(oxt.overrides(), [])
 
+    def test_an_override_serves_the_opsets_torch_onnx_gives_it(self):
+        # torch.onnx 1.13's dispatch: registered at 11, the built-in symbolic still serves
+        # opsets below 11; registered at 9 (its base opset), the function serves 7 and 8 too.
+        p = self.path("r.onnx")
+
+        def ops_at(opset):
+            oxt.export(Relu(), torch.randn(2, 3), p, opset_version=opset)
+            onnxval.check(p)
+            return [n.op_type for n in onnx.load(p).graph.node]
+
+        try:
+            oxt.register_custom_op_symbolic("::relu", relu_as_max, 11)
+            for opset in (8, 9, 10):
+                ops = ops_at(opset)
+                self.assertIn("Relu", ops, opset)
+                self.assertNotIn("Max", ops, opset)
+            for opset in (11, 13):
+                self.assertIn("Max", ops_at(opset))
+            ort_matches_eager(self, Relu(), p, [torch.randn(2, 3), torch.randn(2, 3) * 3])
+            oxt.unregister_custom_op_symbolic("::relu", 11)
+            oxt.register_custom_op_symbolic("::relu", relu_as_max, 9)
+            for opset in (7, 8, 9, 13):
+                self.assertIn("Max", ops_at(opset), opset)
+        finally:
+            oxt.unregister_custom_op_symbolic("::relu", 11)
+            oxt.unregister_custom_op_symbolic("::relu", 9)
+
     def test_overrides_of_common_aten_ops_agree_with_the_descriptors(self):
         # the declaration comes from torch's schema; the engine checks its kinds against the
         # opset YAML (a dtype typed int in the JIT schema, Scalar vs Tensor overloads ...)

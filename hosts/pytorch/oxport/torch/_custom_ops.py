@@ -4,7 +4,9 @@ A registration maps "<domain>::<op>" and an opset version to a Python symbolic
 `fn(g, *inputs)`.  Like torch.onnx, the function serves every target opset from
 `opset_version` up to the next registration of the same name (the engine's own dispatch:
 highest since_opset <= target), and it takes precedence over the built-in symbolic of the
-same name ("aten::relu" overrides the ATen pack's).  Each export turns the registrations
+same name ("aten::relu" overrides the ATen pack's) from there up; below it the built-in one
+still serves.  As in torch.onnx, the lowest registration at opset 9 or below serves opsets
+7 and 8 as well.  Each export turns the registrations
 into one in-process pack (ox_context_add_pack) whose origin names the Python function, so
 the export report and `oxport.torch.plugins()` show where an override comes from.
 
@@ -21,6 +23,8 @@ import torch
 from . import _symbolic
 
 _registry = {}  # name -> {opset_version: fn}
+_BASE_OPSET = 9    # torch.onnx's ONNX_BASE_OPSET
+_LEGACY_OPSET = 7  # the lowest opset torch.onnx 1.13 exports
 
 
 class RegistrationError(ValueError):
@@ -156,8 +160,12 @@ def registered_packs():
         params, n_out = declaration(name)
         pack = _symbolic.InProcessPack(f"python:{name}", f"register_custom_op_symbolic({name!r}, ...)")
         labels = []
-        for opset, fn in sorted(_registry[name].items()):
-            pack.add(name, opset, params, n_out, fn, _label(fn))
+        for i, (opset, fn) in enumerate(sorted(_registry[name].items())):
+            # torch.onnx 1.13 serves opsets 7 and 8 with the lowest registration up to its
+            # base opset 9: registered at 9, the function converts at 7 and 8 too (declared
+            # from there, it overrides the built-in symbolic there as well)
+            since = min(opset, _LEGACY_OPSET) if i == 0 and opset <= _BASE_OPSET else opset
+            pack.add(name, since, params, n_out, fn, _label(fn))
             labels.append(f"{_label(fn)} (opset {opset})")
         packs.append((pack, f"python:register_custom_op_symbolic: {', '.join(labels)}"))
     return packs
