@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opset_yaml.h"
+#include "plugin_load.h"
 #include "yaml_read.h"
 
 static const char *const config_keys[] = {"target_opset",       "opsets",         "plugin_dirs",
@@ -241,6 +243,33 @@ ox_status ox_config_load(ox_context *ctx, const char *path, ox_config **out)
     return OX_OK;
 }
 
+/* Whether some opset's descriptors declare `name`. */
+static bool declared_anywhere(const ox_opset_db *db, const char *name)
+{
+    if (!db)
+        return false;
+    for (int opset = ox_opset_db_min(db); opset <= ox_opset_db_max(db); opset++)
+        if (ox_opset_db_lookup(db, opset, name))
+            return true;
+    return false;
+}
+
+ox_status ox_config_check_disabled(ox_context *ctx)
+{
+    const ox_config *cfg = ctx->config;
+    for (size_t i = 0; cfg && i < cfg->n_disabled_ops; i++) {
+        const char *name = cfg->disabled_ops[i];
+        if (ox_registry_lowest_since(ctx->registry, name) > 0 || declared_anywhere(ctx->opsets, name))
+            continue;
+        return ox_fail(ctx, OX_EINVAL,
+                       "%s: disabled_operators names %s, which no symbolic pack provides and no "
+                       "opset descriptor declares (a misspelt name would disable nothing; "
+                       "`oxport ops` lists the operators)",
+                       cfg->path ? cfg->path : "config", name);
+    }
+    return OX_OK;
+}
+
 ox_status ox_context_load_config(ox_context *ctx, const char *path)
 {
     if (!ctx)
@@ -263,7 +292,13 @@ ox_status ox_context_load_config(ox_context *ctx, const char *path)
      * paths and OXPORT_PLUGIN_PATH), and ox_context_opset_dir() consults
      * cfg->opset_dir after the API and the environment, so the config only
      * needs to be stored. */
-    ox_config_free(ctx->config);
+    ox_config *old = ctx->config;
     ctx->config = cfg;
+    if (ctx->loaded && (st = ox_config_check_disabled(ctx)) != OX_OK) {
+        ctx->config = old; /* refused whole: the context keeps the config it had */
+        ox_config_free(cfg);
+        return st;
+    }
+    ox_config_free(old);
     return OX_OK;
 }

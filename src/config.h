@@ -35,6 +35,11 @@ typedef struct ox_config {
 /* Parse a config file.  Errors carry file:line:col and what was expected;
  * unknown keys are errors. */
 ox_status ox_config_load(ox_context *ctx, const char *path, ox_config **out);
+/* Once both the config and the packs are loaded: every name in
+ * disabled_operators is one a pack provides or an opset descriptor declares
+ * (a typo would disable nothing, silently).  OX_EINVAL naming the file and
+ * the name otherwise. */
+ox_status ox_config_check_disabled(ox_context *ctx);
 void ox_config_free(ox_config *cfg);
 
 #endif /* OXPORT_CONFIG_H */

@@ -301,6 +301,8 @@ ox_status ox_context_load(ox_context *ctx)
     st = ox_registry_load(ctx);
     if (st != OX_OK)
         return st;
+    if ((st = ox_config_check_disabled(ctx)) != OX_OK)
+        return st;
     ctx->loaded = true;
     ox_clear_error(ctx);
     return OX_OK;

@@ -225,6 +225,44 @@ START_TEST(repeated_problems_are_grouped)
 }
 END_TEST
 
+/* A name in disabled_operators that no pack provides and no descriptor
+ * declares is a typo that would disable nothing: refused, whether the
+ * config comes after the packs or before them. */
+START_TEST(misspelt_disabled_operator_is_refused)
+{
+    char cfg[] = "/tmp/oxport-cfg-XXXXXX";
+    int fd = mkstemp(cfg);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("disabled_operators: [test::reluu]\n", f);
+    fclose(f);
+    char expected[512];
+    snprintf(expected, sizeof expected,
+             "%s: disabled_operators names test::reluu, which no symbolic pack provides and no "
+             "opset descriptor declares (a misspelt name would disable nothing; `oxport ops` "
+             "lists the operators)",
+             cfg);
+    const char *packs[] = {"base"};
+    ox_context *ctx = ctx_with(packs, 1);
+    ck_assert_int_eq(ox_context_load_config(ctx, cfg), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), expected);
+    ck_assert_ptr_null(ctx->config); /* refused whole */
+    ox_context_free(ctx);
+
+    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_ENV | OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx), OX_OK);
+    char dir[1024];
+    const char *src = getenv("OXPORT_TEST_SRCDIR");
+    snprintf(dir, sizeof dir, "%s/tests/fixtures/plugins/opset", src ? src : "..");
+    ck_assert_int_eq(ox_context_set_opset_dir(ctx, dir), OX_OK);
+    ck_assert_int_eq(ox_context_add_plugin_path(ctx, fx("base")), OX_OK);
+    ck_assert_int_eq(ox_context_load_config(ctx, cfg), OX_OK);
+    ck_assert_int_eq(ox_context_load(ctx), OX_EINVAL);
+    ck_assert_str_eq(ox_errmsg(ctx), expected);
+    ox_context_free(ctx);
+    unlink(cfg);
+}
+END_TEST
+
 START_TEST(disabled_operator_is_reported_with_config)
 {
     const char *packs[] = {"base"};
@@ -840,6 +878,7 @@ static Suite *convert_suite(void)
     tcase_add_test(tc, export_listing_shows_the_file_names);
     tcase_add_test(tc, host_type_contradicting_the_schema_fails);
     tcase_add_test(tc, disabled_operator_is_reported_with_config);
+    tcase_add_test(tc, misspelt_disabled_operator_is_refused);
     tcase_add_test(tc, symbolic_above_enabled_range_is_not_promised);
     tcase_add_test(tc, dispatch_follows_target_opset);
     tcase_add_test(tc, in_place_op_uses_out_of_place_symbolic);
