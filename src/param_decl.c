@@ -90,8 +90,9 @@ static ox_arg_kind default_kind(uint32_t tag)
     }
 }
 
-static const char *const tag_names[] = {"none", "None", "int", "float", "bool",
-                                        "string", "ints", "floats"};
+/* A default's kind with its article, for messages ("is an int"). */
+static const char *const tag_names[] = {"no",     "a None", "an int", "a float", "a bool",
+                                        "a string", "an int list", "a float list"};
 
 /* A DTYPE parameter's default is an int (a dtype code) in 1.1 rows. */
 static bool default_fits(const ox_param_decl *p)
@@ -138,12 +139,12 @@ static size_t check_row(const char *path, const char *op, uint32_t k, const ox_p
                       path, op, pd->name);
     else if (pd->dflt.tag != OX_DEFAULT_NONE && tensor_kind(pd->kind) &&
              pd->dflt.tag != OX_DEFAULT_NULL)
-        ox_report_add(r, "plugin %s: operator %s: %s parameter '%s' has a %s default (a tensor "
+        ox_report_add(r, "plugin %s: operator %s: %s parameter '%s' has %s default (a tensor "
                          "can only default to None)",
                       path, op, ox_arg_kind_name(pd->kind), pd->name, tag_names[pd->dflt.tag]);
     else if (pd->dflt.tag != OX_DEFAULT_NONE && !default_fits(pd))
         ox_report_add(r, "plugin %s: operator %s: parameter '%s' is declared %s, but its default "
-                         "is a %s",
+                         "is %s",
                       path, op, pd->name, ox_arg_kind_name(pd->kind), tag_names[pd->dflt.tag]);
     if (pd->dflt.tag == OX_DEFAULT_STRING && !pd->dflt.v.s)
         ox_report_add(r, "plugin %s: operator %s: parameter '%s' has a string default that is "

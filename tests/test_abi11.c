@@ -216,7 +216,7 @@ START_TEST(bad_11_declarations_named_one_by_one)
              "default is a float\n"
              "plugin %s: operator test::wrongdefaultkind: parameter 'dim' is declared int, but "
              "its default is a string\n"
-             "plugin %s: operator test::tensordefault: optional_tensor parameter 'bias' has a "
+             "plugin %s: operator test::tensordefault: optional_tensor parameter 'bias' has an "
              "int default (a tensor can only default to None)\n"
              "plugin %s: operator test::badbits: parameter 'self' has alt_kinds 0x100000 with "
              "bits that name no kind (known: 0x1FFE)\n"
