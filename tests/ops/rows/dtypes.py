@@ -1,0 +1,18 @@
+"""Rows of dtype and type-promotion cases: operands of mixed dtypes in torch's promoted type,
+integer types ONNX allows but ONNX Runtime has no kernel for (int8, int16: computed in int32,
+cast back), integer inputs of float-only functions, and fill values whose type decides the
+result's.  Each compares dtype and values with eager PyTorch on two inputs (the runner's rule).
+Format: docs/testing-operators.md."""
+
+import torch
+import torch.nn.functional as F
+
+from optable import Refuse, Row, T
+
+I8, I16, I32, I64, U8, BOOL, F16 = torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool, torch.float16
+INT_OPSETS = (9, 11, 13, 17)
+
+ROWS = [
+    Row("stack.float_int32", "aten::stack", lambda x, i: torch.stack([x, i]), [T(3, 4), T(3, 4, dtype=I32)]),
+    Row("stack.bool_int64", "aten::stack", lambda b, i: torch.stack([b, i], 1), [T(3, 4, dtype=BOOL), T(3, 4, dtype=I64)]),
+]
