@@ -15,4 +15,6 @@ INT_OPSETS = (9, 11, 13, 17)
 ROWS = [
     Row("stack.float_int32", "aten::stack", lambda x, i: torch.stack([x, i]), [T(3, 4), T(3, 4, dtype=I32)]),
     Row("stack.bool_int64", "aten::stack", lambda b, i: torch.stack([b, i], 1), [T(3, 4, dtype=BOOL), T(3, 4, dtype=I64)]),
+    Row("full.bool_fill", "aten::full", lambda x: x ^ torch.full((x.size(0), 4), True), [T(3, 4, dtype=BOOL)],
+        dynamic={"in0": {0: "n"}}),
 ]
