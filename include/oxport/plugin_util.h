@@ -510,6 +510,29 @@ static inline ox_dtype oxu_arith_type(ox_sym *g, const ox_api *api, ox_dtype t)
     }
 }
 
+/* The type to run Where, Trilu, Max, Min, Clip, ArgMax or ArgMin (op_type)
+ * in for operands of type t so that ONNX Runtime can run the file: t
+ * itself, except the integer types ONNX allows there but ONNX Runtime's CPU
+ * kernels skip (1.30, every opset: Where and Trilu have no int8, int16,
+ * uint16, uint32 or uint64 kernel, Trilu none for uint8 either; Max, Min,
+ * Clip, ArgMax and ArgMin none for int16 or uint16, ArgMax and ArgMin none
+ * for uint32).  Those become int32 or int64, which hold every value (uint64
+ * only where the op merely selects, so its bits come back), and the
+ * caller's Cast back to t is exact. */
+static inline ox_dtype oxu_ort_kernel_type(const char *op_type, ox_dtype t)
+{
+    int select = strcmp(op_type, "Where") == 0 || strcmp(op_type, "Trilu") == 0;
+    int arg = strcmp(op_type, "ArgMax") == 0 || strcmp(op_type, "ArgMin") == 0;
+    switch (t) {
+    case OX_INT16: case OX_UINT16: return OX_INT32;
+    case OX_INT8: return select ? OX_INT32 : t;
+    case OX_UINT8: return strcmp(op_type, "Trilu") == 0 ? OX_INT32 : t;
+    case OX_UINT32: return select || arg ? OX_INT64 : t;
+    case OX_UINT64: return select ? OX_INT64 : t;
+    default: return t;
+    }
+}
+
 /* ================================================================ layout */
 
 static inline ox_vid oxu_transpose(ox_sym *g, const ox_api *api, ox_vid x, const int64_t *perm,
@@ -551,16 +574,22 @@ static inline ox_vid oxu_concat(ox_sym *g, const ox_api *api, const ox_vid *xs, 
 
 /* Where(c, a, b): elementwise a where c holds, else b, broadcasting all
  * three.  Bool a and b become Or(And(c, a), And(Not(c), b)): ONNX allows
- * bool in Where, but ONNX Runtime has no kernel for it. */
+ * bool in Where, but ONNX Runtime has no kernel for it; the integer types it
+ * has no kernel for either (int8, int16 ...: oxu_ort_kernel_type) select in
+ * a wider type, cast back. */
 static inline ox_vid oxu_where(ox_sym *g, const ox_api *api, ox_vid c, ox_vid a, ox_vid b)
 {
     if (!c || !a || !b)
         return 0;
-    if (api->dtype(g, a) == OX_BOOL && api->dtype(g, b) == OX_BOOL)
+    ox_dtype t = api->dtype(g, a);
+    if (t == OX_BOOL && api->dtype(g, b) == OX_BOOL)
         return oxu_op2(g, api, "Or", oxu_op2(g, api, "And", c, a),
                        oxu_op2(g, api, "And", oxu_op1(g, api, "Not", c), b));
-    ox_vid in[3] = {c, a, b};
-    return oxu_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
+    ox_dtype k = oxu_ort_kernel_type("Where", t);
+    ox_vid in[3] = {c, oxu_cast_to(g, api, a, k), oxu_cast_to(g, api, b, k)};
+    if (!in[1] || !in[2])
+        return 0;
+    return oxu_cast_to(g, api, oxu_out(g, api, api->op(g, "Where", 3, in, 1), "Where"), t);
 }
 
 /* Insert size-1 dimensions at axes[] (positions in the output): axes as

@@ -17,9 +17,16 @@ static int unary(ox_sym *g, const ox_api *api, const char *op_type)
     return oxu_set_result(g, api, 0, at_op1(g, api, op_type, api->arg_tensor(g, "self")));
 }
 
+/* tanh, sigmoid of an integer or bool tensor: float (at_as_floating) */
+static int floating_unary(ox_sym *g, const ox_api *api, const char *op_type)
+{
+    return oxu_set_result(g, api, 0,
+                          at_op1(g, api, op_type, at_as_floating(g, api, api->arg_tensor(g, "self"))));
+}
+
 /* Relu takes integers only from opset 14, and ONNX Runtime has no integer
  * Relu kernel even there: integers become max(x, 0) as Where(x < 0, 0, x),
- * exact, at every opset. */
+ * exact, at every opset (oxu_where: in a type ONNX Runtime selects in). */
 static int sym_relu(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
@@ -28,10 +35,7 @@ static int sym_relu(ox_sym *g, const ox_api *api)
     ox_vid zero = api->scalar_like(g, 0.0, x);
     if (!zero)
         return api->fail(g, "could not create the zero constant");
-    ox_vid in[3] = {at_op2(g, api, "Less", x, zero), zero, x};
-    if (!in[0])
-        return 1;
-    return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Where", 3, in, 1), "Where"));
+    return oxu_set_result(g, api, 0, oxu_where(g, api, at_op2(g, api, "Less", x, zero), zero, x));
 }
 
 /* Where and Less on integers come with opset 9. */
@@ -44,26 +48,24 @@ static int check_relu(ox_sym *g, const ox_api *api)
 }
 
 /* y = x > threshold ? x : value: Greater and Where, each operand in x's type
- * (integers included: Greater takes them from opset 9). */
+ * (integers included: Greater takes them from opset 9; oxu_where selects
+ * int8 and int16 in a type ONNX Runtime has a kernel for). */
 static int sym_threshold(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     ox_vid th = api->scalar_like(g, api->arg_float(g, "threshold", 0.0), x);
     ox_vid value = api->scalar_like(g, api->arg_float(g, "value", 0.0), x);
-    ox_vid in[3] = {at_op2(g, api, "Greater", x, th), x, value};
-    if (!in[0] || !in[2])
-        return 1;
-    return oxu_set_result(g, api, 0, at_out(g, api, api->op(g, "Where", 3, in, 1), "Where"));
+    return oxu_set_result(g, api, 0, oxu_where(g, api, at_op2(g, api, "Greater", x, th), x, value));
 }
 
 static int sym_tanh(ox_sym *g, const ox_api *api)
 {
-    return unary(g, api, "Tanh");
+    return floating_unary(g, api, "Tanh");
 }
 
 static int sym_sigmoid(ox_sym *g, const ox_api *api)
 {
-    return unary(g, api, "Sigmoid");
+    return floating_unary(g, api, "Sigmoid");
 }
 
 static int sym_leaky_relu(ox_sym *g, const ox_api *api)
@@ -369,7 +371,7 @@ static int sym_softshrink(ox_sym *g, const ox_api *api)
 
 static int sym_tanhshrink(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
+    ox_vid x = at_as_floating(g, api, api->arg_tensor(g, "self")); /* x - tanh(x): float */
     return oxu_set_result(g, api, 0, at_op2(g, api, "Sub", x, at_op1(g, api, "Tanh", x)));
 }
 

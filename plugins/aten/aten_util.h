@@ -31,6 +31,20 @@
 #define at_is_floating oxu_is_floating
 #define at_is_integer oxu_is_integer
 
+/* sqrt, exp, erf, tanh, sigmoid, 1 / x ... of an integer or bool tensor are
+ * floating in torch (torch.sqrt(torch.tensor(64)) in RAFT's correlation,
+ * torch.sigmoid(int_tensor) is float32): x in the recorded type first
+ * (float32 unless the host says otherwise), as ONNX defines these ops for
+ * floating types only. */
+static inline ox_vid at_as_floating(ox_sym *g, const ox_api *api, ox_vid x)
+{
+    if (x && at_is_integer(api->dtype(g, x))) {
+        ox_dtype to = OXU_API_HAS(api, output_dtype) ? api->output_dtype(g, 0) : OX_UNDEFINED;
+        x = oxu_cast(g, api, x, at_is_floating(to) ? to : OX_FLOAT);
+    }
+    return x;
+}
+
 /* Cast *a or *b to their torch.result_type (oxu_promote). */
 static inline int at_promote2(ox_sym *g, const ox_api *api, ox_vid *a, ox_vid *b)
 {

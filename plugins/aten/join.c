@@ -76,8 +76,16 @@ static int sym_stack(ox_sym *g, const ox_api *api)
     ox_vid parts[64];
     if (n > 64)
         return api->fail(g, "argument 'tensors' has %zu tensors; at most 64 are supported", n);
+    /* torch.stack promotes its tensors to their common type, as torch.cat
+     * does (stack([float, int32]) is float); Concat wants one type */
+    ox_dtype to = OX_UNDEFINED;
+    for (size_t i = 0; i < n; i++) {
+        if (!xs[i])
+            return api->fail(g, "argument 'tensors' has None at position %zu", i);
+        to = oxu_promote_skip_undefined(to, api->dtype(g, xs[i]));
+    }
     for (size_t i = 0; i < n; i++)
-        if (!(parts[i] = at_unsqueeze(g, api, xs[i], dim)))
+        if (!(parts[i] = at_unsqueeze(g, api, oxu_cast_to(g, api, xs[i], to), dim)))
             return 1;
     return oxu_set_result(g, api, 0, at_concat(g, api, parts, n, dim));
 }

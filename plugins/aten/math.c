@@ -37,17 +37,9 @@ static int unary(ox_sym *g, const ox_api *api, const char *type)
     return oxu_set_result(g, api, 0, at_op1(g, api, type, api->arg_tensor(g, "self")));
 }
 
-/* sqrt, exp, 1 / x ... of an integer or bool tensor are floating in torch
- * (torch.sqrt(torch.tensor(64)) in RAFT's correlation): x in the recorded
- * type first (float32 unless the host says otherwise), as ONNX defines these
- * ops for floating types only. */
 static ox_vid as_floating(ox_sym *g, const ox_api *api, ox_vid x)
 {
-    if (x && at_is_integer(api->dtype(g, x))) {
-        ox_dtype to = OXU_API_HAS(api, output_dtype) ? api->output_dtype(g, 0) : OX_UNDEFINED;
-        x = oxu_cast(g, api, x, at_is_floating(to) ? to : OX_FLOAT);
-    }
-    return x;
+    return at_as_floating(g, api, x);
 }
 
 static int floating_unary(ox_sym *g, const ox_api *api, const char *type)
@@ -58,7 +50,17 @@ static int floating_unary(ox_sym *g, const ox_api *api, const char *type)
 static int sym_exp(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Exp"); }
 static int sym_log(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Log"); }
 static int sym_sqrt(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Sqrt"); }
-static int sym_neg(ox_sym *g, const ox_api *api) { return unary(g, api, "Neg"); }
+/* Neg takes no unsigned type: -x of a uint8 tensor (torch wraps it to
+ * 256 - x) negates in the signed type that holds it, cast back, which wraps
+ * the same way. */
+static int sym_neg(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    ox_dtype t = x ? api->dtype(g, x) : OX_UNDEFINED;
+    ox_dtype k = t == OX_UINT8 || t == OX_UINT16 ? OX_INT32
+                 : t == OX_UINT32 || t == OX_UINT64 ? OX_INT64 : t;
+    return oxu_set_result(g, api, 0, oxu_cast_to(g, api, at_op1(g, api, "Neg", oxu_cast_to(g, api, x, k)), t));
+}
 static int sym_abs(ox_sym *g, const ox_api *api) { return unary(g, api, "Abs"); }
 
 static int sym_reciprocal(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Reciprocal"); }
@@ -75,7 +77,14 @@ static int sym_floor(ox_sym *g, const ox_api *api) { return integral_or_unary(g,
 static int sym_ceil(ox_sym *g, const ox_api *api) { return integral_or_unary(g, api, "Ceil"); }
 static int sym_sin(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Sin"); }
 static int sym_cos(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Cos"); }
-static int sym_sign(ox_sym *g, const ox_api *api) { return unary(g, api, "Sign"); }
+/* sign of a bool tensor is the tensor (torch keeps bool; Sign takes no bool) */
+static int sym_sign(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    if (x && api->dtype(g, x) == OX_BOOL)
+        return oxu_set_result(g, api, 0, at_op1(g, api, "Identity", x));
+    return unary(g, api, "Sign");
+}
 static int sym_atan(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Atan"); }
 static int sym_acos(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Acos"); }
 static int sym_asin(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Asin"); }
@@ -94,12 +103,27 @@ static int integers_need_lowering(ox_sym *g, const ox_api *api, ox_vid x)
     return api->opset(g) < 12 && !at_is_floating(api->dtype(g, x));
 }
 
+/* Pow's base takes int32 and int64 only (and no integer before opset 12):
+ * other integer bases (int8, uint8, int16 ...) and bool compute in doubles. */
+static int pow_needs_lowering(ox_sym *g, const ox_api *api, ox_vid x)
+{
+    ox_dtype t = api->dtype(g, x);
+    return !at_is_floating(t) && (api->opset(g) < 12 || (t != OX_INT32 && t != OX_INT64));
+}
+
 static ox_vid where(ox_sym *g, const ox_api *api, ox_vid cond, ox_vid a, ox_vid b)
 {
-    if (!cond || !a || !b)
-        return 0;
-    ox_vid in[3] = {cond, a, b};
-    return at_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
+    return oxu_where(g, api, cond, a, b);
+}
+
+/* Max or Min (op_type) of a and b, of one type, in the type ONNX Runtime has
+ * a kernel for (int16 as int32), cast back. */
+static ox_vid max_min_op(ox_sym *g, const ox_api *api, const char *op_type, ox_vid a, ox_vid b)
+{
+    ox_dtype t = a ? api->dtype(g, a) : OX_UNDEFINED;
+    ox_dtype k = oxu_ort_kernel_type(op_type, t);
+    return oxu_cast_to(g, api, at_op2(g, api, op_type, oxu_cast_to(g, api, a, k), oxu_cast_to(g, api, b, k)),
+                       t);
 }
 
 /* Erf; in float64, where ONNX Runtime has no Erf kernel (and a float32 round
@@ -154,7 +178,7 @@ ox_vid at_erf(ox_sym *g, const ox_api *api, ox_vid x)
 
 static int sym_erf(ox_sym *g, const ox_api *api)
 {
-    return oxu_set_result(g, api, 0, at_erf(g, api, api->arg_tensor(g, "self")));
+    return oxu_set_result(g, api, 0, at_erf(g, api, as_floating(g, api, api->arg_tensor(g, "self"))));
 }
 
 static int sym_pow(ox_sym *g, const ox_api *api)
@@ -176,25 +200,29 @@ static int sym_pow(ox_sym *g, const ox_api *api)
     if (oxu_promote_args(g, api, 2, names, v, NULL))
         return 1;
     ox_vid x = v[0], e = v[1];
-    if (!integers_need_lowering(g, api, x))
+    if (!pow_needs_lowering(g, api, x))
         return oxu_set_result_recorded(g, api, 0, at_op2(g, api, "Pow", x, e));
     /* in doubles (exact below 2^53), cast back to the recorded type */
     ox_vid p = at_op2(g, api, "Pow", at_cast(g, api, x, OX_DOUBLE), at_cast(g, api, e, OX_DOUBLE));
     return oxu_set_result_recorded(g, api, 0, p);
 }
 
-/* min/max elementwise -> Min/Max (torch.maximum, torch.max(a, b)); for
- * integers before opset 12, Where(a > b, a, b), exact. */
+/* min/max elementwise -> Min/Max (torch.maximum, torch.max(a, b)), both
+ * operands in torch's promoted type (maximum(int_tensor, float_tensor) is
+ * float); for integers before opset 12, Where(a > b, a, b), exact. */
 static int min_max(ox_sym *g, const ox_api *api, const char *type, const char *pick)
 {
-    ox_vid x = api->arg_tensor(g, "self");
-    ox_vid y = at_operand(g, api, "other", x);
-    if (x && api->dtype(g, x) == OX_BOOL) /* Max/Min take no bool: or / and are the same */
-        return oxu_set_result(g, api, 0,
-                              at_op2(g, api, strcmp(type, "Max") == 0 ? "Or" : "And", x, y));
+    static const char *const names[] = {"self", "other"};
+    ox_vid v[2];
+    if (oxu_promote_args(g, api, 2, names, v, NULL))
+        return 1;
+    ox_vid x = v[0], y = v[1];
+    if (api->dtype(g, x) == OX_BOOL) /* Max/Min take no bool: or / and are the same */
+        return oxu_set_result_recorded(g, api, 0,
+                                       at_op2(g, api, strcmp(type, "Max") == 0 ? "Or" : "And", x, y));
     if (!integers_need_lowering(g, api, x))
-        return oxu_set_result(g, api, 0, at_op2(g, api, type, x, y));
-    return oxu_set_result(g, api, 0, where(g, api, at_op2(g, api, pick, x, y), x, y));
+        return oxu_set_result_recorded(g, api, 0, max_min_op(g, api, type, x, y));
+    return oxu_set_result_recorded(g, api, 0, where(g, api, at_op2(g, api, pick, x, y), x, y));
 }
 
 static int sym_maximum(ox_sym *g, const ox_api *api)
@@ -221,10 +249,10 @@ static ox_vid clamp_between(ox_sym *g, const ox_api *api, ox_vid x, ox_vid lo, o
     int where_form = integers_need_lowering(g, api, x);
     if (lo)
         x = where_form ? where(g, api, at_op2(g, api, "Less", x, lo), lo, x)
-                       : at_op2(g, api, "Max", x, lo);
+                       : max_min_op(g, api, "Max", x, lo);
     if (hi && x)
         x = where_form ? where(g, api, at_op2(g, api, "Greater", x, hi), hi, x)
-                       : at_op2(g, api, "Min", x, hi);
+                       : max_min_op(g, api, "Min", x, hi);
     return x;
 }
 
@@ -294,7 +322,10 @@ static int sym_clamp_11(ox_sym *g, const ox_api *api)
     ox_vid x = api->arg_tensor(g, "self");
     if (has_tensor_bound(g, api))
         return clamp_tensor_bounds(g, api, x);
-    if (!x || integers_need_lowering(g, api, x))
+    /* Clip of int16, which ONNX Runtime has no kernel for: Max/Min, which
+     * compute it in int32 */
+    if (!x || integers_need_lowering(g, api, x) ||
+        oxu_ort_kernel_type("Clip", api->dtype(g, x)) != api->dtype(g, x))
         return clamp_number_bounds(g, api, x);
     ox_vid in[3] = {x, 0, 0};
     if (at_is_number(api->arg_kind(g, "min")) && !(in[1] = at_operand(g, api, "min", x)))

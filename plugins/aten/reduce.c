@@ -204,6 +204,8 @@ static ox_vid arg_reduce_value(ox_sym *g, const ox_api *api, const char *type)
     }
     if (x && api->dtype(g, x) == OX_BOOL) /* ArgMax/ArgMin take no bool (max.dim of a mask) */
         x = at_cast(g, api, x, OX_INT32);
+    else if (x) /* nor, in ONNX Runtime, int16: in a wider type, same order */
+        x = oxu_cast_to(g, api, x, oxu_ort_kernel_type(type, api->dtype(g, x)));
     if (!x)
         return 0;
     ox_onode *r = api->op(g, type, 1, &x, 1);

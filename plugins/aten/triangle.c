@@ -27,11 +27,16 @@ static int triangle(ox_sym *g, const ox_api *api, int upper)
                          upper ? "triu" : "tril", rank);
     ox_vid y;
     if (api->opset(g) >= 14) {
-        ox_vid in[2] = {x, api->constant(g, OX_INT64, 0, NULL, &k)};
+        /* int8, uint8, int16: in a type ONNX Runtime's Trilu takes, cast back */
+        ox_dtype t = api->dtype(g, x);
+        ox_vid in[2] = {oxu_cast_to(g, api, x, oxu_ort_kernel_type("Trilu", t)),
+                        api->constant(g, OX_INT64, 0, NULL, &k)};
+        if (!in[0])
+            return 1;
         ox_onode *n = api->op(g, "Trilu", 2, in, 1);
         if (n)
             api->attr_int(n, "upper", upper);
-        y = at_out(g, api, n, "Trilu");
+        y = oxu_cast_to(g, api, at_out(g, api, n, "Trilu"), t);
     } else {
         ox_vid shape = at_op1(g, api, "Shape", x);
         ox_vid zero = api->const_scalar_of(g, OX_INT64, 0.0), one = api->const_scalar_of(g, OX_INT64, 1.0);
@@ -47,10 +52,10 @@ static int triangle(ox_sym *g, const ox_api *api, int upper)
         ox_vid keep = at_op1(g, api, "Not", at_op2(g, api, upper ? "Less" : "Greater", d, kv));
         if (api->dtype(g, x) == OX_BOOL) /* ONNX Runtime has no bool Where before opset 16 */
             return oxu_set_result(g, api, 0, at_op2(g, api, "And", keep, x));
-        ox_vid in[3] = {keep, x, api->scalar_like(g, 0.0, x)};
-        if (!keep || !in[2])
+        ox_vid fill = api->scalar_like(g, 0.0, x);
+        if (!keep || !fill)
             return 1;
-        y = at_out(g, api, api->op(g, "Where", 3, in, 1), "Where");
+        y = oxu_where(g, api, keep, x, fill); /* int8, int16: selected in int32 */
     }
     return oxu_set_result(g, api, 0, y);
 }

@@ -908,6 +908,19 @@ _MIXED_DEVICES = ("found at least two devices", "is not on the expected device m
                   "meshgrid expects all tensors to have the same device")
 
 
+def _bool_fill_dtype(func, args, kwargs):
+    """kwargs with dtype=torch.bool for aten::full of a bool fill value and no dtype.
+    torch.full((3, 4), True) is bool, but torch 1.13 infers the dtype of a bool fill as
+    int64 once the call reaches a TorchDispatchMode (the mode sees aten.full with no
+    dtype): without this, the model would compute other values under the recorder than
+    in eager mode, and the file would hold an int64 tensor where eager has a bool one."""
+    if func is torch.ops.aten.full.default and kwargs.get("dtype") is None:
+        fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
+        if isinstance(fill, bool):
+            return dict(kwargs, dtype=torch.bool)
+    return kwargs
+
+
 def _run_kernel(rec, func, args, kwargs):
     """Run an ATen kernel.  Under trace='fake' a tensor the forward made on the CPU
     (torch.arange(n) with no device, a table built in forward) can meet the meta
@@ -1079,7 +1092,7 @@ class AtenMode(TorchDispatchMode):
         rec.aten_mode = self
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
+        kwargs = _bool_fill_dtype(func, args, kwargs or {})
         rec = self.rec
         if rec.inside or rec.suppress or not (rec.any_traced(args) or rec.any_traced(kwargs)):
             if rec.fake and not rec.inside and not rec.suppress:
