@@ -481,6 +481,34 @@ static size_t schema_check_node_as(const ox_graph *g, const ox_dtype *types, con
                                    const ox_schema_lookup *l, int64_t version,
                                    ox_schema_emit_fn emit, void *user, bool use_memo);
 
+static ox_dtype attribute_dtype(const ox_node *n);
+
+/* An output whose element type the node's attributes fix (a Constant's
+ * value, a Cast's `to`) but that the file leaves untyped: check_operands
+ * sees no type for it, so the type the attribute gives is held to the
+ * output's constraint here, as onnx's type inference does (a Constant of
+ * int64 before opset 9, whose T is float16/float/double only). */
+static void check_attribute_typed_output(rules *r, const ox_graph *g, const ox_dtype *types,
+                                         const ox_node *n)
+{
+    const ox_schema *s = r->s;
+    if (ox_schema_domain(n->domain)[0] != '\0' || n->n_outputs == 0 || !n->outputs[0] ||
+        operand_dtype(g, types, n->outputs[0]) != OX_UNDEFINED)
+        return;
+    ox_dtype a = attribute_dtype(n);
+    const ox_schema_formal *f = formal_of(s->first_output, s->n_outputs, 0);
+    if (a == OX_UNDEFINED || !f || f->constraint >= s->n_constraints)
+        return;
+    const ox_schema_constraint *tc = &ox_schema_constraints[s->first_constraint + f->constraint];
+    int dt = (int)a;
+    if (dt < 0 || dt > 30 || !(tc->types & (1u << dt))) {
+        char allowed[256];
+        mask_list(tc->types, allowed, sizeof allowed);
+        broken(r, "output 0 (%s) of %s is %s (its attribute's type), which type constraint %s "
+                  "does not allow (allowed: %s)", f->name, s->name, elem_name(dt), tc->name, allowed);
+    }
+}
+
 static clean_key *clean_slot(const ox_schema *s)
 {
     return &clean_memo[(size_t)(s - ox_schemas) % CLEAN_SLOTS];
@@ -549,6 +577,7 @@ static size_t schema_check_node_as(const ox_graph *g, const ox_dtype *types, con
         check_operands(&r, g, types, "input", n->inputs, n->n_inputs, s->first_input, s->n_inputs, bind);
         check_operands(&r, g, types, "output", n->outputs, n->n_outputs, s->first_output, s->n_outputs,
                        bind);
+        check_attribute_typed_output(&r, g, types, n);
     }
     if (slot && r.n == 0)
         memcpy(slot, &key, sizeof key); /* padding too: the memo is compared bytewise */

@@ -17,8 +17,10 @@ CORPUS = "/usr/share/libonnx-testdata/data"
 
 
 def reference_accepts(path):
+    # full_check: onnx's type inference too, as tests/pytorch/test_check_agreement.py
+    # judges (it holds a Constant's value type to the schema's constraint)
     try:
-        onnx.checker.check_model(onnx.load(path))
+        onnx.checker.check_model(onnx.load(path), full_check=True)
         return True
     except Exception:  # onnx raises ValidationError and others alike
         return False
@@ -47,6 +49,24 @@ class Corpus(ToolCase):
     def assert_agrees(self, path):
         r = oxport("check", path)
         self.assertEqual(r.returncode == 0, reference_accepts(path), r.stdout)
+
+    def test_constant_value_type_against_constraint(self):
+        # Constant-1 (opsets 1-8) allows float16/float/double only; the corpus's
+        # test_PixelShuffle (opset 6) holds an int64 one. Its output is untyped, so
+        # only the type the value attribute gives can break the rule.
+        def graph(dtype, vals):
+            c = helper.make_node("Constant", [], ["c"], value=helper.make_tensor("v", dtype, [2], vals))
+            r = helper.make_node("Reshape", ["x", "c"], ["y"])
+            return helper.make_graph([c, r], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                                     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])])
+        bad = self.write("const_int64_opset8.onnx", graph(TensorProto.INT64, [2, 2]), opset=8)
+        r = oxport("check", bad, check_rc=1)
+        self.assertIn("output 0 (output) of Constant is int64", r.stdout)
+        self.assertIn("type constraint T does not allow", r.stdout)
+        self.assert_agrees(bad)
+        good = self.write("const_int64_opset9.onnx", graph(TensorProto.INT64, [2, 2]), opset=9)
+        oxport("check", good, check_rc=0)
+        self.assert_agrees(good)
 
     def test_string_tensors(self):
         words = helper.make_tensor("words", TensorProto.STRING, [3], [b"a", b"b\"c", b"\xff"])
