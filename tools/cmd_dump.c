@@ -154,15 +154,17 @@ int cmd_dump(int argc, char **argv)
         return rst == OX_ENOMEM ? OX_EXIT_FAILURE : OX_EXIT_USAGE;
     }
     int rc = OX_EXIT_OK;
-    if (picture && output) {
-        if (ox_graph_picture(ctx, g, output, format_names[format], scope, depth) != OX_OK) {
-            fprintf(stderr, "oxport dump: %s\n", ox_errmsg(ctx));
-            rc = ox_graph_picture_count(g, scope, depth) == 0 ? OX_EXIT_USAGE : OX_EXIT_FAILURE;
-        }
-    } else if (picture && scope && scope[0] && ox_graph_picture_count(g, scope, depth) == 0) {
+    if (picture && scope && scope[0] && ox_graph_picture_count(g, scope, depth) == 0) {
+        /* before drawing, -o or not: the library's message would name the
+         * picture, and the scope is a fault of the model's reading */
         fprintf(stderr, "oxport dump: %s: no node of graph '%s' is in scope '%s'\n", path,
                 ox_graph_name(g), scope);
         rc = OX_EXIT_USAGE;
+    } else if (picture && output) {
+        if (ox_graph_picture(ctx, g, output, format_names[format], scope, depth) != OX_OK) {
+            fprintf(stderr, "oxport dump: %s\n", ox_errmsg(ctx));
+            rc = OX_EXIT_FAILURE;
+        }
     } else {
         ox_status st = OX_OK;
         if (picture) {

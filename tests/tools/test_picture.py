@@ -74,6 +74,13 @@ class Picture(ToolCase):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stderr, f"oxport dump: {self.small}: no node of graph 'SuperResolutionNet' "
                                    "is in scope 'NoSuchModule'\n")
+        # -o: the same message, naming the model read (not the picture), and no file
+        out = self.path("nothing.svg")
+        r = oxport("dump", self.small, "-o", out, "--scope", "NoSuchModule")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, f"oxport dump: {self.small}: no node of graph 'SuperResolutionNet' "
+                                   "is in scope 'NoSuchModule'\n")
+        self.assertFalse(os.path.exists(out))
 
     def test_usage_errors(self):
         cases = [
