@@ -594,6 +594,141 @@ static void check_functions(checker *c, const ox_graph *g)
     free(stack);
 }
 
+/* ------------------------------------------------ control-flow bodies
+ *
+ * The graphs an If, Loop or Scan (any GRAPH attribute) holds: the reader
+ * gives each body its own values, and a name the body does not define
+ * becomes a value nothing produces, so a body's reads are judged by name:
+ * defined in the body before the node (its inputs, initializers, earlier
+ * nodes' outputs) or in an enclosing graph before the node holding the
+ * body, as onnx.checker's lexical scoping has it.  Each body node is
+ * checked like a graph node (attributes, schema at the model's opset,
+ * each value produced once), and the bodies it holds in turn. */
+
+typedef struct scope {
+    const ox_strmap *names;
+    const struct scope *up;
+} scope;
+
+static bool scope_has(const scope *s, const char *name)
+{
+    for (; s; s = s->up)
+        if (ox_strmap_find(s->names, name))
+            return true;
+    return false;
+}
+
+static void check_bodies(checker *c, const ox_graph *model, const ox_node *n, node_label *label,
+                         const scope *outer);
+
+static void check_body(checker *c, const ox_graph *model, const ox_graph *b, const char *where,
+                       const scope *outer)
+{
+    char b1[64];
+    ox_strmap local;
+    size_t nv = b->n_values ? b->n_values : 1;
+    ox_dtype *types = calloc(nv, sizeof(*types));
+    if (!types || ox_strmap_init(&local, nv) != 0) {
+        free(types);
+        violation(c, "%s: out of memory checking the body", where);
+        return;
+    }
+    scope here = {&local, outer};
+    for (uint32_t i = 0; i < b->n_inputs; i++) {
+        const ox_value *v = ox_graph_value(b, b->inputs[i]);
+        if (!v || !v->name || !v->name[0])
+            continue;
+        if (ox_strmap_find(&local, v->name))
+            violation(c, "%s: input '%s' is listed more than once", where, v->name);
+        else
+            ox_strmap_put(&local, v->name, v->id);
+    }
+    for (uint32_t i = 0; i < b->n_params; i++) {
+        const ox_value *v = ox_graph_value(b, b->params[i]);
+        if (v && v->name && v->name[0] && !ox_strmap_find(&local, v->name))
+            ox_strmap_put(&local, v->name, v->id);
+    }
+    for (uint32_t i = 0; i < b->n_sparse; i++) {
+        const ox_value *v = ox_graph_value(b, b->sparse[i].id);
+        if (v && v->name && v->name[0] && !ox_strmap_find(&local, v->name))
+            ox_strmap_put(&local, v->name, v->id);
+    }
+    uint32_t idx = 0;
+    for (const ox_node *n = b->first; n; n = n->next, idx++) {
+        node_label lab;
+        lab.node = n;
+        lab.idx = idx;
+        lab.where = where;
+        lab.made = false;
+        node_label *label = &lab;
+        const char *op = n->op_type ? n->op_type : "";
+        const char *dom = n->domain ? n->domain : "";
+        int64_t version = ox_graph_opset(model, dom);
+        if (!op[0])
+            violation(c, "node %s: op_type is empty", label_text(label));
+        if (version == 0 && op[0] && (dom[0] || ox_graph_opset(model, "ai.onnx") == 0))
+            violation(c, "node %s: no opset_import for domain '%s'", label_text(label), dom);
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            const ox_value *v = n->inputs[i] ? ox_graph_value(b, n->inputs[i]) : NULL;
+            if (v && v->name && v->name[0] && !ox_strmap_find(&local, v->name) &&
+                !scope_has(outer, v->name))
+                violation(c, "node %s: input '%s' is not an input, an initializer or an output of "
+                          "an earlier node of the body or of an enclosing graph",
+                          label_text(label), v->name);
+        }
+        check_attrs(c, label, n);
+        const ox_function *callee = ox_graph_function(model, dom, op);
+        if (callee) {
+            check_call(c, label, n, callee);
+        } else if (version > 0 && op[0]) {
+            schema_violation sv = {c, label};
+            ox_schema_lookup schema = ox_schema_lookup_node(n, version);
+            size_t broken = ox_schema_check_node_as(b, types, n, &schema, version,
+                                                    schema_rule_broken, &sv);
+            infer_outputs(c, b, types, n, &schema, label, broken == 0);
+        }
+        check_bodies(c, model, n, label, &here);
+        for (uint32_t i = 0; i < n->n_outputs; i++) {
+            const ox_value *v = n->outputs[i] ? ox_graph_value(b, n->outputs[i]) : NULL;
+            if (!v || !v->name || !v->name[0])
+                continue;
+            if (ox_strmap_find(&local, v->name))
+                violation(c, "node %s: output '%s' is already defined (each value must be "
+                          "produced once)", label_text(label), v->name);
+            else
+                ox_strmap_put(&local, v->name, v->id);
+        }
+    }
+    for (uint32_t i = 0; i < b->n_outputs; i++) {
+        const ox_value *v = ox_graph_value(b, b->outputs[i]);
+        if (v && !(v->name && v->name[0] &&
+                   (ox_strmap_find(&local, v->name) || scope_has(outer, v->name))))
+            violation(c, "%s: output '%s' is not produced by any node, input or initializer of the "
+                      "body or an enclosing graph", where, vname(v, b1, sizeof b1));
+    }
+    ox_strmap_free(&local);
+    free(types);
+}
+
+static void check_bodies(checker *c, const ox_graph *model, const ox_node *n, node_label *label,
+                         const scope *outer)
+{
+    for (uint32_t i = 0; i < n->n_attrs; i++) {
+        const ox_attr *a = &n->attrs[i];
+        size_t count = a->kind == OX_ATTR_GRAPH ? 1 : a->kind == OX_ATTR_GRAPHS ? a->u.graphs.n : 0;
+        for (size_t k = 0; k < count; k++) {
+            const ox_graph *b = a->kind == OX_ATTR_GRAPH ? a->u.g
+                                                         : (a->u.graphs.p ? a->u.graphs.p[k] : NULL);
+            if (!b)
+                continue; /* check_attrs reported it */
+            char where[700];
+            snprintf(where, sizeof where, "body '%s' of node %s", a->name ? a->name : "",
+                     label_text(label));
+            check_body(c, model, b, where, outer);
+        }
+    }
+}
+
 /* Every rule over g, counted in *cp (the first violation's text kept):
  * OX_OK, or OX_ENOMEM when the check could not run.  Touches no context,
  * so it can run on a thread of its own (check_job.h). */
@@ -734,6 +869,10 @@ static ox_status check_graph(const ox_graph *g, checker *cp)
                           "output of an earlier node", label_text(label), vname(v, b1, sizeof b1));
         }
         check_attrs(&c, label, n);
+        {
+            scope top = {&names.names, NULL};
+            check_bodies(&c, g, n, label, &top);
+        }
         schema_violation sv = {&c, label};
         int64_t version = ox_graph_opset(g, dom);
         const ox_function *callee = ox_graph_function(g, dom, op);

@@ -68,6 +68,38 @@ class Corpus(ToolCase):
         oxport("check", good, check_rc=0)
         self.assert_agrees(good)
 
+    def test_control_flow_bodies(self):
+        # If/Loop/Scan bodies are checked like the graph: reads by name against the body
+        # and the enclosing graphs (lexical scope), schemas, each value produced once.
+        def model(name, then_nodes, outer_then=True):
+            x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+            c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+            neg = helper.make_node("Neg", ["x"], ["n"])  # outer value the bodies read
+            then_g = helper.make_graph(then_nodes, "then_body", [],
+                                       [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])])
+            else_g = helper.make_graph([helper.make_node("Identity", ["n"], ["e"])], "else_body", [],
+                                       [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])])
+            if_n = helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)
+            return self.write(name, helper.make_graph([neg, if_n], "g", [x, c], [y]))
+        good = model("if_good.onnx", [helper.make_node("Relu", ["n"], ["t"])])
+        oxport("check", good, check_rc=0)
+        self.assert_agrees(good)
+        cases = {
+            "if_ghost.onnx": ([helper.make_node("Relu", ["ghost"], ["t"])],
+                              "node #0 (Relu) of body 'then_branch' of node #1 (If): input 'ghost' is not"),
+            "if_attr.onnx": ([helper.make_node("Relu", ["n"], ["t"], zz=1)], "Relu (opset 13) has no attribute 'zz'"),
+            "if_ssa.onnx": ([helper.make_node("Relu", ["n"], ["t"]), helper.make_node("Neg", ["n"], ["t"])],
+                            "output 't' is already defined"),
+            "if_later.onnx": ([helper.make_node("Relu", ["u"], ["t"]), helper.make_node("Neg", ["n"], ["u"])],
+                              "input 'u' is not"),
+        }
+        for name, (nodes, want) in cases.items():
+            p = model(name, nodes)
+            r = oxport("check", p, check_rc=1)
+            self.assertIn(want, r.stdout)
+            self.assert_agrees(p)
+
     def test_string_tensors(self):
         words = helper.make_tensor("words", TensorProto.STRING, [3], [b"a", b"b\"c", b"\xff"])
         node = helper.make_node("Identity", ["words"], ["y"])
