@@ -453,6 +453,28 @@ static void check_call(checker *c, node_label *label, const ox_node *n, const ox
                   (unsigned)f->body->n_outputs);
 }
 
+/* What every node of a body (a function's, or an If/Loop/Scan graph's) is
+ * held to, as a graph's own nodes are: its attributes, and the called
+ * function's signature or its operator's schema at `version` (the outputs'
+ * types then inferred into `types`). */
+static void check_body_node(checker *c, const ox_graph *model, const ox_graph *b, ox_dtype *types,
+                            const ox_node *n, node_label *label, int64_t version)
+{
+    const char *op = n->op_type ? n->op_type : "";
+    const char *dom = n->domain ? n->domain : "";
+    check_attrs(c, label, n);
+    const ox_function *callee = ox_graph_function(model, dom, op);
+    if (callee) {
+        check_call(c, label, n, callee);
+    } else if (version > 0 && op[0]) {
+        schema_violation sv = {c, label};
+        ox_schema_lookup schema = ox_schema_lookup_node(n, version);
+        size_t broken = ox_schema_check_node_as(b, types, n, &schema, version,
+                                                schema_rule_broken, &sv);
+        infer_outputs(c, b, types, n, &schema, label, broken == 0);
+    }
+}
+
 static void check_function_body(checker *c, const ox_graph *model, const ox_function *f)
 {
     const ox_graph *b = f->body;
@@ -498,17 +520,7 @@ static void check_function_body(checker *c, const ox_graph *model, const ox_func
                 violation(c, "node %s: input '%s' is not an input of the function or an output of "
                           "an earlier node", label_text(label), vname(v, b1, sizeof b1));
         }
-        check_attrs(c, label, n);
-        const ox_function *callee = ox_graph_function(model, dom, op);
-        if (callee) {
-            check_call(c, label, n, callee);
-        } else if (version > 0 && op[0]) {
-            schema_violation sv = {c, label};
-            ox_schema_lookup schema = ox_schema_lookup_node(n, version);
-            size_t broken = ox_schema_check_node_as(b, types, n, &schema, version,
-                                                    schema_rule_broken, &sv);
-            infer_outputs(c, b, types, n, &schema, label, broken == 0);
-        }
+        check_body_node(c, model, b, types, n, label, version);
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             ox_vid id = n->outputs[i];
             const ox_value *v = ox_graph_value(b, id);
@@ -676,17 +688,7 @@ static void check_body(checker *c, const ox_graph *model, const ox_graph *b, con
                           "an earlier node of the body or of an enclosing graph",
                           label_text(label), v->name);
         }
-        check_attrs(c, label, n);
-        const ox_function *callee = ox_graph_function(model, dom, op);
-        if (callee) {
-            check_call(c, label, n, callee);
-        } else if (version > 0 && op[0]) {
-            schema_violation sv = {c, label};
-            ox_schema_lookup schema = ox_schema_lookup_node(n, version);
-            size_t broken = ox_schema_check_node_as(b, types, n, &schema, version,
-                                                    schema_rule_broken, &sv);
-            infer_outputs(c, b, types, n, &schema, label, broken == 0);
-        }
+        check_body_node(c, model, b, types, n, label, version);
         check_bodies(c, model, n, label, &here);
         for (uint32_t i = 0; i < n->n_outputs; i++) {
             const ox_value *v = n->outputs[i] ? ox_graph_value(b, n->outputs[i]) : NULL;

@@ -18,7 +18,8 @@
 #include "plugin_load.h"
 #include "test_util.h"
 
-static ox_context *ctx_with(const char *const *packs, size_t n)
+/* A context with the fixture descriptors and these packs, not loaded yet. */
+static ox_context *ctx_unloaded(const char *const *packs, size_t n)
 {
     ox_context *ctx;
     ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_ENV | OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx), OX_OK);
@@ -28,8 +29,25 @@ static ox_context *ctx_with(const char *const *packs, size_t n)
     ck_assert_int_eq(ox_context_set_opset_dir(ctx, dir), OX_OK);
     for (size_t i = 0; i < n; i++)
         ck_assert_int_eq(ox_context_add_plugin_path(ctx, fx(packs[i])), OX_OK);
+    return ctx;
+}
+
+static ox_context *ctx_with(const char *const *packs, size_t n)
+{
+    ox_context *ctx = ctx_unloaded(packs, n);
     ck_assert_msg(ox_context_load(ctx) == OX_OK, "%s", ox_errmsg(ctx));
     return ctx;
+}
+
+/* `text` as a config file; path is a mkstemp template, filled in. */
+static void write_config(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
 }
 
 /* A tiny tracing helper: every value is Float[2, 3]. */
@@ -231,11 +249,7 @@ END_TEST
 START_TEST(misspelt_disabled_operator_is_refused)
 {
     char cfg[] = "/tmp/oxport-cfg-XXXXXX";
-    int fd = mkstemp(cfg);
-    ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fputs("disabled_operators: [test::reluu]\n", f);
-    fclose(f);
+    write_config(cfg, "disabled_operators: [test::reluu]\n");
     char expected[512];
     snprintf(expected, sizeof expected,
              "%s: disabled_operators names test::reluu, which no symbolic pack provides and no "
@@ -249,12 +263,7 @@ START_TEST(misspelt_disabled_operator_is_refused)
     ck_assert_ptr_null(ctx->config); /* refused whole */
     ox_context_free(ctx);
 
-    ck_assert_int_eq(ox_context_new(OX_CONTEXT_NO_ENV | OX_CONTEXT_NO_DEFAULT_PLUGINS, &ctx), OX_OK);
-    char dir[1024];
-    const char *src = getenv("OXPORT_TEST_SRCDIR");
-    snprintf(dir, sizeof dir, "%s/tests/fixtures/plugins/opset", src ? src : "..");
-    ck_assert_int_eq(ox_context_set_opset_dir(ctx, dir), OX_OK);
-    ck_assert_int_eq(ox_context_add_plugin_path(ctx, fx("base")), OX_OK);
+    ctx = ctx_unloaded(packs, 1);
     ck_assert_int_eq(ox_context_load_config(ctx, cfg), OX_OK);
     ck_assert_int_eq(ox_context_load(ctx), OX_EINVAL);
     ck_assert_str_eq(ox_errmsg(ctx), expected);
@@ -268,11 +277,7 @@ START_TEST(disabled_operator_is_reported_with_config)
     const char *packs[] = {"base"};
     ox_context *ctx = ctx_with(packs, 1);
     char cfg[] = "/tmp/oxport-cfg-XXXXXX";
-    int fd = mkstemp(cfg);
-    ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fputs("disabled_operators: [test::relu]\n", f);
-    fclose(f);
+    write_config(cfg, "disabled_operators: [test::relu]\n");
     ck_assert_msg(ox_context_load_config(ctx, cfg) == OX_OK, "%s", ox_errmsg(ctx));
     tr x = begin(ctx);
     ox_graph *g = finish(&x, unary(&x, "ReLU[r]", "test::relu", input(&x, "x")));
@@ -298,11 +303,7 @@ START_TEST(symbolic_above_enabled_range_is_not_promised)
     const char *packs[] = {"base"};
     ox_context *ctx = ctx_with(packs, 1);
     char cfg[] = "/tmp/oxport-cfg-XXXXXX";
-    int fd = mkstemp(cfg);
-    ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fputs("opsets: {min: 9, max: 10}\n", f);
-    fclose(f);
+    write_config(cfg, "opsets: {min: 9, max: 10}\n");
     ck_assert_msg(ox_context_load_config(ctx, cfg) == OX_OK, "%s", ox_errmsg(ctx));
     tr x = begin(ctx);
     ox_graph *g = finish(&x, unary(&x, NULL, "test::later", input(&x, "x")));
