@@ -57,7 +57,12 @@ static void json_value_names(ox_json *j, const ox_graph *g, const ox_vid *ids, u
     ox_json_array_end(j);
 }
 
-static void json_values(ox_json *j, const ox_graph *g, const ox_vid *ids, uint32_t n)
+/* Name and type of each value; for initializers (`initializers`) also
+ * whether the file lists it among the graph's inputs too, the IR <= 3
+ * layout where a runtime may take a value for it (the reader keeps such a
+ * parameter out of the graph's inputs, as the text form shows it). */
+static void json_values_of(ox_json *j, const ox_graph *g, const ox_vid *ids, uint32_t n,
+                           bool initializers)
 {
     ox_json_array(j);
     for (uint32_t i = 0; i < n; i++) {
@@ -69,9 +74,18 @@ static void json_values(ox_json *j, const ox_graph *g, const ox_vid *ids, uint32
             ox_json_key(j, "type");
             ox_json_type(j, &v->type);
         }
+        if (initializers) {
+            ox_json_key(j, "also_input");
+            ox_json_bool(j, v && v->listed_as_input);
+        }
         ox_json_object_end(j);
     }
     ox_json_array_end(j);
+}
+
+static void json_values(ox_json *j, const ox_graph *g, const ox_vid *ids, uint32_t n)
+{
+    json_values_of(j, g, ids, n, false);
 }
 
 static void json_tensor(ox_json *j, const ox_attr_tensor *t)
@@ -257,7 +271,7 @@ static void json_graph(ox_json *j, const ox_graph *g)
     ox_json_key(j, "outputs");
     json_values(j, g, g->outputs, g->n_outputs);
     ox_json_key(j, "initializers");
-    json_values(j, g, g->params, g->n_params);
+    json_values_of(j, g, g->params, g->n_params, true);
     ox_json_key(j, "sparse_initializers");
     ox_json_array(j);
     for (uint32_t i = 0; i < g->n_sparse; i++) {

@@ -106,6 +106,25 @@ class Json(ToolCase):
         d = doc(oxport("dump", self.small, "--format", "json", check_rc=0), "dump")
         self.assertEqual(d["model"]["graph"]["sparse_initializers"], [])
 
+    def test_dump_says_which_initializers_are_inputs_too(self):
+        # An initializer the file also lists as a graph input (IR 3's layout, or
+        # keep_initializers_as_inputs) is a default a runtime may be given a value for:
+        # the reader keeps it out of `inputs`, so the initializer entry says so.
+        w = helper.make_tensor("w", TensorProto.FLOAT, [1], [0.5])
+        b = helper.make_tensor("b", TensorProto.FLOAT, [1], [1.0])
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+        node = helper.make_node("Add", ["x", "w"], ["s"])
+        node2 = helper.make_node("Add", ["s", "b"], ["y"])
+        g = helper.make_graph([node, node2], "g", [x, helper.make_tensor_value_info("w", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])], [w, b])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        onnx.checker.check_model(m)
+        p = self.path("also_input.onnx")
+        onnx.save(m, p)
+        g = doc(oxport("dump", p, "--format", "json", check_rc=0), "dump")["model"]["graph"]
+        self.assertEqual([i["name"] for i in g["inputs"]], ["x"])
+        self.assertEqual([(i["name"], i["also_input"]) for i in g["initializers"]], [("w", True), ("b", False)])
+
     def test_check_per_file(self):
         bad = self.path("bad.onnx")
         node = helper.make_node("Relu", ["missing"], ["y"])
