@@ -64,6 +64,37 @@ static bool in_scope(const char *s, const char *prefix)
     return s[l] == '\0' || s[l] == '/';
 }
 
+/* The module path a node's name holds when the file has no scope for it:
+ * torch.onnx 1.13 leaves doc_string empty and names nodes by module,
+ * "/layer1/layer1.0/conv1/Conv" for layer1.0.conv1's Conv, so its files
+ * draw in clusters and take --scope too ("layer1/layer1.0/conv1").  The
+ * path (the name without its leading '/' and last component) goes to buf;
+ * "" when the name holds none or it does not fit. */
+static const char *scope_from_name(const ox_node *n, char *buf, size_t cap)
+{
+    const char *name = n->name;
+    buf[0] = '\0';
+    if (!name || name[0] != '/')
+        return buf;
+    const char *last = strrchr(name, '/');
+    size_t len = (size_t)(last - name);
+    if (len <= 1 || len > cap)
+        return buf;
+    memcpy(buf, name + 1, len - 1);
+    buf[len - 1] = '\0';
+    return buf;
+}
+
+#define NAME_SCOPE_MAX 1024
+
+/* The scope a node is drawn and selected by: its own, else its name's. */
+static const char *node_scope(const ox_node *n, char buf[NAME_SCOPE_MAX])
+{
+    if (n->scope && n->scope[0])
+        return n->scope;
+    return scope_from_name(n, buf, NAME_SCOPE_MAX);
+}
+
 /* Component-wise order: "A/B" sorts right after "A", before "A-x", so each
  * module's items are contiguous and clusters can be opened and closed while
  * walking the sorted list. */
@@ -100,10 +131,14 @@ typedef struct view_state {
     size_t *node_of_id;     /* node id -> graph position + 1 */
     item *items;
     size_t n_items, n_boxes;
+    char **name_scopes; /* per graph position: a scope from the node's name, or NULL */
 } view_state;
 
 static void view_free(view_state *s)
 {
+    for (size_t k = 0; s->name_scopes && k < s->n_nodes; k++)
+        free(s->name_scopes[k]);
+    free(s->name_scopes);
     free(s->nodes);
     free(s->item_of_node);
     free(s->node_of_id);
@@ -131,7 +166,8 @@ static ox_status view_build(view_state *s, const ox_graph *g, const ox_picture_v
     s->item_of_node = malloc(cap * sizeof *s->item_of_node);
     s->node_of_id = calloc((size_t)g->next_node_id + 1, sizeof *s->node_of_id);
     s->items = malloc(cap * sizeof *s->items);
-    if (!s->nodes || !s->item_of_node || !s->node_of_id || !s->items) {
+    s->name_scopes = calloc(cap, sizeof *s->name_scopes);
+    if (!s->nodes || !s->item_of_node || !s->node_of_id || !s->items || !s->name_scopes) {
         view_free(s);
         return OX_ENOMEM;
     }
@@ -143,7 +179,15 @@ static ox_status view_build(view_state *s, const ox_graph *g, const ox_picture_v
         s->item_of_node[k] = SIZE_MAX;
         if (n->id <= g->next_node_id)
             s->node_of_id[n->id] = k + 1;
-        const char *scope = n->scope ? n->scope : "";
+        char buf[NAME_SCOPE_MAX];
+        const char *scope = node_scope(n, buf);
+        if (scope == buf && buf[0]) { /* kept: items point into it */
+            if (!(s->name_scopes[k] = strdup(buf))) {
+                view_free(s);
+                return OX_ENOMEM;
+            }
+            scope = s->name_scopes[k];
+        }
         if (!in_scope(scope, prefix))
             continue;
         size_t nc = n_components(scope);
@@ -179,8 +223,9 @@ static ox_status view_build(view_state *s, const ox_graph *g, const ox_picture_v
 size_t ox_picture_count(const ox_graph *g, const ox_picture_view *view)
 {
     size_t n = 0;
+    char buf[NAME_SCOPE_MAX];
     for (const ox_node *nd = g->first; nd; nd = nd->next)
-        n += in_scope(nd->scope ? nd->scope : "", view ? view->scope : NULL);
+        n += in_scope(node_scope(nd, buf), view ? view->scope : NULL);
     return n;
 }
 

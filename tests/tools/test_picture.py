@@ -69,6 +69,27 @@ class Picture(ToolCase):
         ops = sorted(int(i) for i in re.findall(r'^\s*"op_(\d+)" \[', r.stdout, re.M))
         self.assertEqual(ops, picked)
 
+    def test_module_paths_in_node_names_are_scopes(self):
+        # torch.onnx 1.13 leaves doc_string empty and names each node by its module path:
+        # such files draw in clusters and take --scope by that path.
+        from onnx import helper, TensorProto
+        names = ["/layer1/layer1.0/conv1/Relu", "/layer1/layer1.0/Relu_1", "/layer1/layer1.1/Relu",
+                 "/fc/Relu", "/Relu", "Relu_5"]
+        nodes = [helper.make_node("Relu", [f"t{i}"], [f"t{i + 1}"], name=n) for i, n in enumerate(names)]
+        info = [helper.make_tensor_value_info(f"t{i}", TensorProto.FLOAT, [2]) for i in (0, len(names))]
+        m = helper.make_model(helper.make_graph(nodes, "g", info[:1], info[1:]),
+                              opset_imports=[helper.make_opsetid("", 13)])
+        p = self.path("named.onnx")
+        onnx.save(m, p)
+        r = oxport("dump", p, "--format", "dot", check_rc=0)
+        self.assertEqual(len(re.findall(r"subgraph cluster_", r.stdout)), 5, r.stdout)  # layer1, its 1.0 and 1.1, conv1, fc
+        r = oxport("dump", p, "--format", "dot", "--scope", "layer1/layer1.0", check_rc=0)
+        self.assertEqual(sorted(int(i) for i in re.findall(r'^\s*"op_(\d+)" \[', r.stdout, re.M)), [0, 1])
+        r = oxport("dump", p, "--format", "dot", "--depth", "0", check_rc=0)
+        self.assertIn('label="layer1\\n3 nodes"', r.stdout)
+        self.assertIn('label="fc\\n1 node"', r.stdout)
+        self.assertEqual(oxport("dump", p, "--format", "dot", "--scope", "layer2").returncode, 2)
+
     def test_scope_matching_nothing(self):
         r = oxport("dump", self.small, "--format", "dot", "--scope", "NoSuchModule")
         self.assertEqual(r.returncode, 2)
