@@ -309,7 +309,7 @@ static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
     if (d->n == before)
         summary_line(d, "= %zu, same names and types", common);
     else
-        summary_line(d, "(%zu in both, %u in A, %u in B)", common, n_initializers(a), n_initializers(b));
+        summary_line(d, "(%u in A, %u in B, %zu of them in both)", n_initializers(a), n_initializers(b), common);
 }
 
 static size_t count_kind(const ox_graph *g, const char *kind)

@@ -429,7 +429,7 @@ START_TEST(diff_compares_sparse_initializers)
         "  ! emb: A SparseTensor(Float(3, 4), 3 values), B SparseTensor(Float(3, 4), 2 values)\n"
         "  ! only in A: one : SparseTensor(Float(3, 4), 1 value)\n"
         "  ! only in B: two : SparseTensor(Float(3, 4), 1 value)\n"
-        "  (2 in both, 3 in A, 3 in B)\n"));
+        "  (3 in A, 3 in B, 2 of them in both)\n"));
     ck_assert_ptr_nonnull(strstr(r.out, "structure: 3 differences\n"));
     run_free(&r);
     r = run("diff --format json sparse.onnx sparse_b.onnx");
