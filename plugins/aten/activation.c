@@ -68,15 +68,6 @@ static int sym_sigmoid(ox_sym *g, const ox_api *api)
     return floating_unary(g, api, "Sigmoid");
 }
 
-static int sym_leaky_relu(ox_sym *g, const ox_api *api)
-{
-    ox_vid x = api->arg_tensor(g, "self");
-    ox_onode *n = api->op(g, "LeakyRelu", 1, &x, 1);
-    if (n)
-        api->attr_float(n, "alpha", api->arg_float(g, "negative_slope", 0.01));
-    return oxu_set_result(g, api, 0, at_out(g, api, n, "LeakyRelu"));
-}
-
 /* self clipped to [lo, hi] (hardtanh, relu6): Clip's bounds are attributes
  * before opset 11, inputs typed like x from 11. */
 static int clip_9(ox_sym *g, const ox_api *api, double lo, double hi)
@@ -121,9 +112,18 @@ static ox_vid scalar(ox_sym *g, const ox_api *api, double v, ox_vid like)
     return c;
 }
 
-/* torch's HardSigmoid is relu6(x + 3) / 6: ONNX's with alpha 1/6, beta 0.5. */
+/* torch's HardSigmoid is relu6(x + 3) / 6: ONNX's with alpha 1/6, beta 0.5.
+ * ONNX Runtime has no float64 HardSigmoid: in float64 it is spelled out,
+ * Max(Min(x / 6 + 0.5, 1), 0) (from opset 8, where Max and Min take
+ * float64 in ONNX Runtime). */
 static ox_vid hard_sigmoid(ox_sym *g, const ox_api *api, ox_vid x)
 {
+    if (x && api->dtype(g, x) == OX_DOUBLE && api->opset(g) >= 8) {
+        ox_vid lin = at_op2(g, api, "Add", at_op2(g, api, "Mul", x, scalar(g, api, 1.0 / 6.0, x)),
+                            scalar(g, api, 0.5, x));
+        return at_op2(g, api, "Max", at_op2(g, api, "Min", lin, scalar(g, api, 1.0, x)),
+                      scalar(g, api, 0.0, x));
+    }
     ox_onode *n = api->op(g, "HardSigmoid", 1, &x, 1);
     if (n) {
         api->attr_float(n, "alpha", 1.0 / 6.0);
@@ -143,8 +143,13 @@ static int sym_hardswish_9(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_op2(g, api, "Mul", x, hard_sigmoid(g, api, x)));
 }
 
+/* ONNX Runtime runs a float64 HardSwish as its function body, a HardSigmoid
+ * it has no float64 kernel for: in float64 opset 9's form, spelled out. */
 static int sym_hardswish_14(ox_sym *g, const ox_api *api)
 {
+    ox_vid x = api->arg_tensor(g, "self");
+    if (x && api->dtype(g, x) == OX_DOUBLE)
+        return sym_hardswish_9(g, api);
     return unary(g, api, "HardSwish");
 }
 
@@ -436,6 +441,27 @@ static int sym_prelu(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, prelu_of(g, api, v[0], slope));
 }
 
+/* LeakyRelu(x, slope); in float64 outside the opsets ONNX Runtime has it
+ * for, PRelu's spelled-out form (from opset 9, which it needs). */
+static ox_vid leaky_relu_of(ox_sym *g, const ox_api *api, ox_vid x, double slope)
+{
+    if (!x)
+        return 0;
+    if (is_double(g, api, x) && !ort_has_f64_prelu(g, api) && api->opset(g) >= 9)
+        return prelu_of(g, api, x, scalar(g, api, slope, x));
+    ox_onode *n = api->op(g, "LeakyRelu", 1, &x, 1);
+    if (n)
+        api->attr_float(n, "alpha", slope);
+    return at_out(g, api, n, "LeakyRelu");
+}
+
+static int sym_leaky_relu(ox_sym *g, const ox_api *api)
+{
+    return oxu_set_result(g, api, 0,
+                          leaky_relu_of(g, api, api->arg_tensor(g, "self"),
+                                        api->arg_float(g, "negative_slope", 0.01)));
+}
+
 /* rrelu: in eval mode the negative slope is fixed at (lower + upper) / 2, a
  * LeakyRelu; in training mode it is drawn per element from U(lower, upper),
  * PRelu with a RandomUniformLike slope (ONNX Runtime's numbers, not torch's). */
@@ -447,13 +473,7 @@ static int sym_rrelu(ox_sym *g, const ox_api *api)
     if (!x)
         return 1;
     if (!api->arg_int(g, "training", 0)) {
-        double slope = (lower + upper) / 2.0;
-        if (is_double(g, api, x) && !ort_has_f64_prelu(g, api)) /* no float64 LeakyRelu */
-            return oxu_set_result(g, api, 0, prelu_of(g, api, x, scalar(g, api, slope, x)));
-        ox_onode *n = api->op(g, "LeakyRelu", 1, &x, 1);
-        if (n)
-            api->attr_float(n, "alpha", slope);
-        return oxu_set_result(g, api, 0, at_out(g, api, n, "LeakyRelu"));
+        return oxu_set_result(g, api, 0, leaky_relu_of(g, api, x, (lower + upper) / 2.0));
     }
     ox_onode *r = api->op(g, "RandomUniformLike", 1, &x, 1);
     if (r) {

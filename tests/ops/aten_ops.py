@@ -114,6 +114,15 @@ ROWS = [
     Row("sign.int64", "aten::sign", lambda x: torch.sign(x), [T(3, 4, dtype=I64)]),
     Row("reciprocal.int64", "aten::reciprocal", lambda x: torch.reciprocal(x), [T(3, 4, dtype=I64, lo=1, hi=5)]),
     Row("leaky_relu.default_slope", "aten::leaky_relu", lambda x: F.leaky_relu(x), [T(3, 4)]),
+    # ONNX Runtime has no float64 LeakyRelu outside opsets 16-18, nor float64 HardSigmoid
+    # (HardSwish runs as one): spelled out in float64.  Not from opset 9 on (the runner
+    # would add 7 and 8, where ONNX Runtime has too few float64 kernels to spell them with).
+    Row("leaky_relu.float64", "aten::leaky_relu", lambda x: F.leaky_relu(x, 0.2), [T(3, 4, dtype=F64)],
+        opsets=(13, 9, 16, 17)),
+    Row("hardsigmoid.float64", "aten::hardsigmoid", lambda x: F.hardsigmoid(x),
+        [T(3, 4, lo=-4, hi=4, dtype=F64)], opsets=(13, 9, 17)),
+    Row("hardswish.float64", "aten::hardswish", lambda x: F.hardswish(x), [T(3, 4, lo=-4, hi=4, dtype=F64)],
+        opsets=(13, 9, 14, 17)),
     Row("gelu.float64", "aten::gelu", lambda x: F.gelu(x), [T(3, 4, dtype=F64)]),
     Row("clamp.tensor_bounds", "aten::clamp", lambda x, lo, hi: torch.clamp(x, lo, hi),
         [T(3, 4), T(3, 4, lo=-2, hi=-0.5), T(3, 4, lo=0.5, hi=2)]),
