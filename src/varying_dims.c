@@ -741,99 +741,95 @@ static uint64_t flatten(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
     return out;
 }
 
-static uint64_t transpose(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
+/* Dims kept by a reduction or Squeeze: `axes` (or all) dropped, or made 1
+ * with keep; src as below.  false when the count is not R. */
+static bool kept_sources(int32_t r, const int64_t *axes, size_t n_axes, bool all, bool keep,
+                         int32_t R, int32_t *src)
 {
-    int32_t r = rank_of(d, n->inputs[0]);
-    if (!tracked(r) || r != R)
-        return FALLBACK;
-    uint64_t m = mask_of(d, n->inputs[0]), out = 0;
-    const ox_attr *perm = ox_node_attr(n, "perm");
-    bool given = perm && perm->kind == OX_ATTR_INTS;
-    if (given && perm->u.ints.n != (size_t)r)
-        return FALLBACK;
-    for (int32_t i = 0; i < R; i++) {
-        int64_t from = given ? perm->u.ints.p[i] : R - 1 - i;
-        if (from < 0 || from >= r)
-            return FALLBACK;
-        if (has_dim(m, from))
-            out |= dim_bit(i);
-    }
-    return out;
-}
-
-/* The input's dims, those in `axes` dropped (keepdims 0) or made 1. */
-static uint64_t reduced(uint64_t m, int32_t r, const int64_t *axes, size_t n_axes, bool all,
-                        bool keep, int32_t R)
-{
-    uint64_t out = 0;
     int32_t k = 0;
     for (int32_t j = 0; j < r; j++) {
         bool gone = all || list_has(axes, n_axes, j, r);
         if (gone && !keep)
             continue;
-        if (!gone && has_dim(m, j))
-            out |= dim_bit(k);
+        if (k < R)
+            src[k] = gone ? -1 : j;
         k++;
     }
-    return k == R ? out : FALLBACK;
+    return k == R;
 }
 
-static uint64_t reduce(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
+/* Rules whose output dims are each one of input 0's dims, moved, or a new
+ * or reduced dim of size 1 (Transpose, Unsqueeze, Squeeze, the
+ * reductions): src[k] is the input dim output dim k is, -1 for a new or
+ * reduced one.  false where the rule cannot say (axes computed in the file,
+ * a rank that does not add up).  The masks and the terms both follow it. */
+static bool source_dims(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
+                        const dims_rule *rule, int32_t R, int32_t src[MAX_TRACKED])
 {
     int32_t r = rank_of(d, n->inputs[0]);
-    if (!tracked(r))
-        return FALLBACK;
-    uint64_t m = mask_of(d, n->inputs[0]);
-    bool keep = ox_node_attr_int(n, "keepdims", 1) != 0;
     int_list_buf axes = {.n = 0};
-    bool listed = int_list(g, n, "axes", 1, &axes);
-    if (n->n_inputs > 1 && n->inputs[1] && !listed)
-        return FALLBACK; /* axes computed in the file */
-    if (!listed || axes.n == 0) {
-        if (ox_node_attr_int(n, "noop_with_empty_axes", 0))
-            return r == R ? m : FALLBACK;
-        return reduced(m, r, NULL, 0, true, keep, R);
+    if (!tracked(r) || !tracked(R))
+        return false;
+    switch (rule->kind) {
+    case R_TRANSPOSE: {
+        const ox_attr *perm = ox_node_attr(n, "perm");
+        bool given = perm && perm->kind == OX_ATTR_INTS;
+        if (r != R || (given && perm->u.ints.n != (size_t)r))
+            return false;
+        for (int32_t i = 0; i < R; i++) {
+            int64_t from = given ? perm->u.ints.p[i] : R - 1 - i;
+            if (from < 0 || from >= r)
+                return false;
+            src[i] = (int32_t)from;
+        }
+        return true;
     }
-    return reduced(m, r, axes.v, axes.n, false, keep, R);
+    case R_UNSQUEEZE:
+        if (!int_list(g, n, "axes", 1, &axes) || (size_t)R != (size_t)r + axes.n)
+            return false;
+        for (int32_t i = 0, j = 0; i < R; i++)
+            src[i] = list_has(axes.v, axes.n, i, R) ? -1 : j++;
+        return true;
+    case R_SQUEEZE:
+        /* without axes every size-1 dim goes, and which those are at run
+         * time is not known where a dim varies */
+        if (!int_list(g, n, "axes", 1, &axes) || axes.n == 0)
+            return false;
+        return kept_sources(r, axes.v, axes.n, false, false, R, src);
+    case R_ARG_REDUCE: {
+        int64_t axis = ox_node_attr_int(n, "axis", 0);
+        return kept_sources(r, &axis, 1, false, ox_node_attr_int(n, "keepdims", 1) != 0, R, src);
+    }
+    case R_REDUCE: {
+        bool keep = ox_node_attr_int(n, "keepdims", 1) != 0;
+        bool listed = int_list(g, n, "axes", 1, &axes);
+        if (n->n_inputs > 1 && n->inputs[1] && !listed)
+            return false; /* axes computed in the file */
+        if (listed && axes.n)
+            return kept_sources(r, axes.v, axes.n, false, keep, R, src);
+        if (!ox_node_attr_int(n, "noop_with_empty_axes", 0))
+            return kept_sources(r, NULL, 0, true, keep, R, src);
+        for (int32_t k = 0; k < R; k++)
+            src[k] = k;
+        return r == R;
+    }
+    default:
+        return false;
+    }
 }
 
-static uint64_t arg_reduce(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
+/* A rule of source_dims: an output dim varies where its input dim does. */
+static uint64_t by_sources(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
+                           const dims_rule *rule, int32_t R)
 {
-    int32_t r = rank_of(d, n->inputs[0]);
-    if (!tracked(r))
-        return FALLBACK;
-    int64_t axis = ox_node_attr_int(n, "axis", 0);
-    bool keep = ox_node_attr_int(n, "keepdims", 1) != 0;
-    return reduced(mask_of(d, n->inputs[0]), r, &axis, 1, false, keep, R);
-}
-
-static uint64_t unsqueeze(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
-{
-    int32_t r = rank_of(d, n->inputs[0]);
-    int_list_buf axes;
-    if (!tracked(r) || !tracked(R) || !int_list(g, n, "axes", 1, &axes) ||
-        (size_t)R != (size_t)r + axes.n)
+    int32_t src[MAX_TRACKED];
+    if (!source_dims(g, d, n, rule, R, src))
         return FALLBACK;
     uint64_t m = mask_of(d, n->inputs[0]), out = 0;
-    int32_t j = 0;
-    for (int32_t i = 0; i < R; i++) {
-        if (list_has(axes.v, axes.n, i, R))
-            continue;
-        if (has_dim(m, j++))
-            out |= dim_bit(i);
-    }
+    for (int32_t k = 0; k < R; k++)
+        if (src[k] >= 0 && has_dim(m, src[k]))
+            out |= dim_bit(k);
     return out;
-}
-
-static uint64_t squeeze(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
-{
-    int32_t r = rank_of(d, n->inputs[0]);
-    int_list_buf axes;
-    /* without axes every size-1 dim goes, and which those are at run time
-     * is not known where a dim varies */
-    if (!tracked(r) || !int_list(g, n, "axes", 1, &axes) || axes.n == 0)
-        return FALLBACK;
-    return reduced(mask_of(d, n->inputs[0]), r, axes.v, axes.n, false, false, R);
 }
 
 /* Reshape by a target the file holds or computes: an element that varies
@@ -1151,11 +1147,8 @@ static uint64_t by_rule(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
         return rank_of(d, n->inputs[0]) == R ? mask_of(d, n->inputs[0]) & (dim_bit(0) | dim_bit(1))
                                              : FALLBACK;
     case R_FLATTEN: return flatten(g, d, n, R);
-    case R_TRANSPOSE: return transpose(g, d, n, R);
-    case R_REDUCE: return reduce(g, d, n, R);
-    case R_ARG_REDUCE: return arg_reduce(g, d, n, R);
-    case R_UNSQUEEZE: return unsqueeze(g, d, n, R);
-    case R_SQUEEZE: return squeeze(g, d, n, R);
+    case R_TRANSPOSE: case R_REDUCE: case R_ARG_REDUCE: case R_UNSQUEEZE: case R_SQUEEZE:
+        return by_sources(g, d, n, rule, R);
     case R_RESHAPE: return reshape(g, d, n, R);
     case R_GATHER: return gather(g, d, n, R);
     case R_GATHER_ELEMENTS:
@@ -1259,52 +1252,6 @@ static void expand_terms(const ox_graph *g, ox_varying_dims *d, const ox_node *n
     }
 }
 
-/* Dims kept by a reduction or Squeeze (`axes` dropped, or made 1 with
- * keep), or by Unsqueeze (unsqueeze: `axes` are the output's new dims). */
-static void kept_terms(ox_varying_dims *d, ox_vid x, int32_t r, const int64_t *axes, size_t n_axes,
-                       bool all, bool keep, bool unsqueeze, int32_t R, uint32_t *t)
-{
-    if (unsqueeze) {
-        for (int32_t i = 0, j = 0; i < R; i++)
-            if (!list_has(axes, n_axes, i, R))
-                t[i] = term_of(d, x, j++);
-        return;
-    }
-    int32_t k = 0;
-    for (int32_t j = 0; j < r && k < R; j++) {
-        bool gone = all || list_has(axes, n_axes, j, r);
-        if (gone && !keep)
-            continue;
-        if (!gone)
-            t[k] = term_of(d, x, j);
-        k++;
-    }
-}
-
-static void reduce_terms(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R,
-                         uint32_t *t)
-{
-    ox_vid x = n->inputs[0];
-    int32_t r = rank_of(d, x);
-    bool keep = ox_node_attr_int(n, "keepdims", 1) != 0;
-    const dims_rule *rule = rule_of(n);
-    if (rule->kind == R_ARG_REDUCE) {
-        int64_t axis = ox_node_attr_int(n, "axis", 0);
-        kept_terms(d, x, r, &axis, 1, false, keep, false, R, t);
-        return;
-    }
-    int_list_buf axes = {.n = 0};
-    bool listed = int_list(g, n, "axes", 1, &axes);
-    if (n->n_inputs > 1 && n->inputs[1] && !listed)
-        return;
-    if (!listed || axes.n == 0) {
-        if (ox_node_attr_int(n, "noop_with_empty_axes", 0) && r == R)
-            kept_terms(d, x, r, NULL, 0, false, true, false, R, t);
-        return;
-    }
-    kept_terms(d, x, r, axes.v, axes.n, false, keep, false, R, t);
-}
-
 /* Slice keeps the dims it does not slice. */
 static void slice_terms(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R,
                         uint32_t *t)
@@ -1370,7 +1317,6 @@ static void terms_by_rule(const ox_graph *g, ox_varying_dims *d, const ox_node *
 {
     ox_vid x = n->inputs[0], w = n->n_inputs > 1 ? n->inputs[1] : 0;
     int32_t r = rank_of(d, x), r1 = w ? rank_of(d, w) : -1;
-    int_list_buf axes;
     switch (rule->kind) {
     case R_SAME0:
         /* output 0 only (LayerNormalization's Mean has the rank, not the
@@ -1403,24 +1349,13 @@ static void terms_by_rule(const ox_graph *g, ox_varying_dims *d, const ox_node *
         }
         return;
     }
-    case R_TRANSPOSE: {
-        const ox_attr *perm = ox_node_attr(n, "perm");
-        bool given = perm && perm->kind == OX_ATTR_INTS;
-        if (r != R || (given && perm->u.ints.n != (size_t)R))
-            return;
-        for (int32_t k = 0; k < R; k++)
-            t[k] = term_of(d, x, given ? perm->u.ints.p[k] : R - 1 - k);
+    case R_TRANSPOSE: case R_UNSQUEEZE: case R_SQUEEZE: case R_REDUCE: case R_ARG_REDUCE: {
+        int32_t src[MAX_TRACKED];
+        if (source_dims(g, d, n, rule, R, src))
+            for (int32_t k = 0; k < R; k++)
+                t[k] = src[k] >= 0 ? term_of(d, x, src[k]) : 0;
         return;
     }
-    case R_UNSQUEEZE:
-        if (int_list(g, n, "axes", 1, &axes))
-            kept_terms(d, x, r, axes.v, axes.n, false, false, true, R, t);
-        return;
-    case R_SQUEEZE:
-        if (int_list(g, n, "axes", 1, &axes) && axes.n)
-            kept_terms(d, x, r, axes.v, axes.n, false, false, false, R, t);
-        return;
-    case R_REDUCE: case R_ARG_REDUCE: reduce_terms(g, d, n, R, t); return;
     case R_MATMUL: {
         if (r < 2 || r1 < 2 || !tracked(r) || !tracked(r1) || R < 2)
             return;
