@@ -153,9 +153,18 @@ static int sym_hardswish_14(ox_sym *g, const ox_api *api)
     return unary(g, api, "HardSwish");
 }
 
+/* silu(x) = x * sigmoid(x).  ONNX Runtime fuses that pair into its QuickGelu,
+ * which has no float64 kernel, so a float64 file would not load: in float64
+ * it is x / (1 + exp(-x)), which nothing fuses.  exp(-x) overflowing to inf
+ * for very negative x gives x / inf = -0, as torch's silu gives. */
 static int sym_silu(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
+    if (x && api->dtype(g, x) == OX_DOUBLE) {
+        ox_vid e = at_op1(g, api, "Exp", at_op1(g, api, "Neg", x));
+        ox_vid den = at_op2(g, api, "Add", e, scalar(g, api, 1.0, x));
+        return oxu_set_result(g, api, 0, at_op2(g, api, "Div", x, den));
+    }
     return oxu_set_result(g, api, 0, at_op2(g, api, "Mul", x, at_op1(g, api, "Sigmoid", x)));
 }
 

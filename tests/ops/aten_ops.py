@@ -90,6 +90,9 @@ ROWS = [
     Row("gelu", "aten::gelu", lambda x: F.gelu(x), [T(3, 4)]),
     Row("gelu.tanh", "aten::gelu", lambda x: F.gelu(x, approximate="tanh"), [T(3, 4)]),
     Row("silu", "aten::silu", lambda x: F.silu(x), [T(3, 4)]),
+    # ONNX Runtime fuses Mul(x, Sigmoid(x)) into QuickGelu, which has no float64 kernel.
+    Row("silu.float64", "aten::silu", lambda x: F.silu(x), [T(3, 4, lo=-40, hi=40, dtype=F64)],
+        opsets=(13, 9, 17)),
     Row("hardsigmoid", "aten::hardsigmoid", lambda x: F.hardsigmoid(x), [T(3, 4, lo=-4, hi=4)]),
     Row("hardswish", "aten::hardswish", lambda x: F.hardswish(x), [T(3, 4, lo=-4, hi=4)]),
     Row("hardtanh", "aten::hardtanh", lambda x: F.hardtanh(x, -0.5, 1.0), [T(3, 4)]),
