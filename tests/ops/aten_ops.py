@@ -443,6 +443,11 @@ ROWS = [
     Row("full", "aten::full", lambda x: torch.full(x.shape, 2.0) * x, [T(3, 4)]),
     # a traced fill value: a rank-0 value of the file, expanded to the size
     Row("full.tensor_fill", "aten::full", lambda x: torch.full(x.shape, x.sum()) * x, [T(3, 4)]),
+    # A tensor fill is read as a number of its kind: float64 fills the default dtype, int8 int64.
+    Row("full.tensor_fill_float64", "aten::full", lambda x: torch.full(x.shape, x.sum()) - x.float(),
+        [T(3, 4, dtype=F64)]),
+    Row("full.tensor_fill_int8", "aten::full", lambda x: torch.full((3, 4), x.sum(dtype=torch.int8)) * x,
+        [T(3, 4, dtype=torch.int8, lo=-3, hi=3)]),
     Row("full.size_fill", "aten::full", lambda x: torch.full((2, x.size(1)), x.size(0), dtype=torch.float32) + x[:2],
         [T(3, 4)], dynamic={"in0": {0: "n", 1: "m"}}),
     Row("full_like.size_fill", "aten::full_like", lambda x: torch.full_like(x, x.size(1)) * x, [T(3, 4)],

@@ -139,7 +139,10 @@ def _full(rec, func, args, kwargs):
     fill = b["fill_value"]
     dtype = b.get("dtype")
     if dtype is None:
-        dtype = torch.full((), S.plain(fill)).dtype if not isinstance(fill, torch.Tensor) else fill.dtype
+        # torch reads a tensor fill as a number of its kind: a float tensor of any width
+        # gives the default dtype, an integer one int64, as a plain number would.
+        plain = torch.zeros((), dtype=fill.dtype) if isinstance(fill, torch.Tensor) else S.plain(fill)
+        dtype = torch.full((), plain).dtype
     return rec.record("aten::full", [("size", Dyn(list(b["size"]))), ("fill_value", _fill_value(fill)),
                                      ("dtype", dtype)], func, *_plain_call(args, kwargs))
 
