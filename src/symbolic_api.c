@@ -16,6 +16,7 @@
 #include "crash_note.h"
 #include "param_decl.h"
 #include "plugin_load.h"
+#include "rank_of.h"
 #include "lift_constants.h"
 #include "schema_check.h"
 
@@ -416,10 +417,12 @@ static ox_dtype api_dtype(ox_sym *g, ox_vid v)
     return x ? x->type.dtype : OX_UNDEFINED;
 }
 
+/* A value the symbolic built has no recorded rank; where ONNX's rules give
+ * it (a Cast of a recorded operand, an Add of two), the symbolic gets it. */
 static int api_rank(ox_sym *g, ox_vid v)
 {
     ox_value *x = val(g, v, "rank");
-    return x ? x->type.rank : -1;
+    return x ? ox_rank_of(g->out, x) : -1;
 }
 
 /* Under a dynamic input, what the symbolic read is kept (context.h): the

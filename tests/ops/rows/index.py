@@ -242,6 +242,11 @@ ROWS = [
     Row("bucketize", "aten::bucketize", lambda x: torch.bucketize(x, torch.tensor([-1.0, 0.0, 0.5, 1.0])), [T(3, 4)]),
     Row("bucketize.right_int32", "aten::bucketize",
         lambda x: torch.bucketize(x, torch.tensor([-2, 0, 1, 3]), right=True, out_int32=True), [T(3, 4, dtype=I64)]),
+    # Operands of two dtypes: the promoted one is a Cast the pack built, whose rank it needs.
+    Row("bucketize.float64_values", "aten::bucketize",
+        lambda x: torch.bucketize(x, torch.tensor([-1.0, 0.0, 0.5, 1.0])), [T(3, 4, dtype=F64)]),
+    Row("bucketize.float_values_int_boundaries", "aten::bucketize",
+        lambda x: torch.bucketize(x, torch.tensor([-2, 0, 1, 3])), [T(3, 4, lo=-3.0, hi=4.0)]),
     Row("bucketize.traced_boundaries", "aten::bucketize", lambda x, b: torch.bucketize(x, b.cumsum(0)),
         [T(5), T(4, lo=0.1, hi=1.0)], since=11),
     Row("searchsorted", "aten::searchsorted", lambda s, x: torch.searchsorted(s.cumsum(-1), x),
