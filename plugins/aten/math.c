@@ -88,7 +88,17 @@ static int sym_sign(ox_sym *g, const ox_api *api)
 static int sym_atan(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Atan"); }
 static int sym_acos(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Acos"); }
 static int sym_asin(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Asin"); }
-static int sym_tan(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Tan"); }
+/* ONNX Runtime has no float64 Tan (nor Atan, Asin, Acos, which have no exact
+ * spelling in what it runs); a float64 tan is Sin / Cos, both of which it
+ * runs in float64, within a few ulps of torch's. */
+static int sym_tan(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    if (x && api->dtype(g, x) == OX_DOUBLE)
+        return oxu_set_result(g, api, 0, at_op2(g, api, "Div", at_op1(g, api, "Sin", x),
+                                                at_op1(g, api, "Cos", x)));
+    return floating_unary(g, api, "Tan");
+}
 
 static int sym_rsqrt(ox_sym *g, const ox_api *api)
 {
