@@ -315,35 +315,36 @@ static int sym_group_norm_21(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "GroupNormalization"));
 }
 
-/* Without weight and bias the scale and bias InstanceNormalization needs are
- * built as float32 constants: another input type is stated before
- * conversion. */
-static int check_instance_norm(ox_sym *g, const ox_api *api)
-{
-    ox_dtype dt = api->dtype(g, api->arg_tensor(g, "input"));
-    if ((!api->arg_tensor(g, "weight") || !api->arg_tensor(g, "bias")) && dt != OX_UNDEFINED &&
-        dt != OX_FLOAT)
-        return api->limit(g, 0, "instance_norm without weight/bias is exported for float32 "
-                                "inputs only");
-    return 0;
-}
-
 /* instance_norm with the input's own statistics (use_input_stats, the
  * default of InstanceNorm*d): InstanceNormalization, whose scale and bias are
- * required, so absent ones become ones/zeros of the channel count. */
+ * required, so absent ones become ones/zeros of the channel count.  Another
+ * element type than float32 is standardized over the spatial axes by formula
+ * instead: ONNX Runtime runs InstanceNormalization in float32 only, and the
+ * formula needs no float32 constants for absent weight and bias. */
 static int sym_instance_norm(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "input");
     int rank = api->rank(g, x);
     int64_t c = api->size(g, x, 1);
-    if (rank < 3)
-        return api->fail(g, "instance_norm needs an input of rank 3 or more, got rank %d", rank);
+    if (rank < 3 || rank > AT_MAX_RANK)
+        return api->fail(g, "instance_norm needs an input of rank 3 to %d, got rank %d",
+                         AT_MAX_RANK, rank);
     ox_vid w = api->arg_tensor(g, "weight"), b = api->arg_tensor(g, "bias");
+    ox_dtype dt = api->dtype(g, x);
+    if (dt != OX_FLOAT && dt != OX_UNDEFINED) {
+        int64_t axes[AT_MAX_RANK];
+        for (int i = 2; i < rank; i++)
+            axes[i - 2] = i;
+        ox_vid y = standardize(g, api, x, axes, (size_t)(rank - 2),
+                               api->arg_float(g, "eps", 1e-5), x);
+        return oxu_set_result(g, api, 0, affine(g, api, y, channel_param(g, api, w, rank),
+                                                channel_param(g, api, b, rank)));
+    }
     if ((!w || !b) && c < 0)
         return api->fail(g, "instance_norm without weight/bias needs the channel count, which is "
                             "unknown; record the input's sizes");
     if (!w || !b) {
-        /* another known type is the check hook's; an unknown one is built as float32 */
+        /* float32, or an unknown type, which is built as float32 */
         float *buf = calloc((size_t)c, sizeof *buf);
         if (!buf)
             return api->fail(g, "out of memory");
@@ -406,7 +407,6 @@ const ox_op_decl at_ops_normalization[] = {
     OX_OP("aten::_weight_norm", 9, p_weight_norm, 1, sym_weight_norm),
     OX_OP("aten::group_norm", 7, p_group_norm, 1, sym_group_norm),
     OX_OP("aten::group_norm", 21, p_group_norm, 1, sym_group_norm_21),
-    OX_OP_EX("aten::instance_norm", 7, p_instance_norm, 1, sym_instance_norm, 0,
-             check_instance_norm),
+    OX_OP("aten::instance_norm", 7, p_instance_norm, 1, sym_instance_norm),
 };
 AT_FAMILY_SIZE(at_ops_normalization);

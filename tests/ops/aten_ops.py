@@ -36,6 +36,15 @@ ORT_FLOAT64 = "{op} on float64 is valid ONNX, but ONNX Runtime has no such kerne
 UINT8_SUB = "Sub on uint8 before opset 14: no Cast round trip (#10)"
 
 
+def affine_drawn(m):
+    """m with its affine weight and bias drawn away from the 1/0 they start at, so a
+    comparison sees them (the row's seed draws them)."""
+    with torch.no_grad():
+        m.weight.uniform_(0.5, 2.0)
+        m.bias.uniform_(-1.0, 1.0)
+    return m
+
+
 class ConstantPadNd(torch.autograd.Function):
     """An autograd Function recorded as one fn:: node (the nn_functions pack converts it)."""
 
@@ -565,8 +574,11 @@ ROWS = [
         inputs=[T(2, 4, 5)]),
     Row("batch_norm.3d", "aten::batch_norm", module=lambda: nn.BatchNorm3d(2), inputs=[T(1, 2, 3, 3, 3)]),
     Row("instance_norm.no_affine", "aten::instance_norm", module=lambda: nn.InstanceNorm1d(3), inputs=[T(2, 3, 6)]),
+    # ONNX Runtime runs InstanceNormalization in float32 only: other types by formula.
     Row("instance_norm.no_affine_float64", "aten::instance_norm", module=lambda: nn.InstanceNorm1d(3).double(),
-        inputs=[T(2, 3, 6, dtype=F64)], refuse=Refuse("instance_norm without weight/bias is exported for float32")),
+        inputs=[T(2, 3, 6, dtype=F64)]),
+    Row("instance_norm.affine_float64", "aten::instance_norm",
+        module=lambda: affine_drawn(nn.InstanceNorm2d(3, affine=True)).double(), inputs=[T(2, 3, 4, 5, dtype=F64)]),
     Row("group_norm.no_affine", "aten::group_norm", module=lambda: nn.GroupNorm(3, 6, affine=False),
         inputs=[T(2, 6, 4)]),
 
