@@ -91,7 +91,13 @@ static int sym_einsum(ox_sym *g, const ox_api *api)
     if (e)
         api->attr_string(e, "equation", compact); /* copied */
     free(compact);
-    return oxu_set_result(g, api, 0, at_out(g, api, e, "Einsum"));
+    /* torch sums an integer operand's contracted letters as int64 when no
+     * product is left (einsum("ii", int32) is int64); Einsum keeps int32 */
+    ox_dtype want = OXU_API_HAS(api, output_dtype) ? api->output_dtype(g, 0) : OX_UNDEFINED;
+    ox_vid y = at_out(g, api, e, "Einsum");
+    if (y && at_is_integer(want) && api->dtype(g, y) != want)
+        y = oxu_cast(g, api, y, want);
+    return oxu_set_result(g, api, 0, y);
 }
 
 /* outer(a, b) = a[:, None] * b (promoted operands). */

@@ -207,6 +207,12 @@ static int sym_pairwise_distance(ox_sym *g, const ox_api *api)
     ox_vid a = api->arg_tensor(g, "x1"), b = api->arg_tensor(g, "x2");
     if (at_promote2(g, api, &a, &b))
         return 1;
+    /* integer inputs: torch adds eps to the integer difference, which makes
+     * it a default-dtype float tensor, so the distance is float32 */
+    if (a && at_is_integer(api->dtype(g, a))) {
+        a = oxu_cast(g, api, a, OX_FLOAT);
+        b = oxu_cast(g, api, b, OX_FLOAT);
+    }
     int ra = api->rank(g, a), rb = api->rank(g, b);
     if (ra < 0 || rb < 0)
         return api->fail(g, "pairwise_distance needs the inputs' ranks, which are unknown; "

@@ -135,6 +135,9 @@ ROWS += [
         refuse=Refuse("argument 'ord' is 'nuc'")),
     # ---- pairwise_distance, cosine_similarity
     Row("pairwise_distance", "aten::pairwise_distance", lambda a, b: F.pairwise_distance(a, b), [T(3, 4), T(3, 4)]),
+    # integer inputs: torch's distance is float32 (the eps it adds makes the difference float)
+    Row("pairwise_distance.int32", "aten::pairwise_distance", lambda a, b: F.pairwise_distance(a, b),
+        [T(3, 4, dtype=torch.int32), T(3, 4, dtype=torch.int32)]),
     Row("pairwise_distance.p1_keepdim_broadcast", "aten::pairwise_distance",
         lambda a, b: F.pairwise_distance(a, b, p=1, keepdim=True), [T(2, 3, 4), T(4)]),
     Row("pairwise_distance.inf_eps", "aten::pairwise_distance",
@@ -285,6 +288,9 @@ ROWS += [
     Row("einsum", "aten::einsum", lambda a, b: torch.einsum("bij,bjk->bik", a, b), [T(2, 3, 4), T(2, 4, 5)], since=12),
     Row("einsum.spaces_implicit", "aten::einsum", lambda a, b: torch.einsum("ij, jk", a, b), [T(3, 4), T(4, 5)], since=12),
     Row("einsum.ellipsis_trace", "aten::einsum", lambda a: torch.einsum("...ii->...", a), [T(2, 3, 3)], since=12),
+    # torch sums an int32 operand's diagonal as int64
+    Row("einsum.ellipsis_trace_int32", "aten::einsum", lambda a: torch.einsum("...ii->...", a),
+        [T(2, 3, 3, dtype=torch.int32)], since=12),
     Row("einsum.list_three_operands", "aten::einsum", lambda a, b, c: torch.einsum("i,j,k->ijk", [a, b, c]),
         [T(2), T(3), T(4)], since=12),
     Row("einsum.int64", "aten::einsum", lambda a, b: torch.einsum("ij,j->i", a, b), [T(3, 4, dtype=I64), T(4, dtype=I64)],
