@@ -362,6 +362,15 @@ class FakeTrace(unittest.TestCase):
         model = Acts().eval()
         self.same_file_and_runs(model, torch.randn(2, 4, 3, 5), {"x": {0: "b"}}, [torch.randn(5, 4, 3, 5) * 3])
 
+    def test_predicates_on_floats_give_the_same_file(self):
+        """torch.isfinite of a float tensor is bool: under trace='fake' its result is not
+        taken like its input (it was, so the recorded float32 met the file's bool)."""
+        class Finite(nn.Module):
+            def forward(self, x):
+                y = torch.log(x)
+                return torch.isfinite(y), y.isfinite().sum(1)
+        self.same_file_and_runs(Finite(), torch.randn(3, 4), {"x": {0: "b"}}, [torch.randn(6, 4)])
+
     def test_activations_and_norms_that_torch_refuses_fail_as_in_eager(self):
         cases = {
             "groups not dividing the channels": lambda x: F.group_norm(x, 3),

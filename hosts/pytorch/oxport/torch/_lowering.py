@@ -456,12 +456,14 @@ def _batch_norm(rec, func, args, kwargs):
 
 # ---------------------------------------------------------------- activations
 
-def _unary(kind, inplace_always=False):
+def _unary(kind, inplace_always=False, like_input=True):
+    """like_input: the result is a tensor like the input (same dtype), so trace='fake'
+    may make it with empty_like; not for a predicate such as isfinite (bool)."""
     def h(rec, func, args, kwargs):
         b = bind(args, kwargs, ("input", "inplace"), inplace=False)
         inplace = inplace_always or b["inplace"]
         k = kind + "_" if inplace else kind
-        if FR.fake_like(rec, b["input"], inplace):
+        if like_input and FR.fake_like(rec, b["input"], inplace):
             func, args, kwargs = FR.like_input, (b["input"],), {}
         return rec.record(k, [("self", b["input"])], func, args, kwargs)
     return h
@@ -541,7 +543,7 @@ def _rrelu(rec, func, args, kwargs):
 HANDLERS[F.logsigmoid] = _unary("aten::log_sigmoid")
 HANDLERS[F.tanhshrink] = _unary("aten::tanhshrink")
 # isfinite (abs, ne, eq, mul in ATen) and square (pow) likewise.
-HANDLERS[torch.isfinite] = HANDLERS[T.isfinite] = _unary("aten::isfinite")
+HANDLERS[torch.isfinite] = HANDLERS[T.isfinite] = _unary("aten::isfinite", like_input=False)
 HANDLERS[torch.square] = HANDLERS[T.square] = _unary("aten::square")
 HANDLERS[torch.square_] = HANDLERS[T.square_] = _unary("aten::square", True)
 
