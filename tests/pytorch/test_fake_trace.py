@@ -217,10 +217,11 @@ class FakeTrace(unittest.TestCase):
         self.refused(Gate(), (torch.randn(3),), "trace='fake' cannot run")
 
     def test_a_failing_meta_kernel_is_refused_naming_the_call(self):
-        """torch 1.13's meta kernel for cdist raises a TypeError where eager runs."""
+        """torch 1.13's meta kernel for _cdist_forward raises a TypeError where eager runs
+        (torch.cdist itself gets its result from the shapes)."""
         class Dist(nn.Module):
             def forward(self, a, b):
-                return torch.cdist(a, b)
+                return torch.ops.aten._cdist_forward(a, b, 2.0, None)
         self.refused(Dist(), (torch.randn(4, 6), torch.randn(5, 6)), "cannot run on the meta device (torch",
                      "meta kernel failed: TypeError", "test_fake_trace.py:")
 
@@ -370,6 +371,16 @@ class FakeTrace(unittest.TestCase):
                 y = torch.log(x)
                 return torch.isfinite(y), y.isfinite().sum(1)
         self.same_file_and_runs(Finite(), torch.randn(3, 4), {"x": {0: "b"}}, [torch.randn(6, 4)])
+
+    def test_cdist_gives_the_same_file(self):
+        """torch 1.13's meta kernel for cdist fails on calls eager runs (a TypeError on
+        its compute_mode): the result is made from the shapes, batch dims broadcast."""
+        class Dist(nn.Module):
+            def forward(self, a, b, c):
+                return torch.cdist(a, b), torch.cdist(a, c, p=1.0), torch.cdist(a[0], c)
+        self.same_file_and_runs(Dist(), (torch.randn(2, 5, 3), torch.randn(2, 4, 3), torch.randn(6, 3)),
+                                {"a": {0: "b", 1: "n"}, "b": {0: "b"}, "c": {0: "m"}},
+                                [(torch.randn(3, 7, 3), torch.randn(3, 4, 3), torch.randn(2, 3))])
 
     def test_activations_and_norms_that_torch_refuses_fail_as_in_eager(self):
         cases = {

@@ -70,6 +70,26 @@ def channel_params_agree(x, b, names):
     return True
 
 
+def meta_cdist_result(b):
+    """Under trace='fake', cdist's result from the shapes: torch 1.13's meta kernel for
+    _cdist_forward fails (a TypeError on its compute_mode) for calls eager runs.  Float
+    operands of one dtype, rank 2 or more, the same feature count and batch dims that
+    broadcast, p >= 0: [*batch, x1's rows, x2's rows], contiguous.  None otherwise
+    (torch's kernel runs and raises what it raises)."""
+    x1, x2, p = b["x1"], b["x2"], b["p"]
+    if not (isinstance(x1, torch.Tensor) and isinstance(x2, torch.Tensor) and x1.is_meta and x2.is_meta):
+        return None
+    if x1.dtype != x2.dtype or x1.dtype not in (torch.float32, torch.float64) or x1.dim() < 2 or x2.dim() < 2:
+        return None
+    if x1.shape[-1] != x2.shape[-1] or not isinstance(p, (int, float)) or p < 0:
+        return None
+    try:
+        batch = torch.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    except RuntimeError:
+        return None
+    return torch.empty(tuple(batch) + (x1.shape[-2], x2.shape[-2]), dtype=x1.dtype, device="meta")
+
+
 def meta_group_norm_shapes_agree(b):
     """group_norm's counterpart of meta_batch_norm_shapes_agree (torch 1.13's meta
     group_norm takes about 90 us a call): the groups divide the channels, the affine
