@@ -225,6 +225,33 @@ class FakeTrace(unittest.TestCase):
         self.refused(Dist(), (torch.randn(4, 6), torch.randn(5, 6)), "cannot run on the meta device (torch",
                      "meta kernel failed: TypeError", "test_fake_trace.py:")
 
+    def test_an_assertion_in_a_meta_decomposition_is_refused_naming_the_call(self):
+        """torch 1.13's prims assert with no message where a decomposition meets shapes it
+        did not foresee: PReLU on a strided vector, which the shortcut from the shapes
+        leaves to torch (eager runs it)."""
+        class Bad(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.act = nn.PReLU()
+
+            def forward(self, v):
+                return self.act(v[::2])
+        msg = self.refused(Bad(), (torch.randn(5),), "cannot run on the meta device (torch",
+                           "meta kernel failed: AssertionError", "test_fake_trace.py:", "in Bad/PReLU[act]")
+        self.assertIn("trace='eager'", msg)
+
+    def test_an_op_without_a_meta_backend_is_refused_naming_the_call(self):
+        """torch._convolution on meta tensors reaches torch's backend-extension stub
+        (convolution_overrideable), whose NotImplementedError names no device: it is
+        refused like any op without a meta kernel, not passed through raw."""
+        class Conv(nn.Module):
+            def forward(self, x, w):
+                return torch._convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1,
+                                          False, False, True, True)
+        self.refused(Conv(), (torch.randn(1, 2, 5, 5), torch.randn(3, 2, 3, 3)),
+                     "cannot run on the meta device (torch", "no meta kernel for aten::convolution_overrideable",
+                     "test_fake_trace.py:", "trace='eager'")
+
     def test_a_model_on_the_meta_device_is_refused_under_eager(self):
         msg = self.refused(nn.Linear(4, 3, device="meta"), (torch.randn(2, 4, device="meta"),),
                            "parameter weight is on the meta device, so its values are unknown (and the "
@@ -381,6 +408,22 @@ class FakeTrace(unittest.TestCase):
         self.same_file_and_runs(Dist(), (torch.randn(2, 5, 3), torch.randn(2, 4, 3), torch.randn(6, 3)),
                                 {"a": {0: "b", 1: "n"}, "b": {0: "b"}, "c": {0: "m"}},
                                 [(torch.randn(3, 7, 3), torch.randn(3, 4, 3), torch.randn(2, 3))])
+
+    def test_prelu_gives_the_same_file(self):
+        """nn.PReLU() on a vector (or a 0-d tensor): torch 1.13's meta decomposition
+        asserts with no message; the result is made from the shapes.  Per-channel PReLU
+        on a batch is the eager file too."""
+        class Acts(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.shared, self.channels = nn.PReLU(init=0.1), nn.PReLU(3, init=0.2)
+                with torch.no_grad():
+                    self.channels.weight.uniform_(0.05, 0.5)
+
+            def forward(self, v, x):
+                return self.shared(v), self.shared(v.sum()), self.channels(x), F.prelu(x, self.shared.weight)
+        self.same_file_and_runs(Acts(), (torch.randn(5), torch.randn(2, 3, 4)), {"v": {0: "n"}, "x": {0: "b"}},
+                                [(torch.randn(8), torch.randn(4, 3, 4))])
 
     def test_activations_and_norms_that_torch_refuses_fail_as_in_eager(self):
         cases = {

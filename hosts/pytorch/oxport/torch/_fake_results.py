@@ -90,6 +90,21 @@ def meta_cdist_result(b):
     return torch.empty(tuple(batch) + (x1.shape[-2], x2.shape[-2]), dtype=x1.dtype, device="meta")
 
 
+def meta_prelu_result(b):
+    """Under trace='fake', prelu's result: a tensor like its input.  torch 1.13's meta
+    decomposition asserts (with no message) for a rank-0 or rank-1 input, nn.PReLU()'s
+    on a vector.  Float input and weight of one dtype, the weight one value or one per
+    channel (dim 1), the input with standard strides; None otherwise (torch runs)."""
+    x, w = b["input"], b["weight"]
+    if not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor) and x.is_meta and w.is_meta):
+        return None
+    if not x.is_floating_point() or x.dtype != w.dtype or w.dim() > 1 or not standard_strides(x):
+        return None
+    if w.numel() != 1 and (x.dim() < 2 or w.numel() != x.shape[1]):
+        return None
+    return torch.empty_like(x)
+
+
 def meta_group_norm_shapes_agree(b):
     """group_norm's counterpart of meta_batch_norm_shapes_agree (torch 1.13's meta
     group_norm takes about 90 us a call): the groups divide the channels, the affine

@@ -485,6 +485,20 @@ def _leaky_relu(rec, func, args, kwargs):
                       [("self", b["input"]), ("negative_slope", float(b["negative_slope"]))], func, args, kwargs)
 
 
+@handles(F.prelu, torch.prelu, T.prelu)
+def _prelu(rec, func, args, kwargs):
+    """Only under trace='fake', where torch 1.13's meta prelu fails for rank-0 and rank-1
+    inputs: the result from the shapes, recorded as the dispatcher-level recorder records
+    aten::prelu (so the file is the eager trace's)."""
+    if not rec.fake:
+        return NotImplemented
+    b = bind(args, kwargs, ("input", "weight"))
+    stand_in = FR.meta_prelu_result(b)
+    if stand_in is None:
+        return NotImplemented
+    return rec.record("aten::prelu", [("self", b["input"]), ("weight", b["weight"])], lambda: stand_in, (), {})
+
+
 @handles(torch.topk, T.topk)
 def _topk(rec, func, args, kwargs):
     """topk with a traced k (the minimum of a constant and a traced size): k recorded as

@@ -871,12 +871,19 @@ def schema_arglist(schema, args, kwargs):
     return arglist
 
 
+# Where torch 1.13 keeps the meta kernels and decompositions it writes in Python.
+_META_KERNEL_FILES = (os.path.join("torch", "_meta_registrations.py"),)
+_META_KERNEL_DIRS = tuple(os.path.join("torch", d) + os.sep for d in ("_prims", "_refs", "_decomp", "_prims_common"))
+
+
 def _raised_in_meta_kernel(e):
     """Whether e came out of one of torch's meta kernels written in Python (torch 1.13's
-    meta_cdist_forward raises a TypeError for a call eager runs)."""
+    meta_cdist_forward raises a TypeError for a call eager runs; its prims assert, with
+    no message, for shapes their decompositions did not foresee)."""
     tb = e.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename.endswith(os.path.join("torch", "_meta_registrations.py")):
+        f = tb.tb_frame.f_code.co_filename
+        if f.endswith(_META_KERNEL_FILES) or any(d in f for d in _META_KERNEL_DIRS):
             return True
         tb = tb.tb_next
     return False
@@ -884,15 +891,24 @@ def _raised_in_meta_kernel(e):
 
 def _meta_failure(e):
     """Why torch's meta device could not run an op, in one line."""
-    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    first = str(e).splitlines()[0] if str(e) else "(no message)"
     if _raised_in_meta_kernel(e) and not isinstance(e, (NotImplementedError, RuntimeError)):
         return f"torch {torch.__version__.split('+')[0]}'s meta kernel failed: {type(e).__name__}: {first}"
+    # torch._convolution on meta tensors falls to the backend-extension stub
+    stub = re.match(r"(\w+) not implemented\. You are likely triggering this with tensor backend other than", first)
+    if stub:
+        return f"torch {torch.__version__.split('+')[0]} has no meta kernel for aten::{stub.group(1)}"
     m = re.search(r"Could not run '([^']+)' with arguments from the 'Meta' backend", first)
     if not m:
         return first
     op = m.group(1)
     why = " (its output's shape depends on tensor values)" if op in _VALUE_SHAPED else ""
     return f"torch {torch.__version__.split('+')[0]} has no meta kernel for {op}{why}"
+
+
+# What an ATen op with no kernel for the tensors' backend says (torch._convolution's
+# convolution_overrideable on meta tensors).
+_BACKEND_STUB = "You are likely triggering this with tensor backend other than"
 
 
 # Operators whose output size counts what the values select: no meta kernel can have one.
@@ -1362,7 +1378,8 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
                             result = functional_call(model, meta_state, tuple(args), kwargs)
                 except Exception as e:  # noqa: BLE001 - only the meta device's failures are rewritten
                     if isinstance(e, UnsupportedValue) or not (
-                            isinstance(e, (NotImplementedError, RuntimeError)) and "meta" in str(e).lower()
+                            isinstance(e, (NotImplementedError, RuntimeError)) and (
+                                "meta" in str(e).lower() or _BACKEND_STUB in str(e))
                             or _raised_in_meta_kernel(e)):
                         raise
                     raise UnsupportedValue(f"trace='fake': an operator at {S.user_frame_of(e.__traceback__)} in "
