@@ -192,6 +192,15 @@ class FakeTrace(unittest.TestCase):
                 return torch.cat([angles.sin(), angles.cos()], -1) + torch.ones(2 * x.size(-1)).cumsum(0)
         self.same_file_and_runs(Rotary(), torch.randn(2, 5), {"x": {0: "b"}}, [torch.randn(3, 5)])
 
+    def test_cpu_index_tensors_give_the_same_file(self):
+        """index_copy with an index made on the CPU meets meta operands: torch says the
+        devices differ in its own words, which the recorder knows too."""
+        class Copy(nn.Module):
+            def forward(self, x, s):
+                return x.index_copy(1, torch.tensor([3, 0]), s) * 2
+        self.same_file_and_runs(Copy(), (torch.randn(3, 4), torch.randn(3, 2)), {"x": {0: "b"}, "s": {0: "b"}},
+                                [(torch.randn(5, 4), torch.randn(5, 2))])
+
     def test_cpu_tensors_written_in_forward_give_the_same_file(self):
         """Ops that write a CPU tensor made in forward with meta operands (acc += x) or
         mix one into an out-of-place op (torch.where, masked_fill) run on meta copies;
