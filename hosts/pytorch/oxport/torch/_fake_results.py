@@ -105,6 +105,51 @@ def meta_prelu_result(b):
     return torch.empty_like(x)
 
 
+def pooled_size(size, k, s, p, d, ceil):
+    """A pooling window count along one dim, as torch computes it (pooling_output_shape):
+    a last window in ceil mode must start inside the input or its left padding."""
+    span = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
+    out = span // s + 1
+    if ceil and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def meta_max_pool3d_result(x, k, s, p, d, ceil, with_indices):
+    """Under trace='fake', max_pool3d's result from the shapes: torch 1.13 has no meta
+    kernel for max_pool3d_with_indices, which every 3-D max pooling runs (S3D, 3-D
+    U-Nets).  A float input of rank 4 or 5 with standard strides, and windows torch
+    accepts (positive sizes, padding at most half the window, at least one window);
+    the values, or (values, int64 indices).  None otherwise (torch runs)."""
+    if not isinstance(x, torch.Tensor) or not x.is_meta or not x.is_floating_point() or x.dim() not in (4, 5):
+        return None
+    if not standard_strides(x) or not all(len(v) == 3 for v in (k, s, p, d)):
+        return None
+    out = []
+    for i in range(3):
+        if k[i] <= 0 or s[i] <= 0 or d[i] <= 0 or p[i] < 0 or 2 * p[i] > k[i]:
+            return None
+        o = pooled_size(x.shape[x.dim() - 3 + i], k[i], s[i], p[i], d[i], ceil)
+        if o < 1:
+            return None
+        out.append(o)
+    shape = tuple(x.shape[:x.dim() - 3]) + tuple(out)
+    values = torch.empty(shape, dtype=x.dtype, device="meta")
+    return (values, torch.empty(shape, dtype=torch.int64, device="meta")) if with_indices else values
+
+
+def meta_nearest3d_result(x, size):
+    """Under trace='fake', a 3-D nearest interpolation's result: torch 1.13 has no meta
+    kernel for upsample_nearest3d.  size is the output's spatial size (given, or the
+    floor of input size times scale, as torch computes it); a float rank-5 input with
+    standard strides.  None otherwise (torch runs)."""
+    if not isinstance(x, torch.Tensor) or not x.is_meta or not x.is_floating_point() or x.dim() != 5:
+        return None
+    if not standard_strides(x) or len(size) != 3 or any(int(v) < 1 for v in size):
+        return None
+    return torch.empty(tuple(x.shape[:2]) + tuple(int(v) for v in size), dtype=x.dtype, device="meta")
+
+
 def meta_group_norm_shapes_agree(b):
     """group_norm's counterpart of meta_batch_norm_shapes_agree (torch 1.13's meta
     group_norm takes about 90 us a call): the groups divide the channels, the affine

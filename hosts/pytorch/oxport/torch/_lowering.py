@@ -10,6 +10,7 @@ the call is then recorded at the dispatcher level instead, so the engine reports
 ATen op it does not support rather than the trace silently losing it.
 """
 
+import math
 import sys
 import weakref
 
@@ -580,10 +581,14 @@ def _max_pool(n, with_indices):
             return NotImplemented
         k = ntuple(b["kernel_size"], n)
         kind = f"aten::max_pool{n}d_with_indices" if with_indices else f"aten::max_pool{n}d"
-        return rec.record(kind, [
-            ("self", b["input"]), ("kernel_size", k), ("stride", _pool_stride(b, k, n)),
-            ("padding", ntuple(b["padding"], n)), ("dilation", ntuple(b["dilation"], n)),
-            ("ceil_mode", bool(b["ceil_mode"]))], func, args, kwargs)
+        arglist = [("self", b["input"]), ("kernel_size", k), ("stride", _pool_stride(b, k, n)),
+                   ("padding", ntuple(b["padding"], n)), ("dilation", ntuple(b["dilation"], n)),
+                   ("ceil_mode", bool(b["ceil_mode"]))]
+        stand_in = FR.meta_max_pool3d_result(b["input"], *(v for _, v in arglist[1:]), with_indices) \
+            if rec.fake and n == 3 else None
+        if stand_in is not None:
+            func, args, kwargs = (lambda: stand_in), (), {}
+        return rec.record(kind, arglist, func, args, kwargs)
     return h
 
 
@@ -2078,6 +2083,18 @@ _UPSAMPLE = {("nearest", 1): "nearest1d", ("nearest", 2): "nearest2d", ("nearest
              ("trilinear", 3): "trilinear3d"}
 
 
+def _upsampled_size(x, size, sf, n):
+    """F.interpolate's output spatial size: the given size, or each input size times its
+    factor, floored (torch's rule); [] when neither is usable."""
+    if size is not None:
+        size = list(size) if isinstance(size, (list, tuple)) else [size] * n
+        return [S.plain(v) for v in size]
+    if sf is None:
+        return []
+    sf = list(sf) if isinstance(sf, (list, tuple)) else [sf] * n
+    return [int(math.floor(x.shape[2 + i] * float(sf[i]))) for i in range(n)] if len(sf) == n else []
+
+
 @handles(F.interpolate, F.upsample)
 def _interpolate(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor",
@@ -2091,8 +2108,12 @@ def _interpolate(rec, func, args, kwargs):
     if kind is None or (b["antialias"] and kind not in ("bilinear2d", "bicubic2d")):
         return NotImplemented
     name = f"aten::_upsample_{kind}_aa" if b["antialias"] else f"aten::upsample_{kind}"
-    out = func(*args, **kwargs)
     size, sf = b["size"], b["scale_factor"]
+    out = None
+    if rec.fake and kind == "nearest3d":
+        out = FR.meta_nearest3d_result(x, _upsampled_size(x, size, sf, n))
+    if out is None:
+        out = func(*args, **kwargs)
     if size is not None:
         # Given sizes (possibly traced: 2 * h) are the output size.  Resize takes them
         # as a tensor from opset 11; the linear modes' Gather form before 11 takes them
