@@ -61,6 +61,7 @@ def facts(path):
         "inputs": [i.name for i in g.input if i.name not in inits],
         "inputs_incl_initializers": len(g.input),
         "initializers": len(inits),
+        "initializer_names": [t.name for t in g.initializer],
         "outputs": [o.name for o in g.output],
         "input_dims": [dims(i) for i in g.input if i.name not in inits],
         "output_dims": [dims(o) for o in g.output],
@@ -80,6 +81,12 @@ CASES = [
     # the caller's name wins over the model's own; torch.onnx renames the parameter
     ("input_names taking a parameter's name", dict(input_names=["a.fc.weight"], opset_version=13),
      ["inputs", "initializers"]),
+    # names past the inputs name the parameters, kept as inputs or not (the seed's AlexNet
+    # example names its weights so)
+    ("input_names naming the parameters", dict(input_names=["x", "w0", "b0"], opset_version=13),
+     ["inputs", "inputs_incl_initializers", "initializer_names"]),
+    ("input_names naming every parameter and one more",
+     dict(input_names=["x"] + [f"p{i}" for i in range(7)], opset_version=13), []),
     ("output_names", dict(output_names=["logits"], opset_version=13), ["outputs"]),
     ("output_names too many", dict(output_names=["a", "b"], opset_version=13), []),
     ("operator_export_type=ONNX_ATEN_FALLBACK",
