@@ -300,6 +300,10 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         L.ox_export_options_init(ctypes.byref(opts))
         opts.opset = opset
         opts.export_params = 1 if export_params else 0
+        if keep_initializers_as_inputs is None and operator_export_type not in (None, OperatorExportTypes.ONNX):
+            # torch.onnx 1.13's default for the other types: a runtime that runs ATen or
+            # fall-through nodes is one that takes the weights as inputs (Caffe2's way)
+            keep_initializers_as_inputs = True
         opts.keep_initializers_as_inputs = -1 if keep_initializers_as_inputs is None else int(
             bool(keep_initializers_as_inputs))
         in_arr, n_in, _in_hold = _c_strings(input_names)
