@@ -111,6 +111,9 @@ CASES = [
                                   dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}}), ["input_dims", "output_dims"]),
     ("dynamic_axes as a list", dict(input_names=["x"], output_names=["y"], opset_version=13,
                                     dynamic_axes={"x": [0], "y": [0]}), ["inputs", "outputs"]),
+    # torch.onnx warns about the repeated axis and names it once, x_dynamic_axes_1
+    ("dynamic_axes as a list naming an axis twice", dict(input_names=["x"], opset_version=13,
+                                                         dynamic_axes={"x": [0, 0]}), ["input_dims"]),
     ("dynamic_axes naming no input", dict(input_names=["x"], opset_version=13, dynamic_axes={"nope": {0: "b"}}),
      ["inputs"]),
     ("keep_initializers_as_inputs=True", dict(keep_initializers_as_inputs=True, opset_version=13),

@@ -162,11 +162,19 @@ def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, ou
             warnings.warn(f"oxport: dynamic_axes key {key!r} is not an input or output name "
                           f"(input_names={input_names}, output_names={output_names}); ignored")
             continue
+        vid, what, rank = names[key]
         if isinstance(axes, dict):
             pairs = [(int(a), str(n)) for a, n in axes.items()]
         else:
-            pairs = [(int(a), f"{key}_dynamic_axes_{i + 1}") for i, a in enumerate(axes)]
-        vid, what, rank = names[key]
+            unique = []
+            for a in map(int, axes):
+                if a in unique:
+                    # torch.onnx's warning; the axis is named once, as torch.onnx names it
+                    warnings.warn(f"oxport: Duplicate dynamic axis index {a} was provided for {what} {key}; "
+                                  f"it is named once")
+                else:
+                    unique.append(a)
+            pairs = [(a, f"{key}_dynamic_axes_{i + 1}") for i, a in enumerate(unique)]
         for axis, dname in pairs:
             if rank is not None and not 0 <= axis < rank:
                 raise ExportError(f"dynamic_axes[{key!r}]: axis {axis} is out of range for {what} {key!r} of "
