@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.join(SRC, "hosts", "pytorch"))
 sys.path.insert(0, os.path.join(SRC, "tests", "py"))
 
 import onnx  # noqa: E402
+import onnx.numpy_helper  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
@@ -54,6 +55,19 @@ class WithNumber(nn.Module):
         return x + 1, 2.5
 
 
+class Reversed(nn.Module):
+    """Uses its parameters in the reverse of their state_dict order, and one not at all."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(3, 3)
+        self.b = nn.Linear(3, 3)
+        self.unused = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.a(torch.relu(self.b(x)))
+
+
 class Forms(unittest.TestCase):
     def setUp(self):
         torch.manual_seed(0)
@@ -79,7 +93,7 @@ class Forms(unittest.TestCase):
     def assert_computes(self, path, feed_sets, want_sets):
         """feed_sets: per run, {input name: tensor}; want_sets: per run, eager's outputs."""
         feeds = [{k: v.numpy() for k, v in f.items()} for f in feed_sets]
-        wants = [[torch.as_tensor(w).numpy() for w in ws] for ws in want_sets]
+        wants = [[torch.as_tensor(w).detach().numpy() for w in ws] for ws in want_sets]
         modelcheck.assert_nontrivial(os.path.basename(path), wants)
         modelcheck.assert_matches(os.path.basename(path), path, feeds, wants)
 
@@ -112,6 +126,25 @@ class Forms(unittest.TestCase):
                                 dynamic_axes={"a": {0: "n"}, "b": {0: "n"}, "y": {0: "n"}})
         a, b = torch.randn(4, 3), torch.randn(4, 3)
         self.assert_computes(path, [{"a": x, "b": x}, {"a": a, "b": b}], [[model(x, x)], [model(a, b)]])
+
+    def test_parameters_are_ordered_as_the_state_dict_orders_them(self):
+        # "the exported model will first take all of its parameters as arguments, with the
+        # ordering as specified by model.state_dict().values()" (export_params=False)
+        model = Reversed()
+        x = torch.randn(2, 3)
+        path = self.export_both(model, x, export_params=False, input_names=["x"], output_names=["y"])
+        names = [n for n, _, _ in io_facts(path)[0]]
+        self.assertEqual(names[1:], ["a.weight", "a.bias", "b.weight", "b.bias"])
+        state = model.state_dict()
+        sets = [x, torch.randn(2, 3)]
+        self.assert_computes(path, [{names[0]: s, **{n: state[n] for n in names[1:]}} for s in sets],
+                             [[model(s)] for s in sets])
+        # input_names past the input name them in that order too
+        ours = self.path("named.onnx")
+        oxt.export(model, x, ours, opset_version=13, input_names=["x", "w_a", "b_a"])
+        inits = {t.name: onnx.numpy_helper.to_array(t) for t in onnx.load(ours).graph.initializer}
+        self.assertEqual(sorted(inits), ["b.bias", "b.weight", "b_a", "w_a"])
+        self.assertTrue((inits["w_a"] == model.a.weight.detach().numpy()).all())
 
     def test_a_size_returned_is_an_int64_output(self):
         model = WithSize()

@@ -1395,6 +1395,7 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
             for pname, p in state.items():
                 if isinstance(p, torch.Tensor) and not p.is_quantized:
                     rec.param_names.setdefault(id(p), pname)
+            declare_in_state_order(rec, state)
             rec.packed_names = Q.packed_names(model)
             if isinstance(model, torch.jit.ScriptModule):
                 warn_scripted(rec, model)
@@ -1455,6 +1456,24 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
             del fn_cls.apply
         if hooks is not None:
             hooks.remove()
+
+
+def declare_in_state_order(rec, state):
+    """Declare the parameters and buffers in model.state_dict()'s order before the forward
+    runs, as torch.onnx orders them ("the ordering as specified by
+    model.state_dict().values()"): the order export_params=False gives them as graph
+    inputs, keep_initializers_as_inputs too, and the one input_names names them in past
+    the inputs.  The engine drops the ones the forward never reads.  One that cannot be
+    declared (a dtype ONNX lacks, no values) is left to its first use, which reports it
+    only if the forward reads it."""
+    for pname, p in state.items():
+        if not isinstance(p, torch.Tensor) or p.is_quantized or rec.param_names.get(id(p)) != pname \
+                or rec.lookup(p) is not None:
+            continue
+        try:
+            rec.param(pname, p)
+        except (UnsupportedValue, E.EngineError):
+            pass
 
 
 class in_onnx_export:
