@@ -68,6 +68,11 @@ class Reversed(nn.Module):
         return self.a(torch.relu(self.b(x)))
 
 
+class Scaled(nn.Module):
+    def forward(self, x, k, unused):
+        return x * k
+
+
 class Forms(unittest.TestCase):
     def setUp(self):
         torch.manual_seed(0)
@@ -166,6 +171,30 @@ class Forms(unittest.TestCase):
                                                      r"input determines"):
             oxt.export(WithNumber(), x, self.path("ox.onnx"), opset_version=13)
         self.assertFalse(os.path.exists(self.path("ox.onnx")))
+
+    def test_documented_differences_hold(self):
+        """docs/pytorch.md, "Differences from torch.onnx.export": a Python number in args is
+        a constant (torch.onnx 1.13 makes it a 0-d input), and a tensor the forward never
+        reads stays an input (torch.onnx 1.13 drops it with its name)."""
+        model = Scaled()
+        x, u = torch.randn(2, 3), torch.randn(2, 3)
+        ours, theirs = self.path("ox.onnx"), self.path("torch.onnx")
+        oxt.export(model, (x, 3, u), ours, opset_version=13, input_names=["x", "u"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (x, 3, u), theirs, opset_version=13, input_names=["x", "k", "u"])
+        self.assertEqual(io_facts(ours)[0], [("x", "FLOAT", [2, 3]), ("u", "FLOAT", [2, 3])])
+        self.assertEqual(io_facts(theirs)[0], [("x", "FLOAT", [2, 3]), ("k", "INT64", [])])
+        sets = [(x, u), (torch.randn(2, 3), torch.randn(2, 3))]
+        self.assert_computes(ours, [{"x": a, "u": b} for a, b in sets], [[model(a, 3, b)] for a, b in sets])
+
+        # one name for two values: refused, where torch.onnx renames one to 'a.1'
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(Pair(), (x, u), theirs, opset_version=13, input_names=["a", "a"])
+        self.assertEqual([n for n, _, _ in io_facts(theirs)[0]], ["a.1", "a"])
+        with self.assertRaisesRegex(oxt.ExportError, 'name "a" is already used by another input'):
+            oxt.export(Pair(), (x, u), ours, opset_version=13, input_names=["a", "a"])
 
 
 if __name__ == "__main__":
