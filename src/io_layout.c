@@ -101,16 +101,35 @@ static ox_status check_refs(ox_context *ctx, const ox_graph *g, bool *used, size
 }
 
 /* input_names / output_names on the main graph: checked, then taken first
- * so they win any collision. */
+ * so they win any collision.  input_names covers the graph inputs, then the
+ * parameters the file holds as initializers only (the first n_param_inits of
+ * p->inits), in that order: torch.onnx names its graph's inputs before it
+ * moves parameters out of them, so names past the real inputs name the
+ * parameters whether or not they stay inputs (the seed's AlexNet example
+ * names its weights learned_0 ... this way). */
 static ox_status caller_names(ox_context *ctx, ox_arena *a, ox_io_plan *p, ox_strset *taken,
-                              const ox_export_options *o)
+                              const ox_export_options *o, size_t n_param_inits)
 {
     const ox_graph *g = p->g;
-    if (o->n_input_names > p->n_ins)
+    size_t n_nameable = p->n_ins;
+    for (size_t i = 0; i < n_param_inits; i++)
+        if (!p->is_input[p->inits[i]])
+            n_nameable++;
+    if (o->n_input_names > n_nameable)
         return ox_fail(ctx, OX_EINVAL,
                        "ox_write: %zu input names given but the model has only %zu graph inputs "
-                       "(inputs, then parameters when they are kept as inputs); pass at most %zu",
-                       o->n_input_names, p->n_ins, p->n_ins);
+                       "and parameters (inputs, then parameters); pass at most %zu",
+                       o->n_input_names, n_nameable, n_nameable);
+    ox_vid *nameable = NULL;
+    if (o->n_input_names > p->n_ins) {
+        if (!(nameable = ox_arena_alloc(a, n_nameable * sizeof(*nameable))))
+            return oom(ctx);
+        memcpy(nameable, p->ins, p->n_ins * sizeof(*nameable));
+        size_t k = p->n_ins;
+        for (size_t i = 0; i < n_param_inits; i++)
+            if (!p->is_input[p->inits[i]])
+                nameable[k++] = p->inits[i];
+    }
     if (o->n_output_names > g->n_outputs)
         return ox_fail(ctx, OX_EINVAL,
                        "ox_write: %zu output names given but the model has only %u outputs",
@@ -120,7 +139,7 @@ static ox_status caller_names(ox_context *ctx, ox_arena *a, ox_io_plan *p, ox_st
         const char *const *list = pass == 0 ? o->input_names : o->output_names;
         const char *what = pass == 0 ? "input" : "output";
         for (size_t i = 0; i < n; i++) {
-            ox_vid id = pass == 0 ? p->ins[i] : g->outputs[i];
+            ox_vid id = pass == 1 ? g->outputs[i] : nameable ? nameable[i] : p->ins[i];
             const char *nm = list ? list[i] : NULL;
             if (!nm || !nm[0])
                 return ox_fail(ctx, OX_EINVAL, "ox_write: %s_names[%zu] is %s; give every "
@@ -186,6 +205,7 @@ static ox_status plan_graph(ox_context *ctx, ox_io_layout *l, ox_io_plan *p, con
             params_as_inputs[n_pai++] = id;
         }
     }
+    size_t n_param_inits = p->n_inits;
     for (uint32_t k = 0; k < g->n_consts; k++) {
         ox_vid id = g->consts[k];
         const ox_value *v = id < g->n_values ? g->values[id] : NULL;
@@ -226,7 +246,7 @@ static ox_status plan_graph(ox_context *ctx, ox_io_layout *l, ox_io_plan *p, con
     ox_strset taken;
     if (ox_strset_init(&taken, g->n_values) != 0)
         return oom(ctx);
-    if (main_graph && (st = caller_names(ctx, a, p, &taken, o)) != OX_OK)
+    if (main_graph && (st = caller_names(ctx, a, p, &taken, o, n_param_inits)) != OX_OK)
         goto out;
     for (size_t i = 0; i < p->n_ins; i++)
         if (assign_name(a, p, &taken, p->ins[i]) != 0)

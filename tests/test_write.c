@@ -582,12 +582,25 @@ START_TEST(input_and_output_names_rename_prefixes)
     ck_assert_str_eq(m->graph->output[0]->name, "y");
     onnx__model_proto__free_unpacked(m, NULL);
 
-    /* without kept initializers only x is an input */
+    /* without kept initializers only x is an input, and names past it still name
+     * the parameters, as torch.onnx's input_names do: the weight's initializer */
     o.keep_initializers_as_inputs = -1;
+    ck_assert_int_eq(ox_write(ctx, g, path_in("o.onnx"), &o), OX_OK);
+    m = decode(path_in("o.onnx"));
+    gp = m->graph;
+    ck_assert_uint_eq(gp->n_input, 1);
+    ck_assert_str_eq(gp->input[0]->name, "input");
+    ck_assert_str_eq(gp->initializer[0]->name, "weight");
+    ck_assert_str_eq(gp->initializer[1]->name, "fc.bias");
+    ck_assert_str_eq(gp->node[0]->input[1], "weight");
+    onnx__model_proto__free_unpacked(m, NULL);
+    /* one name more than the input and both parameters */
+    const char *ins4[] = {"input", "weight", "bias", "extra"};
+    o.input_names = ins4;
+    o.n_input_names = 4;
     ck_assert_int_eq(ox_write(ctx, g, path_in("o.onnx"), &o), OX_EINVAL);
-    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: 2 input names given but the model has only 1 "
-                     "graph inputs (inputs, then parameters when they are kept as inputs); "
-                     "pass at most 1");
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_write: 4 input names given but the model has only 3 "
+                     "graph inputs and parameters (inputs, then parameters); pass at most 3");
     /* a rename that takes another value's name */
     const char *dup[] = {"y"};
     o.input_names = dup;

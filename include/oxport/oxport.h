@@ -349,7 +349,7 @@ typedef struct ox_export_options {
     int export_params;             /* 1 (default): write weights */
     int keep_initializers_as_inputs; /* -1 (default): only where the IR version requires it;
                                         0 is overridden (with a warning) where IR <= 3 requires it */
-    const char *const *input_names;  /* may name a prefix of inputs(+params when kept as inputs) */
+    const char *const *input_names;  /* may name a prefix of inputs, then params (kept as inputs or not) */
     size_t n_input_names;
     const char *const *output_names;
     size_t n_output_names;

@@ -353,6 +353,13 @@ class Api(unittest.TestCase):
         m = onnx.load(self.path("ok.onnx"))
         self.assertEqual(m.graph.input[0].type.tensor_type.shape.dim[0].dim_param, "batch")
 
+    def test_dynamic_axes_list_naming_an_axis_twice_warns_like_torch_onnx(self):
+        with self.assertWarnsRegex(UserWarning, "Duplicate dynamic axis index 0 was provided for input x"):
+            oxt.export(nn.Linear(3, 2), torch.randn(2, 3), self.path("d.onnx"), input_names=["x"],
+                       dynamic_axes={"x": [0, 0]})
+        dims = onnx.load(self.path("d.onnx")).graph.input[0].type.tensor_type.shape.dim
+        self.assertEqual([d.dim_param or d.dim_value for d in dims], ["x_dynamic_axes_1", 3])
+
     def test_sync_fsyncs_only_when_asked(self):
         if subprocess.run(["strace", "-V"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
             self.skipTest("no strace (tools/install-deps installs it)")

@@ -12,6 +12,7 @@ copy first).
 """
 
 import contextlib
+import inspect
 import os
 import shutil
 import tempfile
@@ -96,15 +97,31 @@ def overrides(config=None):
         raise ExportError(str(e), "OX_EINVAL", "python symbolics") from None
 
 
-def _split_args(args):
+def _in_signature_order(model, kwargs):
+    """The keyword arguments in the order of the forward's parameters (then any others,
+    for a **kwargs, as given): torch.onnx passes them by position in that order, so its
+    graph inputs follow the signature, not the dict, and input_names name them so."""
+    if len(kwargs) < 2:
+        return kwargs
+    try:
+        fn = model.forward if isinstance(model, torch.nn.Module) else model
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):  # no signature Python can read (a ScriptModule's)
+        return kwargs
+    ordered = {k: kwargs[k] for k in params if k in kwargs}
+    ordered.update((k, v) for k, v in kwargs.items() if k not in ordered)
+    return ordered
+
+
+def _split_args(args, model=None):
     """torch.onnx.export's convention: a tensor, or a tuple whose last item may be a
-    dict of keyword arguments."""
+    dict of keyword arguments (ordered as the forward's signature orders them)."""
     if isinstance(args, torch.Tensor):
         return (args,), {}
     if not isinstance(args, tuple):
         args = (args,)
     if args and isinstance(args[-1], dict):
-        return args[:-1], args[-1]
+        return args[:-1], _in_signature_order(model, args[-1])
     return args, {}
 
 
@@ -145,11 +162,19 @@ def _dynamic_axes(L, graph, dynamic_axes, input_names, output_names, in_vids, ou
             warnings.warn(f"oxport: dynamic_axes key {key!r} is not an input or output name "
                           f"(input_names={input_names}, output_names={output_names}); ignored")
             continue
+        vid, what, rank = names[key]
         if isinstance(axes, dict):
             pairs = [(int(a), str(n)) for a, n in axes.items()]
         else:
-            pairs = [(int(a), f"{key}_dynamic_axes_{i + 1}") for i, a in enumerate(axes)]
-        vid, what, rank = names[key]
+            unique = []
+            for a in map(int, axes):
+                if a in unique:
+                    # torch.onnx's warning; the axis is named once, as torch.onnx names it
+                    warnings.warn(f"oxport: Duplicate dynamic axis index {a} was provided for {what} {key}; "
+                                  f"it is named once")
+                else:
+                    unique.append(a)
+            pairs = [(a, f"{key}_dynamic_axes_{i + 1}") for i, a in enumerate(unique)]
         for axis, dname in pairs:
             if rank is not None and not 0 <= axis < rank:
                 raise ExportError(f"dynamic_axes[{key!r}]: axis {axis} is out of range for {what} {key!r} of "
@@ -247,7 +272,7 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
     input_names = _validate.names("input_names", input_names)
     output_names = _validate.names("output_names", output_names)
     axes = _validate.dynamic_axes_shape(dynamic_axes)
-    pos, kw = _split_args(args)
+    pos, kw = _split_args(args, model)
     try:
         ctx = _engine.Context(config=config)
     except _engine.EngineError as e:
@@ -280,12 +305,8 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
                 _validate.dynamic_axes_ranks(axes, input_names, output_names,
                                              [rec.ranks[v] for v in rec.inputs],
                                              [rec.ranks[v] for v in rec.outputs])
-                in_ranks = []
-                seen = set()
-                for t in _recorder.tensors_in(pos) + _recorder.tensors_in(kw):
-                    if id(t) not in seen:  # a tensor passed twice is one input
-                        seen.add(id(t))
-                        in_ranks.append(t.dim())
+                # a tensor passed twice is two inputs (_recorder.one_tensor_per_input)
+                in_ranks = [t.dim() for t in _recorder.tensors_in(pos) + _recorder.tensors_in(kw)]
                 st, where = _dynamic_axes(L, graph, dynamic_axes, input_names, output_names,
                                           rec.inputs, rec.outputs, in_ranks, [t.dim() for t in _outs])
                 ctx.check(st, where)
@@ -300,6 +321,10 @@ def export(model, args, f, export_params=True, verbose=False, training=TrainingM
         L.ox_export_options_init(ctypes.byref(opts))
         opts.opset = opset
         opts.export_params = 1 if export_params else 0
+        if keep_initializers_as_inputs is None and operator_export_type not in (None, OperatorExportTypes.ONNX):
+            # torch.onnx 1.13's default for the other types: a runtime that runs ATen or
+            # fall-through nodes is one that takes the weights as inputs (Caffe2's way)
+            keep_initializers_as_inputs = True
         opts.keep_initializers_as_inputs = -1 if keep_initializers_as_inputs is None else int(
             bool(keep_initializers_as_inputs))
         in_arr, n_in, _in_hold = _c_strings(input_names)
@@ -404,13 +429,15 @@ def verify(model, args, path, rtol=1e-3, atol=1e-5, raise_on_mismatch=False):
 
     from . import _ort
 
-    pos, kw = _split_args(args)
+    pos, kw = _split_args(args, model)
     with torch.no_grad():
         was = model.training if isinstance(model, torch.nn.Module) else None
         if was is not None:
             model.eval()
         try:
-            want = _recorder.tensors_in(model(*pos, **kw))
+            # a size the model returns (x.shape[0]) is an output of the file too
+            want = [v if isinstance(v, torch.Tensor) else torch.tensor(v)
+                    for v in _recorder.returned_values(model(*pos, **kw))]
         finally:
             if was:
                 model.train(True)

@@ -193,6 +193,52 @@ def tensors_in(obj):
     return []
 
 
+def returned_values(obj):
+    """What a model returns, flattened as torch.onnx flattens it (tuples, lists, dict
+    values, in order): tensors and the numbers among them.  None, strings and other
+    objects hold no output and are left out, as torch.onnx leaves them out."""
+    if isinstance(obj, torch.Tensor) or isinstance(obj, (int, float)):
+        return [obj]
+    if isinstance(obj, (tuple, list)):
+        out = []
+        for o in obj:
+            out.extend(returned_values(o))
+        return out
+    if isinstance(obj, dict):
+        out = []
+        for o in obj.values():
+            out.extend(returned_values(o))
+        return out
+    return []
+
+
+def one_tensor_per_input(args, kwargs):
+    """torch.onnx makes every tensor in args a graph input, in order, also a tensor given
+    twice ((x, x) is two inputs): each occurrence after the first is handed to the model
+    as an alias of its own (detach(): the same memory, another tensor), so the trace
+    declares it as another input.  Returns (args, kwargs), untouched when no tensor
+    repeats."""
+    flat = tensors_in(args) + tensors_in(kwargs)
+    if len({id(t) for t in flat}) == len(flat):
+        return args, kwargs
+    seen = set()
+
+    def alias(obj):
+        if isinstance(obj, torch.Tensor):
+            if id(obj) in seen:
+                return obj.detach()
+            seen.add(id(obj))
+            return obj
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple
+            return type(obj)(*(alias(o) for o in obj))
+        if isinstance(obj, (tuple, list)):
+            return type(obj)(alias(o) for o in obj)
+        if isinstance(obj, dict):
+            return type(obj)((k, alias(v)) for k, v in obj.items())
+        return obj
+    return alias(args), alias(kwargs)
+
+
 class Recorder:
     """One trace in progress: engine handle, value map, scopes, tensors to keep alive."""
 
@@ -391,6 +437,13 @@ class Recorder:
                                              ctypes.byref(out)), "ox_trace_const")
         self.set_vid(tensor, out.value)
         return out.value
+
+    def output_size(self, n):
+        """A size the model returns (x.shape[0]): the rank-0 int64 value it was read as,
+        as torch.onnx returns a traced size."""
+        self.ctx.check(self.L.ox_trace_output(self.t, n._ox_vid, None), "ox_trace_output")
+        self.outputs.append(n._ox_vid)
+        self.ranks[n._ox_vid] = 0
 
     def output(self, tensor, name=None):
         if tensor.is_complex() and self.lookup(tensor) is not None:
@@ -1347,6 +1400,8 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
     had_apply = "apply" in fn_cls.__dict__
     saved_apply = fn_cls.__dict__.get("apply")
     try:
+        if mode != "fake":  # (_to_meta gave each occurrence its own meta tensor already)
+            args, kwargs = one_tensor_per_input(args, kwargs)
         names = list(input_names or [])
         for t in tensors_in(args) + tensors_in(kwargs):
             if rec.lookup(t) is None:
@@ -1357,6 +1412,7 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
             for pname, p in state.items():
                 if isinstance(p, torch.Tensor) and not p.is_quantized:
                     rec.param_names.setdefault(id(p), pname)
+            declare_in_state_order(rec, state)
             rec.packed_names = Q.packed_names(model)
             if isinstance(model, torch.jit.ScriptModule):
                 warn_scripted(rec, model)
@@ -1389,11 +1445,22 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
             else:
                 result = model(*args, **kwargs)
         rec.live = False
-        outs = tensors_in(result)
+        outs = []
+        for i, o in enumerate(returned_values(result)):
+            if isinstance(o, torch.Tensor):
+                rec.output(o)
+            elif isinstance(o, S.TracedInt) and o._ox_rec is rec:
+                rec.output_size(o)
+                o = torch.tensor(int(o))
+            else:
+                # torch.onnx refuses it too ("did not have observable data dependence
+                # with trace inputs"); left out, the file would lack an output
+                raise UnsupportedValue(f"output {i} is the Python {type(o).__name__} {o!r}, which no "
+                                       f"input determines, so the file cannot compute it; return a "
+                                       f"tensor, or leave it out of the outputs")
+            outs.append(o)
         if not outs:
             raise TypeError(f"{name}: the model returned no tensors ({type(result).__name__})")
-        for o in outs:
-            rec.output(o)
         graph = rec.finish()
         return rec, graph, outs
     except BaseException:
@@ -1407,6 +1474,24 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
             del fn_cls.apply
         if hooks is not None:
             hooks.remove()
+
+
+def declare_in_state_order(rec, state):
+    """Declare the parameters and buffers in model.state_dict()'s order before the forward
+    runs, as torch.onnx orders them ("the ordering as specified by
+    model.state_dict().values()"): the order export_params=False gives them as graph
+    inputs, keep_initializers_as_inputs too, and the one input_names names them in past
+    the inputs.  The engine drops the ones the forward never reads.  One that cannot be
+    declared (a dtype ONNX lacks, no values) is left to its first use, which reports it
+    only if the forward reads it."""
+    for pname, p in state.items():
+        if not isinstance(p, torch.Tensor) or p.is_quantized or rec.param_names.get(id(p)) != pname \
+                or rec.lookup(p) is not None:
+            continue
+        try:
+            rec.param(pname, p)
+        except (UnsupportedValue, E.EngineError):
+            pass
 
 
 class in_onnx_export:
