@@ -52,6 +52,7 @@ MODELS = {
     "regnet_y_400mf": tv("regnet_y_400mf", 64),
     "convnext_tiny": tv("convnext_tiny", 64),
     "vit_b_16": tv("vit_b_16", 224),
+    "swin_t": tv("swin_t", 64),
     "super_resolution": lambda: (super_resolution.SuperResolutionNet(3), (torch.randn(1, 1, 32, 32),)),
     "dcgan_generator": lambda: (dcgan.Generator(), (torch.randn(1, 100, 1, 1),)),
     "wlm_lstm": wlm_case("LSTM"),
@@ -200,6 +201,20 @@ class FakeTrace(unittest.TestCase):
                 return x.index_copy(1, torch.tensor([3, 0]), s) * 2
         self.same_file_and_runs(Copy(), (torch.randn(3, 4), torch.randn(3, 2)), {"x": {0: "b"}, "s": {0: "b"}},
                                 [(torch.randn(5, 4), torch.randn(5, 2))])
+
+    def test_numbers_written_into_a_mask_give_the_same_file(self):
+        """Swin's shifted-window mask: numbers written into slices of a tensor made in
+        forward with x.new_zeros.  On the meta device torch writes a number by expand and
+        copy_, not fill_: the recording was another (a constant the size of each slice)."""
+        class Mask(nn.Module):
+            def forward(self, x):
+                m = x.new_zeros((4, 5))
+                m[1:3, :] = 1.0
+                m[:, 2] = -2
+                m[0, 0] = True
+                return x + m, (m == 1).float()
+        self.same_file_and_runs(Mask(), torch.randn(2, 4, 5), {"x": {0: "b"}}, [torch.randn(3, 4, 5)])
+        self.same_file("swin_t", opset=17, dynamic=True)
 
     def test_cpu_tensors_written_in_forward_give_the_same_file(self):
         """Ops that write a CPU tensor made in forward with meta operands (acc += x) or

@@ -596,6 +596,25 @@ def _size_value(rec, n, x):
     return out
 
 
+def _number_into_meta(rec, x, key, value):
+    """x[key] = number under trace='fake'.  On the CPU torch makes the number a 0-d CPU
+    tensor of x's dtype and fills the view with it (aten::fill_); on the meta device it
+    makes it a meta tensor, expands it and copies (aten::copy_ of a constant the size of
+    the view), a recording of other ops and constants than the eager trace's.  Given the
+    0-d CPU tensor itself, torch takes its CPU path on meta too, and the dispatcher-level
+    recorder records what it records in eager."""
+    rec.suppress += 1
+    try:
+        v = torch.tensor(value, dtype=x.dtype)
+    finally:
+        rec.suppress -= 1
+    rec.inside -= 1  # the handler's own count: the setitem's ops are recorded as in eager
+    try:
+        _BASE_SETITEM(x, key, v)
+    finally:
+        rec.inside += 1
+
+
 def _setitem(rec, func, args, kwargs):
     """x[key] = value with traced bounds in the key, or a size read in Python as the
     value: the view recorded with those bounds (as x[key] reads it), then copy_/fill_
@@ -605,6 +624,10 @@ def _setitem(rec, func, args, kwargs):
     x, key, value = args
     key = key if isinstance(key, tuple) else (key,)
     sized = isinstance(value, S.TracedInt)
+    if rec.fake and not sized and isinstance(value, (bool, int, float)) and isinstance(x, torch.Tensor) \
+            and x.is_meta and not _traced_key(key):
+        _number_into_meta(rec, x, key, value)
+        return None
     if not _traced_key(key) and not sized:
         return NotImplemented
     if all(_basic(k) for k in key):
