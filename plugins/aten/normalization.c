@@ -317,15 +317,52 @@ static int sym_group_norm_21(ox_sym *g, const ox_api *api)
 
 /* Without weight and bias the scale and bias InstanceNormalization needs are
  * built as float32 constants: another input type is stated before
- * conversion. */
+ * conversion.  With running statistics (use_input_stats=False) the lowering
+ * is BatchNormalization, whose defaults are built in the input's type. */
 static int check_instance_norm(ox_sym *g, const ox_api *api)
 {
     ox_dtype dt = api->dtype(g, api->arg_tensor(g, "input"));
+    if (!api->arg_int(g, "use_input_stats", 1)) {
+        if (!api->arg_tensor(g, "running_mean") || !api->arg_tensor(g, "running_var"))
+            return api->limit(g, 0, "instance_norm with use_input_stats=False needs "
+                                    "running_mean and running_var to normalise with");
+        return 0;
+    }
     if ((!api->arg_tensor(g, "weight") || !api->arg_tensor(g, "bias")) && dt != OX_UNDEFINED &&
         dt != OX_FLOAT)
         return api->limit(g, 0, "instance_norm without weight/bias is exported for float32 "
                                 "inputs only");
     return 0;
+}
+
+/* instance_norm with running statistics (an InstanceNorm*d with
+ * track_running_stats, in eval): every instance is normalised with the
+ * channel's running mean and variance, the same for every sample, which is
+ * BatchNormalization in inference mode.  Absent weight/bias are ones/zeros of
+ * the statistics' length (a buffer's, known even where the input's channel
+ * dim is not). */
+static int running_stats_instance_norm(ox_sym *g, const ox_api *api, ox_vid x)
+{
+    ox_vid mean = api->arg_tensor(g, "running_mean"), var = api->arg_tensor(g, "running_var");
+    ox_vid scale = api->arg_tensor(g, "weight"), bias = api->arg_tensor(g, "bias");
+    if (!mean || !var) /* the check hook states it */
+        return api->fail(g, "instance_norm with use_input_stats=False needs running statistics");
+    if (!scale || !bias) {
+        int64_t c = api->size(g, mean, 0);
+        if (c < 0)
+            return api->fail(g, "instance_norm without weight/bias needs the running statistics' "
+                                "length, which is unknown");
+        ox_dtype dt = api->dtype(g, x);
+        if (!scale && !(scale = filled(g, api, dt, c, 1.0)))
+            return 1;
+        if (!bias && !(bias = filled(g, api, dt, c, 0.0)))
+            return 1;
+    }
+    ox_vid in[5] = {x, scale, bias, mean, var};
+    ox_onode *n = api->op(g, "BatchNormalization", 5, in, 1);
+    if (n)
+        api->attr_float(n, "epsilon", api->arg_float(g, "eps", 1e-5));
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "BatchNormalization"));
 }
 
 /* instance_norm with the input's own statistics (use_input_stats, the
@@ -338,6 +375,8 @@ static int sym_instance_norm(ox_sym *g, const ox_api *api)
     int64_t c = api->size(g, x, 1);
     if (rank < 3)
         return api->fail(g, "instance_norm needs an input of rank 3 or more, got rank %d", rank);
+    if (!api->arg_int(g, "use_input_stats", 1))
+        return running_stats_instance_norm(g, api, x);
     ox_vid w = api->arg_tensor(g, "weight"), b = api->arg_tensor(g, "bias");
     if ((!w || !b) && c < 0)
         return api->fail(g, "instance_norm without weight/bias needs the channel count, which is "
