@@ -1409,6 +1409,9 @@ def _grid_sample(rec, func, args, kwargs):
 @handles(torch._weight_norm)
 def _weight_norm(rec, func, args, kwargs):
     b = bind(args, kwargs, ("v", "g", "dim"), dim=0)
+    result = FR.meta_weight_norm_result(b["v"], b["g"], b["dim"]) if rec.fake else None
+    if result is not None:
+        func, args, kwargs = (lambda: result), (), {}
     return rec.record("aten::_weight_norm", [("v", b["v"]), ("g", b["g"]), ("dim", int(b["dim"]))],
                       func, args, kwargs)
 
@@ -1424,7 +1427,9 @@ def _lstm_cell(rec, func, args, kwargs):
 @handles(F.one_hot)
 def _one_hot(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "num_classes"), num_classes=-1)
-    out = func(*args, **kwargs)
+    out = FR.meta_one_hot_result(b["input"], b["num_classes"]) if rec.fake else None
+    if out is None:
+        out = func(*args, **kwargs)
     n = int(b["num_classes"])
     if n < 0:
         n = out.shape[-1]
