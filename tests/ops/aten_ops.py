@@ -386,6 +386,9 @@ ROWS = [
     Row("size", "aten::size", lambda x: x.reshape(x.size(0), -1), [T(2, 3, 4)], dynamic={"in0": {0: "batch"}}),
     Row("numel", "aten::numel", lambda x: x * x.numel(), [T(3, 4)]),
     Row("one_hot", "aten::one_hot", lambda i: F.one_hot(i, 5), [T(2, 3, dtype=I64, lo=0, hi=4)]),
+    # the class count read from a size: OneHot's depth input follows it
+    Row("one_hot.traced_count", "aten::one_hot", lambda x: F.one_hot(x.argmax(-1), x.size(-1)).float() * x,
+        [T(2, 4, distinct=True)], dynamic={"in0": [0, 1]}),
     Row("embedding", "aten::embedding", module=lambda: nn.Embedding(10, 4), inputs=[T(2, 3, dtype=I64, lo=0, hi=9)]),
     Row("pixel_shuffle", "aten::pixel_shuffle", lambda x: F.pixel_shuffle(x, 2), [T(1, 8, 3, 3)]),
     # before opset 11 the Reshape targets come from Shape(x): a batch, height and width

@@ -228,6 +228,13 @@ class RollTraced(nn.Module):
         return x.roll(shifts=x.size(1) // 2, dims=1) * 2 + torch.roll(x, (x.size(0) - 1, -(x.size(1) // 3)), (0, 1))
 
 
+class OneHotCount(nn.Module):
+    """F.one_hot with the class count read from the input's size: OneHot's depth input."""
+
+    def forward(self, x):
+        return F.one_hot(x.argmax(-1), x.size(-1)).float() * x
+
+
 class Classifier(nn.Module):
     """Conv, global pooling, a Linear head: only the batch dim follows the input."""
 
@@ -268,6 +275,7 @@ CASES = {
     "multihead_attention": (MHA, (2, 5, 16), [0, 1], (13, 17)),
     "lstm": (LSTM, (2, 6, 5), [0, 1], (9, 13, 17)),
     "classifier": (Classifier, (2, 2, 8, 8), [0, 2, 3], (9, 13, 17)),
+    "one_hot_of_size": (OneHotCount, (3, 5), [0, 1], (9, 13, 17)),
     "split_traced_size": (SplitTraced, (2, 6), [0, 1], (10, 13, 17)),
     "roll_traced_shift": (RollTraced, (2, 6), [0, 1], (10, 13, 17)),
 }

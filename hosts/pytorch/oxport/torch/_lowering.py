@@ -1427,14 +1427,20 @@ def _lstm_cell(rec, func, args, kwargs):
 @handles(F.one_hot)
 def _one_hot(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "num_classes"), num_classes=-1)
-    out = FR.meta_one_hot_result(b["input"], b["num_classes"]) if rec.fake else None
+    n = b["num_classes"]
+    # a traced count (F.one_hot(dst, x.size(0))) is recorded as its value; torch gets the int
+    out = FR.meta_one_hot_result(b["input"], S.plain(n)) if rec.fake else None
     if out is None:
-        out = func(*args, **kwargs)
-    n = int(b["num_classes"])
-    if n < 0:
+        plain_args, plain_kwargs = _plain_call(args, kwargs)
+        out = func(*plain_args, **plain_kwargs)
+    if isinstance(n, S.TracedInt):
+        n = Dyn(n)
+    elif int(n) < 0:
         n = out.shape[-1]
         S.warn_fixed(rec, "F.one_hot without num_classes (the class count is read from the "
                           "data)", n)
+    else:
+        n = int(n)
     return rec.emit("aten::one_hot", rec.resolve([("self", b["input"]), ("num_classes", n)]), out)
 
 
