@@ -1423,10 +1423,28 @@ class batched_nms_by_offsets:
             return
         self.saved = tvboxes._batched_nms_vanilla
         tvboxes._batched_nms_vanilla = tvboxes._batched_nms_coordinate_trick
+        # batched_nms picks its form by comparing the traced box count with 4000 before
+        # it asks whether it is traced: a TracerWarning about a branch whose sides are
+        # now one form.  Its code is swapped (not the module attribute, which a
+        # `from torchvision.ops import batched_nms` done before would not see).
+        self.entry = getattr(tvboxes, "batched_nms", None)
+        self.code = getattr(self.entry, "__code__", None)
+        if self.code is not None and self.code.co_argcount == _offsets_form.__code__.co_argcount \
+                and not self.code.co_freevars:
+            self.entry.__code__ = _offsets_form.__code__
+        else:
+            self.code = None
 
     def __exit__(self, *exc):
         if self.mod is not None:
             self.mod._batched_nms_vanilla = self.saved
+            if self.code is not None:
+                self.entry.__code__ = self.code
+
+
+def _offsets_form(boxes, scores, idxs, iou_threshold):
+    """The body batched_nms runs during a trace: its globals are torchvision.ops.boxes'."""
+    return _batched_nms_coordinate_trick(boxes, scores, idxs, iou_threshold)  # noqa: F821
 
 
 class roi_levels_merged:
