@@ -492,6 +492,30 @@ class DeclaredDims(unittest.TestCase):
                                      align_corners=False)
         self.assertEqual(self.declared(Seg(), (1, 3, 16, 16), [0, 2, 3]), [[None, 5, None, None]])
 
+    def test_reshape_keeps_the_dims_its_minus_one_takes_from_fixed_ones(self):
+        """Reshape's -1 over a dynamic batch that a 0 copies (x.flatten(2)) is the
+        product of fixed dims: declared, and a conversion that reads it (adaptive
+        pooling's bins) does not warn."""
+        class Flat(nn.Module):
+            def forward(self, x):
+                return (x.flatten(2), F.adaptive_avg_pool1d(x.flatten(2), 4),
+                        F.adaptive_avg_pool1d(x.flatten(1, 2), 4), x.reshape(-1, 5))
+        def export(axes):
+            with tempfile.TemporaryDirectory(prefix="oxport-dims-") as tmp, \
+                    warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", oxt.TracerWarning)
+                path = os.path.join(tmp, "m.onnx")
+                oxt.export(Flat(), (torch.randn(2, 3, 2, 5),), path, input_names=["x"],
+                           dynamic_axes={"x": {a: f"d{a}" for a in axes}})
+                return declared_output_dims(path), [str(w.message) for w in caught]
+        dims, said = export([0])
+        self.assertEqual(said, [])
+        self.assertEqual(dims, [[None, 3, 10], [None, 3, 4], [None, 6, 4], [None, 5]])
+        # with a second dynamic axis the -1 takes a varying factor: open, and the poolings warn
+        dims, said = export([0, 3])
+        self.assertEqual(dims[0], [None, 3, None])
+        self.assertEqual(len([m for m in said if "adaptive_avg_pool1d" in m]), 2, said)
+
     def test_no_dynamic_axis_declares_every_traced_size(self):
         self.assertEqual(self.declared(Classifier(), (2, 2, 8, 8), []), [[2, 10]])
 
