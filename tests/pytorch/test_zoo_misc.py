@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Models outside torchvision's zoo, as a user writes them: a UNet and an FPN neck,
-convolution variants, grid sampling, pixel shuffles, point-cloud kNN, message passing
+convolution variants, grid sampling, pixel shuffles, adaptive pooling to any size, point-cloud kNN, message passing
 over an edge list, a recommender with embeddings and buckets, hand-written detection
 post-processing and normalisation variants.
 
@@ -181,6 +181,15 @@ class Fold(nn.Module):
     def forward(self, x):
         p = F.unfold(x, kernel_size=3, padding=1, stride=2)
         return p, F.unfold(x, kernel_size=(2, 3), dilation=(1, 2)), F.fold(p, (7, 8), 3, padding=1, stride=2)
+
+
+class AdaptiveHeads(nn.Module):
+    """Adaptive pooling to sizes that do not tile the input (overlapping bins), and to a
+    size larger than the input."""
+
+    def forward(self, x):
+        return (F.adaptive_avg_pool2d(x, (3, 5)), F.adaptive_max_pool2d(x, (4, 3)),
+                F.adaptive_avg_pool2d(x[:, :, :2, :3], (5, 7)), F.adaptive_avg_pool1d(x.flatten(2), 7))
 
 
 # ---------------------------------------------------------------- points and graphs
@@ -436,6 +445,10 @@ CASES = {
                           axes={"in0": BHW}, opsets=(11, 13, 17)),
     "grid_sample": dict(make=lambda: (Sampler(), sampler_inputs), axes={"in0": BHW, "in1": {0: "b", 1: "gh", 2: "gw"}},
                         opsets=(16, 17)),
+    # the bins are the example's: only the batch is dynamic
+    "adaptive_pool_bins": dict(make=lambda: (AdaptiveHeads(), floats(((2, 3, 10, 11),), ((1, 3, 10, 11),),
+                                                                     ((4, 3, 10, 11),), ((3, 3, 10, 11),))),
+                               axes={"in0": {0: "b"}}, opsets=(11, 13, 17)),
     "unfold_fold": dict(make=lambda: (Fold(), floats(((2, 3, 7, 8),))), axes={}, opsets=(18,)),
     "edge_conv_knn": dict(make=lambda: (EdgeConv(), points), axes={"in0": {0: "b", 1: "n"}}, opsets=(11, 13, 17)),
     "cdist_argsort": dict(make=lambda: (NeighbourMean(), points), axes={"in0": {0: "b", 1: "n"}},
