@@ -349,14 +349,19 @@ ROWS += [
     Row("grid_sampler.volumetric", "aten::grid_sampler", lambda x, g: F.grid_sample(x, g, align_corners=False),
         [T(1, 1, 3, 3, 3), grid(1, 2, 2, 2, 3)], opsets=(16, 17, 20, 21),
         refuse=Refuse("GridSample samples rank-4 (2-D) inputs only before opset 20", below=20)),
-    # F.affine_grid: AffineGrid, opset 20
+    # F.affine_grid: AffineGrid from opset 20; before, the base grid as a constant times theta
     Row("affine_grid_generator", "aten::affine_grid_generator",
-        lambda t: F.affine_grid(t, [2, 3, 4, 5], align_corners=False), [T(2, 2, 3)], opsets=(17, 20, 21),
-        refuse=Refuse("supported from opset 20", below=20)),
+        lambda t: F.affine_grid(t, [2, 3, 4, 5], align_corners=False), [T(2, 2, 3)], opsets=(9, 13, 17, 20, 21)),
     Row("affine_grid_generator.align_corners", "aten::affine_grid_generator",
-        lambda t: F.affine_grid(t, [1, 1, 3, 2], align_corners=True), [T(1, 2, 3)], opsets=(20, 21)),
+        lambda t: F.affine_grid(t, [1, 1, 3, 2], align_corners=True), [T(1, 2, 3)], opsets=(9, 17, 20, 21)),
     Row("affine_grid_generator.volumetric", "aten::affine_grid_generator",
-        lambda t: F.affine_grid(t, [1, 2, 2, 3, 4], align_corners=False), [T(1, 3, 4)], opsets=(20, 21)),
+        lambda t: F.affine_grid(t, [1, 2, 2, 3, 4], align_corners=False), [T(1, 3, 4)], opsets=(9, 17, 20, 21)),
+    Row("affine_grid_generator.one_point_float64", "aten::affine_grid_generator",
+        lambda t: F.affine_grid(t, [2, 1, 1, 3], align_corners=False), [T(2, 2, 3, dtype=F64)], opsets=(9, 17)),
+    # a spatial transformer: theta from the input, the grid sampled (GridSample, 16)
+    Row("affine_grid_generator.sampled", "aten::affine_grid_generator",
+        lambda x, t: F.grid_sample(x, F.affine_grid(t, [2, 3, 5, 4], align_corners=False), align_corners=False),
+        [T(2, 3, 6, 7), T(2, 2, 3, lo=-0.8, hi=0.8)], opsets=(16, 17)),
     # F.interpolate(antialias=True): Resize's antialias, opset 18
     Row("_upsample_bilinear2d_aa", "aten::_upsample_bilinear2d_aa",
         lambda x: F.interpolate(x, size=(3, 4), mode="bilinear", antialias=True), [T(1, 2, 8, 9)],
