@@ -265,6 +265,24 @@ class FakeTrace(unittest.TestCase):
                 return acc, y + c, hit, torch.zeros(x.shape[0], 4).masked_fill(x > 0.5, 1.0)
         self.same_file_and_runs(Accumulate(), torch.randn(3, 4), {"x": {0: "b"}}, [torch.randn(5, 4)])
 
+    def test_cpu_tensor_written_through_a_view_gives_the_same_file(self):
+        """Farthest point sampling (PointNet++): a CPU index table made in forward gets a
+        traced column per step (picked[:, i] = far), a copy_ of a meta value into a view of
+        it, which runs on meta copies like the in-place ops above."""
+        class Sample(nn.Module):
+            def forward(self, x):
+                b = x.shape[0]
+                picked = torch.zeros(b, 3, dtype=torch.long)
+                far = torch.zeros(b, dtype=torch.long)
+                dist = torch.full((b, x.shape[1]), 1e10)
+                for i in range(3):
+                    picked[:, i] = far
+                    c = x[torch.arange(b), far].unsqueeze(1)
+                    dist = torch.min(dist, ((x - c) ** 2).sum(-1))
+                    far = dist.max(-1)[1]
+                return torch.gather(x, 1, picked.unsqueeze(-1).expand(-1, -1, x.shape[2])), picked
+        self.same_file_and_runs(Sample(), torch.rand(2, 9, 3), {"x": {0: "b", 1: "n"}}, [torch.rand(3, 14, 3)])
+
     def test_value_of_a_written_cpu_tensor_is_refused(self):
         class Gate(nn.Module):
             def forward(self, x):

@@ -907,7 +907,8 @@ _VALUE_SHAPED = {"aten::nonzero", "aten::masked_select", "aten::_unique2", "aten
 _MIXED_DEVICES = ("found at least two devices", "is not on the expected device meta",
                   "Cannot inplace into non-meta tensor with meta tensor argument",
                   "indices should be either on cpu or on the same device",
-                  "meshgrid expects all tensors to have the same device")
+                  "meshgrid expects all tensors to have the same device",
+                  "Cannot copy out of meta tensor")
 
 
 def _bool_fill_dtype(func, args, kwargs):
