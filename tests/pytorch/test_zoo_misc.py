@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Models outside torchvision's zoo, as a user writes them: a UNet and an FPN neck,
-convolution variants, grid sampling, pixel shuffles, adaptive pooling to any size, point-cloud kNN, message passing
-over an edge list, a recommender with embeddings and buckets, hand-written detection
-post-processing and normalisation variants.
+convolution variants, grid sampling, pixel shuffles, adaptive pooling to any size,
+point-cloud kNN and PointNet++ sampling, message passing over an edge list, a recommender
+with embeddings and buckets, hand-written detection post-processing and normalisation
+variants.
 
     /usr/bin/python3 tests/pytorch/test_zoo_misc.py [unittest args]
 
@@ -222,6 +223,41 @@ class NeighbourMean(nn.Module):
         flat = idx + torch.arange(x.shape[0]).view(-1, 1, 1) * x.shape[1]
         nb = x.reshape(-1, x.shape[-1])[flat.reshape(-1)].reshape(x.shape[0], x.shape[1], 3, x.shape[2])
         return nb.mean(2), d
+
+
+class SetAbstraction(nn.Module):
+    """PointNet++'s set abstraction: farthest point sampling (a loop of 4 steps writing a
+    CPU index table made in forward), a ball query by masking and sorting indices,
+    grouping by gather, a shared MLP and max over each group."""
+
+    def __init__(self):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Conv2d(6, 16, 1), nn.ReLU(), nn.Conv2d(16, 16, 1))
+
+    def forward(self, xyz):  # [B, N, 3]
+        b, n, _ = xyz.shape
+        centroids = torch.zeros(b, 4, dtype=torch.long)
+        distance = torch.ones(b, n) * 1e10
+        farthest = torch.zeros(b, dtype=torch.long)
+        for i in range(4):
+            centroids[:, i] = farthest
+            c = xyz[torch.arange(b), farthest, :].view(b, 1, 3)
+            distance = torch.min(distance, ((xyz - c) ** 2).sum(-1))
+            farthest = distance.max(-1)[1]
+        centres = torch.gather(xyz, 1, centroids.unsqueeze(-1).expand(-1, -1, 3))
+        sqr = ((centres.unsqueeze(2) - xyz.unsqueeze(1)) ** 2).sum(-1)
+        idx = torch.arange(n).view(1, 1, n).repeat(b, 4, 1)
+        idx[sqr > 0.8] = n
+        idx = idx.sort(dim=-1)[0][:, :, :5]
+        idx = torch.where(idx == n, idx[:, :, :1].repeat(1, 1, 5), idx)
+        grouped = torch.gather(xyz.unsqueeze(1).expand(b, 4, n, 3), 2, idx.unsqueeze(-1).expand(-1, -1, -1, 3))
+        feat = torch.cat([grouped - centres.unsqueeze(2), grouped], -1).permute(0, 3, 1, 2)
+        return self.mlp(feat).max(-1)[0], centres
+
+
+def cloud(seed, k):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.rand([(2, 16, 3), (1, 9, 3), (3, 20, 3), (2, 7, 3)][k], generator=g),)
 
 
 def points(seed, k):
@@ -453,6 +489,8 @@ CASES = {
     "edge_conv_knn": dict(make=lambda: (EdgeConv(), points), axes={"in0": {0: "b", 1: "n"}}, opsets=(11, 13, 17)),
     "cdist_argsort": dict(make=lambda: (NeighbourMean(), points), axes={"in0": {0: "b", 1: "n"}},
                           opsets=(11, 17), fake="meta kernel failed: TypeError"),
+    "pointnet2_set_abstraction": dict(make=lambda: (SetAbstraction(), cloud), axes={"in0": {0: "b", 1: "n"}},
+                                      opsets=(11, 13, 17)),
     "gcn_edge_list": dict(make=lambda: (GCN(), graph(5)), axes={"in0": {0: "n"}, "in1": {1: "e"}},
                           opsets=(11, 13, 17)),
     "scatter_aggregate": dict(make=lambda: (Aggregate(), graph(4)), axes={"in0": {0: "n"}, "in1": {1: "e"}},
