@@ -832,10 +832,34 @@ static uint64_t by_sources(const ox_graph *g, ox_varying_dims *d, const ox_node 
     return out;
 }
 
+/* Reshape's -1 (target element `at`) is numel(x) over the other elements.
+ * It is fixed when every varying dim of x is copied by a 0 at its own
+ * position and every other element is a known number: the varying factors
+ * then cancel (x.flatten(2), x.reshape(0, 0, -1) with a dynamic batch). */
+static bool minus_one_fixed(const shape_elems *shape, int32_t r, uint64_t m, bool allowzero,
+                            uint32_t at)
+{
+    for (int32_t i = 0; i < r; i++) {
+        int64_t s;
+        uint32_t u = (uint32_t)i;
+        if (has_dim(m, i) && (allowzero || u >= shape->len || u == at || elem_varies(shape, u) ||
+                              !elem_known(shape, u, &s) || s != 0))
+            return false;
+    }
+    for (uint32_t k = 0; k < shape->len; k++) {
+        int64_t s;
+        if (k != at && (elem_varies(shape, k) || !elem_known(shape, k, &s) || s == -1))
+            return false;
+    }
+    return true;
+}
+
 /* Reshape by a target the file holds or computes: an element that varies
  * gives a varying dim; a known positive one a fixed dim; 0 copies the input's
- * dim (unless allowzero); -1 and a fixed element of unknown value follow the
- * rest. */
+ * dim (unless allowzero); -1 follows the rest unless the varying dims cancel
+ * (minus_one_fixed); a fixed element of unknown value follows the rest.
+ * (A target carrying a varying dim as its size, x.view(x.size(0), -1), still
+ * leaves the -1 varying: the file then declares it open.) */
 static uint64_t reshape(const ox_graph *g, ox_varying_dims *d, const ox_node *n, int32_t R)
 {
     int32_t r = rank_of(d, n->inputs[0]);
@@ -853,7 +877,8 @@ static uint64_t reshape(const ox_graph *g, ox_varying_dims *d, const ox_node *n,
         else if (!elem_known(shape, (uint32_t)k, &s))
             varies = any;
         else
-            varies = s == -1 ? any : (s == 0 && !allowzero) ? has_dim(m, k) : false;
+            varies = s == -1 ? any && !(r <= MAX_TRACKED && minus_one_fixed(shape, r, m, allowzero, (uint32_t)k))
+                     : (s == 0 && !allowzero) ? has_dim(m, k) : false;
         if (varies)
             out |= dim_bit(k);
     }

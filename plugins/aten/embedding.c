@@ -73,9 +73,12 @@ static int sym_embedding_renorm(ox_sym *g, const ox_api *api)
  * indices' int64 (torch's result type). */
 /* The class count torch infers from the data (num_classes=-1) is a value
  * of the input, which the file cannot read at export: stated before
- * conversion. */
+ * conversion.  A count recorded as a tensor (a traced size, x.size(0)) is
+ * OneHot's depth input as it is. */
 static int check_one_hot(ox_sym *g, const ox_api *api)
 {
+    if (api->arg_kind(g, "num_classes") == OX_ARG_TENSOR)
+        return 0;
     int64_t n = api->arg_int(g, "num_classes", -1);
     if (n <= 0)
         return api->limit(g, 0, "argument 'num_classes' is %lld; one_hot is exported with an "
@@ -89,7 +92,10 @@ static int sym_one_hot(ox_sym *g, const ox_api *api)
     ox_vid x = api->arg_tensor(g, "self");
     int64_t n = api->arg_int(g, "num_classes", -1);
     int64_t values[2] = {0, 1}, two = 2;
-    ox_vid in[3] = {x, api->const_ints(g, &n, 1), api->constant(g, OX_INT64, 1, &two, values)};
+    ox_vid depth = api->arg_kind(g, "num_classes") == OX_ARG_TENSOR
+                       ? oxu_cast_to(g, api, api->arg_tensor(g, "num_classes"), OX_INT64)
+                       : api->const_ints(g, &n, 1);
+    ox_vid in[3] = {x, depth, api->constant(g, OX_INT64, 1, &two, values)};
     if (!in[1] || !in[2])
         return api->fail(g, "could not create the OneHot constants");
     ox_onode *o = api->op(g, "OneHot", 3, in, 1);
@@ -217,8 +223,10 @@ static const ox_param_decl p_embedding_bag[] = {
 static const ox_param_decl p_embedding_renorm[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("indices", OX_ARG_TENSOR),
     OX_PARAM("max_norm", OX_ARG_FLOAT), OX_PARAM("norm_type", OX_ARG_FLOAT)};
-static const ox_param_decl p_one_hot[] = {OX_PARAM("self", OX_ARG_TENSOR),
-                                          OX_PARAM_INT("num_classes", OX_ARG_INT, -1)};
+static const ox_param_decl p_one_hot[] = {
+    OX_PARAM("self", OX_ARG_TENSOR),
+    {.name = "num_classes", .kind = OX_ARG_INT, .alt_kinds = OX_KIND_BIT(OX_ARG_TENSOR),
+     .flags = OX_PARAM_OPTIONAL, .dflt = {.tag = OX_DEFAULT_INT, .v = {.i = -1}}}};
 
 const ox_op_decl at_ops_embedding[] = {
     OX_OP("aten::embedding", 7, p_embedding, 1, sym_embedding),

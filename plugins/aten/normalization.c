@@ -315,6 +315,47 @@ static int sym_group_norm_21(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, n, "GroupNormalization"));
 }
 
+/* With running statistics (use_input_stats=False) the lowering is
+ * BatchNormalization, which needs them. */
+static int check_instance_norm(ox_sym *g, const ox_api *api)
+{
+    if (!api->arg_int(g, "use_input_stats", 1) &&
+        (!api->arg_tensor(g, "running_mean") || !api->arg_tensor(g, "running_var")))
+        return api->limit(g, 0, "instance_norm with use_input_stats=False needs "
+                                "running_mean and running_var to normalise with");
+    return 0;
+}
+
+/* instance_norm with running statistics (an InstanceNorm*d with
+ * track_running_stats, in eval): every instance is normalised with the
+ * channel's running mean and variance, the same for every sample, which is
+ * BatchNormalization in inference mode.  Absent weight/bias are ones/zeros of
+ * the statistics' length (a buffer's, known even where the input's channel
+ * dim is not). */
+static int running_stats_instance_norm(ox_sym *g, const ox_api *api, ox_vid x)
+{
+    ox_vid mean = api->arg_tensor(g, "running_mean"), var = api->arg_tensor(g, "running_var");
+    ox_vid scale = api->arg_tensor(g, "weight"), bias = api->arg_tensor(g, "bias");
+    if (!mean || !var) /* the check hook states it */
+        return api->fail(g, "instance_norm with use_input_stats=False needs running statistics");
+    if (!scale || !bias) {
+        int64_t c = api->size(g, mean, 0);
+        if (c < 0)
+            return api->fail(g, "instance_norm without weight/bias needs the running statistics' "
+                                "length, which is unknown");
+        ox_dtype dt = api->dtype(g, x);
+        if (!scale && !(scale = filled(g, api, dt, c, 1.0)))
+            return 1;
+        if (!bias && !(bias = filled(g, api, dt, c, 0.0)))
+            return 1;
+    }
+    ox_vid in[5] = {x, scale, bias, mean, var};
+    ox_onode *n = api->op(g, "BatchNormalization", 5, in, 1);
+    if (n)
+        api->attr_float(n, "epsilon", api->arg_float(g, "eps", 1e-5));
+    return oxu_set_result(g, api, 0, at_out(g, api, n, "BatchNormalization"));
+}
+
 /* instance_norm with the input's own statistics (use_input_stats, the
  * default of InstanceNorm*d): InstanceNormalization, whose scale and bias are
  * required, so absent ones become ones/zeros of the channel count.  Another
@@ -329,6 +370,8 @@ static int sym_instance_norm(ox_sym *g, const ox_api *api)
     if (rank < 3 || rank > AT_MAX_RANK)
         return api->fail(g, "instance_norm needs an input of rank 3 to %d, got rank %d",
                          AT_MAX_RANK, rank);
+    if (!api->arg_int(g, "use_input_stats", 1))
+        return running_stats_instance_norm(g, api, x);
     ox_vid w = api->arg_tensor(g, "weight"), b = api->arg_tensor(g, "bias");
     ox_dtype dt = api->dtype(g, x);
     if (dt != OX_FLOAT && dt != OX_UNDEFINED) {
@@ -407,6 +450,7 @@ const ox_op_decl at_ops_normalization[] = {
     OX_OP("aten::_weight_norm", 9, p_weight_norm, 1, sym_weight_norm),
     OX_OP("aten::group_norm", 7, p_group_norm, 1, sym_group_norm),
     OX_OP("aten::group_norm", 21, p_group_norm, 1, sym_group_norm_21),
-    OX_OP("aten::instance_norm", 7, p_instance_norm, 1, sym_instance_norm),
+    OX_OP_EX("aten::instance_norm", 7, p_instance_norm, 1, sym_instance_norm, 0,
+             check_instance_norm),
 };
 AT_FAMILY_SIZE(at_ops_normalization);

@@ -1,10 +1,13 @@
 /* Pooling over 1, 2 or 3 spatial dimensions: max_pool*d (with or without
  * indices) -> MaxPool, avg_pool*d -> AveragePool, adaptive pooling ->
- * GlobalAveragePool, or a pooling whose kernel tiles the input exactly.
+ * GlobalAveragePool, a pooling whose kernel tiles the input exactly, or
+ * else one reduction per output bin.
  *
  * One symbolic per ONNX operator; the number of spatial dimensions is the
  * declaration's (kernel_size / output_size counts), so an unbatched input
  * (C, *spatial) is pooled as a batch of one. */
+#include <stdlib.h>
+
 #include "aten_family.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
@@ -248,36 +251,63 @@ static int sym_avg_pool(ox_sym *g, const ox_api *api)
     return set_pooled(g, api, unbatched, 1, &y);
 }
 
-/* ONNX has no adaptive pooling: a non-global output size exports only as a
- * pooling whose kernel tiles the input exactly, which the recorded sizes
- * decide before conversion. */
+/* ONNX has no adaptive pooling.  An output size that tiles the input is a
+ * pooling whose kernel is the tile; any other is pooled bin by bin
+ * (pool_bins).  Only a non-positive output size is refused (torch's error). */
 static int check_adaptive_pool(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
     int nd = pool_dims(g, api);
-    int is_max = strstr(api->op_name(g), "max") != NULL;
     const int64_t *out = NULL;
     size_t n = api->arg_ints(g, "output_size", &out);
     if (n != (size_t)nd)
         return 0; /* a bad size: the symbolic's to say */
-    int global = 1;
     for (int i = 0; i < nd; i++)
-        global &= out[i] == 1;
-    if (global && !is_max)
-        return 0; /* GlobalAveragePool at any size */
-    for (int i = 0; i < nd; i++)
-        if (api->size(g, x, i - nd) < 0)
-            return 0; /* unknown until run time: the symbolic says so */
-    for (int i = 0; i < nd; i++) {
-        int64_t len = api->size(g, x, i - nd);
-        if (out[i] <= 0 || len % out[i] != 0)
-            return api->limit(g, 0,
-                              "%s from size %lld to %lld in spatial dimension %d: ONNX has no "
-                              "adaptive pooling, and the input size is not a multiple of the "
-                              "output size",
-                              api->op_name(g), (long long)len, (long long)out[i], i);
-    }
+        if (out[i] <= 0)
+            return api->limit(g, 0, "%s to size %lld in spatial dimension %d: the output size must be "
+                                    "positive",
+                              api->op_name(g), (long long)out[i], i);
     return 0;
+}
+
+/* Adaptive pooling of x (batched) to out when out does not tile the input:
+ * bin i of a dim of length len pooled to o covers [floor(i*len/o),
+ * ceil((i+1)*len/o)), torch's bins (neighbours overlap where o does not
+ * divide len).  Each dim is pooled in turn, a Slice and a keepdims
+ * ReduceMean/ReduceMax per bin, concatenated: the mean or max over a box is
+ * that over its rows of the one over its columns, since every row of a bin
+ * has the same length. */
+static ox_vid pool_bins(ox_sym *g, const ox_api *api, ox_vid x, int rank, const int64_t *lens,
+                        const int64_t *out, int nd, int is_max)
+{
+    for (int d = 0; d < nd && x; d++) {
+        int64_t len = lens[d], o = out[d], axis = rank - nd + d;
+        if (len == o)
+            continue;
+        ox_vid *bins = calloc((size_t)o, sizeof *bins);
+        if (!bins) {
+            api->fail(g, "out of memory");
+            return 0;
+        }
+        for (int64_t i = 0; i < o; i++) {
+            int64_t start = i * len / o, end = ((i + 1) * len + o - 1) / o;
+            ox_vid cut = at_slice(g, api, x, axis, start, end, 1);
+            bins[i] = oxu_reduce(g, api, is_max ? "ReduceMax" : "ReduceMean", cut, &axis, 1, 1);
+            if (!bins[i])
+                break;
+        }
+        x = bins[o - 1] ? (o == 1 ? bins[0] : oxu_concat(g, api, bins, (size_t)o, axis)) : 0;
+        free(bins);
+    }
+    return x;
+}
+
+/* A stand-in for an output ONNX cannot compute: a node of a domain no runtime
+ * has, which fails the export's check if the model reads it (an unread
+ * output is dropped). */
+static ox_vid unexpressible(ox_sym *g, const ox_api *api, ox_vid like, const char *what)
+{
+    ox_onode *n = api->op_domain(g, "oxport.unexpressible", 1, what, 1, &like, 1);
+    return oxu_out(g, api, n, what);
 }
 
 /* adaptive_avg_pool*d and adaptive_max_pool*d (values and indices). */
@@ -303,15 +333,25 @@ static int sym_adaptive_pool(ox_sym *g, const ox_api *api)
         return set_pooled(g, api, unbatched, 1, ys);
     }
     pool_args p = {.nd = nd, .ceil_mode = 0};
+    int64_t lens[POOL_MAX_DIMS];
+    int tiles = 1;
     for (int i = 0; i < nd; i++) {
-        int64_t len = oxu_fixed_size(g, api, src, i - nd);
+        int64_t len = lens[i] = oxu_fixed_size(g, api, src, i - nd);
         if (len < 0)
             return api->fail(g, "%s needs the input's spatial sizes, which are unknown "
                                 "(dynamic); record them",
                              api->op_name(g));
+        tiles &= len % out[i] == 0;
         p.kernel[i] = p.stride[i] = len / out[i];
         p.pad[i] = 0;
         p.dilation[i] = 1;
+    }
+    if (!tiles) {
+        /* x's rank: the recorded input's, plus the batch dim of an unbatched one */
+        ys[0] = pool_bins(g, api, x, api->rank(g, src) + unbatched, lens, out, nd, is_max);
+        if (is_max)
+            ys[1] = ys[0] ? unexpressible(g, api, ys[0], "adaptive_max_pool_indices") : 0;
+        return set_pooled(g, api, unbatched, is_max ? 2 : 1, ys);
     }
     if (is_max) {
         ys[0] = max_pool(g, api, x, src, &p, &ys[1]);

@@ -9,6 +9,9 @@
  * pixel_unshuffle -> Reshape, Transpose, Reshape. */
 #include <string.h>
 
+#include <stdint.h>
+#include <stdlib.h>
+
 #include "aten_family.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
@@ -507,6 +510,77 @@ static int sym_affine_grid(ox_sym *g, const ox_api *api)
     return oxu_set_result(g, api, 0, at_out(g, api, a, "AffineGrid"));
 }
 
+/* torch's normalised coordinates of `steps` sample points along a dim:
+ * -1..1 (align_corners), or the pixel centres -1 + (2i + 1)/steps; one
+ * point is 0 either way. */
+static double grid_coord(int64_t i, int64_t steps, int align_corners)
+{
+    if (steps <= 1)
+        return 0.0;
+    return align_corners ? -1.0 + 2.0 * (double)i / (double)(steps - 1)
+                         : (-1.0 + 2.0 * (double)i / (double)(steps - 1)) * (double)(steps - 1) /
+                               (double)steps;
+}
+
+/* affine_grid_generator before AffineGrid (opset 20): torch's own form, the
+ * base grid of the recorded output size -- rows (x, y[, z], 1), x running
+ * fastest -- as a [1, points, k + 1] constant, times theta transposed
+ * (MatMul broadcasts it over theta's batch), reshaped to (N, [D,] H, W, k)
+ * with the batch copied from theta's. */
+static int sym_affine_grid_9(ox_sym *g, const ox_api *api)
+{
+    const int64_t *size = NULL;
+    size_t n = api->arg_ints(g, "size", &size);
+    if (n != 4 && n != 5)
+        return api->fail(g, "affine_grid_generator: argument 'size' has %zu values; expected 4 "
+                            "(N, C, H, W) or 5 (N, C, D, H, W)",
+                         n);
+    ox_vid theta = api->arg_tensor(g, "theta");
+    ox_dtype t = api->dtype(g, theta);
+    if (t != OX_FLOAT && t != OX_DOUBLE)
+        return api->fail(g, "affine_grid_generator needs a float or double theta before opset 20");
+    int k = (int)n - 2, align = api->arg_int(g, "align_corners", 0) != 0;
+    int64_t d = k == 3 ? size[2] : 1, h = size[n - 2], w = size[n - 1];
+    if (d <= 0 || h <= 0 || w <= 0 || d * h > INT64_MAX / w / (k + 1))
+        return api->fail(g, "affine_grid_generator: size %lld x %lld x %lld has no grid", (long long)d,
+                         (long long)h, (long long)w);
+    int64_t points = d * h * w, dims[3] = {1, points, k + 1};
+    double *base = malloc((size_t)(points * (k + 1)) * sizeof *base);
+    if (!base)
+        return api->fail(g, "out of memory building the base grid");
+    for (int64_t z = 0, row = 0; z < d; z++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++, row++) {
+                double *r = base + row * (k + 1);
+                r[0] = grid_coord(x, w, align);
+                r[1] = grid_coord(y, h, align);
+                if (k == 3)
+                    r[2] = grid_coord(z, d, align);
+                r[k] = 1.0;
+            }
+    float *narrow = t == OX_FLOAT ? malloc((size_t)(points * (k + 1)) * sizeof *narrow) : NULL;
+    if (t == OX_FLOAT && !narrow) {
+        free(base);
+        return api->fail(g, "out of memory building the base grid");
+    }
+    for (int64_t i = 0; narrow && i < points * (k + 1); i++)
+        narrow[i] = (float)base[i];
+    ox_vid grid = api->constant(g, t, 3, dims, narrow ? (const void *)narrow : (const void *)base);
+    free(base);
+    free(narrow);
+    if (!grid)
+        return api->fail(g, "could not create the base grid constant");
+    const int64_t perm[3] = {0, 2, 1};
+    ox_vid y = at_op2(g, api, "MatMul", grid, oxu_transpose(g, api, theta, perm, 3));
+    int64_t shape[5] = {0, d, h, w, k};
+    if (k == 2) {
+        shape[1] = h;
+        shape[2] = w;
+        shape[3] = k;
+    }
+    return oxu_set_result(g, api, 0, at_reshape(g, api, y, shape, (size_t)k + 2));
+}
+
 /* DepthToSpace (and the opset-9 spelling) take rank-4 inputs: another
  * recorded rank is stated before conversion. */
 static int check_pixel_shuffle(ox_sym *g, const ox_api *api)
@@ -603,6 +677,7 @@ const ox_op_decl at_ops_resize[] = {
              check_upsample_aa),
     OX_OP_EX("aten::grid_sampler", 16, p_grid_sampler, 1, sym_grid_sampler, 0,
              check_grid_sampler),
+    OX_OP("aten::affine_grid_generator", 9, p_affine_grid, 1, sym_affine_grid_9),
     OX_OP("aten::affine_grid_generator", 20, p_affine_grid, 1, sym_affine_grid),
     OX_OP("aten::pixel_unshuffle", 9, p_pixel_unshuffle, 1, sym_pixel_unshuffle),
     OX_OP_EX("aten::pixel_shuffle", 7, p_pixel_shuffle, 1, sym_pixel_shuffle_9, 0,

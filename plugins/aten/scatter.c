@@ -15,6 +15,7 @@
  * OneHot(index) along a new axis after dim, times the updates, summed over
  * dim, gives self's shape with every update summed into its position
  * (exact for integers; floats are summed in another order than torch's). */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -167,12 +168,18 @@ static int sym_scatter(ox_sym *g, const ox_api *api)
 
 /* scatter_reduce(self, dim, index, src, reduce, include_self=True):
  * ScatterElements' reduction, "add"/"mul" from opset 16, "max"/"min" from
- * 18; every update at an index is combined with self's value there, which
- * is include_self=True (False, and reduce='mean', have no ONNX form). */
+ * 18, combines every update at an index with self's value there, which is
+ * include_self=True.  With include_self=False the positions some update
+ * reaches start from the reduction's identity instead of self's value (the
+ * others keep self's); which positions those are is counted with a
+ * ScatterElements(add) of ones, defined however often an index repeats.
+ * reduce='mean' is the sum of the updates (and self's value, with
+ * include_self) divided by their count (positions no update reaches keep
+ * self's); torch floors the quotient for integer types. */
 static const char *scatter_reduce_reduction(const char *reduce)
 {
     static const char *const names[][2] = {
-        {"sum", "add"}, {"prod", "mul"}, {"amax", "max"}, {"amin", "min"}};
+        {"sum", "add"}, {"prod", "mul"}, {"amax", "max"}, {"amin", "min"}, {"mean", "add"}};
     for (size_t i = 0; reduce && i < sizeof names / sizeof names[0]; i++)
         if (strcmp(reduce, names[i][0]) == 0)
             return names[i][1];
@@ -184,31 +191,82 @@ static int check_scatter_reduce(ox_sym *g, const ox_api *api)
     const char *reduce = api->arg_string(g, "reduce", "");
     const char *r = scatter_reduce_reduction(reduce);
     if (!r)
-        return api->limit(g, 0, "scatter_reduce with reduce='%s': ScatterElements reduces with "
-                                "sum, prod, amax and amin only",
+        return api->limit(g, 0, "scatter_reduce with reduce='%s': torch reduces with sum, prod, "
+                                "mean, amax and amin",
                           reduce);
     if ((r[1] == 'a' || r[1] == 'i') && api->opset(g) < 18) /* max, min */
         return api->limit(g, 18, "scatter_reduce with reduce='%s' needs ScatterElements' "
                                  "reduction '%s', from opset 18",
                           reduce, r);
-    if (!api->arg_int(g, "include_self", 1))
-        return api->limit(g, 0, "scatter_reduce with include_self=False: ScatterElements "
-                                "always combines the updates with self's values");
+    ox_dtype t = api->dtype(g, api->arg_tensor(g, "self"));
+    /* the count of updates reaching a position is a ScatterElements(add) in self's type */
+    if (t == OX_BOOL && !api->arg_int(g, "include_self", 1))
+        return api->limit(g, 0, "scatter_reduce with include_self=False on bool is not exported: "
+                                "it counts the updates in self's type");
     return 0;
+}
+
+/* A rank-0 constant of type t: the largest value (or the smallest, `lowest`),
+ * the identity of min (of max); +-inf for floating types. */
+static ox_vid extreme_of(ox_sym *g, const ox_api *api, ox_dtype t, int lowest)
+{
+    if (oxu_is_floating(t))
+        return oxu_scalar(g, api, t, lowest ? -INFINITY : INFINITY);
+    if (t == OX_INT64 || t == OX_UINT64) {
+        /* not every 64-bit bound is a double: spelled as an int64 constant */
+        int64_t v = t == OX_UINT64 ? (lowest ? 0 : -1) : lowest ? INT64_MIN : INT64_MAX;
+        ox_vid c = api->constant(g, OX_INT64, 0, NULL, &v);
+        return t == OX_UINT64 ? oxu_cast(g, api, c, t) : c;
+    }
+    double lo = t == OX_INT32 ? INT32_MIN : t == OX_INT16 ? INT16_MIN : t == OX_INT8 ? INT8_MIN : 0;
+    double hi = t == OX_INT32 ? INT32_MAX : t == OX_INT16 ? INT16_MAX : t == OX_INT8 ? INT8_MAX
+              : t == OX_UINT32 ? UINT32_MAX : t == OX_UINT16 ? UINT16_MAX : UINT8_MAX;
+    return oxu_full_scalar(g, api, lowest ? lo : hi, t);
+}
+
+/* How many updates reach each position of self (self's shape and type). */
+static ox_vid update_count(ox_sym *g, const ox_api *api, ox_vid self, ox_vid index, int64_t dim)
+{
+    ox_dtype t = api->dtype(g, self);
+    ox_vid zeros = oxu_full(g, api, oxu_shape(g, api, self), 0.0, t);
+    ox_vid ones = oxu_full(g, api, oxu_shape(g, api, index), 1.0, t);
+    return scatter_elements(g, api, zeros, index, ones, dim, "add");
 }
 
 static int sym_scatter_reduce(ox_sym *g, const ox_api *api)
 {
     ox_vid self = api->arg_tensor(g, "self"), index = api->arg_tensor(g, "index");
     int64_t dim;
-    const char *r = scatter_reduce_reduction(api->arg_string(g, "reduce", ""));
-    if (!r || !api->arg_int(g, "include_self", 1)) /* the check hook states it */
-        return api->fail(g, "scatter_reduce: this reduce / include_self has no ONNX form");
+    const char *reduce = api->arg_string(g, "reduce", "");
+    const char *r = scatter_reduce_reduction(reduce);
+    if (!r) /* the check hook states it */
+        return api->fail(g, "scatter_reduce: reduce='%s' has no ONNX form", reduce);
     if (read_dim(g, api, self, &dim))
         return 1;
-    ox_vid upd = oxu_cast_to(g, api, cut_to(g, api, api->arg_tensor(g, "src"), index),
-                             api->dtype(g, self));
-    return oxu_set_result(g, api, 0, scatter_elements(g, api, self, index, upd, dim, r));
+    ox_dtype t = api->dtype(g, self);
+    int include_self = api->arg_int(g, "include_self", 1) != 0;
+    int mean = strcmp(reduce, "mean") == 0;
+    ox_vid upd = oxu_cast_to(g, api, cut_to(g, api, api->arg_tensor(g, "src"), index), t);
+    ox_vid count = mean || !include_self ? update_count(g, api, self, index, dim) : 0;
+    ox_vid base = self;
+    if (!include_self) {
+        ox_vid reached = at_op2(g, api, "Greater", count, oxu_scalar(g, api, t, 0.0));
+        ox_vid identity = r[0] == 'a' ? oxu_scalar(g, api, t, 0.0)
+                          : r[1] == 'u' ? oxu_scalar(g, api, t, 1.0)
+                                        : extreme_of(g, api, t, r[1] == 'a');
+        base = oxu_where(g, api, reached, identity, self);
+    }
+    ox_vid y = scatter_elements(g, api, base, index, upd, dim, r);
+    if (mean) {
+        /* with self: its value counts once more; without: an unreached
+         * position divides self's value by 1 */
+        ox_vid one = oxu_scalar(g, api, t, 1.0);
+        ox_vid den = include_self ? at_op2(g, api, "Add", count, one) : at_op2(g, api, "Max", count, one);
+        if (oxu_is_integer(t)) /* floor: what Mod leaves (sign of the divisor, >= 1) goes first */
+            y = at_op2(g, api, "Sub", y, at_op2(g, api, "Mod", y, den));
+        y = at_op2(g, api, "Div", y, den);
+    }
+    return oxu_set_result(g, api, 0, y);
 }
 
 static int check_scatter_add(ox_sym *g, const ox_api *api)

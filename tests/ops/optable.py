@@ -146,7 +146,7 @@ class Row:
         if self.module is not None:
             m = self.module()
             for sub in m.modules():
-                if isinstance(sub, torch.nn.modules.batchnorm._BatchNorm) and sub.track_running_stats:
+                if isinstance(sub, torch.nn.modules.batchnorm._NormBase) and sub.track_running_stats:
                     # statistics a trained network would have, not the default 0/1
                     sub.running_mean.uniform_(-0.5, 0.5)
                     sub.running_var.uniform_(0.5, 2.0)

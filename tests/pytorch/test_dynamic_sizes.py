@@ -228,6 +228,13 @@ class RollTraced(nn.Module):
         return x.roll(shifts=x.size(1) // 2, dims=1) * 2 + torch.roll(x, (x.size(0) - 1, -(x.size(1) // 3)), (0, 1))
 
 
+class OneHotCount(nn.Module):
+    """F.one_hot with the class count read from the input's size: OneHot's depth input."""
+
+    def forward(self, x):
+        return F.one_hot(x.argmax(-1), x.size(-1)).float() * x
+
+
 class Classifier(nn.Module):
     """Conv, global pooling, a Linear head: only the batch dim follows the input."""
 
@@ -268,6 +275,7 @@ CASES = {
     "multihead_attention": (MHA, (2, 5, 16), [0, 1], (13, 17)),
     "lstm": (LSTM, (2, 6, 5), [0, 1], (9, 13, 17)),
     "classifier": (Classifier, (2, 2, 8, 8), [0, 2, 3], (9, 13, 17)),
+    "one_hot_of_size": (OneHotCount, (3, 5), [0, 1], (9, 13, 17)),
     "split_traced_size": (SplitTraced, (2, 6), [0, 1], (10, 13, 17)),
     "roll_traced_shift": (RollTraced, (2, 6), [0, 1], (10, 13, 17)),
 }
@@ -483,6 +491,30 @@ class DeclaredDims(unittest.TestCase):
                 return F.interpolate(self.conv(x), size=x.shape[-2:], mode="bilinear",
                                      align_corners=False)
         self.assertEqual(self.declared(Seg(), (1, 3, 16, 16), [0, 2, 3]), [[None, 5, None, None]])
+
+    def test_reshape_keeps_the_dims_its_minus_one_takes_from_fixed_ones(self):
+        """Reshape's -1 over a dynamic batch that a 0 copies (x.flatten(2)) is the
+        product of fixed dims: declared, and a conversion that reads it (adaptive
+        pooling's bins) does not warn."""
+        class Flat(nn.Module):
+            def forward(self, x):
+                return (x.flatten(2), F.adaptive_avg_pool1d(x.flatten(2), 4),
+                        F.adaptive_avg_pool1d(x.flatten(1, 2), 4), x.reshape(-1, 5))
+        def export(axes):
+            with tempfile.TemporaryDirectory(prefix="oxport-dims-") as tmp, \
+                    warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", oxt.TracerWarning)
+                path = os.path.join(tmp, "m.onnx")
+                oxt.export(Flat(), (torch.randn(2, 3, 2, 5),), path, input_names=["x"],
+                           dynamic_axes={"x": {a: f"d{a}" for a in axes}})
+                return declared_output_dims(path), [str(w.message) for w in caught]
+        dims, said = export([0])
+        self.assertEqual(said, [])
+        self.assertEqual(dims, [[None, 3, 10], [None, 3, 4], [None, 6, 4], [None, 5]])
+        # with a second dynamic axis the -1 takes a varying factor: open, and the poolings warn
+        dims, said = export([0, 3])
+        self.assertEqual(dims[0], [None, 3, None])
+        self.assertEqual(len([m for m in said if "adaptive_avg_pool1d" in m]), 2, said)
 
     def test_no_dynamic_axis_declares_every_traced_size(self):
         self.assertEqual(self.declared(Classifier(), (2, 2, 8, 8), []), [[2, 10]])

@@ -175,6 +175,63 @@ class FakeTrace(unittest.TestCase):
                 self.assertTrue(all(r[3] for r in oxt.verify(model, as_args(x), path)),
                                 [tuple(t.shape) for t in as_args(x)])
 
+    def test_one_hot_with_num_classes_gives_the_same_file(self):
+        """torch 1.13's one_hot reads the values (non-negative classes) on the meta device
+        too; with num_classes given the shapes give its result."""
+        class Classes(nn.Module):
+            def forward(self, t, x):
+                return F.one_hot(t % 5, num_classes=5).float() @ x, F.one_hot(t.flatten(), 6)
+        self.same_file_and_runs(Classes(), (torch.randint(0, 6, (3, 4)), torch.randn(5, 2)),
+                                {"t": {0: "b", 1: "n"}, "x": {}},
+                                [(torch.randint(0, 6, (2, 7)), torch.randn(5, 2))])
+
+    def test_one_hot_without_num_classes_is_refused(self):
+        class Classes(nn.Module):
+            def forward(self, t):
+                return F.one_hot(t)
+        self.refused(Classes(), (torch.randint(0, 6, (3, 4)),), "cannot run on the meta device",
+                     "Can not infer total number of classes")
+
+    def test_bucketize_and_searchsorted_give_the_same_file(self):
+        """No meta kernel in torch 1.13: the values' shape, int64 or int32 with out_int32."""
+        class Buckets(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("edges", torch.tensor([-1.0, -0.2, 0.0, 0.5, 1.5]))
+
+            def forward(self, x, rows):
+                return (torch.bucketize(x, self.edges), torch.bucketize(x, self.edges, right=True, out_int32=True),
+                        torch.searchsorted(self.edges, x), torch.searchsorted(rows, x, side="right"))
+        rows = torch.sort(torch.randn(3, 6), -1).values
+        self.same_file_and_runs(Buckets(), (torch.randn(3, 4), rows), {"x": {1: "n"}, "rows": {}},
+                                [(torch.randn(3, 9) * 2, torch.sort(torch.randn(3, 6), -1).values)])
+
+    def test_weight_norm_gives_the_same_file(self):
+        """torch._weight_norm has no meta kernel in torch 1.13 (its _weight_norm_interface)."""
+        class Normed(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.utils.weight_norm(nn.Conv1d(3, 4, 3))
+                self.up = nn.utils.weight_norm(nn.ConvTranspose1d(4, 2, 3), dim=1)
+                self.lin = nn.utils.weight_norm(nn.Linear(2, 3), dim=None)
+
+            def forward(self, x):
+                return self.lin(self.up(self.conv(x)).transpose(1, 2))
+        self.same_file_and_runs(Normed(), torch.randn(2, 3, 8), {"x": {0: "b", 2: "t"}}, [torch.randn(1, 3, 5)])
+
+    def test_nms_is_refused_naming_it(self):
+        """torchvision's nms keeps as many boxes as the values allow: no meta kernel can
+        have one, and torch's list of backends stays out of the message."""
+        import torchvision
+
+        class Keep(nn.Module):
+            def forward(self, boxes, scores):
+                return torchvision.ops.nms(boxes, scores, 0.5)
+        b = torch.rand(6, 2) * 10
+        msg = self.refused(Keep(), (torch.cat([b, b + 4], 1), torch.rand(6)),
+                           "no meta kernel for torchvision::nms (its output's shape depends on tensor values)")
+        self.assertNotIn("backends:", msg)
+
     def test_int_repeat_interleave_gives_the_same_file(self):
         """torch 1.13's meta kernel wants output_size, which the shapes give."""
         class Repeat(nn.Module):
@@ -231,6 +288,24 @@ class FakeTrace(unittest.TestCase):
                 hit = torch.where(x > 0, torch.zeros(x.shape[0], 4), x)
                 return acc, y + c, hit, torch.zeros(x.shape[0], 4).masked_fill(x > 0.5, 1.0)
         self.same_file_and_runs(Accumulate(), torch.randn(3, 4), {"x": {0: "b"}}, [torch.randn(5, 4)])
+
+    def test_cpu_tensor_written_through_a_view_gives_the_same_file(self):
+        """Farthest point sampling (PointNet++): a CPU index table made in forward gets a
+        traced column per step (picked[:, i] = far), a copy_ of a meta value into a view of
+        it, which runs on meta copies like the in-place ops above."""
+        class Sample(nn.Module):
+            def forward(self, x):
+                b = x.shape[0]
+                picked = torch.zeros(b, 3, dtype=torch.long)
+                far = torch.zeros(b, dtype=torch.long)
+                dist = torch.full((b, x.shape[1]), 1e10)
+                for i in range(3):
+                    picked[:, i] = far
+                    c = x[torch.arange(b), far].unsqueeze(1)
+                    dist = torch.min(dist, ((x - c) ** 2).sum(-1))
+                    far = dist.max(-1)[1]
+                return torch.gather(x, 1, picked.unsqueeze(-1).expand(-1, -1, x.shape[2])), picked
+        self.same_file_and_runs(Sample(), torch.rand(2, 9, 3), {"x": {0: "b", 1: "n"}}, [torch.rand(3, 14, 3)])
 
     def test_value_of_a_written_cpu_tensor_is_refused(self):
         class Gate(nn.Module):

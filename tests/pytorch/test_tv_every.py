@@ -22,7 +22,8 @@ inputs with tests/py/modelcheck.py's rule (test_models.ModelCase.export_check_ru
 
 Input size: the first of IMAGE_SIZES (VIDEO_SIZES for video builders) at which the model
 runs in eager and every adaptive pooling module's input is a multiple of its output (ONNX
-has no adaptive pooling: oxport exports only sizes that tile, docs/pytorch.md).  Builders
+has no adaptive pooling: sizes that tile are a pooling kernel, others one reduction per
+bin, docs/pytorch.md).  Builders
 that take the size as an argument (ViT's image_size, MViT's spatial_size/temporal_size)
 are built for that size; the others are probed with inputs of that size.
 

@@ -235,3 +235,68 @@ def meta_conv_result(b, n, stride, pad, dilation):
             return None
         out.append(o)
     return torch.empty((x.shape[0], cout, *out), dtype=x.dtype, device="meta")
+
+
+# ---------------------------------------------------------------- ops without a meta kernel
+#
+# torch 1.13 has no meta kernel for some ops whose result's shape and dtype the shapes
+# alone give (and one_hot's meta path raises even when num_classes is given).  Each
+# function below answers with that result where torch's own checks would pass, and
+# None anywhere else: torch's kernel then runs and the export is refused naming the
+# call, as before.
+
+
+def _meta_tensors(*ts):
+    return all(isinstance(t, torch.Tensor) and t.is_meta for t in ts)
+
+
+def meta_one_hot_result(x, num_classes):
+    """F.one_hot(x, num_classes) with num_classes given: x's shape plus a dim of
+    num_classes, int64.  torch 1.13 reads x's values on every device (the class values
+    must be non-negative), which the meta device has none of; without num_classes the
+    count is read from the values, and stays refused."""
+    if not _meta_tensors(x) or x.dtype != torch.int64 or type(num_classes) is not int or num_classes < 0:
+        return None
+    if num_classes == 0 and x.numel():
+        return None  # torch's error: no class for any value
+    return torch.empty(tuple(x.shape) + (num_classes,), dtype=torch.int64, device="meta")
+
+
+def _bucket_result(values, boundaries, out_int32):
+    if not _meta_tensors(values, boundaries) or values.is_complex() or boundaries.is_complex() \
+            or values.dtype == torch.bool or boundaries.dtype == torch.bool or boundaries.dim() == 0:
+        return None
+    if boundaries.dim() != 1 and tuple(boundaries.shape[:-1]) != tuple(values.shape[:-1]):
+        return None  # torch's error: the leading dims must match
+    return torch.empty(values.shape, dtype=torch.int32 if out_int32 else torch.int64, device="meta")
+
+
+def meta_bucket_result(overload, args, kwargs):
+    """aten::bucketize.Tensor(self, boundaries) and aten::searchsorted.Tensor
+    (sorted_sequence, self) without a sorter: one index per value, the values' shape,
+    int64 (int32 with out_int32).  `overload` is the OpOverload's name."""
+    if overload == "bucketize.Tensor":
+        names = ("self", "boundaries", "out_int32", "right")
+    elif overload == "searchsorted.Tensor":
+        names = ("sorted_sequence", "self", "out_int32", "right", "side", "sorter")
+    else:
+        return None
+    b = dict(zip(names, args))
+    b.update(kwargs)
+    if b.get("sorter") is not None or (b.get("side") == "left" and b.get("right")) \
+            or b.get("side") not in (None, "left", "right"):
+        return None
+    seq = b.get("boundaries", b.get("sorted_sequence"))
+    return _bucket_result(b.get("self"), seq, bool(b.get("out_int32", False)))
+
+
+def meta_weight_norm_result(v, g, dim):
+    """torch._weight_norm(v, g, dim): a tensor like v (v's direction times g's norm).
+    g holds one value per slice of v along dim (all of v for dim -1)."""
+    if not _meta_tensors(v, g) or not v.is_floating_point() or g.dtype != v.dtype or v.dim() == 0:
+        return None
+    if type(dim) is not int or not -1 <= dim < v.dim():
+        return None
+    if dim != -1 and g.numel() != v.shape[dim]:
+        return None
+    return torch.empty_like(v)

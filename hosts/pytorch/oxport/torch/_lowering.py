@@ -1436,6 +1436,9 @@ def _grid_sample(rec, func, args, kwargs):
 @handles(torch._weight_norm)
 def _weight_norm(rec, func, args, kwargs):
     b = bind(args, kwargs, ("v", "g", "dim"), dim=0)
+    result = FR.meta_weight_norm_result(b["v"], b["g"], b["dim"]) if rec.fake else None
+    if result is not None:
+        func, args, kwargs = (lambda: result), (), {}
     return rec.record("aten::_weight_norm", [("v", b["v"]), ("g", b["g"]), ("dim", int(b["dim"]))],
                       func, args, kwargs)
 
@@ -1451,12 +1454,20 @@ def _lstm_cell(rec, func, args, kwargs):
 @handles(F.one_hot)
 def _one_hot(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "num_classes"), num_classes=-1)
-    out = func(*args, **kwargs)
-    n = int(b["num_classes"])
-    if n < 0:
+    n = b["num_classes"]
+    # a traced count (F.one_hot(dst, x.size(0))) is recorded as its value; torch gets the int
+    out = FR.meta_one_hot_result(b["input"], S.plain(n)) if rec.fake else None
+    if out is None:
+        plain_args, plain_kwargs = _plain_call(args, kwargs)
+        out = func(*plain_args, **plain_kwargs)
+    if isinstance(n, S.TracedInt):
+        n = Dyn(n)
+    elif int(n) < 0:
         n = out.shape[-1]
         S.warn_fixed(rec, "F.one_hot without num_classes (the class count is read from the "
                           "data)", n)
+    else:
+        n = int(n)
     return rec.emit("aten::one_hot", rec.resolve([("self", b["input"]), ("num_classes", n)]), out)
 
 

@@ -42,6 +42,7 @@ from torch._C import _len_torch_dispatch_stack as _dispatch_stack_len, \
 from torch.utils._pytree import tree_map
 
 from .. import _engine as E
+from . import _fake_results as FR
 from . import _lowering as L
 from . import _sizes as S
 from . import _symbolic
@@ -951,7 +952,8 @@ def _meta_failure(e):
     stub = re.match(r"(\w+) not implemented\. You are likely triggering this with tensor backend other than", first)
     if stub:
         return f"torch {torch.__version__.split('+')[0]} has no meta kernel for aten::{stub.group(1)}"
-    m = re.search(r"Could not run '([^']+)' with arguments from the 'Meta' backend", first)
+    # a custom op without an autograd kernel (torchvision's) fails at AutogradMeta first
+    m = re.search(r"Could not run '([^']+)' with arguments from the '(?:Autograd)?Meta' backend", first)
     if not m:
         return first
     op = m.group(1)
@@ -967,7 +969,7 @@ _BACKEND_STUB = "You are likely triggering this with tensor backend other than"
 # Operators whose output size counts what the values select: no meta kernel can have one.
 _VALUE_SHAPED = {"aten::nonzero", "aten::masked_select", "aten::_unique2", "aten::unique_dim",
                  "aten::unique_consecutive", "aten::bincount", "aten::repeat_interleave.Tensor",
-                 "aten::repeat_interleave"}
+                 "aten::repeat_interleave", "torchvision::nms"}
 
 
 # What torch says when a kernel meets tensors of the CPU and of the meta device.
@@ -975,7 +977,8 @@ _MIXED_DEVICES = ("found at least two devices", "is not on the expected device m
                   "Cannot inplace into non-meta tensor with meta tensor argument",
                   "indices should be either on cpu or on the same device",
                   "meshgrid expects all tensors to have the same device",
-                  "expected to be in the same device")  # index_copy with a CPU index
+                  "expected to be in the same device",  # index_copy with a CPU index
+                  "Cannot copy out of meta tensor")
 
 
 def _bool_fill_dtype(func, args, kwargs):
@@ -1214,6 +1217,9 @@ class AtenMode(TorchDispatchMode):
             if a.alias_info is not None and a.alias_info.is_write and i < len(args) \
                     and isinstance(args[i], torch.Tensor):
                 mutated = args[i]
+        stand_in = FR.meta_bucket_result(func.__name__, args, kwargs) if rec.fake else None
+        if stand_in is not None:
+            func, args, kwargs = (lambda: stand_in), (), {}
         rec.inside += 1
         try:
             return rec.record(name, arglist, func, args, kwargs, mutated)
@@ -1521,10 +1527,28 @@ class batched_nms_by_offsets:
             return
         self.saved = tvboxes._batched_nms_vanilla
         tvboxes._batched_nms_vanilla = tvboxes._batched_nms_coordinate_trick
+        # batched_nms picks its form by comparing the traced box count with 4000 before
+        # it asks whether it is traced: a TracerWarning about a branch whose sides are
+        # now one form.  Its code is swapped (not the module attribute, which a
+        # `from torchvision.ops import batched_nms` done before would not see).
+        self.entry = getattr(tvboxes, "batched_nms", None)
+        self.code = getattr(self.entry, "__code__", None)
+        if self.code is not None and self.code.co_argcount == _offsets_form.__code__.co_argcount \
+                and not self.code.co_freevars:
+            self.entry.__code__ = _offsets_form.__code__
+        else:
+            self.code = None
 
     def __exit__(self, *exc):
         if self.mod is not None:
             self.mod._batched_nms_vanilla = self.saved
+            if self.code is not None:
+                self.entry.__code__ = self.code
+
+
+def _offsets_form(boxes, scores, idxs, iou_threshold):
+    """The body batched_nms runs during a trace: its globals are torchvision.ops.boxes'."""
+    return _batched_nms_coordinate_trick(boxes, scores, idxs, iou_threshold)  # noqa: F821
 
 
 class roi_levels_merged:
