@@ -488,7 +488,7 @@ CASES = {
     "unfold_fold": dict(make=lambda: (Fold(), floats(((2, 3, 7, 8),))), axes={}, opsets=(18,)),
     "edge_conv_knn": dict(make=lambda: (EdgeConv(), points), axes={"in0": {0: "b", 1: "n"}}, opsets=(11, 13, 17)),
     "cdist_argsort": dict(make=lambda: (NeighbourMean(), points), axes={"in0": {0: "b", 1: "n"}},
-                          opsets=(11, 17), fake="meta kernel failed: TypeError"),
+                          opsets=(11, 17)),
     "pointnet2_set_abstraction": dict(make=lambda: (SetAbstraction(), cloud), axes={"in0": {0: "b", 1: "n"}},
                                       opsets=(11, 13, 17)),
     "gcn_edge_list": dict(make=lambda: (GCN(), graph(5)), axes={"in0": {0: "n"}, "in1": {1: "e"}},
