@@ -667,5 +667,4 @@ class setitem_keys:
 
 L.HANDLERS[_setitem_tuple_key] = _setitem
 L.HANDLERS[T.__setitem__] = _setitem
-L.SIZE_FACTORIES.add(_setitem_tuple_key)
 L.HANDLERS[T.__getitem__] = _getitem  # _recorder maps its tuple-key method to this entry

@@ -782,7 +782,10 @@ class FunctionMode(TorchFunctionMode):
             with self:
                 return decomposed(*args, **kwargs)
         handler = L.HANDLERS.get(func)
-        if handler is not None and (traced or (sized and func in L.SIZE_FACTORIES)):
+        # A call on constants only (a non-persistent buffer, a factory's result) that takes
+        # a traced size is recorded too: `inv_freq[None, :, None].expand(b, -1, 1)`,
+        # `table[:, :n]`, `torch.tensor([1., 2.]) * x.size(0)` follow the input's shape.
+        if handler is not None and (traced or sized):
             rec.inside += 1
             try:
                 res = handler(rec, func, args, kwargs)
@@ -831,12 +834,16 @@ def _func_name(func):
 
 
 def _flat_ints(obj):
+    """The traced sizes among a call's arguments, also inside size lists and index keys
+    (`x[:, :n - 1]` passes n in a slice inside a tuple)."""
     out = []
     for v in obj:
         if isinstance(v, TracedInt):
             out.append(v)
         elif isinstance(v, (list, tuple)):
-            out.extend(x for x in v if isinstance(x, TracedInt))
+            out.extend(_flat_ints(v))
+        elif isinstance(v, slice):
+            out.extend(x for x in (v.start, v.stop, v.step) if isinstance(x, TracedInt))
     return out
 
 
