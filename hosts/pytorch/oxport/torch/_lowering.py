@@ -1808,6 +1808,24 @@ def _meshgrid(rec, func, args, kwargs):
                       func, args, kwargs)
 
 
+def _triangle(kind):
+    """triu / tril with a traced diagonal (a KV-cache step's causal mask,
+    `torch.triu(mask, diagonal=past_len + 1)`): recorded with the diagonal as the size's
+    rank-0 value, so the file cuts at the input's past length.  A plain diagonal:
+    NotImplemented, recorded at the dispatcher as before."""
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "diagonal"), diagonal=0)
+        if not isinstance(b["input"], torch.Tensor) or not isinstance(b["diagonal"], S.TracedInt):
+            return NotImplemented
+        return rec.record(kind, [("self", b["input"]), ("diagonal", Dyn(b["diagonal"]))],
+                          func, *_plain_call(args, kwargs))
+    return h
+
+
+HANDLERS[torch.triu] = HANDLERS[T.triu] = _triangle("aten::triu")
+HANDLERS[torch.tril] = HANDLERS[T.tril] = _triangle("aten::tril")
+
+
 @handles(T.expand_as)
 def _expand_as(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "other"))
