@@ -132,6 +132,18 @@ class FakeTrace(unittest.TestCase):
                 return x + a * b + c * d, torch.tensor(7, device=x.device) * x, x[:2] * e
         self.same_file_and_runs(Table(), torch.randn(2, 3), {"x": {0: "b"}}, [torch.randn(5, 3) * 4])
 
+    def test_lists_of_numbers_in_index_keys_give_the_same_file(self):
+        """torch makes the index tensor of x[:, [-1], :] (nanoGPT's last position) on x's
+        device below any recorder; the trace makes it on the CPU first, so under
+        trace='fake' its values are the eager trace's instead of lost on meta."""
+        class Last(nn.Module):
+            def forward(self, x):
+                y = x[:, [-1], :] * 2 + x[[0, -1]].sum(0)
+                z = x.clone()
+                z[:, [0, 2]] = 1.5
+                return y, z[[True, False]]
+        self.same_file_and_runs(Last(), torch.randn(2, 3, 4), {"x": {1: "n"}}, [torch.randn(2, 5, 4)])
+
     def test_constant_made_below_the_dispatcher_is_refused(self):
         """torch.asarray(data, device=x.device) makes its meta tensor where neither
         recorder sees it (no function mode call, no ATen op): its values are lost, and the

@@ -31,6 +31,7 @@ import weakref
 import torch
 
 from .. import _engine as E
+from . import _index_keys as K
 from . import _lowering as L
 from . import _sizes as S
 
@@ -646,7 +647,7 @@ _BASE_SETITEM = torch._C._TensorBase.__setitem__
 
 
 def _setitem_tuple_key(self, key, value):
-    return _BASE_SETITEM(self, key if isinstance(key, tuple) else (key,), value)
+    return _BASE_SETITEM(self, K.tuple_key(key), value)
 
 
 class setitem_keys:

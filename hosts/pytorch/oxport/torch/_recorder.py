@@ -46,6 +46,7 @@ from . import _lowering as L
 from . import _sizes as S
 from . import _symbolic
 from . import _indexing as I
+from . import _index_keys as K
 from . import _spectral as C
 from . import _quantized as Q
 from ._paste_masks import masks_pasted_at_once
@@ -1500,14 +1501,14 @@ _BASE_GETITEM = torch._C._TensorBase.__getitem__
 
 
 def _getitem_tuple_key(self, key):
-    return _BASE_GETITEM(self, key if isinstance(key, tuple) else (key,))
+    return _BASE_GETITEM(self, K.tuple_key(key))
 
 
 class tuple_keys:
     """torch 1.13 indexes with a non-tuple key (`x[0]`, `x[:n]`, `x[idx]`) on a C fast
     path that TorchFunctionMode never sees, so a traced size in the key would reach the
-    dispatcher as a plain int.  During the trace every key is passed as a 1-tuple, the
-    same index, which the mode does see."""
+    dispatcher as a plain int.  During the trace every key is passed as the tuple torch
+    reads it as (_index_keys.tuple_key), the same index, which the mode does see."""
 
     def __enter__(self):
         self.had = "__getitem__" in torch.Tensor.__dict__
