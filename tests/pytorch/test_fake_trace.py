@@ -204,6 +204,21 @@ class FakeTrace(unittest.TestCase):
                 return torch.cat([angles.sin(), angles.cos()], -1) + torch.ones(2 * x.size(-1)).cumsum(0)
         self.same_file_and_runs(Rotary(), torch.randn(2, 5), {"x": {0: "b"}}, [torch.randn(3, 5)])
 
+    def test_cpu_condition_with_meta_values_gives_the_same_file(self):
+        """GPT-2's causal mask: a bool buffer torch keeps on the CPU (non-persistent,
+        so a constant of the file) sliced to the sequence, then torch.where(mask, w,
+        finfo.min); torch.where's kernel expects the condition's device for the values."""
+        class Causal(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("bias", torch.tril(torch.ones(8, 8, dtype=torch.bool)), persistent=False)
+
+            def forward(self, w):
+                n = w.size(-1)
+                low = torch.full([], torch.finfo(w.dtype).min, dtype=w.dtype).to(w.device)
+                return torch.where(self.bias[:n, :n], w, low).softmax(-1)
+        self.same_file_and_runs(Causal(), torch.randn(2, 4, 4), {"w": {0: "b", 1: "n", 2: "n"}}, [torch.randn(3, 6, 6)])
+
     def test_cpu_tensors_written_in_forward_give_the_same_file(self):
         """Ops that write a CPU tensor made in forward with meta operands (acc += x) or
         mix one into an out-of-place op (torch.where, masked_fill) run on meta copies;

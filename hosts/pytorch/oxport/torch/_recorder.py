@@ -910,7 +910,10 @@ _VALUE_SHAPED = {"aten::nonzero", "aten::masked_select", "aten::_unique2", "aten
 
 
 # What torch says when a kernel meets tensors of the CPU and of the meta device.
+# (torch.where names the first operand's device as the expected one: a CPU condition
+# with meta values says "Tensor on device meta is not on the expected device cpu!")
 _MIXED_DEVICES = ("found at least two devices", "is not on the expected device meta",
+                  "is not on the expected device cpu",
                   "Cannot inplace into non-meta tensor with meta tensor argument",
                   "indices should be either on cpu or on the same device",
                   "meshgrid expects all tensors to have the same device")
