@@ -381,6 +381,20 @@ class Recorder:
         return out.value
 
     def const(self, tensor):
+        if tensor.is_complex():
+            # ONNX's float form (_spectral): real and imaginary parts in a trailing dim of
+            # 2, so a complex table (Meta's LLaMA's freqs_cis) is a constant of the file
+            src = self.real_of.get(id(tensor), tensor)
+            self.suppress += 1
+            try:
+                form = torch.view_as_real(src.resolve_conj().resolve_neg()).contiguous()
+            finally:
+                self.suppress -= 1
+            if tensor.is_meta and src is tensor:
+                self._host_bytes(tensor, "constant")  # refuses: no values on meta
+            v = self.const(form)
+            self.set_vid(tensor, v)
+            return v
         dt = ox_dtype(tensor.dtype, lambda: f"constant in {self.scope_str()}")
         ptr = self._host_bytes(tensor, "constant")
         out = E.ox_vid()
@@ -664,6 +678,8 @@ class Recorder:
         `mutated`: the tensor an in-place op writes (default: the first argument of a
         kind ending in `_`)."""
         C.note_fixed_sizes(self, kind, arglist)
+        if C.is_complex_product(kind, arglist):
+            return C.complex_product(self, arglist, func, args, kwargs)
         try:
             kind, arglist = C.complex_form(self, kind, arglist)
         except C.ComplexValue as e:
