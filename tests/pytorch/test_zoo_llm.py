@@ -34,6 +34,11 @@ What each model exercises:
   sequence length (bert_defaults passes only input_ids), a tanh pooler;
 - t5: relative position buckets (abs, log, `min` with `full_like`, `where`), an encoder
   and a decoder with cross attention, its causal mask from comparing aranges;
+- old_decoder: transformers' older _make_causal_mask / _expand_mask, positions from the
+  cumsum of non-padding tokens, a sinusoidal table read with index_select, GPT-J's
+  rotate_every_two rotary, baddbmm scores, the last real token's logits picked by index;
+- distilbert: DistilBERT's masking, positions written in place with masked_fill_, CLIP's
+  pooling at argmax of the token ids;
 - alibi: BLOOM-style ALiBi from the attention mask's cumsum, `einsum` attention, a
   sliding-window mask (alibi_window).
 """
@@ -526,6 +531,104 @@ class AlibiLM(nn.Module):
         return x
 
 
+# ---------------------------------------------------------------- older HF decoders, DistilBERT
+def make_causal_mask(bsz, tgt_len, dtype, device):
+    """transformers' _make_causal_mask (no past): masked_fill_ of a full(finfo.min)."""
+    mask = torch.full((tgt_len, tgt_len), torch.finfo(dtype).min, device=device)
+    mask_cond = torch.arange(mask.size(-1), device=device)
+    mask.masked_fill_(mask_cond < (mask_cond + 1).view(mask.size(-1), 1), 0)
+    return mask.to(dtype)[None, None, :, :].expand(bsz, 1, tgt_len, tgt_len)
+
+
+def expand_mask(mask, dtype, tgt_len):
+    """transformers' _expand_mask: [b, s] -> [b, 1, t, s] of 0 / finfo.min."""
+    bsz, src_len = mask.size()
+    inverted = 1.0 - mask[:, None, None, :].expand(bsz, 1, tgt_len, src_len).to(dtype)
+    return inverted.masked_fill(inverted.to(torch.bool), torch.finfo(dtype).min)
+
+
+class OldDecoder(nn.Module):
+    """An OPT/GPT-J-style decoder with a classification head: positions from the cumsum of
+    the non-padding tokens, a sinusoidal table (non-persistent) read with index_select,
+    GPT-J's rotate_every_two rotary (strided slices, stack, flatten, einsum outer product,
+    repeat_interleave), baddbmm scores clamped at finfo.min, and the last non-padding
+    token's logits picked with `logits[arange(b), argmax(eq(ids, pad)) - 1]`."""
+
+    def __init__(self, vocab=50, d=32, heads=4, pad=1):
+        super().__init__()
+        self.pad, self.heads, self.hd = pad, heads, d // heads
+        self.emb = nn.Embedding(vocab, d, padding_idx=pad)
+        self.pos = nn.Embedding(66, d)
+        half = d // 2
+        freq = torch.exp(torch.arange(half, dtype=torch.float) * -(math.log(10000) / (half - 1)))
+        table = torch.arange(66, dtype=torch.float).unsqueeze(1) * freq.unsqueeze(0)
+        self.register_buffer("sin_table", torch.cat([torch.sin(table), torch.cos(table)], dim=1), persistent=False)
+        self.register_buffer("inv_freq", 1.0 / (10000 ** (torch.arange(0, self.hd, 2).float() / self.hd)),
+                             persistent=False)
+        self.qkv, self.out, self.score = nn.Linear(d, 3 * d), nn.Linear(d, d), nn.Linear(d, 3)
+        self.embed_scale = math.sqrt(d)
+
+    @staticmethod
+    def rotate_every_two(x):
+        return torch.stack((-x[:, :, :, 1::2], x[:, :, :, ::2]), dim=-1).flatten(-2)
+
+    def forward(self, input_ids, attention_mask):
+        bsz, seq = input_ids.shape
+        not_pad = input_ids.ne(self.pad).int()
+        positions = (torch.cumsum(not_pad, dim=1).type_as(not_pad) * not_pad).long() + self.pad
+        x = self.emb(input_ids) * self.embed_scale + self.pos(positions)
+        x = x + self.sin_table.index_select(0, positions.view(-1)).view(bsz, seq, -1).detach()
+        mask = make_causal_mask(bsz, seq, x.dtype, x.device) + expand_mask(attention_mask, x.dtype, seq)
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k = q.view(bsz, seq, self.heads, self.hd), k.view(bsz, seq, self.heads, self.hd)
+        sinusoid = torch.einsum("i , j -> i j", torch.arange(seq, dtype=torch.float), self.inv_freq)
+        sin = torch.repeat_interleave(torch.sin(sinusoid)[None, :, None, :], 2, 3)
+        cos = torch.repeat_interleave(torch.cos(sinusoid)[None, :, None, :], 2, 3)
+        q = q * cos + self.rotate_every_two(q) * sin
+        k = k * cos + self.rotate_every_two(k) * sin
+        q = q.transpose(1, 2).reshape(bsz * self.heads, seq, self.hd)
+        k = k.transpose(1, 2).reshape(bsz * self.heads, seq, self.hd)
+        v = v.view(bsz, seq, self.heads, self.hd).transpose(1, 2).reshape(bsz * self.heads, seq, self.hd)
+        s = torch.baddbmm(torch.zeros(bsz * self.heads, seq, seq), q, k.transpose(1, 2), beta=0.0,
+                          alpha=1 / math.sqrt(self.hd))
+        s = torch.max(s.view(bsz, self.heads, seq, seq) + mask, torch.tensor(torch.finfo(s.dtype).min))
+        p = F.softmax(s, dim=-1).view(bsz * self.heads, seq, seq)
+        o = torch.bmm(p, v).view(bsz, self.heads, seq, self.hd).transpose(1, 2).reshape(bsz, seq, -1)
+        logits = self.score(x + self.out(o))
+        last = (torch.eq(input_ids, self.pad).int().argmax(-1) - 1) % input_ids.shape[-1]
+        return logits, logits[torch.arange(bsz, device=logits.device), last]
+
+
+class DistilBert(nn.Module):
+    """DistilBERT's masking (`(mask == 0).view(b, 1, 1, s).expand_as(scores)`,
+    masked_fill with `torch.tensor(finfo.min)`), positions from the mask's cumsum written
+    in place (`masked_fill_`, as generate()'s prepare_inputs does), and CLIP's pooling at
+    the highest token id (`x[arange(b), ids.argmax(-1)]`)."""
+
+    def __init__(self, vocab=50, d=32, heads=4):
+        super().__init__()
+        self.heads, self.hd = heads, d // heads
+        self.emb, self.pos = nn.Embedding(vocab, d), nn.Embedding(64, d)
+        self.q, self.k, self.v = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.ln = nn.LayerNorm(d)
+
+    def forward(self, input_ids, mask):
+        bs, q_length = input_ids.shape
+        position_ids = mask.long().cumsum(-1) - 1
+        position_ids.masked_fill_(mask == 0, 1)
+        x = self.emb(input_ids) + self.pos(position_ids)
+
+        def shape(t):
+            return t.view(bs, -1, self.heads, self.hd).transpose(1, 2)
+        q, k, v = shape(self.q(x)) / math.sqrt(self.hd), shape(self.k(x)), shape(self.v(x))
+        scores = torch.matmul(q, k.transpose(2, 3))
+        hidden = (mask == 0).view(bs, 1, 1, q_length).expand_as(scores)
+        scores = scores.masked_fill(hidden, torch.tensor(torch.finfo(scores.dtype).min))
+        ctx = torch.matmul(nn.functional.softmax(scores, dim=-1), v).transpose(1, 2).contiguous()
+        x = self.ln(x + ctx.view(bs, -1, self.heads * self.hd))
+        return x, x[torch.arange(x.shape[0], device=x.device), input_ids.to(dtype=torch.int).argmax(dim=-1)]
+
+
 # ---------------------------------------------------------------- inputs
 def token_ids(vocab):
     def make(shape, g):
@@ -575,6 +678,17 @@ def alibi_inputs(shape, g):
     return torch.randint(0, 50, (b, s), generator=g), mask
 
 
+def padded_inputs(shape, g):
+    """Token ids 2.. with the first row's last two tokens padding (id 1, mask 0)."""
+    b, s = shape
+    ids = torch.randint(2, 50, (b, s), generator=g)
+    mask = torch.ones(b, s, dtype=torch.long)
+    if s > 2:
+        ids[0, -2:] = 1
+        mask[0, -2:] = 0
+    return ids, mask
+
+
 def seq_axes(inputs, outputs, out_axes=None):
     """Batch and sequence dynamic on every input and output named (out_axes overrides)."""
     axes = {n: {0: "batch", 1: "seq"} for n in inputs + outputs}
@@ -614,6 +728,11 @@ CASES = {
            {"input_ids": {0: "batch", 1: "src"}, "attention_mask": {0: "batch", 1: "src"},
             "decoder_input_ids": {0: "batch", 1: "tgt"}, "logits": {0: "batch", 1: "tgt"}},
            [(2, 7, 5), (1, 1, 1), (3, 30, 4)]),
+    "old_decoder": (OldDecoder, padded_inputs, ["input_ids", "attention_mask"], ["logits", "pooled"],
+                    seq_axes(["input_ids", "attention_mask"], ["logits"], {"pooled": {0: "batch"}}),
+                    [(2, 7), (1, 1), (3, 12)]),
+    "distilbert": (DistilBert, padded_inputs, ["input_ids", "mask"], ["hidden", "eot"],
+                   seq_axes(["input_ids", "mask"], ["hidden"], {"eot": {0: "batch"}}), [(2, 7), (1, 1), (3, 12)]),
     "alibi": (AlibiLM, alibi_inputs, ["input_ids", "attention_mask"], ["hidden"],
               seq_axes(["input_ids", "attention_mask"], ["hidden"]), [(2, 7), (1, 1), (3, 12)]),
     "alibi_window": (lambda: AlibiLM(window=3), alibi_inputs, ["input_ids", "attention_mask"], ["hidden"],
