@@ -21,5 +21,10 @@
 #define AT_PARAM_OR_NULL(nm, k, alt)                                                       \
     {.name = (nm), .kind = (k), .alt_kinds = OX_KIND_BIT(alt), .flags = OX_PARAM_OPTIONAL, \
      .dflt = {.tag = OX_DEFAULT_NULL}}
+/* An optional int a host may also record as a traced rank-0 value, with an int
+ * default (triu's diagonal). */
+#define AT_PARAM_INT_OR(nm, alt, val)                                                      \
+    {.name = (nm), .kind = OX_ARG_INT, .alt_kinds = OX_KIND_BIT(alt), .flags = OX_PARAM_OPTIONAL, \
+     .dflt = {.tag = OX_DEFAULT_INT, .v = {.i = (val)}}}
 
 #endif

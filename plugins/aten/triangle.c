@@ -1,6 +1,8 @@
 /* triu / tril: Trilu from opset 14; from 11 a mask from two Ranges over the
  * last two dims' run-time sizes (col - row compared with the diagonal), so a
- * causal mask built from a traced length follows the length. */
+ * causal mask built from a traced length follows the length.  The diagonal is
+ * an int, or a rank-0 int64 value when the host traced it (a KV-cache step's
+ * `triu(mask, diagonal=past_len + 1)`): both forms take it as a value. */
 #include "aten_family.h"
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
@@ -17,20 +19,37 @@ static ox_vid dim_size(ox_sym *g, const ox_api *api, ox_vid shape, int64_t axis)
     return at_out(g, api, n, "Gather");
 }
 
+/* The diagonal as a rank-0 int64 value. */
+static ox_vid diagonal(ox_sym *g, const ox_api *api, const char *op)
+{
+    if (api->arg_kind(g, "diagonal") == OX_ARG_TENSOR) {
+        ox_vid k = api->arg_tensor(g, "diagonal");
+        if (api->rank(g, k) != 0) {
+            api->fail(g, "argument 'diagonal' is a rank-%d tensor; %s takes one diagonal",
+                      api->rank(g, k), op);
+            return 0;
+        }
+        return oxu_cast_to(g, api, k, OX_INT64);
+    }
+    int64_t k = api->arg_int(g, "diagonal", 0);
+    return api->constant(g, OX_INT64, 0, NULL, &k);
+}
+
 static int triangle(ox_sym *g, const ox_api *api, int upper)
 {
     ox_vid x = api->arg_tensor(g, "self");
-    int64_t k = api->arg_int(g, "diagonal", 0);
+    const char *op = upper ? "triu" : "tril";
     int rank = api->rank(g, x);
     if (rank < 2)
-        return api->fail(g, "%s needs an input of rank 2 or more, got rank %d",
-                         upper ? "triu" : "tril", rank);
+        return api->fail(g, "%s needs an input of rank 2 or more, got rank %d", op, rank);
+    ox_vid kv = diagonal(g, api, op);
+    if (!kv)
+        return 1;
     ox_vid y;
     if (api->opset(g) >= 14) {
         /* int8, uint8, int16: in a type ONNX Runtime's Trilu takes, cast back */
         ox_dtype t = api->dtype(g, x);
-        ox_vid in[2] = {oxu_cast_to(g, api, x, oxu_ort_kernel_type("Trilu", t)),
-                        api->constant(g, OX_INT64, 0, NULL, &k)};
+        ox_vid in[2] = {oxu_cast_to(g, api, x, oxu_ort_kernel_type("Trilu", t)), kv};
         if (!in[0])
             return 1;
         ox_onode *n = api->op(g, "Trilu", 2, in, 1);
@@ -47,7 +66,6 @@ static int triangle(ox_sym *g, const ox_api *api, int upper)
         ox_vid rows = at_unsqueeze(g, api, at_out(g, api, api->op(g, "Range", 3, rin, 1), "Range"), 1);
         ox_vid cols = at_unsqueeze(g, api, at_out(g, api, api->op(g, "Range", 3, cin, 1), "Range"), 0);
         ox_vid d = at_op2(g, api, "Sub", cols, rows);
-        ox_vid kv = api->const_scalar_of(g, OX_INT64, (double)k);
         /* triu keeps col - row >= k, tril keeps col - row <= k */
         ox_vid keep = at_op1(g, api, "Not", at_op2(g, api, upper ? "Less" : "Greater", d, kv));
         if (api->dtype(g, x) == OX_BOOL) /* ONNX Runtime has no bool Where before opset 16 */
@@ -71,7 +89,7 @@ static int sym_tril(ox_sym *g, const ox_api *api)
 }
 
 static const ox_param_decl p_triangle[] = {OX_PARAM("self", OX_ARG_TENSOR),
-                                           OX_PARAM_INT("diagonal", OX_ARG_INT, 0)};
+                                           AT_PARAM_INT_OR("diagonal", OX_ARG_TENSOR, 0)};
 
 /* From opset 11: Range, which builds the mask, is new there. */
 const ox_op_decl at_ops_triangle[] = {

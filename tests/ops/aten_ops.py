@@ -442,6 +442,10 @@ ROWS = [
     Row("roll.negative", "aten::roll", lambda x: torch.roll(x, -2, -1), [T(3, 5)]),
     Row("tril.negative_diagonal", "aten::tril", lambda x: torch.tril(x, -1), [T(2, 3, 4)], since=11),
     Row("triu.int64", "aten::triu", lambda x: torch.triu(x), [T(4, 4, dtype=I64)], since=11),
+    # a diagonal computed from a size (a KV-cache step's causal mask) stays a value of the file
+    Row("triu.traced_diagonal", "aten::triu", lambda x: (torch.triu(x, x.size(1) - x.size(0) + 1),
+                                                         torch.tril(x, 1 - x.size(0))), [T(3, 5)], since=11,
+        dynamic={"in0": {0: "q", 1: "k"}, "out0": {0: "q", 1: "k"}, "out1": {0: "q", 1: "k"}}),
     Row("size.negative_dim", "aten::size", lambda x: x.reshape(-1, x.size(-1)), [T(2, 3, 4)],
         dynamic={"in0": {2: "n"}}),
     Row("numel.dynamic", "aten::numel", lambda x: x * x.numel(), [T(3, 4)], dynamic={"in0": {0: "rows"}}),

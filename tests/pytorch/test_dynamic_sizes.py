@@ -852,6 +852,26 @@ class MaskReadWithTracedBounds(nn.Module):
         return picked.sum(1) * 2 + y[: b - 1].sum((1, 2)) + x[..., x[0] > 0.5].sum(-1)[: b - 1]
 
 
+class SizedOpsOnConstants(nn.Module):
+    """Traced sizes given to ops on tensors the input does not reach: a non-persistent
+    buffer (a constant of the file) expanded to the batch, as rotary embeddings do
+    (`inv_freq[None, :, None].expand(position_ids.shape[0], -1, 1)`), a constant sliced,
+    repeated, tiled, narrowed, rolled and unflattened by sizes, new_zeros of a constant."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("inv_freq", torch.linspace(0.5, 2.0, 4), persistent=False)
+        self.register_buffer("table", torch.randn(1, 9), persistent=False)
+
+    def forward(self, x):
+        b, n = x.shape
+        freqs = self.inv_freq[None, :, None].float().expand(b, -1, 1) @ x[:, None, :]   # [b, 4, n]
+        table = self.table[:, : n + 1] - self.table[:, 1:].narrow(1, 0, n + 1)          # [1, n + 1]
+        rows = table.repeat(b, 1)[:, 1:] + table.tile((b, 1))[:, :n] + self.table.roll(n, 1)[:, :n]
+        unfl = torch.arange(2 * b).float().unflatten(0, (b, 2)).sum(1, keepdim=True)    # [b, 1]
+        return freqs.sum(1) + rows * x + unfl + self.table.new_zeros(b, n)
+
+
 class SizesMeetTensors(unittest.TestCase):
     """A size read in Python combined with a tensor (`x.size(0) * t`, `t / x.shape[-1]`,
     `n - t`) is recorded on the size's rank-0 value, so the file computes with the
@@ -873,6 +893,12 @@ class SizesMeetTensors(unittest.TestCase):
     def test_sizes_made_tensors(self):
         follows_input_sizes(self, SizeAsTensor(), torch.randn(3, 4), [0, 1],
                             [(1, 1), (6, 9), (2, 3)], (9, 13, 17))
+
+    def test_sized_ops_on_constants(self):
+        # before, each op on a constant passed the example's sizes, with a warning (and the
+        # slice of a constant by a traced bound without one)
+        follows_input_sizes(self, SizedOpsOnConstants(), torch.randn(3, 4), [0, 1],
+                            [(1, 1), (6, 7), (2, 3)], (11, 13, 17))
 
     def test_masked_fill_value(self):
         follows_input_sizes(self, SizeMaskedFill(), torch.randn(3, 4), [0, 1],

@@ -133,6 +133,18 @@ class FakeTrace(unittest.TestCase):
                 return x + a * b + c * d, torch.tensor(7, device=x.device) * x, x[:2] * e
         self.same_file_and_runs(Table(), torch.randn(2, 3), {"x": {0: "b"}}, [torch.randn(5, 3) * 4])
 
+    def test_lists_of_numbers_in_index_keys_give_the_same_file(self):
+        """torch makes the index tensor of x[:, [-1], :] (nanoGPT's last position) on x's
+        device below any recorder; the trace makes it on the CPU first, so under
+        trace='fake' its values are the eager trace's instead of lost on meta."""
+        class Last(nn.Module):
+            def forward(self, x):
+                y = x[:, [-1], :] * 2 + x[[0, -1]].sum(0)
+                z = x.clone()
+                z[:, [0, 2]] = 1.5
+                return y, z[[True, False]]
+        self.same_file_and_runs(Last(), torch.randn(2, 3, 4), {"x": {1: "n"}}, [torch.randn(2, 5, 4)])
+
     def test_constant_made_below_the_dispatcher_is_refused(self):
         """torch.asarray(data, device=x.device) makes its meta tensor where neither
         recorder sees it (no function mode call, no ATen op): its values are lost, and the
@@ -272,6 +284,21 @@ class FakeTrace(unittest.TestCase):
                 return x + m, (m == 1).float()
         self.same_file_and_runs(Mask(), torch.randn(2, 4, 5), {"x": {0: "b"}}, [torch.randn(3, 4, 5)])
         self.same_file("swin_t", opset=17, dynamic=True)
+
+    def test_cpu_condition_with_meta_values_gives_the_same_file(self):
+        """GPT-2's causal mask: a bool buffer torch keeps on the CPU (non-persistent,
+        so a constant of the file) sliced to the sequence, then torch.where(mask, w,
+        finfo.min); torch.where's kernel expects the condition's device for the values."""
+        class Causal(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("bias", torch.tril(torch.ones(8, 8, dtype=torch.bool)), persistent=False)
+
+            def forward(self, w):
+                n = w.size(-1)
+                low = torch.full([], torch.finfo(w.dtype).min, dtype=w.dtype).to(w.device)
+                return torch.where(self.bias[:n, :n], w, low).softmax(-1)
+        self.same_file_and_runs(Causal(), torch.randn(2, 4, 4), {"w": {0: "b", 1: "n", 2: "n"}}, [torch.randn(3, 6, 6)])
 
     def test_cpu_tensors_written_in_forward_give_the_same_file(self):
         """Ops that write a CPU tensor made in forward with meta operands (acc += x) or

@@ -111,6 +111,12 @@ class Reading(unittest.TestCase):
     def test_list_of_ints(self):
         check_form(self, lambda x: x[[0, 2, -1]] + x[:, [1, 1]].sum(), [rnd(4, 3)], ALL, [[rnd(4, 3, seed=1)]])
 
+    def test_list_holding_sequences_or_slices_is_a_tuple_of_indices(self):
+        # torch 1.13 reads x[[[0, 2], [1, -1]]] as x[[0, 2], [1, -1]] and x[[1, slice(None, 2)]] as
+        # x[1, :2]; the trace's own __getitem__ passed each as one index (a 2-D index tensor)
+        check_form(self, lambda x: x[[[0, 2], [1, -1]]] + x[[1, slice(None, 2)]][0], [rnd(4, 3)], ND,
+                   [[rnd(4, 3, seed=1)]])
+
     def test_boolean_mask_full(self):
         check_form(self, lambda x: x[x > 0], [rnd(3, 4)], ALL, [[rnd(3, 4, seed=1)]])
 
@@ -215,6 +221,10 @@ class Writing(unittest.TestCase):
         def f(y):
             y[:, 5:] = 1.0
         check_form(self, written(f), [rnd(3, 4)], (9, 10), [[rnd(3, 4, seed=1)]])
+
+    def test_list_holding_sequences_is_a_tuple_of_indices(self):
+        check_form(self, written(lambda y: y.__setitem__([[0, 2], [1, -1]], 5.0)), [rnd(4, 3)], ND,
+                   [[rnd(4, 3, seed=1)]])
 
     def test_index_tensor_key_and_augmented(self):
         def f(y, i):

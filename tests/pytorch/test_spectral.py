@@ -72,6 +72,7 @@ CASES = {
                                (4, 3, 5)),
     "fft_real_imag": (Fn(lambda x: torch.fft.fft(x).real * 2 + torch.fft.fft(x).imag), (3, 10)),
     "conj_mul": (Fn(lambda x: vr(torch.fft.fft(x).conj().resolve_conj() * 3.0)), (2, 9)),
+    "complex_product": (Fn(lambda x: vr(torch.fft.fft(x) * torch.fft.fft(x.flip(-1))[:1])), (2, 9)),
     "stft_hann_center": (Fn(lambda x: vr(torch.stft(x, 64, 16, window=WIN, return_complex=True))), (1, 400)),
     "stft_1d_no_center_power": (Fn(lambda x: torch.stft(x, 64, 32, window=WIN, center=False,
                                                         return_complex=True).abs().pow(2)), (300,)),
@@ -172,6 +173,46 @@ class Spectral(unittest.TestCase):
             with self.assertRaises(oxt.ExportError) as cm:
                 oxt.export(model, (torch.randn(shape),), os.path.join(self.tmp.name, "low.onnx"), opset_version=16)
             self.assertIn("supported from opset 17", str(cm.exception))
+
+    def test_complex_rotary_embedding_of_any_length(self):
+        """Meta's LLaMA reference code: freqs_cis = torch.polar(...) is a complex table (a
+        plain attribute, so a constant of the file) sliced to the sequence, and the rotary
+        embedding is view_as_complex(q pairs) * freqs_cis, view_as_real'd back: a complex
+        constant and a product of two complex tensors, both on ONNX's float form."""
+        class Rotary(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                freqs = 1.0 / (10000.0 ** (torch.arange(0, 8, 2).float() / 8))
+                freqs = torch.outer(torch.arange(32), freqs).float()
+                self.freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
+
+            def forward(self, xq):   # [batch, seq, heads, 8]
+                z = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+                f = self.freqs_cis[: xq.shape[1]].view(1, xq.shape[1], 1, z.shape[-1])
+                return torch.view_as_real(z * f).flatten(3).type_as(xq) + xq
+        model = Rotary()
+        axes = {"x": {0: "b", 1: "s"}}
+        g = torch.Generator().manual_seed(3)
+        xs = [torch.randn(2, 5, 3, 8, generator=g), torch.randn(2, 5, 3, 8, generator=g),
+              torch.randn(1, 1, 3, 8, generator=g), torch.randn(3, 17, 3, 8, generator=g)]
+        for opset in (13, 17):
+            files = []
+            for trace in ("eager", "fake"):
+                path = os.path.join(self.tmp.name, f"rotary_{opset}_{trace}.onnx")
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", oxt.TracerWarning)
+                    oxt.export(model, (xs[0],), path, opset_version=opset, input_names=["x"], dynamic_axes=axes,
+                               trace=trace)
+                with open(path, "rb") as f:
+                    files.append(f.read())
+            self.assertTrue(files[0] == files[1], "trace='fake' wrote another file")
+            onnxval.check(path)
+            gots = onnxval.run_ort_many(path, [{"x": x.numpy()} for x in xs])
+            for x, (got,) in zip(xs, gots):
+                want = model(x).numpy()
+                self.assertEqual(got.shape, want.shape)
+                self.assertLessEqual(float(abs(got - want).max()), 1e-5 * float(abs(want).max()),
+                                     f"opset {opset} at {tuple(x.shape)}")
 
     def test_complex_output_is_refused(self):
         with self.assertRaises(oxt.ExportError) as cm:

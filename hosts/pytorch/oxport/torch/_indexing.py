@@ -31,6 +31,7 @@ import weakref
 import torch
 
 from .. import _engine as E
+from . import _index_keys as K
 from . import _lowering as L
 from . import _sizes as S
 
@@ -669,7 +670,7 @@ _BASE_SETITEM = torch._C._TensorBase.__setitem__
 
 
 def _setitem_tuple_key(self, key, value):
-    return _BASE_SETITEM(self, key if isinstance(key, tuple) else (key,), value)
+    return _BASE_SETITEM(self, K.tuple_key(key), value)
 
 
 class setitem_keys:
@@ -690,5 +691,4 @@ class setitem_keys:
 
 L.HANDLERS[_setitem_tuple_key] = _setitem
 L.HANDLERS[T.__setitem__] = _setitem
-L.SIZE_FACTORIES.add(_setitem_tuple_key)
 L.HANDLERS[T.__getitem__] = _getitem  # _recorder maps its tuple-key method to this entry

@@ -98,12 +98,6 @@ def _len(rec, func, args, kwargs):
     return n
 
 
-# Calls with no traced tensor argument that may take traced sizes (factories, and a
-# size meeting a constant tensor: `torch.tensor([1., 2.]) * x.size(0)`): handled (and
-# recorded) when a size is traced, left to run as constants otherwise.
-SIZE_FACTORIES = set()
-
-
 def _size_factory(kind, fill=None):
     def h(rec, func, args, kwargs):
         size = S.size_list(args) if args else kwargs.get("size")
@@ -119,7 +113,6 @@ def _size_factory(kind, fill=None):
 
 for _f, _k in ((torch.zeros, "aten::zeros"), (torch.ones, "aten::ones"), (torch.empty, "aten::empty")):
     HANDLERS[_f] = _size_factory(_k)
-    SIZE_FACTORIES.add(_f)
 
 
 def _fill_value(v):
@@ -148,9 +141,6 @@ def _full(rec, func, args, kwargs):
                                      ("dtype", dtype)], func, *_plain_call(args, kwargs))
 
 
-SIZE_FACTORIES.add(torch.full)
-
-
 @handles(torch.arange)
 def _arange(rec, func, args, kwargs):
     b = dict(kwargs)
@@ -168,9 +158,6 @@ def _arange(rec, func, args, kwargs):
     return rec.emit("aten::arange", rec.resolve([
         ("start", Dyn(b.get("start", 0), need=need)), ("end", Dyn(b["end"], need=need)),
         ("step", Dyn(b.get("step", 1), need=need)), ("dtype", out.dtype)]), out)
-
-
-SIZE_FACTORIES.add(torch.arange)
 
 
 # Factories whose values follow a traced size (torch.eye(x.size(0)), torch.rand(x.shape)):
@@ -192,7 +179,6 @@ def _random_factory(kind):
 
 for _f, _k in ((torch.rand, "aten::rand"), (torch.randn, "aten::randn")):
     HANDLERS[_f] = _random_factory(_k)
-    SIZE_FACTORIES.add(_f)
 
 
 @handles(torch.randint)
@@ -254,8 +240,6 @@ def _data_factory(kind, arg):
 for _f, _k, _a in ((torch.tensor, "aten::tensor", "data"), (torch.as_tensor, "aten::as_tensor", "data"),
                    (torch.scalar_tensor, "aten::scalar_tensor", "s")):
     HANDLERS[_f] = _data_factory(_k, _a)
-    SIZE_FACTORIES.add(_f)
-SIZE_FACTORIES.update((torch.eye, torch.linspace, torch.hann_window, torch.randint))
 
 
 # torch.onnx's internal helpers of traced shapes, recorded as themselves.
@@ -332,7 +316,6 @@ HANDLERS[T.new_zeros] = _new("aten::new_zeros")
 HANDLERS[T.new_empty] = _new("aten::new_empty")
 HANDLERS[T.new_ones] = _new("aten::new_ones")
 HANDLERS[T.new_full] = _new("aten::new_full", fill=True)
-SIZE_FACTORIES.update((torch.full_like, T.new_full))
 
 
 @handles(T.fill_)
@@ -344,9 +327,6 @@ def _fill_(rec, func, args, kwargs):
         return NotImplemented
     return rec.record("aten::fill_", [("self", b["input"]), ("value", Dyn(b["value"]))], func,
                       *_plain_call(args, kwargs))
-
-
-SIZE_FACTORIES.add(T.fill_)
 
 
 def _masked_fill(kind):
@@ -364,7 +344,6 @@ def _masked_fill(kind):
 
 HANDLERS[T.masked_fill] = HANDLERS[torch.masked_fill] = _masked_fill("aten::masked_fill")
 HANDLERS[T.masked_fill_] = _masked_fill("aten::masked_fill_")
-SIZE_FACTORIES.update((T.masked_fill, torch.masked_fill, T.masked_fill_))
 
 
 def _index_fill(kind):
@@ -383,7 +362,6 @@ def _index_fill(kind):
 
 HANDLERS[T.index_fill] = HANDLERS[torch.index_fill] = _index_fill("aten::index_fill")
 HANDLERS[T.index_fill_] = _index_fill("aten::index_fill_")
-SIZE_FACTORIES.update((T.index_fill, torch.index_fill, T.index_fill_))
 
 # Calls that turn a tensor into Python values: the trace is specialized to them.
 SPECIALIZING = {
@@ -1232,15 +1210,6 @@ for _fs, _k, _second in (((T.__ifloordiv__, T.floor_divide_), "aten::floor_divid
 for _op in ("lt", "le", "gt", "ge", "eq", "ne"):
     for _f in (getattr(T, f"__{_op}__"), getattr(T, _op), getattr(torch, _op)):
         HANDLERS[_f] = _sized(f"aten::{_op}")
-        SIZE_FACTORIES.add(_f)  # a constant tensor against a size: recorded too
-# A size meeting a tensor the forward made (`torch.tensor([1., 2.]) * x.size(0)`): the
-# tensor is a constant, the size is not, so these are recorded too.
-SIZE_FACTORIES.update(
-    getattr(T, f"__{_d}__") for _d in ("add", "sub", "mul", "truediv", "radd", "rmul", "rsub", "rtruediv",
-                                       "floordiv", "rfloordiv", "mod", "rmod", "pow", "rpow"))
-SIZE_FACTORIES.update((torch.add, torch.sub, torch.mul, torch.div, torch.true_divide, torch.rsub,
-                       torch.floor_divide, torch.remainder, torch.pow, T.add, T.sub, T.mul, T.div,
-                       T.true_divide, T.floor_divide, T.remainder, T.pow))
 
 
 def _sized_clamp(kind, bounds=("min", "max")):
@@ -1268,7 +1237,6 @@ for _fs, _k, _b in (((T.clamp, torch.clamp, T.clip, torch.clip), "aten::clamp", 
                     ((T.clamp_max_, torch.clamp_max_), "aten::clamp_", ("max",))):
     for _f in _fs:
         HANDLERS[_f] = _sized_clamp(_k, _b)
-        SIZE_FACTORIES.add(_f)
 # Bitwise logic: `mask & True` reaches the dispatcher as bitwise_and.Tensor with
 # the number wrapped in a tensor, which torch 1.13's Python dispatch hands on as a
 # plain number the .Tensor overload rejects.  Recorded here with the number as a
@@ -1876,6 +1844,24 @@ def _meshgrid(rec, func, args, kwargs):
         return NotImplemented
     return rec.record("aten::meshgrid", [("tensors", tensors), ("indexing", kwargs.get("indexing") or "ij")],
                       func, args, kwargs)
+
+
+def _triangle(kind):
+    """triu / tril with a traced diagonal (a KV-cache step's causal mask,
+    `torch.triu(mask, diagonal=past_len + 1)`): recorded with the diagonal as the size's
+    rank-0 value, so the file cuts at the input's past length.  A plain diagonal:
+    NotImplemented, recorded at the dispatcher as before."""
+    def h(rec, func, args, kwargs):
+        b = bind(args, kwargs, ("input", "diagonal"), diagonal=0)
+        if not isinstance(b["input"], torch.Tensor) or not isinstance(b["diagonal"], S.TracedInt):
+            return NotImplemented
+        return rec.record(kind, [("self", b["input"]), ("diagonal", Dyn(b["diagonal"]))],
+                          func, *_plain_call(args, kwargs))
+    return h
+
+
+HANDLERS[torch.triu] = HANDLERS[T.triu] = _triangle("aten::triu")
+HANDLERS[torch.tril] = HANDLERS[T.tril] = _triangle("aten::tril")
 
 
 @handles(T.expand_as)

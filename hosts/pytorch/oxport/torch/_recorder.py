@@ -47,6 +47,7 @@ from . import _lowering as L
 from . import _sizes as S
 from . import _symbolic
 from . import _indexing as I
+from . import _index_keys as K
 from . import _spectral as C
 from . import _quantized as Q
 from ._paste_masks import masks_pasted_at_once
@@ -427,6 +428,20 @@ class Recorder:
         return out.value
 
     def const(self, tensor):
+        if tensor.is_complex():
+            # ONNX's float form (_spectral): real and imaginary parts in a trailing dim of
+            # 2, so a complex table (Meta's LLaMA's freqs_cis) is a constant of the file
+            src = self.real_of.get(id(tensor), tensor)
+            self.suppress += 1
+            try:
+                form = torch.view_as_real(src.resolve_conj().resolve_neg()).contiguous()
+            finally:
+                self.suppress -= 1
+            if tensor.is_meta and src is tensor:
+                self._host_bytes(tensor, "constant")  # refuses: no values on meta
+            v = self.const(form)
+            self.set_vid(tensor, v)
+            return v
         dt = ox_dtype(tensor.dtype, lambda: f"constant in {self.scope_str()}")
         ptr = self._host_bytes(tensor, "constant")
         out = E.ox_vid()
@@ -717,6 +732,8 @@ class Recorder:
         `mutated`: the tensor an in-place op writes (default: the first argument of a
         kind ending in `_`)."""
         C.note_fixed_sizes(self, kind, arglist)
+        if C.is_complex_product(kind, arglist):
+            return C.complex_product(self, arglist, func, args, kwargs)
         try:
             kind, arglist = C.complex_form(self, kind, arglist)
         except C.ComplexValue as e:
@@ -836,7 +853,10 @@ class FunctionMode(TorchFunctionMode):
             with self:
                 return decomposed(*args, **kwargs)
         handler = L.HANDLERS.get(func)
-        if handler is not None and (traced or (sized and func in L.SIZE_FACTORIES)):
+        # A call on constants only (a non-persistent buffer, a factory's result) that takes
+        # a traced size is recorded too: `inv_freq[None, :, None].expand(b, -1, 1)`,
+        # `table[:, :n]`, `torch.tensor([1., 2.]) * x.size(0)` follow the input's shape.
+        if handler is not None and (traced or sized):
             rec.inside += 1
             try:
                 res = handler(rec, func, args, kwargs)
@@ -885,12 +905,16 @@ def _func_name(func):
 
 
 def _flat_ints(obj):
+    """The traced sizes among a call's arguments, also inside size lists and index keys
+    (`x[:, :n - 1]` passes n in a slice inside a tuple)."""
     out = []
     for v in obj:
         if isinstance(v, TracedInt):
             out.append(v)
         elif isinstance(v, (list, tuple)):
-            out.extend(x for x in v if isinstance(x, TracedInt))
+            out.extend(_flat_ints(v))
+        elif isinstance(v, slice):
+            out.extend(x for x in (v.start, v.stop, v.step) if isinstance(x, TracedInt))
     return out
 
 
@@ -973,7 +997,10 @@ _VALUE_SHAPED = {"aten::nonzero", "aten::masked_select", "aten::_unique2", "aten
 
 
 # What torch says when a kernel meets tensors of the CPU and of the meta device.
+# (torch.where names the first operand's device as the expected one: a CPU condition
+# with meta values says "Tensor on device meta is not on the expected device cpu!")
 _MIXED_DEVICES = ("found at least two devices", "is not on the expected device meta",
+                  "is not on the expected device cpu",
                   "Cannot inplace into non-meta tensor with meta tensor argument",
                   "indices should be either on cpu or on the same device",
                   "meshgrid expects all tensors to have the same device",
@@ -1620,14 +1647,14 @@ _BASE_GETITEM = torch._C._TensorBase.__getitem__
 
 
 def _getitem_tuple_key(self, key):
-    return _BASE_GETITEM(self, key if isinstance(key, tuple) else (key,))
+    return _BASE_GETITEM(self, K.tuple_key(key))
 
 
 class tuple_keys:
     """torch 1.13 indexes with a non-tuple key (`x[0]`, `x[:n]`, `x[idx]`) on a C fast
     path that TorchFunctionMode never sees, so a traced size in the key would reach the
-    dispatcher as a plain int.  During the trace every key is passed as a 1-tuple, the
-    same index, which the mode does see."""
+    dispatcher as a plain int.  During the trace every key is passed as the tuple torch
+    reads it as (_index_keys.tuple_key), the same index, which the mode does see."""
 
     def __enter__(self):
         self.had = "__getitem__" in torch.Tensor.__dict__

@@ -22,7 +22,11 @@ A complex tensor may flow only into ops whose meaning on the float form is known
   the same operation on the float form (torchaudio's normalized spectrogram); by a real
   float tensor: the same with the real tensor unsqueezed at the end (a recorded
   aten::unsqueeze), so that it broadcasts as against the complex tensor;
+- multiplication of two complex tensors (a rotary embedding's `q * freqs_cis`): the
+  real and imaginary parts' products, stacked back (complex_product);
 - the spectral ops that take complex input: aten::_fft_c2c, aten::_fft_c2r, aten::istft.
+
+A complex constant (a table the model made with torch.polar) is written in the float form.
 
 Anything else that meets a complex tensor is refused, naming the call; so is a complex
 tensor returned by the model (return torch.view_as_real(z) or z.abs() instead)."""
@@ -62,7 +66,8 @@ def _real_scalar(v):
 def refusal(kind, rec):
     return (f"{kind} at {S.user_frame()} in {rec.scope_str()} takes a complex tensor, which oxport "
             f"exports (as ONNX's float form with a trailing dimension of 2) only into view_as_real, abs, "
-            f"real, imag, conj, multiplication or division by a real scalar or tensor, the shape ops, and the "
+            f"real, imag, conj, multiplication by a complex tensor, multiplication or division by a real "
+            f"scalar or tensor, the shape ops, and the "
             f"spectral ops "
             f"(torch.fft.*, torch.stft, torch.istft); apply torch.view_as_real(z) or z.abs() first")
 
@@ -94,6 +99,38 @@ def complex_form(rec, kind, arglist):
                 u = rec.record("aten::unsqueeze", [("self", b), ("dim", -1)], torch.unsqueeze, (b, -1), {})
                 return kind, [("self", a), ("other", u)]
     raise ComplexValue(refusal(kind, rec))
+
+
+def is_complex_product(kind, arglist):
+    """z * w with both complex (a rotary embedding's xq_ * freqs_cis)."""
+    args = dict(arglist)
+    a, b = args.get("self"), args.get("other")
+    return kind == "aten::mul" and len(arglist) == 2 and all(
+        isinstance(t, torch.Tensor) and t.is_complex() for t in (a, b))
+
+
+def complex_product(rec, arglist, func, args, kwargs):
+    """z * w on the float forms: (ac - bd) + (ad + bc)i, recorded as selects of the real
+    and imaginary parts (which broadcast as the complex tensors do), their products,
+    and the two parts stacked back into a trailing dim of 2."""
+    args_ = dict(arglist)
+    parts = []
+    for z in (args_["self"], args_["other"]):
+        form = torch.view_as_real(z)
+        rec.alias(z, form)
+        parts.append([rec.record("aten::select", [("self", form), ("dim", -1), ("index", i)],
+                                 torch.select, (form, -1, i), {}) for i in (0, 1)])
+    (a, b), (c, d) = parts
+
+    def op(kind, fn, x, y):
+        return rec.record(kind, [("self", x), ("other", y)], fn, (x, y), {})
+    re = op("aten::sub", torch.sub, op("aten::mul", torch.mul, a, c), op("aten::mul", torch.mul, b, d))
+    im = op("aten::add", torch.add, op("aten::mul", torch.mul, a, d), op("aten::mul", torch.mul, b, c))
+    form = rec.record("aten::stack", [("tensors", [re, im]), ("dim", -1)], torch.stack, ([re, im], -1), {})
+    with torch.no_grad():
+        out = func(*args, **kwargs)
+    rec.alias(form, out)
+    return out
 
 
 def _minus_one(d):
