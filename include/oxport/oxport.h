@@ -153,7 +153,10 @@ OX_API size_t ox_graph_node_count(const ox_graph *g);
 /* Give axis `axis` of graph input or output `v` a symbolic name (dynamic axes).
  * A value that is both (an input traced as an output) names the input's axis:
  * the output is then its own value (ox_trace_output records an Identity),
- * which the form by output index below reaches. */
+ * which the form by output index below reaches.  A graph has no context to
+ * hold a message, so OX_EINVAL alone says one of: v is not an input or
+ * output of g (an id of another trace included), axis is not below the
+ * value's rank, name is NULL or empty. */
 OX_API ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const char *name);
 /* The same for graph output `i` (in ox_trace_output's order); OX_EINVAL when i
  * is out of range. */
