@@ -51,6 +51,12 @@ OX_API const char *ox_strerror(ox_status status);
 
 /* ---------------------------------------------------------------- context */
 
+/* Threads: a context, and the traces and graphs made with it, belong to one
+ * thread at a time.  Separate contexts may trace, convert and export at
+ * the same time in separate threads (the process-wide state they share is
+ * thread-safe).  A host that shares one context between threads serialises
+ * every call on it, ox_errmsg included: the message is the context's last
+ * failure, whichever thread made it. */
 typedef struct ox_context ox_context;
 
 /* Flags for ox_context_new. */
