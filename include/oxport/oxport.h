@@ -669,10 +669,11 @@ typedef void (*ox_message_fn)(void *user, const char *line);
  * init, and, when the context's opset descriptors load, its declarations
  * against them (a since_opset past the newest descriptor, a parameter a
  * descriptor lists that the pack does not declare); each problem one call of
- * `fn` (the lines `oxport plugins --check FILE.so` prints).  OX_OK when it
- * would load and fits the descriptors; OX_EPLUGIN when problems were
- * found; another status (message in ox_errmsg) when the check could not
- * run.  *n_problems may be NULL. */
+ * `fn` (the lines `oxport plugins --check FILE.so` prints; fn may be NULL).
+ * OX_OK when it would load and fits the descriptors; OX_EPLUGIN when
+ * problems were found, the first of them also in ox_errmsg ("... (and N
+ * more problems)"); another status (message in ox_errmsg) when the check
+ * could not run.  *n_problems may be NULL. */
 OX_API ox_status ox_pack_check_file(ox_context *ctx, const char *path, ox_message_fn fn,
                                     void *user, size_t *n_problems);
 
