@@ -67,7 +67,12 @@ typedef struct ox_context ox_context;
 OX_API ox_status ox_context_new(unsigned flags, ox_context **out);
 OX_API void ox_context_free(ox_context *ctx);
 
-/* The message describing the last failure on this context (never NULL). */
+/* The message describing the last failure on this context (never NULL).
+ * It belongs to the context and is replaced (the old pointer freed) by the
+ * next call on it that fails, loads or exports: copy it before another
+ * call, and do not
+ * pass ox_errmsg(ctx) as an argument of the same printf as the call whose
+ * failure it should describe (C leaves the order of evaluation open). */
 OX_API const char *ox_errmsg(const ox_context *ctx);
 
 /* Add a directory (all *.so inside) or a single .so to the plugin search
