@@ -66,6 +66,14 @@ START_TEST(records_ops_with_named_args_and_scopes)
     ck_assert_str_eq(ox_errmsg(ctx), "ox_write: graph Net is a traced graph, whose aten:: nodes "
                                      "are no ONNX operators; convert it first (ox_convert), or "
                                      "write it with ox_export");
+    /* nor can ox_check judge it against ONNX's rules: it says so, rather than
+     * reporting an unset ir_version and aten:: nodes as violations */
+    size_t nv = 99;
+    ck_assert_int_eq(ox_check(ctx, g, NULL, &nv), OX_EINVAL);
+    ck_assert_uint_eq(nv, 0);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_check: graph Net is a traced graph, whose aten:: nodes "
+                                     "are no ONNX operators; check the converted graph "
+                                     "(ox_convert) or the written file");
     ox_graph_free(g);
 }
 END_TEST

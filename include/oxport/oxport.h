@@ -425,7 +425,9 @@ OX_API ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out);
 
 /* Check in the spirit of onnx.checker: the structural rules and each node
  * against its operator schema (docs/checking.md).  Each violation is one
- * line written to `report` (may be NULL).  Returns OX_OK or OX_ECHECK. */
+ * line written to `report` (may be NULL).  Returns OX_OK or OX_ECHECK; a
+ * traced graph (from ox_trace_finish) is refused with OX_EINVAL: check the
+ * converted graph or the written file. */
 OX_API ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations);
 
 /* Draw a graph (read from a file or traced) to `path`: "dot" (Graphviz
