@@ -130,16 +130,22 @@ static uint64_t elem_count(uint32_t rank, const int64_t *sizes)
     return n;
 }
 
+static void name_owner(const ox_trace *t, const char *name, char *buf, size_t cap);
+
 static ox_status claim_name(ox_trace *t, const char *what, const char *name)
 {
     int r = ox_strset_add(&t->names, name);
     if (r < 0)
         return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
-    if (r == 0)
+    if (r == 0) {
+        /* outputs' names are in the set too: say which value holds it */
+        char owner[64];
+        name_owner(t, name, owner, sizeof owner);
         return ox_fail(t->ctx, OX_EINVAL,
-                       "%s: name \"%s\" is already used by another input or parameter; names "
-                       "must be unique",
-                       what, name);
+                       "%s: name \"%s\" is already used in this trace (by %s); names must be "
+                       "unique",
+                       what, name, owner);
+    }
     return OX_OK;
 }
 

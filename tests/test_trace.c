@@ -292,6 +292,16 @@ START_TEST(output_name_taken_is_refused)
     EXPECT_ERR(ox_trace_output(t, y, "y"), OX_EINVAL, "\"y\" is already used in this trace (by output 0)");
     EXPECT_ERR(ox_trace_output(t, x, "y"), OX_EINVAL, "(by output 0)");
     ck_assert_int_eq(ox_trace_output(t, x, "x2"), OX_OK);
+    /* the other way round: an input or a parameter after an output of the
+     * name is told which value has it, not "another input or parameter" */
+    ox_vid z;
+    EXPECT_ERR(ox_trace_input(t, "y", OX_FLOAT, 1, two, &z), OX_EINVAL,
+               "ox_trace_input: name \"y\" is already used in this trace (by output 0); names "
+               "must be unique");
+    EXPECT_ERR(ox_trace_param(t, "x2", OX_FLOAT, 1, two, wdata, OX_BORROW, &z), OX_EINVAL,
+               "ox_trace_param: name \"x2\" is already used in this trace (by output 1)");
+    EXPECT_ERR(ox_trace_param(t, "x", OX_FLOAT, 1, two, wdata, OX_BORROW, &z), OX_EINVAL,
+               "ox_trace_param: name \"x\" is already used in this trace (by input 0)");
 
     ox_graph *g;
     ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
