@@ -217,6 +217,13 @@ typedef struct ox_tensor_desc {
     const int64_t *sizes; /* rank entries; -1 = unknown */
 } ox_tensor_desc;
 
+/* Begin a trace on ctx; its calls report failures there, so ctx must live
+ * until the trace is finished or aborted.  The graph ox_trace_finish makes
+ * (and any graph ox_convert or ox_read returns) needs no context: it may
+ * outlive ctx and be exported or written through another one.  A trace or
+ * graph handle is gone once finished, aborted or freed; the engine cannot
+ * tell a stale handle from a live one, so using one is undefined (ASan
+ * reports it as a use after free). */
 OX_API ox_status ox_trace_begin(ox_context *ctx, const char *model_name, ox_trace **out);
 
 /* Abandon a trace that will not be finished. */
@@ -297,7 +304,7 @@ OX_API ox_status ox_trace_op(ox_trace *t, const char *kind, size_t n_args, const
 OX_API ox_status ox_trace_push_scope(ox_trace *t, const char *name);
 OX_API ox_status ox_trace_pop_scope(ox_trace *t);
 
-/* Mark a value as a graph output (in order).  name may be NULL (the
+/* Mark a value as a graph output (in order).  name may be NULL or "" (the
  * exporter names it).  A name is the output's in the file: when v already
  * has a name of its own (a graph input, a parameter, an earlier output) or
  * is a constant, the trace records an onnx::Identity of v whose output
