@@ -959,6 +959,12 @@ ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_v
         *n_violations = 0;
     if (!g)
         return ox_fail(ctx, OX_EINVAL, "ox_check: graph is NULL");
+    if (g->is_trace)
+        /* Its nodes are the host's records, not ONNX's: every one would be
+         * "reported" as a violation, which says nothing about the export. */
+        return ox_fail(ctx, OX_EINVAL, "ox_check: graph %s is a traced graph, whose aten:: nodes "
+                       "are no ONNX operators; check the converted graph (ox_convert) or the "
+                       "written file", g->name);
     checker c = {report, 0, {0}};
     ox_status st = check_graph(g, &c);
     return check_outcome(ctx, st, &c, n_violations);

@@ -626,6 +626,10 @@ OX_API ox_status ox_pack_check_file(ox_context *ctx, const char *path, ox_messag
     ox_status st = ox_plugin_check_file(ctx, path, &r);
     if (r.oom)
         st = ox_fail(ctx, OX_ENOMEM, "out of memory checking %s", path);
+    else if (st == OX_EPLUGIN && r.n)
+        /* The first problem on the context too: a host without a callback
+         * would otherwise read the message of an earlier call. */
+        ox_fail(ctx, st, r.n > 1 ? "%s (and %zu more problems)" : "%s", r.lines[0], r.n - 1);
     deliver(&r, 0, fn, user);
     if (n_problems)
         *n_problems = r.n;

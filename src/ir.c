@@ -755,9 +755,8 @@ size_t ox_graph_node_count(const ox_graph *g)
     return g ? g->n_nodes : 0;
 }
 
-ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const char *name)
+static ox_status set_dim_param(ox_graph *g, ox_value *val, uint32_t axis, const char *name)
 {
-    ox_value *val = ox_graph_value(g, v);
     if (!val || !name || !*name)
         return OX_EINVAL;
     if (val->kind != OX_VAL_INPUT && !val->is_output)
@@ -767,11 +766,16 @@ ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const cha
     return ox_value_set_dim_param(g, val, axis, name) == 0 ? OX_OK : OX_ENOMEM;
 }
 
+ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const char *name)
+{
+    return set_dim_param(g, ox_graph_host_value(g, v), axis, name);
+}
+
 ox_status ox_graph_set_output_dim_param(ox_graph *g, size_t i, uint32_t axis, const char *name)
 {
     if (!g || i >= g->n_outputs)
         return OX_EINVAL;
-    return ox_graph_set_dim_param(g, g->outputs[i], axis, name);
+    return set_dim_param(g, ox_graph_value(g, g->outputs[i]), axis, name);
 }
 
 int ox_tensor_own(ox_graph *g, ox_tensor_data *t, const void *data, uint64_t nbytes)

@@ -275,6 +275,11 @@ struct ox_graph {
     void (*mapping_free)(void *mapping, size_t len);
     bool is_onnx; /* true after conversion or when read from a file */
     bool is_trace; /* made by ox_trace_finish: its nodes are the host's, not ONNX's */
+    /* What the ids a host holds are offset by (ox_graph_host_value): a
+     * traced graph hands out id + host_base, so an id of another trace or
+     * one no trace returned falls outside this graph's range and is
+     * refused, not taken for another value.  0 for every other graph. */
+    uint32_t host_base;
     /* Every node kind of the graph, once: nodes of one kind share its string
      * (ir.c's set_kind), which saves a copy a node, and lets per-kind
      * lookups remember a kind by its pointer (route.c). */
@@ -315,6 +320,17 @@ static inline ox_value *ox_graph_value(const ox_graph *g, ox_vid id)
     if (!g || id == 0 || id >= g->n_values)
         return NULL;
     return g->values[id];
+}
+/* The value a host's id names (the id a trace call returned), NULL when
+ * this graph did not hand it out. */
+static inline ox_value *ox_graph_host_value(const ox_graph *g, ox_vid host_id)
+{
+    return g && host_id ? ox_graph_value(g, host_id - g->host_base) : NULL;
+}
+/* The id a host gets for value `id` (0 stays 0). */
+static inline ox_vid ox_graph_host_id(const ox_graph *g, ox_vid id)
+{
+    return id ? id + g->host_base : 0;
 }
 /* Replace a value's type (dims copied; dim_params cleared). */
 int ox_value_set_type(ox_graph *g, ox_value *v, ox_dtype dtype, int32_t rank, const int64_t *dims);

@@ -179,14 +179,19 @@ static ox_status werr(wctx *w, ox_status st, const char *fmt, ...)
 {
     if (w->st != OX_OK)
         return w->st;
-    char buf[1024];
+    /* Sized to the message, not a fixed buffer: a path near PATH_MAX would
+     * otherwise cut off the reason and the advice that follow it. */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    w->st = st;
-    ox_fail(w->ctx, st, "%s", buf);
-    return st;
+    char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (msg) {
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return w->st = ox_fail_take(w->ctx, st, msg);
 }
 
 static ox_status oom(wctx *w)

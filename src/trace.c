@@ -4,6 +4,7 @@
  * status and a message on the context; a failed call leaves the trace usable.
  */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,29 @@ struct ox_trace {
     /* names of inputs/params, for duplicate detection */
     ox_strset names;
 };
+
+/*
+ * Ids a host holds are offset per trace (ox_graph.host_base): the id of
+ * value i is i + slot * 2^20, with slot 1..2047 taken in turn by each new
+ * trace of the process.  An id of another live trace then lands 2^20 or
+ * more away from this trace's values and is refused as "not produced by
+ * this trace" instead of silently naming one of this trace's values (ids
+ * were bare indices, valid in every trace with as many values), and so is
+ * a small number a host made up.  It holds while both traces have fewer
+ * than 2^20 values and fewer than 2047 traces began in between; past that
+ * the check is only the range check it was before.  The ids stay plain
+ * uint32 values (no ABI change), 0 stays None, and no id wraps to 0: the
+ * base is below 2^31 and a graph cannot hold 2^31 values.
+ */
+#define OX_HOST_SLOT_SHIFT 20
+#define OX_HOST_SLOTS 2047u
+
+static uint32_t next_host_base(void)
+{
+    static _Atomic uint32_t next;
+    uint32_t slot = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) % OX_HOST_SLOTS + 1;
+    return slot << OX_HOST_SLOT_SHIFT;
+}
 
 static void trace_release(ox_trace *t)
 {
@@ -53,6 +77,7 @@ ox_status ox_trace_begin(ox_context *ctx, const char *model_name, ox_trace **out
         trace_release(t);
         return ox_fail(ctx, OX_ENOMEM, "out of memory beginning trace");
     }
+    t->g->host_base = next_host_base();
     t->scopes[0] = t->g->name;
     t->n_scopes = 1;
     *out = t;
@@ -105,16 +130,22 @@ static uint64_t elem_count(uint32_t rank, const int64_t *sizes)
     return n;
 }
 
+static void name_owner(const ox_trace *t, const char *name, char *buf, size_t cap);
+
 static ox_status claim_name(ox_trace *t, const char *what, const char *name)
 {
     int r = ox_strset_add(&t->names, name);
     if (r < 0)
         return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
-    if (r == 0)
+    if (r == 0) {
+        /* outputs' names are in the set too: say which value holds it */
+        char owner[64];
+        name_owner(t, name, owner, sizeof owner);
         return ox_fail(t->ctx, OX_EINVAL,
-                       "%s: name \"%s\" is already used by another input or parameter; names "
-                       "must be unique",
-                       what, name);
+                       "%s: name \"%s\" is already used in this trace (by %s); names must be "
+                       "unique",
+                       what, name, owner);
+    }
     return OX_OK;
 }
 
@@ -141,7 +172,7 @@ ox_status ox_trace_input(ox_trace *t, const char *name, ox_dtype dtype, uint32_t
     if (!v || ox_graph_add_input(t->g, v->id) != 0)
         return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
     v->name = nm;
-    *out = v->id;
+    *out = ox_graph_host_id(t->g, v->id);
     return OX_OK;
 }
 
@@ -193,7 +224,7 @@ static ox_status add_tensor_value(ox_trace *t, const char *what, ox_value_kind k
     }
     if (kind == OX_VAL_PARAM && ox_graph_add_param(t->g, v->id) != 0)
         return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
-    *out = v->id;
+    *out = ox_graph_host_id(t->g, v->id);
     return OX_OK;
 }
 
@@ -258,7 +289,7 @@ static ox_status add_source_param(ox_trace *t, const char *what, const char *nam
     v->tensor.nbytes = nbytes;
     v->tensor.owned = false;
     v->source = copy;
-    *out = v->id;
+    *out = ox_graph_host_id(t->g, v->id);
     return OX_OK;
 }
 
@@ -327,10 +358,10 @@ static ox_status check_vid(ox_trace *t, const char *kind, const char *arg, ox_vi
                        "optional tensor with ox_arg_none",
                        kind, arg);
     }
-    if (!ox_graph_value(t->g, v))
+    if (!ox_graph_host_value(t->g, v))
         return ox_fail(t->ctx, OX_EINVAL,
                        "ox_trace_op(%s): argument '%s' refers to value %u, which this trace has "
-                       "not produced (%u values so far)",
+                       "not produced (%u values so far; an id of another trace, or of none)",
                        kind, arg, v, t->g->n_values - 1);
     return OX_OK;
 }
@@ -454,16 +485,20 @@ ox_status ox_trace_op(ox_trace *t, const char *kind, size_t n_args, const ox_arg
         bool ok = d->name != NULL;
         switch (a->kind) {
         case OX_ARG_TENSOR:
-            d->u.tensor = a->u.tensor;
-            inputs[k++] = a->u.tensor;
+            d->u.tensor = a->u.tensor - g->host_base; /* checked: a value of this trace */
+            inputs[k++] = d->u.tensor;
             break;
         case OX_ARG_TENSOR_LIST:
             d->u.tensors.n = a->u.tensors.n;
             if (a->u.tensors.n) {
-                d->u.tensors.p = ox_arena_memdup(&g->arena, a->u.tensors.data, a->u.tensors.n * sizeof(ox_vid));
-                ok = ok && d->u.tensors.p;
-                for (size_t j = 0; ok && j < a->u.tensors.n; j++)
-                    inputs[k++] = a->u.tensors.data[j];
+                ox_vid *ids = ox_arena_memdup(&g->arena, a->u.tensors.data, a->u.tensors.n * sizeof(ox_vid));
+                d->u.tensors.p = ids;
+                ok = ok && ids;
+                for (size_t j = 0; ok && j < a->u.tensors.n; j++) {
+                    if (ids[j]) /* 0 is None */
+                        ids[j] -= g->host_base;
+                    inputs[k++] = ids[j];
+                }
             }
             break;
         case OX_ARG_STRING:
@@ -504,7 +539,7 @@ ox_status ox_trace_op(ox_trace *t, const char *kind, size_t n_args, const ox_arg
         ox_value *v = ox_graph_value(g, n->outputs[i]);
         if (ox_value_set_type(g, v, outputs[i].dtype, (int32_t)outputs[i].rank, outputs[i].sizes) != 0)
             return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
-        out_ids[i] = v->id;
+        out_ids[i] = ox_graph_host_id(g, v->id);
     }
     return OX_OK;
 }
@@ -578,12 +613,22 @@ ox_status ox_trace_fixed_values(ox_trace *t, size_t n, const ox_vid *values, con
     if (n > UINT32_MAX || (n && !values))
         return ox_fail(t->ctx, OX_EINVAL, "ox_trace_fixed_values: %zu values at %p", n,
                        (const void *)values);
-    for (size_t i = 0; i < n; i++)
-        if (!ox_graph_value(t->g, values[i]))
+    ox_vid *ids = n ? malloc(n * sizeof *ids) : NULL;
+    if (n && !ids)
+        return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const ox_value *v = ox_graph_host_value(t->g, values[i]);
+        if (!v) {
+            free(ids);
             return ox_fail(t->ctx, OX_EINVAL,
                            "ox_trace_fixed_values: value %u was not produced by this trace",
                            values[i]);
-    if (ox_graph_add_observed(t->g, values, (uint32_t)n, warning) != 0)
+        }
+        ids[i] = v->id;
+    }
+    int r = ox_graph_add_observed(t->g, ids, (uint32_t)n, warning);
+    free(ids);
+    if (r != 0)
         return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
     return OX_OK;
 }
@@ -600,7 +645,7 @@ ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name)
 {
     if (!t)
         return OX_EINVAL;
-    ox_value *val = ox_graph_value(t->g, v);
+    ox_value *val = ox_graph_host_value(t->g, v);
     if (!val)
         return ox_fail(t->ctx, OX_EINVAL,
                        "ox_trace_output: value %u was not produced by this trace", v);
@@ -626,14 +671,13 @@ ox_status ox_trace_output(ox_trace *t, ox_vid v, const char *name)
             if (st != OX_OK)
                 return st;
             t->g->last->scope = t->scopes[0];
-            val = ox_graph_value(t->g, id);
-            v = id;
+            val = ox_graph_host_value(t->g, id);
         }
         if (ox_strset_add(&t->names, nm) < 0)
             return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
         val->name = nm;
     }
-    if (ox_graph_add_output(t->g, v) != 0)
+    if (ox_graph_add_output(t->g, val->id) != 0)
         return ox_fail(t->ctx, OX_ENOMEM, "out of memory");
     return OX_OK;
 }

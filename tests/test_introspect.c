@@ -444,6 +444,15 @@ START_TEST(checks_a_pack_file_without_keeping_it)
     ck_assert_str_eq(c.text, "plugin /nonexistent/x.so: cannot open: No such file or directory\n");
     ck_assert_int_eq(ox_pack_check_file(ctx, NULL, collect, &c, NULL), OX_EINVAL);
     ck_assert_str_eq(ox_errmsg(ctx), "ox_pack_check_file: path is NULL");
+    /* without a callback the problems still reach the host, in ox_errmsg,
+     * instead of the message of an earlier call */
+    ck_assert_int_eq(ox_pack_check_file(ctx, "/nonexistent/x.so", NULL, NULL, NULL), OX_EPLUGIN);
+    ck_assert_str_eq(ox_errmsg(ctx), "plugin /nonexistent/x.so: cannot open: No such file or "
+                                     "directory");
+    ck_assert_int_eq(ox_pack_check_file(ctx, fixture("baddecl"), NULL, NULL, NULL), OX_EPLUGIN);
+    snprintf(first, sizeof first, "plugin %s: operator #0: name is NULL (and 8 more problems)",
+             fixture("baddecl"));
+    ck_assert_str_eq(ox_errmsg(ctx), first);
     ox_context_free(ctx);
 }
 END_TEST

@@ -55,10 +55,10 @@ START_TEST(records_ops_with_named_args_and_scopes)
     ck_assert_uint_eq(n->n_args, 5);
     ck_assert_int_eq(ox_node_arg(n, "bias")->kind, OX_ARG_NONE);
     ck_assert_int_eq(ox_node_arg(n, "stride")->u.ints.p[1], 1);
-    ck_assert_ptr_eq(ox_graph_value(g, w)->tensor.data, wdata); /* borrowed, not copied */
-    ck_assert_uint_eq(ox_graph_value(g, w)->tensor.nbytes, sizeof wdata);
-    ck_assert_str_eq(ox_graph_value(g, y)->name, "out");
-    ck_assert_int_eq(ox_graph_value(g, y)->type.dims[3], 4);
+    ck_assert_ptr_eq(ox_graph_host_value(g, w)->tensor.data, wdata); /* borrowed, not copied */
+    ck_assert_uint_eq(ox_graph_host_value(g, w)->tensor.nbytes, sizeof wdata);
+    ck_assert_str_eq(ox_graph_host_value(g, y)->name, "out");
+    ck_assert_int_eq(ox_graph_host_value(g, y)->type.dims[3], 4);
     ck_assert_uint_eq(g->n_params, 1);
     ck_assert_uint_eq(g->n_outputs, 1);
     /* a traced graph is no ONNX graph: ox_write refuses it and writes nothing */
@@ -66,6 +66,14 @@ START_TEST(records_ops_with_named_args_and_scopes)
     ck_assert_str_eq(ox_errmsg(ctx), "ox_write: graph Net is a traced graph, whose aten:: nodes "
                                      "are no ONNX operators; convert it first (ox_convert), or "
                                      "write it with ox_export");
+    /* nor can ox_check judge it against ONNX's rules: it says so, rather than
+     * reporting an unset ir_version and aten:: nodes as violations */
+    size_t nv = 99;
+    ck_assert_int_eq(ox_check(ctx, g, NULL, &nv), OX_EINVAL);
+    ck_assert_uint_eq(nv, 0);
+    ck_assert_str_eq(ox_errmsg(ctx), "ox_check: graph Net is a traced graph, whose aten:: nodes "
+                                     "are no ONNX operators; check the converted graph "
+                                     "(ox_convert) or the written file");
     ox_graph_free(g);
 }
 END_TEST
@@ -99,11 +107,11 @@ START_TEST(copied_params_outlive_host_memory)
     ox_graph *g;
     ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
     t = NULL;
-    const float *copy = ox_graph_value(g, p)->tensor.data;
+    const float *copy = ox_graph_host_value(g, p)->tensor.data;
     ck_assert_float_eq(copy[0], 1.5f);
     ck_assert_float_eq(copy[1], -2.0f);
-    ck_assert_int_eq(*(const int64_t *)ox_graph_value(g, c)->tensor.data, 42);
-    ck_assert_int_eq(ox_graph_value(g, c)->kind, OX_VAL_CONST);
+    ck_assert_int_eq(*(const int64_t *)ox_graph_host_value(g, c)->tensor.data, 42);
+    ck_assert_int_eq(ox_graph_host_value(g, c)->kind, OX_VAL_CONST);
     ox_graph_free(g);
 }
 END_TEST
@@ -201,20 +209,20 @@ START_TEST(output_names_are_the_outputs_own)
         const ox_value *o = ox_graph_value(g, g->outputs[i]);
         ck_assert_str_eq(o->name, want[i]);
         if (!src[i]) {
-            ck_assert_uint_eq(o->id, y);
+            ck_assert_uint_eq(ox_graph_host_id(g, o->id), y);
             continue;
         }
         ck_assert_int_eq(o->kind, OX_VAL_NODE);
         ck_assert_str_eq(o->producer->kind, "onnx::Identity");
-        ck_assert_uint_eq(o->producer->inputs[0], src[i]);
+        ck_assert_uint_eq(ox_graph_host_id(g, o->producer->inputs[0]), src[i]);
         ck_assert_str_eq(o->producer->scope, "Net"); /* the root, as convert's own */
-        ck_assert_int_eq(o->type.dtype, ox_graph_value(g, src[i])->type.dtype);
-        ck_assert_int_eq(o->type.rank, ox_graph_value(g, src[i])->type.rank);
+        ck_assert_int_eq(o->type.dtype, ox_graph_host_value(g, src[i])->type.dtype);
+        ck_assert_int_eq(o->type.rank, ox_graph_host_value(g, src[i])->type.rank);
     }
-    ck_assert_uint_eq(g->outputs[5], x);
+    ck_assert_uint_eq(ox_graph_host_id(g, g->outputs[5]), x);
     /* the input and the parameter keep their own names */
-    ck_assert_str_eq(ox_graph_value(g, x)->name, "x");
-    ck_assert_str_eq(ox_graph_value(g, w)->name, "w");
+    ck_assert_str_eq(ox_graph_host_value(g, x)->name, "x");
+    ck_assert_str_eq(ox_graph_host_value(g, w)->name, "w");
     ck_assert_uint_eq(g->n_nodes, 5); /* Add + 4 Identity */
     ox_graph_free(g);
 }
@@ -284,6 +292,16 @@ START_TEST(output_name_taken_is_refused)
     EXPECT_ERR(ox_trace_output(t, y, "y"), OX_EINVAL, "\"y\" is already used in this trace (by output 0)");
     EXPECT_ERR(ox_trace_output(t, x, "y"), OX_EINVAL, "(by output 0)");
     ck_assert_int_eq(ox_trace_output(t, x, "x2"), OX_OK);
+    /* the other way round: an input or a parameter after an output of the
+     * name is told which value has it, not "another input or parameter" */
+    ox_vid z;
+    EXPECT_ERR(ox_trace_input(t, "y", OX_FLOAT, 1, two, &z), OX_EINVAL,
+               "ox_trace_input: name \"y\" is already used in this trace (by output 0); names "
+               "must be unique");
+    EXPECT_ERR(ox_trace_param(t, "x2", OX_FLOAT, 1, two, wdata, OX_BORROW, &z), OX_EINVAL,
+               "ox_trace_param: name \"x2\" is already used in this trace (by output 1)");
+    EXPECT_ERR(ox_trace_param(t, "x", OX_FLOAT, 1, two, wdata, OX_BORROW, &z), OX_EINVAL,
+               "ox_trace_param: name \"x\" is already used in this trace (by input 0)");
 
     ox_graph *g;
     ck_assert_int_eq(ox_trace_finish(t, &g), OX_OK);
@@ -292,6 +310,63 @@ START_TEST(output_name_taken_is_refused)
     ck_assert_uint_eq(g->n_nodes, 2); /* Add, and one Identity for "x2" */
     ck_assert_str_eq(ox_graph_value(g, g->outputs[1])->name, "x2");
     ox_graph_free(g);
+}
+END_TEST
+
+/* An id belongs to the trace that returned it.  A host that keeps two
+ * traces (two models, or a stale id from the last export) and mixes them up,
+ * or makes an id up, is told so: ids were bare indices, so trace B took A's
+ * first input for its own first input, silently. */
+START_TEST(ids_of_another_trace_are_refused)
+{
+    ox_vid xa, ya;
+    ck_assert_int_eq(ox_trace_input(t, "x", OX_FLOAT, 4, shape4, &xa), OX_OK);
+    ox_arg arg = ox_arg_tensor("self", xa);
+    ck_assert_int_eq(ox_trace_op(t, "aten::relu", 1, &arg, 1, &f4, &ya), OX_OK);
+
+    ox_trace *b;
+    ck_assert_int_eq(ox_trace_begin(ctx, "Other", &b), OX_OK);
+    ox_vid xb, yb, zb;
+    ck_assert_int_eq(ox_trace_input(b, "x", OX_FLOAT, 4, shape4, &xb), OX_OK);
+    arg = ox_arg_tensor("self", xb);
+    ck_assert_int_eq(ox_trace_op(b, "aten::relu", 1, &arg, 1, &f4, &yb), OX_OK);
+    ck_assert_int_eq(ox_trace_op(b, "aten::relu", 1, &arg, 1, &f4, &zb), OX_OK);
+    ck_assert_uint_ne(xa, xb);
+
+    /* A's ids in B, though B has as many values: every call that takes one */
+    char want[160];
+    arg = ox_arg_tensor("self", xa);
+    ck_assert_int_eq(ox_trace_op(b, "aten::relu", 1, &arg, 1, &f4, &zb), OX_EINVAL);
+    snprintf(want, sizeof want, "ox_trace_op(aten::relu): argument 'self' refers to value %u, "
+             "which this trace has not produced", xa);
+    ck_assert_msg(strstr(ox_errmsg(ctx), want), "%s", ox_errmsg(ctx));
+    ox_vid list[] = {xb, 0, ya};
+    ox_arg cat[] = {ox_arg_tensors("tensors", list, 3), ox_arg_int("dim", 0)};
+    ck_assert_int_eq(ox_trace_op(b, "aten::cat", 2, cat, 1, &f4, &zb), OX_EINVAL);
+    ck_assert_int_eq(ox_trace_output(b, ya, "y"), OX_EINVAL);
+    snprintf(want, sizeof want, "ox_trace_output: value %u was not produced by this trace", ya);
+    ck_assert_str_eq(ox_errmsg(ctx), want);
+    ck_assert_int_eq(ox_trace_fixed_values(b, 1, &xa, "fixed"), OX_EINVAL);
+    /* a number no trace returned: the index a host might guess */
+    arg = ox_arg_tensor("self", 1);
+    ck_assert_int_eq(ox_trace_op(b, "aten::relu", 1, &arg, 1, &f4, &zb), OX_EINVAL);
+
+    /* B's own ids, None in a list included, still work, after finish too */
+    list[2] = yb;
+    ck_assert_int_eq(ox_trace_op(b, "aten::cat", 2, cat, 1, &f4, &zb), OX_OK);
+    ck_assert_int_eq(ox_trace_fixed_values(b, 1, &yb, "fixed"), OX_OK);
+    ck_assert_int_eq(ox_trace_output(b, zb, "z"), OX_OK);
+    ox_graph *gb;
+    ck_assert_int_eq(ox_trace_finish(b, &gb), OX_OK);
+    ck_assert_ptr_eq(ox_graph_host_value(gb, zb), ox_graph_value(gb, gb->outputs[0]));
+    ck_assert_uint_eq(gb->last->inputs[0], ox_graph_host_value(gb, xb)->id);
+    ck_assert_uint_eq(gb->last->inputs[1], 0);
+    ck_assert_uint_eq(gb->last->inputs[2], ox_graph_host_value(gb, yb)->id);
+    ck_assert_int_eq(ox_graph_set_dim_param(gb, xa, 0, "batch"), OX_EINVAL);
+    ck_assert_int_eq(ox_graph_set_dim_param(gb, 1, 0, "batch"), OX_EINVAL);
+    ck_assert_int_eq(ox_graph_set_dim_param(gb, xb, 0, "batch"), OX_OK);
+    ck_assert_str_eq(ox_graph_host_value(gb, xb)->type.dim_params[0], "batch");
+    ox_graph_free(gb);
 }
 END_TEST
 
@@ -326,6 +401,7 @@ int main(void)
     tcase_add_test(tc, output_names_are_the_outputs_own);
     tcase_add_test(tc, output_names_reach_the_file);
     tcase_add_test(tc, output_name_taken_is_refused);
+    tcase_add_test(tc, ids_of_another_trace_are_refused);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

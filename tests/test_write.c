@@ -1610,6 +1610,29 @@ START_TEST(stale_temps_of_killed_exports_cleaned)
 }
 END_TEST
 
+/* A long path (up to PATH_MAX) still gets the whole message: the path and,
+ * after it, the reason and the advice, which are what a host acts on. */
+START_TEST(long_path_messages_are_whole)
+{
+    ox_graph *g = gemm_relu(13, true);
+    char path[2048];
+    int n = snprintf(path, sizeof path, "%s/nodir", dir);
+    for (int i = 0; i < 6; i++) {
+        path[n++] = '/';
+        memset(path + n, 'd', 200);
+        n += 200;
+    }
+    snprintf(path + n, sizeof path - (size_t)n, "/m.onnx");
+    ck_assert_int_eq(ox_write(ctx, g, path, NULL), OX_EIO);
+    const char *msg = ox_errmsg(ctx);
+    ck_assert_msg(strstr(msg, path) != NULL, "the path is cut: %s", msg);
+    const char *tail = "No such file or directory; create the directory first";
+    ck_assert_msg(strlen(msg) > strlen(tail) && strcmp(msg + strlen(msg) - strlen(tail), tail) == 0,
+                  "the reason is cut: ...%s", msg + (strlen(msg) > 80 ? strlen(msg) - 80 : 0));
+    ox_graph_free(g);
+}
+END_TEST
+
 /* Names up to NAME_MAX (255 bytes) work: the temp and side-file names are cut
  * to fit, the model keeps its name. */
 START_TEST(names_near_name_max)
@@ -1774,6 +1797,7 @@ int main(void)
     tcase_add_test(tc, side_file_errors_name_the_data_file);
     tcase_add_test(tc, stale_temps_of_killed_exports_cleaned);
     tcase_add_test(tc, names_near_name_max);
+    tcase_add_test(tc, long_path_messages_are_whole);
     tcase_add_test(tc, symlinks_written_through);
     tcase_add_test(tc, sync_is_opt_in);
     suite_add_tcase(s, tc);

@@ -51,6 +51,12 @@ OX_API const char *ox_strerror(ox_status status);
 
 /* ---------------------------------------------------------------- context */
 
+/* Threads: a context, and the traces and graphs made with it, belong to one
+ * thread at a time.  Separate contexts may trace, convert and export at
+ * the same time in separate threads (the process-wide state they share is
+ * thread-safe).  A host that shares one context between threads serialises
+ * every call on it, ox_errmsg included: the message is the context's last
+ * failure, whichever thread made it. */
 typedef struct ox_context ox_context;
 
 /* Flags for ox_context_new. */
@@ -61,7 +67,12 @@ typedef struct ox_context ox_context;
 OX_API ox_status ox_context_new(unsigned flags, ox_context **out);
 OX_API void ox_context_free(ox_context *ctx);
 
-/* The message describing the last failure on this context (never NULL). */
+/* The message describing the last failure on this context (never NULL).
+ * It belongs to the context and is replaced (the old pointer freed) by the
+ * next call on it that fails, loads or exports: copy it before another
+ * call, and do not
+ * pass ox_errmsg(ctx) as an argument of the same printf as the call whose
+ * failure it should describe (C leaves the order of evaluation open). */
 OX_API const char *ox_errmsg(const ox_context *ctx);
 
 /* Add a directory (all *.so inside) or a single .so to the plugin search
@@ -153,7 +164,10 @@ OX_API size_t ox_graph_node_count(const ox_graph *g);
 /* Give axis `axis` of graph input or output `v` a symbolic name (dynamic axes).
  * A value that is both (an input traced as an output) names the input's axis:
  * the output is then its own value (ox_trace_output records an Identity),
- * which the form by output index below reaches. */
+ * which the form by output index below reaches.  A graph has no context to
+ * hold a message, so OX_EINVAL alone says one of: v is not an input or
+ * output of g (an id of another trace included), axis is not below the
+ * value's rank, name is NULL or empty. */
 OX_API ox_status ox_graph_set_dim_param(ox_graph *g, ox_vid v, uint32_t axis, const char *name);
 /* The same for graph output `i` (in ox_trace_output's order); OX_EINVAL when i
  * is out of range. */
@@ -203,6 +217,13 @@ typedef struct ox_tensor_desc {
     const int64_t *sizes; /* rank entries; -1 = unknown */
 } ox_tensor_desc;
 
+/* Begin a trace on ctx; its calls report failures there, so ctx must live
+ * until the trace is finished or aborted.  The graph ox_trace_finish makes
+ * (and any graph ox_convert or ox_read returns) needs no context: it may
+ * outlive ctx and be exported or written through another one.  A trace or
+ * graph handle is gone once finished, aborted or freed; the engine cannot
+ * tell a stale handle from a live one, so using one is undefined (ASan
+ * reports it as a use after free). */
 OX_API ox_status ox_trace_begin(ox_context *ctx, const char *model_name, ox_trace **out);
 
 /* Abandon a trace that will not be finished. */
@@ -283,7 +304,7 @@ OX_API ox_status ox_trace_op(ox_trace *t, const char *kind, size_t n_args, const
 OX_API ox_status ox_trace_push_scope(ox_trace *t, const char *name);
 OX_API ox_status ox_trace_pop_scope(ox_trace *t);
 
-/* Mark a value as a graph output (in order).  name may be NULL (the
+/* Mark a value as a graph output (in order).  name may be NULL or "" (the
  * exporter names it).  A name is the output's in the file: when v already
  * has a name of its own (a graph input, a parameter, an earlier output) or
  * is a constant, the trace records an onnx::Identity of v whose output
@@ -411,7 +432,9 @@ OX_API ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out);
 
 /* Check in the spirit of onnx.checker: the structural rules and each node
  * against its operator schema (docs/checking.md).  Each violation is one
- * line written to `report` (may be NULL).  Returns OX_OK or OX_ECHECK. */
+ * line written to `report` (may be NULL).  Returns OX_OK or OX_ECHECK; a
+ * traced graph (from ox_trace_finish) is refused with OX_EINVAL: check the
+ * converted graph or the written file. */
 OX_API ox_status ox_check(ox_context *ctx, const ox_graph *g, FILE *report, size_t *n_violations);
 
 /* Draw a graph (read from a file or traced) to `path`: "dot" (Graphviz
@@ -660,10 +683,11 @@ typedef void (*ox_message_fn)(void *user, const char *line);
  * init, and, when the context's opset descriptors load, its declarations
  * against them (a since_opset past the newest descriptor, a parameter a
  * descriptor lists that the pack does not declare); each problem one call of
- * `fn` (the lines `oxport plugins --check FILE.so` prints).  OX_OK when it
- * would load and fits the descriptors; OX_EPLUGIN when problems were
- * found; another status (message in ox_errmsg) when the check could not
- * run.  *n_problems may be NULL. */
+ * `fn` (the lines `oxport plugins --check FILE.so` prints; fn may be NULL).
+ * OX_OK when it would load and fits the descriptors; OX_EPLUGIN when
+ * problems were found, the first of them also in ox_errmsg ("... (and N
+ * more problems)"); another status (message in ox_errmsg) when the check
+ * could not run.  *n_problems may be NULL. */
 OX_API ox_status ox_pack_check_file(ox_context *ctx, const char *path, ox_message_fn fn,
                                     void *user, size_t *n_problems);
 

@@ -16,7 +16,11 @@
 extern "C" {
 #endif
 
-/* A value (tensor) in a graph.  0 means "no value" (None / absent input). */
+/* A value (tensor) in a graph.  0 means "no value" (None / absent input).
+ * An id is a token, not an index: it names a value only in the trace that
+ * returned it and in the graph that trace becomes; another trace refuses it
+ * (OX_EINVAL, "... not produced by this trace"), as it refuses a number no
+ * trace returned. */
 typedef uint32_t ox_vid;
 
 /* Element types: the numbers are ONNX TensorProto.DataType's. */
