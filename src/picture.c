@@ -300,6 +300,11 @@ static void put_item_id(FILE *out, const item *it)
     fprintf(out, "%s%zu", it->node ? "op_" : "module_", it->index);
 }
 
+/* Initializers an operator box names before counting the rest: a box
+ * thousands of lines tall (a Sum of every parameter) is no picture, and
+ * Graphviz's dot crashes on one. */
+#define MAX_LISTED_INITIALIZERS 32
+
 static void put_item(FILE *out, const ox_graph *g, const item *it, unsigned indent)
 {
     fprintf(out, "%*s\"", (int)indent, "");
@@ -327,15 +332,23 @@ static void put_item(FILE *out, const ox_graph *g, const item *it, unsigned inde
         fputs("::", out);
     }
     put_str(out, n->op_type);
+    size_t listed = 0, more = 0;
     for (uint32_t i = 0; i < n->n_inputs; i++) {
         const ox_value *v = value_of(g, n->inputs[i]);
         if (!is_folded(v))
             continue;
+        if (listed == MAX_LISTED_INITIALIZERS) {
+            more++;
+            continue;
+        }
+        listed++;
         fputs("\\n", out);
         put_value_name(out, v);
         fputs(" : ", out);
         put_type(out, &v->type);
     }
+    if (more)
+        fprintf(out, "\\n... and %zu more", more);
     fputs("\", shape=box, style=\"rounded,filled\", fillcolor=\"#fff4d8\", tooltip=\"", out);
     put_str(out, n->name && n->name[0] ? n->name : n->op_type);
     if (n->scope && n->scope[0]) {
