@@ -178,21 +178,37 @@ static void check_tensor(checker *c, node_label *node, const char *attr, const o
                   (unsigned long long)(count * es));
 }
 
+/* Whether attrs[i]'s name is one of attrs[0..i): a scan of a few, a set
+ * (`seen`, filled as i goes up) past ATTR_SCAN_MAX, so a node of 100,000
+ * attributes is not checked pairwise.  When the set cannot grow, a scan. */
+#define ATTR_SCAN_MAX 16
+
+static bool attr_seen_before(const ox_node *n, uint32_t i, ox_strset *seen)
+{
+    const char *name = n->attrs[i].name;
+    if (n->n_attrs > ATTR_SCAN_MAX && (seen->slots || ox_strset_init(seen, n->n_attrs) == 0)) {
+        int added = ox_strset_add(seen, name);
+        if (added >= 0)
+            return added == 0;
+    }
+    for (uint32_t k = 0; k < i; k++)
+        if (n->attrs[k].name && strcmp(n->attrs[k].name, name) == 0)
+            return true;
+    return false;
+}
+
 static void check_attrs(checker *c, node_label *node, const ox_node *n)
 {
+    ox_strset seen = {0};
     for (uint32_t i = 0; i < n->n_attrs; i++) {
         const ox_attr *a = &n->attrs[i];
         if (!a->name || !a->name[0]) {
             violation(c, "node %s: attribute #%u has no name", label_text(node), (unsigned)i);
             continue;
         }
-        for (uint32_t k = 0; k < i; k++) {
-            if (n->attrs[k].name && strcmp(n->attrs[k].name, a->name) == 0) {
-                violation(c, "node %s: attribute '%s' appears more than once", label_text(node),
-                          a->name);
-                break;
-            }
-        }
+        if (attr_seen_before(n, i, &seen))
+            violation(c, "node %s: attribute '%s' appears more than once", label_text(node),
+                      a->name);
         if (a->ref)
             continue; /* its value is the calling node's */
         const char *kn = kind_name((int)a->kind);
@@ -240,6 +256,7 @@ static void check_attrs(checker *c, node_label *node, const ox_node *n)
             violation(c, "node %s: attribute '%s' (%s) says it holds %zu values but has none",
                       label_text(node), a->name, kn, count);
     }
+    ox_strset_free(&seen);
 }
 
 /* A sparse initializer against onnx.checker's rules for a SparseTensorProto:

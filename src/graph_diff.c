@@ -16,6 +16,7 @@
 #include "graph_json.h"
 #include "ir.h"
 #include "print.h"
+#include "strmap.h"
 #include "oxport/json.h"
 
 /* Differences listed per section before "... and N more" (text only: the
@@ -270,19 +271,37 @@ static const char *initializer_at(const ox_graph *g, uint32_t i, char *type, siz
     return v->name;
 }
 
-static bool find_initializer(const ox_graph *g, const char *name, char *type, size_t cap)
+/* name -> index in n_initializers(g)'s list, for the other side's lookups:
+ * models may hold 100,000 initializers (one per constant), so each name is
+ * found in one probe, not by a scan.  0, or -1 out of memory. */
+static int initializer_index(const ox_graph *g, ox_strmap *m)
 {
+    if (ox_strmap_init(m, n_initializers(g)) != 0)
+        return -1;
     for (uint32_t i = 0; i < n_initializers(g); i++) {
-        const char *n = initializer_at(g, i, type, cap);
-        if (n && strcmp(n, name) == 0)
-            return true;
+        const ox_value *v = ox_graph_value(g, i < g->n_params ? g->params[i] : g->sparse[i - g->n_params].id);
+        if (v && v->name && ox_strmap_put(m, v->name, i) < 0)
+            return -1;
     }
-    return false;
+    return 0;
 }
 
-/* Initializers by name (O(n^2) lookups: models have thousands at most). */
-static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
+static bool find_initializer(const ox_graph *g, const ox_strmap *index, const char *name, char *type,
+                             size_t cap)
 {
+    const uint64_t *i = ox_strmap_find(index, name);
+    return i && initializer_at(g, (uint32_t)*i, type, cap);
+}
+
+/* Initializers by name.  0, or -1 out of memory. */
+static int diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
+{
+    ox_strmap in_a = {0}, in_b = {0};
+    if (initializer_index(a, &in_a) != 0 || initializer_index(b, &in_b) != 0) {
+        ox_strmap_free(&in_a);
+        ox_strmap_free(&in_b);
+        return -1;
+    }
     size_t before = d->n;
     section(d, "initializers", "initializers");
     size_t common = 0;
@@ -291,7 +310,7 @@ static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
         const char *name = initializer_at(a, i, tx, sizeof tx);
         if (!name)
             continue;
-        if (!find_initializer(b, name, ty, sizeof ty)) {
+        if (!find_initializer(b, &in_b, name, ty, sizeof ty)) {
             report(d, ITEM(.what = "only in A", .name = name, .a = tx), "only in A: %s : %s", name, tx);
             continue;
         }
@@ -302,7 +321,7 @@ static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
     }
     for (uint32_t i = 0; i < n_initializers(b); i++) {
         const char *name = initializer_at(b, i, ty, sizeof ty);
-        if (!name || find_initializer(a, name, tx, sizeof tx))
+        if (!name || find_initializer(a, &in_a, name, tx, sizeof tx))
             continue;
         report(d, ITEM(.what = "only in B", .name = name, .b = ty), "only in B: %s : %s", name, ty);
     }
@@ -310,22 +329,32 @@ static void diff_initializers(differ *d, const ox_graph *a, const ox_graph *b)
         summary_line(d, "= %zu, same names and types", common);
     else
         summary_line(d, "(%u in A, %u in B, %zu of them in both)", n_initializers(a), n_initializers(b), common);
+    ox_strmap_free(&in_a);
+    ox_strmap_free(&in_b);
+    return 0;
 }
 
-static size_t count_kind(const ox_graph *g, const char *kind)
+/* op kind -> number of nodes of g: one pass, so a file of many distinct
+ * kinds (custom domains) is not scanned once per kind.  0, or -1 out of
+ * memory. */
+static int count_kinds(const ox_graph *g, ox_strmap *m)
 {
-    size_t n = 0;
-    for (const ox_node *x = g->first; x; x = x->next)
-        n += strcmp(x->kind, kind) == 0;
-    return n;
+    if (ox_strmap_init(m, 64) != 0)
+        return -1;
+    for (const ox_node *x = g->first; x; x = x->next) {
+        uint64_t *c = ox_strmap_find(m, x->kind);
+        if (c)
+            (*c)++;
+        else if (ox_strmap_put(m, x->kind, 1) < 0)
+            return -1;
+    }
+    return 0;
 }
 
-static bool kind_seen_before(const ox_graph *g, const ox_node *upto, const char *kind)
+static size_t kind_count(const ox_strmap *m, const char *kind)
 {
-    for (const ox_node *x = g->first; x && x != upto; x = x->next)
-        if (strcmp(x->kind, kind) == 0)
-            return true;
-    return false;
+    const uint64_t *c = ox_strmap_find(m, kind);
+    return c ? (size_t)*c : 0;
 }
 
 static const char *kind_text(const ox_node *n)
@@ -333,28 +362,41 @@ static const char *kind_text(const ox_node *n)
     return n->domain && n->domain[0] ? n->kind : n->op_type;
 }
 
-static void diff_histogram(differ *d, const ox_graph *a, const ox_graph *b)
+/* The op histogram, in first-seen order of A's kinds, then B's own.  0, or
+ * -1 out of memory. */
+static int diff_histogram(differ *d, const ox_graph *a, const ox_graph *b)
 {
+    ox_strmap count_a = {0}, count_b = {0}, seen = {0};
+    int rc = -1;
+    if (count_kinds(a, &count_a) != 0 || count_kinds(b, &count_b) != 0 || ox_strmap_init(&seen, 64) != 0)
+        goto out;
     size_t before = d->n;
     section(d, "ops", "ops");
     for (int pass = 0; pass < 2; pass++) {
-        const ox_graph *g = pass ? b : a, *other = pass ? a : b;
+        const ox_graph *g = pass ? b : a;
+        const ox_strmap *in_g = pass ? &count_b : &count_a, *in_other = pass ? &count_a : &count_b;
         for (const ox_node *n = g->first; n; n = n->next) {
-            if (kind_seen_before(g, n, n->kind))
-                continue;
-            if (pass && count_kind(other, n->kind))
-                continue; /* compared in the first pass */
-            size_t in_g = count_kind(g, n->kind), in_other = count_kind(other, n->kind);
-            if (in_g != in_other)
+            int added = ox_strmap_put(&seen, n->kind, 0);
+            if (added < 0)
+                goto out;
+            if (added == 0)
+                continue; /* listed already, or compared in the first pass */
+            size_t ng = kind_count(in_g, n->kind), nother = kind_count(in_other, n->kind);
+            if (ng != nother)
                 report(d, ITEM(.what = "op count", .name = kind_text(n),
-                               .count_a = (long long)(pass ? in_other : in_g),
-                               .count_b = (long long)(pass ? in_g : in_other), .has = HAS_COUNTS),
-                       "%-24s A %zu, B %zu", kind_text(n), pass ? in_other : in_g,
-                       pass ? in_g : in_other);
+                               .count_a = (long long)(pass ? nother : ng),
+                               .count_b = (long long)(pass ? ng : nother), .has = HAS_COUNTS),
+                       "%-24s A %zu, B %zu", kind_text(n), pass ? nother : ng, pass ? ng : nother);
         }
     }
     if (d->n == before)
         summary_line(d, "= %u nodes, same count of each op type", a->n_nodes);
+    rc = 0;
+out:
+    ox_strmap_free(&count_a);
+    ox_strmap_free(&count_b);
+    ox_strmap_free(&seen);
+    return rc;
 }
 
 static bool tensor_equal(const ox_attr_tensor *x, const ox_attr_tensor *y)
@@ -451,6 +493,34 @@ static void attr_text(const ox_attr *x, char *buf, size_t cap)
     }
 }
 
+/* Nodes with more attributes than this have theirs found through a map;
+ * a scan of a few is faster than hashing. */
+#define ATTR_SCAN_MAX 16
+
+/* n's attributes by name, when it has many; an empty map (a scan) when it
+ * has few or memory is short. */
+static void attr_index(const ox_node *n, ox_strmap *m)
+{
+    *m = (ox_strmap){0};
+    if (n->n_attrs <= ATTR_SCAN_MAX || ox_strmap_init(m, n->n_attrs) != 0)
+        return;
+    for (uint32_t i = 0; i < n->n_attrs; i++) {
+        if (ox_strmap_put(m, n->attrs[i].name, i) < 0) {
+            ox_strmap_free(m);
+            *m = (ox_strmap){0};
+            return;
+        }
+    }
+}
+
+static const ox_attr *attr_of(const ox_node *n, const ox_strmap *m, const char *name)
+{
+    if (!m->slots) /* not indexed: a scan */
+        return ox_node_attr(n, name);
+    const uint64_t *i = ox_strmap_find(m, name);
+    return i ? &n->attrs[*i] : NULL;
+}
+
 /* The first attribute that differs between two aligned nodes, described in
  * msg ("attribute 'axis': A -1, B 1"); false when they all agree.  An
  * attribute set in one file and left to its default in the other counts:
@@ -458,8 +528,12 @@ static void attr_text(const ox_attr *x, char *buf, size_t cap)
 static bool attr_difference(const ox_node *x, const ox_node *y, char *msg, size_t cap)
 {
     char va[128], vb[128];
-    for (uint32_t i = 0; i < x->n_attrs; i++) {
-        const ox_attr *o = ox_node_attr(y, x->attrs[i].name);
+    ox_strmap in_x, in_y;
+    attr_index(x, &in_x);
+    attr_index(y, &in_y);
+    bool found = false;
+    for (uint32_t i = 0; i < x->n_attrs && !found; i++) {
+        const ox_attr *o = attr_of(y, &in_y, x->attrs[i].name);
         if (o && attr_equal(&x->attrs[i], o))
             continue;
         attr_text(&x->attrs[i], va, sizeof va);
@@ -469,16 +543,18 @@ static bool attr_difference(const ox_node *x, const ox_node *y, char *msg, size_
         } else {
             snprintf(msg, cap, "attribute '%s' set only in A (%s)", x->attrs[i].name, va);
         }
-        return true;
+        found = true;
     }
-    for (uint32_t i = 0; i < y->n_attrs; i++) {
-        if (ox_node_attr(x, y->attrs[i].name))
+    for (uint32_t i = 0; i < y->n_attrs && !found; i++) {
+        if (attr_of(x, &in_x, y->attrs[i].name))
             continue;
         attr_text(&y->attrs[i], vb, sizeof vb);
         snprintf(msg, cap, "attribute '%s' set only in B (%s)", y->attrs[i].name, vb);
-        return true;
+        found = true;
     }
-    return false;
+    ox_strmap_free(&in_x);
+    ox_strmap_free(&in_y);
+    return found;
 }
 
 static const ox_node **node_array(const ox_graph *g, size_t *n)
@@ -656,14 +732,13 @@ static void summary_json(ox_json *j, const char *key, const char *path, const ox
     ox_json_object_end(j);
 }
 
-/* The sections, in the order both forms print them.  -1 when the nodes
- * could not be aligned (out of memory). */
+/* The sections, in the order both forms print them.  -1 out of memory. */
 static int compare(differ *d, const ox_graph *a, const ox_graph *b)
 {
     diff_values(d, "inputs", a, a->inputs, a->n_inputs, b, b->inputs, b->n_inputs);
     diff_values(d, "outputs", a, a->outputs, a->n_outputs, b, b->outputs, b->n_outputs);
-    diff_initializers(d, a, b);
-    diff_histogram(d, a, b);
+    if (diff_initializers(d, a, b) != 0 || diff_histogram(d, a, b) != 0)
+        return -1;
     return diff_nodes(d, a, b);
 }
 

@@ -59,6 +59,7 @@ void ox_graph_free(ox_graph *g)
     free(g->consts);
     free(g->observed);
     free(g->opsets);
+    ox_strmap_free(&g->opset_index);
     for (uint32_t i = 0; i < g->n_functions; i++)
         ox_graph_free(g->functions[i].body);
     free(g->functions);
@@ -588,16 +589,54 @@ void ox_graph_clear_observed(ox_graph *g)
     g->n_observed = 0;
 }
 
+/* Imports past this many are found through g->opset_index. */
+#define OPSET_SCAN_MAX 8
+
+/* The position of domain's import in g->opsets, or -1. */
+static int64_t opset_position(const ox_graph *g, const char *domain)
+{
+    if (g->n_opsets > OPSET_SCAN_MAX && g->opset_index.slots) {
+        const uint64_t *i = ox_strmap_find(&g->opset_index, domain);
+        if (!i)
+            return -1; /* the index holds every domain imported */
+        if (*i < g->n_opsets && ox_str_eq(g->opsets[*i].domain, domain))
+            return (int64_t)*i;
+        /* a stale position (the imports were reordered): scan */
+    }
+    for (uint32_t i = 0; i < g->n_opsets; i++)
+        if (ox_str_eq(g->opsets[i].domain, domain))
+            return i;
+    return -1;
+}
+
+/* Indexes opsets[i] once there are many.  The index holds every domain or
+ * is dropped (lookups then scan), so a failure to grow it costs time only. */
+static void index_opset(ox_graph *g, uint32_t i)
+{
+    if (g->n_opsets <= OPSET_SCAN_MAX)
+        return;
+    bool whole = true;
+    if (!g->opset_index.slots) {
+        if (ox_strmap_init(&g->opset_index, 2 * (size_t)g->n_opsets) != 0)
+            return;
+        for (uint32_t k = 0; k < g->n_opsets && whole; k++)
+            whole = ox_strmap_put(&g->opset_index, g->opsets[k].domain, k) >= 0;
+    } else {
+        whole = ox_strmap_put(&g->opset_index, g->opsets[i].domain, i) >= 0;
+    }
+    if (!whole)
+        ox_strmap_free(&g->opset_index);
+}
+
 int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version)
 {
     if (!domain || ox_str_eq(domain, "ai.onnx"))
         domain = "";
-    for (uint32_t i = 0; i < g->n_opsets; i++) {
-        if (strcmp(g->opsets[i].domain, domain) == 0) {
-            if (version > g->opsets[i].version)
-                g->opsets[i].version = version;
-            return 0;
-        }
+    int64_t at = opset_position(g, domain);
+    if (at >= 0) {
+        if (version > g->opsets[at].version)
+            g->opsets[at].version = version;
+        return 0;
     }
     if (g->n_opsets == g->cap_opsets) {
         uint32_t ncap = g->cap_opsets ? g->cap_opsets * 2 : 4;
@@ -613,6 +652,7 @@ int ox_graph_set_opset(ox_graph *g, const char *domain, int64_t version)
     g->opsets[g->n_opsets].domain = d;
     g->opsets[g->n_opsets].version = version;
     g->n_opsets++;
+    index_opset(g, g->n_opsets - 1);
     return 0;
 }
 
@@ -620,10 +660,8 @@ int64_t ox_graph_opset(const ox_graph *g, const char *domain)
 {
     if (!domain || ox_str_eq(domain, "ai.onnx"))
         domain = "";
-    for (uint32_t i = 0; i < g->n_opsets; i++)
-        if (ox_str_eq(g->opsets[i].domain, domain))
-            return g->opsets[i].version;
-    return 0;
+    int64_t at = opset_position(g, domain);
+    return at >= 0 ? g->opsets[at].version : 0;
 }
 
 static const char *plain_domain(const char *domain)

@@ -258,6 +258,11 @@ struct ox_graph {
     int64_t ir_version;
     ox_opset_import *opsets;
     uint32_t n_opsets, cap_opsets;
+    /* domain -> position in opsets, kept once there are more than a few
+     * (a file may import thousands of custom domains, and every node's
+     * domain is looked up); a hint checked against opsets on each use, so
+     * code that reorders opsets needs not keep it. */
+    ox_strmap opset_index;
     const char *producer_name;
     const char *producer_version;
     /* Model-local functions, in file order (bodies owned by this graph). */

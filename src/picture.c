@@ -25,6 +25,7 @@
 
 #include "context.h"
 #include "hash64.h"
+#include "strmap.h"
 #include "write_files.h"
 
 extern char **environ;
@@ -132,6 +133,10 @@ typedef struct view_state {
     item *items;
     size_t n_items, n_boxes;
     char **name_scopes; /* per graph position: a scope from the node's name, or NULL */
+    /* A collapsed module's path -> its item: one lookup per node, where a
+     * scan of the boxes made so far was quadratic in the modules. */
+    ox_strmap box_of_path;
+    char **box_paths; /* the map's keys, n_boxes of them */
 } view_state;
 
 static void view_free(view_state *s)
@@ -143,6 +148,10 @@ static void view_free(view_state *s)
     free(s->item_of_node);
     free(s->node_of_id);
     free(s->items);
+    for (size_t k = 0; s->box_paths && k < s->n_boxes; k++)
+        free(s->box_paths[k]);
+    free(s->box_paths);
+    ox_strmap_free(&s->box_of_path);
 }
 
 /* The cluster level below which modules collapse; SIZE_MAX = never. */
@@ -167,7 +176,9 @@ static ox_status view_build(view_state *s, const ox_graph *g, const ox_picture_v
     s->node_of_id = calloc((size_t)g->next_node_id + 1, sizeof *s->node_of_id);
     s->items = malloc(cap * sizeof *s->items);
     s->name_scopes = calloc(cap, sizeof *s->name_scopes);
-    if (!s->nodes || !s->item_of_node || !s->node_of_id || !s->items || !s->name_scopes) {
+    s->box_paths = calloc(cap, sizeof *s->box_paths);
+    if (!s->nodes || !s->item_of_node || !s->node_of_id || !s->items || !s->name_scopes ||
+        !s->box_paths || ox_strmap_init(&s->box_of_path, 64) != 0) {
         view_free(s);
         return OX_ENOMEM;
     }
@@ -197,22 +208,24 @@ static ox_status view_build(view_state *s, const ox_graph *g, const ox_picture_v
             s->item_of_node[k] = s->n_items++;
             continue;
         }
-        /* Collapsed: the module one level below the last cluster.  Nodes
-         * of one module are usually adjacent, so look back first. */
+        /* Collapsed: the module one level below the last cluster. */
         size_t box_len = prefix_len(scope, level + 1);
-        size_t found = SIZE_MAX;
-        for (size_t i = s->n_items; i-- > 0;) {
-            item *it = &s->items[i];
-            if (!it->node &&
-                path_cmp(it->path, prefix_len(it->path, level + 1), scope, box_len) == 0) {
-                found = i;
-                break;
-            }
-        }
+        const uint64_t *at = ox_strmap_findn(&s->box_of_path, scope, box_len);
+        size_t found = at ? (size_t)*at : SIZE_MAX;
         if (found == SIZE_MAX) {
+            char *key = strndup(scope, box_len);
+            if (!key) {
+                view_free(s);
+                return OX_ENOMEM;
+            }
+            s->box_paths[s->n_boxes] = key;
             item *it = &s->items[s->n_items];
             *it = (item){NULL, scope, prefix_len(scope, level), k, s->n_boxes++, 0};
             found = s->n_items++;
+            if (ox_strmap_put(&s->box_of_path, key, found) < 0) {
+                view_free(s);
+                return OX_ENOMEM;
+            }
         }
         s->items[found].n_nodes++;
         s->item_of_node[k] = found;
@@ -300,6 +313,11 @@ static void put_item_id(FILE *out, const item *it)
     fprintf(out, "%s%zu", it->node ? "op_" : "module_", it->index);
 }
 
+/* Initializers an operator box names before counting the rest: a box
+ * thousands of lines tall (a Sum of every parameter) is no picture, and
+ * Graphviz's dot crashes on one. */
+#define MAX_LISTED_INITIALIZERS 32
+
 static void put_item(FILE *out, const ox_graph *g, const item *it, unsigned indent)
 {
     fprintf(out, "%*s\"", (int)indent, "");
@@ -327,15 +345,23 @@ static void put_item(FILE *out, const ox_graph *g, const item *it, unsigned inde
         fputs("::", out);
     }
     put_str(out, n->op_type);
+    size_t listed = 0, more = 0;
     for (uint32_t i = 0; i < n->n_inputs; i++) {
         const ox_value *v = value_of(g, n->inputs[i]);
         if (!is_folded(v))
             continue;
+        if (listed == MAX_LISTED_INITIALIZERS) {
+            more++;
+            continue;
+        }
+        listed++;
         fputs("\\n", out);
         put_value_name(out, v);
         fputs(" : ", out);
         put_type(out, &v->type);
     }
+    if (more)
+        fprintf(out, "\\n... and %zu more", more);
     fputs("\", shape=box, style=\"rounded,filled\", fillcolor=\"#fff4d8\", tooltip=\"", out);
     put_str(out, n->name && n->name[0] ? n->name : n->op_type);
     if (n->scope && n->scope[0]) {

@@ -323,10 +323,25 @@ static void check_operands(rules *r, const ox_graph *g, const ox_dtype *types,
                 broken(r, "%s %u (%s) of %s is required but absent", side, i, f->name, s->name);
             continue;
         }
-        ox_dtype vt = operand_dtype(g, types, ids[i]);
-        if (vt == OX_UNDEFINED || f->constraint >= s->n_constraints)
+        if (f->constraint >= s->n_constraints)
             continue;
         const ox_schema_constraint *tc = &ox_schema_constraints[s->first_constraint + f->constraint];
+        /* A sequence, optional, map or sparse tensor where the constraint
+         * allows tensors only (Relu of a sequence, Identity-13 of a sparse
+         * initializer): onnx's type inference refuses it.  The table keeps
+         * one bit for all non-tensor kinds, so only that much is held. */
+        const ox_value *ov = ox_graph_value(g, ids[i]);
+        if (ov && ov->type.nontensor && !(tc->types & OX_SCHEMA_NON_TENSOR)) {
+            char allowed[256];
+            mask_list(tc->types, allowed, sizeof allowed);
+            broken(r, "%s %u (%s) of %s is %s, which type constraint %s does not allow "
+                      "(allowed: %s)", side, i, f->name, s->name, ov->type.nontensor, tc->name,
+                   allowed);
+            continue;
+        }
+        ox_dtype vt = operand_dtype(g, types, ids[i]);
+        if (vt == OX_UNDEFINED)
+            continue;
         int dt = (int)vt;
         if (dt < 0 || dt > 30 || !(tc->types & (1u << dt))) {
             char allowed[256];

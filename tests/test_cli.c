@@ -351,7 +351,9 @@ END_TEST
 
 /* Files with sparse initializers: sparse.onnx (emb with 3 values, one with
  * 1), unsorted.onnx (emb's indices out of order) and sparse_b.onnx (emb with
- * 2 values, two instead of one). */
+ * 2 values, two instead of one).  emb is read by a node of a custom domain:
+ * no ai.onnx operator takes a sparse tensor, and check refuses one fed to
+ * Identity as onnx.checker's full check does. */
 static const char SPARSE_MODELS_PY[] =
     "import numpy as np, onnx\n"
     "from onnx import helper, TensorProto as T\n"
@@ -360,10 +362,11 @@ static const char SPARSE_MODELS_PY[] =
     "        helper.make_tensor('', T.INT64, [len(idx)], idx), [3, 4])\n"
     "w = helper.make_tensor('w', T.FLOAT, [1], [0.5])\n"
     "def model(sparse):\n"
-    "    nodes = [helper.make_node('Identity', ['emb'], ['e']), helper.make_node('Identity', ['w'], ['z'])]\n"
+    "    nodes = [helper.make_node('Identity', ['emb'], ['e'], domain='sparse.ops'), helper.make_node('Identity', ['w'], ['z'])]\n"
     "    g = helper.make_graph(nodes, 'g', [], [helper.make_sparse_tensor_value_info('e', T.FLOAT, [3, 4]),\n"
     "        helper.make_tensor_value_info('z', T.FLOAT, [1])], [w], sparse_initializer=sparse)\n"
-    "    m = helper.make_model(g, producer_name='t', opset_imports=[helper.make_opsetid('', 13)])\n"
+    "    m = helper.make_model(g, producer_name='t', opset_imports=[helper.make_opsetid('', 13),\n"
+    "        helper.make_opsetid('sparse.ops', 1)])\n"
     "    m.ir_version = 7\n"
     "    return m\n"
     "m = model([sp('emb', [1., 2., 3.], [0, 5, 11]), sp('one', [9.], [4])])\n"
@@ -381,12 +384,12 @@ START_TEST(dump_and_check_sparse_initializers)
     run_result r = run("dump sparse.onnx");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_str_eq(r.out,
-        "ir_version=7 opsets=[ai.onnx:13] producer=t graph=g nodes=2 initializers=1 inputs=0 "
-        "outputs=2 sparse_initializers=2\n"
+        "ir_version=7 opsets=[ai.onnx:13, sparse.ops:1] producer=t graph=g nodes=2 "
+        "initializers=1 inputs=0 outputs=2 sparse_initializers=2\n"
         "graph(%w : Float(1)\n"
         "      %emb : SparseTensor(Float(3, 4), 3 values)\n"
         "      %one : SparseTensor(Float(3, 4), 1 value)) {\n"
-        "  %e : SparseTensor(Float(3, 4)) = onnx::Identity(%emb)\n"
+        "  %e : SparseTensor(Float(3, 4)) = sparse.ops::Identity(%emb)\n"
         "  %z : Float(1) = onnx::Identity(%w)\n"
         "  return (%e, %z);\n"
         "}\n");
@@ -418,8 +421,8 @@ START_TEST(diff_compares_sparse_initializers)
     python(SPARSE_MODELS_PY);
     run_result r = run("diff sparse.onnx sparse.onnx");
     ck_assert_msg(r.status == 0, "exit %d\n%s%s", r.status, r.out, r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "A sparse.onnx: producer=t opsets=[ai.onnx:13] nodes=2 initializers=1 "
-                                        "sparse_initializers=2\n"));
+    ck_assert_ptr_nonnull(strstr(r.out, "A sparse.onnx: producer=t opsets=[ai.onnx:13, sparse.ops:1] "
+                                        "nodes=2 initializers=1 sparse_initializers=2\n"));
     ck_assert_ptr_nonnull(strstr(r.out, "initializers:\n  = 3, same names and types\n"));
     run_free(&r);
     r = run("diff sparse.onnx sparse_b.onnx");

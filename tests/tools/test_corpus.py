@@ -147,6 +147,52 @@ class Corpus(ToolCase):
         self.assertIn("onnx::Constant[sparse_value=SparseTensor(Float(3, 4), 2 values)]()", r.stdout)
         self.assert_agrees(p)
 
+    def test_non_tensor_value_where_only_tensors_are_allowed(self):
+        # onnx's type inference refuses a sequence or a sparse tensor fed to
+        # an operand whose constraint allows tensors only
+        seq = helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, [2])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+        refused = [helper.make_graph([helper.make_node("Relu", ["s"], ["y"])], "g", [seq], [y])]
+        sparse = helper.make_sparse_tensor(helper.make_tensor("sp", TensorProto.FLOAT, [2], [1.0, 2.0]),
+                                           helper.make_tensor("i", TensorProto.INT64, [2], [0, 5]), [3, 4])
+        refused.append(helper.make_graph([helper.make_node("Identity", ["sp"], ["y"])], "g", [],
+                                         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+                                         sparse_initializer=[sparse]))
+        for k, g in enumerate(refused):
+            p = self.write(f"nontensor_{k}.onnx", g)
+            self.assertFalse(reference_accepts(p))
+            r = oxport("check", p, check_rc=1)
+            self.assertIn("which type constraint T does not allow", r.stdout)
+        # where the constraint takes sequences, they pass
+        n = helper.make_tensor_value_info("n", TensorProto.INT64, [])
+        g = helper.make_graph([helper.make_node("SequenceLength", ["s"], ["n"])], "g", [seq], [n])
+        p = self.write("nontensor_ok.onnx", g)
+        self.assertTrue(reference_accepts(p))
+        oxport("check", p, check_rc=0)
+
+    def test_many_attributes_and_domains_check_in_linear_time(self):
+        # a node's attribute names are held unique, a node's domain needs an
+        # import: each must be one lookup, not a scan of the others
+        def attrs(k):
+            node = helper.make_node("Op", ["x"], ["y"], domain="custom", **{f"a{i}": i for i in range(k)})
+            return helper.make_model(self.io_graph([node], 1), opset_imports=[helper.make_opsetid("", 13),
+                                                                             helper.make_opsetid("custom", 1)])
+
+        def domains(k):
+            nodes = [helper.make_node("Op", ["x"], [f"y{i}"], domain=f"d{i}") for i in range(k)]
+            return helper.make_model(self.io_graph(nodes, k), opset_imports=[helper.make_opsetid("", 13)] +
+                                     [helper.make_opsetid(f"d{i}", 1) for i in range(k)])
+        self.assert_not_quadratic("attrs", attrs, 10000, "check", "{}")
+        self.assert_not_quadratic("domains", domains, 4000, "check", "{}")
+        for fmt in ("text", "json", "dot"):
+            self.assert_not_quadratic("domains", domains, 4000, "dump", "{}", "--format", fmt)
+
+    @staticmethod
+    def io_graph(nodes, k):
+        outs = [f"y{i}" for i in range(k)] if k > 1 else ["y"]
+        return helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                                 [helper.make_tensor_value_info(o, TensorProto.FLOAT, [1]) for o in outs])
+
     def test_training_domain_needs_no_default_import(self):
         node = helper.make_node("Adagrad", ["R", "T", "X", "G", "H"], ["X2", "H2"],
                                 domain="ai.onnx.preview.training")

@@ -48,6 +48,29 @@ class Picture(ToolCase):
         self.assertEqual(oct(os.stat(out).st_mode & 0o777), oct(0o666 & ~current_umask()))
 
     @unittest.skipUnless(HAVE_DOT, "Graphviz's dot is not installed")
+    def test_node_reading_many_initializers_lists_the_first_ones(self):
+        # a Sum of 30,000 parameters: a box 30,000 lines tall is not a
+        # picture (Graphviz's dot crashed on it); the box names the first
+        # ones and counts the others
+        from onnx import TensorProto, helper
+        k = 30000
+        inits = [helper.make_tensor(f"p{i}", TensorProto.FLOAT, [1], [1.0]) for i in range(k)]
+        g = helper.make_graph([helper.make_node("Sum", [f"p{i}" for i in range(k)], ["y"])], "g", [],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])], initializer=inits)
+        path = self.path("many_inits.onnx")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+        dot = oxport("dump", path, "--format", "dot", check_rc=0).stdout
+        label = re.search(r'"op_0" \[id="op_0", label="([^"]*)"', dot).group(1)
+        lines = label.split("\\n")
+        self.assertEqual(lines[0], "Sum")
+        self.assertEqual(lines[1:3], ["p0 : Float(1)", "p1 : Float(1)"])
+        self.assertLess(len(lines), 100)
+        self.assertEqual(lines[-1], f"... and {k - (len(lines) - 2)} more")
+        out = self.path("many_inits.svg")
+        oxport("dump", path, "-o", out, check_rc=0)
+        self.assertIn("op_0", svg_nodes(out))
+
+    @unittest.skipUnless(HAVE_DOT, "Graphviz's dot is not installed")
     def test_png(self):
         out = self.path("sr.png")
         oxport("dump", self.small, "--format", "png", "-o", out, check_rc=0)
@@ -102,6 +125,22 @@ class Picture(ToolCase):
         self.assertEqual(r.stderr, f"oxport dump: {self.small}: no node of graph 'SuperResolutionNet' "
                                    "is in scope 'NoSuchModule'\n")
         self.assertFalse(os.path.exists(out))
+
+    def test_many_collapsed_modules_draw_in_linear_time(self):
+        # --depth collapses each module into one box, found by its path: one
+        # lookup per node, not a scan of the boxes made so far
+        from onnx import TensorProto, helper
+
+        def make(k):
+            vi = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [2])
+            nodes = [helper.make_node("Relu", [f"v{i}"], [f"v{i + 1}"], doc_string=f"Top/M[m{i}]")
+                     for i in range(k)]
+            return helper.make_model(helper.make_graph(nodes, "g", [vi("v0")], [vi(f"v{k}")]),
+                                     opset_imports=[helper.make_opsetid("", 13)])
+        self.assert_not_quadratic("modules", make, 4000, "dump", "{}", "--format", "dot", "--depth", "1")
+        dot = oxport("dump", self.path("modules_16000.onnx"), "--format", "dot", "--depth", "1",
+                     check_rc=0).stdout
+        self.assertEqual(len(re.findall(r'^\s*"module_\d+" \[', dot, re.M)), 16000)
 
     def test_usage_errors(self):
         cases = [
