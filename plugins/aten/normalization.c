@@ -65,6 +65,20 @@ static int batch_norm_outputs(const ox_api *api, ox_sym *g, bool training)
     return api->opset(g) >= 14 ? 3 : 5;
 }
 
+
+/* BatchNormalization's scale and bias, which it requires: an absent one
+ * becomes ones / zeros of the c channels, in x's element type.  0, or the
+ * api's failure. */
+static int bn_affine_defaults(ox_sym *g, const ox_api *api, ox_vid x, int64_t c, ox_vid *scale,
+                              ox_vid *bias)
+{
+    ox_dtype dt = api->dtype(g, x);
+    if (!*scale && !(*scale = filled(g, api, dt, c, 1.0)))
+        return 1;
+    if (!*bias && !(*bias = filled(g, api, dt, c, 0.0)))
+        return 1;
+    return 0;
+}
 /* The batch's per-channel mean and biased variance ([C] each), over every
  * axis but 1: the statistics a batch_norm without running ones normalises
  * with.  Given as BatchNormalization's mean and var they make the node right
@@ -108,10 +122,7 @@ static int sym_batch_norm(ox_sym *g, const ox_api *api)
         if (c < 0)
             return api->fail(g, "batch_norm without weight/bias needs the channel count, but "
                                 "the input's dim 1 is unknown");
-        ox_dtype dt = api->dtype(g, x);
-        if (!scale && !(scale = filled(g, api, dt, c, 1.0)))
-            return 1;
-        if (!bias && !(bias = filled(g, api, dt, c, 0.0)))
+        if (bn_affine_defaults(g, api, x, c, &scale, &bias))
             return 1;
     }
     ox_vid in[5] = {x, scale, bias, mean, var};
@@ -343,10 +354,7 @@ static int running_stats_instance_norm(ox_sym *g, const ox_api *api, ox_vid x)
         if (c < 0)
             return api->fail(g, "instance_norm without weight/bias needs the running statistics' "
                                 "length, which is unknown");
-        ox_dtype dt = api->dtype(g, x);
-        if (!scale && !(scale = filled(g, api, dt, c, 1.0)))
-            return 1;
-        if (!bias && !(bias = filled(g, api, dt, c, 0.0)))
+        if (bn_affine_defaults(g, api, x, c, &scale, &bias))
             return 1;
     }
     ox_vid in[5] = {x, scale, bias, mean, var};

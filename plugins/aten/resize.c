@@ -492,17 +492,29 @@ static int sym_grid_sampler(ox_sym *g, const ox_api *api)
     return oxu_set_result_recorded(g, api, 0, at_out(g, api, n, "GridSample"));
 }
 
+/* affine_grid_generator's recorded output size: its count, 4 (N, C, H, W) or
+ * 5 (N, C, D, H, W), or 0 after the api's failure. */
+static size_t affine_grid_size(ox_sym *g, const ox_api *api, const int64_t **size)
+{
+    size_t n = api->arg_ints(g, "size", size);
+    if (n != 4 && n != 5) {
+        api->fail(g, "affine_grid_generator: argument 'size' has %zu values; expected 4 "
+                     "(N, C, H, W) or 5 (N, C, D, H, W)",
+                  n);
+        return 0;
+    }
+    return n;
+}
+
 /* affine_grid_generator (F.affine_grid): AffineGrid from opset 20, with the
  * recorded output size as a constant; theta is (N, 2, 3) for a 2-D size
  * (N, C, H, W), (N, 3, 4) for a 3-D one. */
 static int sym_affine_grid(ox_sym *g, const ox_api *api)
 {
     const int64_t *size = NULL;
-    size_t n = api->arg_ints(g, "size", &size);
-    if (n != 4 && n != 5)
-        return api->fail(g, "affine_grid_generator: argument 'size' has %zu values; expected 4 "
-                            "(N, C, H, W) or 5 (N, C, D, H, W)",
-                         n);
+    size_t n = affine_grid_size(g, api, &size);
+    if (!n)
+        return 1;
     ox_vid in[2] = {api->arg_tensor(g, "theta"), oxu_const_ints(g, api, size, n)};
     ox_onode *a = in[0] && in[1] ? api->op(g, "AffineGrid", 2, in, 1) : NULL;
     if (a)
@@ -530,11 +542,9 @@ static double grid_coord(int64_t i, int64_t steps, int align_corners)
 static int sym_affine_grid_9(ox_sym *g, const ox_api *api)
 {
     const int64_t *size = NULL;
-    size_t n = api->arg_ints(g, "size", &size);
-    if (n != 4 && n != 5)
-        return api->fail(g, "affine_grid_generator: argument 'size' has %zu values; expected 4 "
-                            "(N, C, H, W) or 5 (N, C, D, H, W)",
-                         n);
+    size_t n = affine_grid_size(g, api, &size);
+    if (!n)
+        return 1;
     ox_vid theta = api->arg_tensor(g, "theta");
     ox_dtype t = api->dtype(g, theta);
     if (t != OX_FLOAT && t != OX_DOUBLE)
