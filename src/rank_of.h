@@ -9,16 +9,11 @@
  */
 #ifndef OXPORT_RANK_OF_H
 #define OXPORT_RANK_OF_H
-#include <stdbool.h>
-
 #include "ir.h"
 
 /* v's rank: its recorded one when known, else the one ONNX's rules give
  * its producer's output from its inputs' ranks (followed a few producers
  * deep); -1 when neither tells. */
 int ox_rank_of(const ox_graph *g, const ox_value *v);
-
-/* The operator table is in strcmp order (for the unit test). */
-bool ox_rank_rules_sorted(void);
 
 #endif /* OXPORT_RANK_OF_H */

@@ -113,6 +113,16 @@ static const dims_rule *rule_of(const ox_node *n)
     return bsearch(n->op_type, rules, N_RULES, sizeof rules[0], rule_cmp);
 }
 
+ox_rank_rule ox_varying_dims_rank_rule(const ox_node *n)
+{
+    const dims_rule *r = rule_of(n);
+    if (!r)
+        return OX_RANK_NOT_RULED;
+    return r->kind == R_SAME0 ? OX_RANK_OF_INPUT0
+           : r->kind == R_BCAST ? OX_RANK_OF_WIDEST
+                                : OX_RANK_NOT_RULED;
+}
+
 /* --------------------------------------------------------------- masks */
 
 #define MAX_TRACKED 64

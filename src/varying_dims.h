@@ -89,4 +89,12 @@ void ox_varying_dims_free(ox_varying_dims *d);
 /* The operator table is in strcmp order (for the unit test: bsearch). */
 bool ox_varying_dims_table_sorted(void);
 
+/* How n's output 0 takes its rank from its inputs' ranks alone, by the same
+ * operator table: OX_RANK_OF_INPUT0 where its shape follows input 0's dim for
+ * dim (Cast, the elementwise and normalising operators), OX_RANK_OF_WIDEST
+ * where the inputs broadcast (the largest input rank), else
+ * OX_RANK_NOT_RULED.  rank_of.c answers a symbolic's api->rank through it. */
+typedef enum ox_rank_rule { OX_RANK_NOT_RULED, OX_RANK_OF_INPUT0, OX_RANK_OF_WIDEST } ox_rank_rule;
+ox_rank_rule ox_varying_dims_rank_rule(const ox_node *n);
+
 #endif /* OXPORT_VARYING_DIMS_H */

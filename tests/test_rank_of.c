@@ -88,12 +88,6 @@ START_TEST(a_long_chain_is_followed_only_so_far)
 }
 END_TEST
 
-START_TEST(rule_table_is_sorted)
-{
-    ck_assert(ox_rank_rules_sorted());
-}
-END_TEST
-
 int main(void)
 {
     Suite *s = suite_create("rank_of");
@@ -103,7 +97,6 @@ int main(void)
     tcase_add_test(tc, broadcasting_ops_take_the_largest_rank);
     tcase_add_test(tc, unknown_stays_unknown);
     tcase_add_test(tc, a_long_chain_is_followed_only_so_far);
-    tcase_add_test(tc, rule_table_is_sorted);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
