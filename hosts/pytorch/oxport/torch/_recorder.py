@@ -178,40 +178,34 @@ def _is_parameter(t):
     return isinstance(t, _PARAMETER)
 
 
-def tensors_in(obj):
-    """Tensors in a (nested) tuple/list/dict, in order."""
-    if isinstance(obj, torch.Tensor):
+def _leaves(obj, kinds):
+    """The leaves of a (nested) tuple/list/dict that are instances of `kinds`, in order
+    (dict values in their order)."""
+    if isinstance(obj, kinds):
         return [obj]
     if isinstance(obj, (tuple, list)):
         out = []
         for o in obj:
-            out.extend(tensors_in(o))
+            out.extend(_leaves(o, kinds))
         return out
     if isinstance(obj, dict):
         out = []
         for o in obj.values():
-            out.extend(tensors_in(o))
+            out.extend(_leaves(o, kinds))
         return out
     return []
+
+
+def tensors_in(obj):
+    """Tensors in a (nested) tuple/list/dict, in order."""
+    return _leaves(obj, torch.Tensor)
 
 
 def returned_values(obj):
     """What a model returns, flattened as torch.onnx flattens it (tuples, lists, dict
     values, in order): tensors and the numbers among them.  None, strings and other
     objects hold no output and are left out, as torch.onnx leaves them out."""
-    if isinstance(obj, torch.Tensor) or isinstance(obj, (int, float)):
-        return [obj]
-    if isinstance(obj, (tuple, list)):
-        out = []
-        for o in obj:
-            out.extend(returned_values(o))
-        return out
-    if isinstance(obj, dict):
-        out = []
-        for o in obj.values():
-            out.extend(returned_values(o))
-        return out
-    return []
+    return _leaves(obj, (torch.Tensor, int, float))
 
 
 def one_tensor_per_input(args, kwargs):
@@ -1442,9 +1436,6 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
                 rec.input(t, names[i] if i < len(names) else None)
         if isinstance(model, torch.nn.Module):
             state = meta_state if meta_state is not None else model.state_dict(keep_vars=True)
-            for pname, p in state.items():
-                if isinstance(p, torch.Tensor) and not p.is_quantized:
-                    rec.param_names.setdefault(id(p), pname)
             declare_in_state_order(rec, state)
             rec.packed_names = Q.packed_names(model)
             if isinstance(model, torch.jit.ScriptModule):
@@ -1510,16 +1501,17 @@ def trace(ctx, model, args, kwargs, input_names=None, mode="eager", opset=None, 
 
 
 def declare_in_state_order(rec, state):
-    """Declare the parameters and buffers in model.state_dict()'s order before the forward
-    runs, as torch.onnx orders them ("the ordering as specified by
+    """Name each parameter and buffer by its first state_dict key (a tied weight keeps the
+    first), and declare them in model.state_dict()'s order before the forward runs, as torch.onnx orders them ("the ordering as specified by
     model.state_dict().values()"): the order export_params=False gives them as graph
     inputs, keep_initializers_as_inputs too, and the one input_names names them in past
     the inputs.  The engine drops the ones the forward never reads.  One that cannot be
     declared (a dtype ONNX lacks, no values) is left to its first use, which reports it
     only if the forward reads it."""
     for pname, p in state.items():
-        if not isinstance(p, torch.Tensor) or p.is_quantized or rec.param_names.get(id(p)) != pname \
-                or rec.lookup(p) is not None:
+        if not isinstance(p, torch.Tensor) or p.is_quantized:
+            continue
+        if rec.param_names.setdefault(id(p), pname) != pname or rec.lookup(p) is not None:
             continue
         try:
             rec.param(pname, p)
