@@ -330,7 +330,15 @@ static int open_pack(const char *path, loaded_pack *p, ox_report *r)
         sprintf(local, "./%s", path);
     }
     dlerror();
-    p->handle = dlopen(local ? local : path, RTLD_NOW | RTLD_LOCAL);
+    /* RTLD_NODELETE: a pack stays mapped until the process ends, whatever
+     * dlclose says.  Unmapped when its last context went, it would be mapped
+     * again by the next context, perhaps in another thread, at the same
+     * address, and its first-call writes (aten's table, any pack's lazy
+     * state) would race for TSan with the first mapping's: the loader's lock
+     * orders them out of TSan's sight.  Staying loaded also spares every
+     * later context the relocation, and code a pack left behind (a
+     * thread-local destructor, an atexit handler) never outlives its text. */
+    p->handle = dlopen(local ? local : path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     free(local);
     if (!p->handle) {
         const char *e = dlerror();

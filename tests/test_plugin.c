@@ -4,6 +4,7 @@
  * dispatch, directory loading, and the out-of-tree walkthrough pack.
  */
 #include <check.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -293,6 +294,23 @@ START_TEST(explicit_pack_overrides_builtin)
 {
     check_override(false);
     check_override(true);
+}
+END_TEST
+
+/* A pack is mapped once per process and stays after its last context is
+ * freed (RTLD_NODELETE in plugin_load.c): mapped again, its statics would be
+ * written afresh at the same address, which TSan reports as a race between
+ * the two contexts' threads (tests/test_threads.c). */
+START_TEST(pack_stays_loaded_after_its_context)
+{
+    const char *p[] = {fx("base")};
+    ck_assert_ptr_null(dlopen(p[0], RTLD_NOW | RTLD_NOLOAD));
+    ox_context *ctx = ctx_with(p, 1);
+    ck_assert_msg(ox_context_load(ctx) == OX_OK, "%s", ox_errmsg(ctx));
+    ox_context_free(ctx);
+    void *h = dlopen(p[0], RTLD_NOW | RTLD_NOLOAD);
+    ck_assert_msg(h != NULL, "%s was unloaded with its context", p[0]);
+    dlclose(h);
 }
 END_TEST
 
@@ -595,6 +613,7 @@ static Suite *plugin_suite(void)
     tcase_add_test(tc, env_path_adds_in_front_of_builtin_path);
     tcase_add_test(tc, config_plugin_dirs_are_searched_and_named_in_errors);
     tcase_add_test(tc, explicit_pack_overrides_builtin);
+    tcase_add_test(tc, pack_stays_loaded_after_its_context);
     tcase_add_test(tc, dispatch_picks_highest_since_not_above_target);
     tcase_add_test(tc, directory_loads_every_so_sorted_and_once);
     tcase_add_test(tc, one_bad_pack_fails_the_whole_load);

@@ -679,7 +679,8 @@ OX_API ox_status ox_context_exclusion(ox_context *ctx, int opset, size_t i, ox_e
 /* Receives one message line (no newline). */
 typedef void (*ox_message_fn)(void *user, const char *line);
 
-/* Validate one pack file without keeping it: descriptor, declarations and
+/* Validate one pack file without registering it (the .so stays mapped, as
+ * every pack does, see docs/writing-a-plugin.md): descriptor, declarations and
  * init, and, when the context's opset descriptors load, its declarations
  * against them (a since_opset past the newest descriptor, a parameter a
  * descriptor lists that the pack does not declare); each problem one call of
