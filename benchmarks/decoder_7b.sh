@@ -4,7 +4,8 @@
 # --shape-only --weights FILE --external-data`, where every parameter is a
 # region of a safetensors-layout file the engine copies in 4 MiB chunks.
 # Prints time and peak RSS (fresh process, /usr/bin/time -v) beside the floor
-# for the same bytes: a plain `cp` of the weights file to the same disk.
+# for the same bytes: a plain `cp` of the weights file to the same disk; then
+# `oxport check` of the written model, which reads it back.
 # A smaller configuration runs first, and there the eager export too (the
 # host builds float32 weights in memory and the engine streams them).
 #
@@ -73,6 +74,8 @@ bench() {
         --weights "$d/w.safetensors" --external-data -o "$d/shape/model.onnx"
     side=$(ls "$d/shape"/*.data)
     echo "  wrote model.onnx $(stat -c %s "$d/shape/model.onnx") bytes + $(basename "$side") $(stat -c %s "$side") bytes"
+    # reading the file back loads no large initializer (they stay in the data file)
+    run "oxport check of the written model" "$oxport" check "$d/shape/model.onnx"
     rm -f "$d/shape"/*
     sync
     run "floor: cp of the weights file, same disk" cp "$d/w.safetensors" "$d/copy/w"

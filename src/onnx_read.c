@@ -7,6 +7,8 @@
  * large tensor bytes are taken over from the decoded message (protobuf-c
  * allocates each bytes field separately with our allocator) so a model's
  * weights exist once in memory.  Then the decoded message is freed.
+ * Large initializers in external data are not read at all: the value keeps
+ * their file region, which only a writer reads (defer_external).
  */
 #include "onnx_read.h"
 
@@ -23,6 +25,7 @@
 
 #include "context.h"
 #include "onnx.pb-c.h"
+#include "param_source.h"
 #include "strmap.h"
 
 /* What a read graph keeps besides its arena, freed with it: subgraphs of
@@ -278,8 +281,37 @@ static bool leaves_dir(rctx *r, const char *path)
            (real[n] != '/' && real[n] != '\0' && !(n == 1 && base[0] == '/'));
 }
 
+/* An initializer's external bytes from OX_IR_MALLOC_THRESHOLD up are not
+ * read: the value keeps where they are (*defer, a file-region source as
+ * ox_trace_param_file makes), so checking, dumping or diffing a model larger
+ * than memory costs its metadata, and writing it again streams the bytes
+ * (onnx_write.c).  The region is checked now as a read would (the file opens,
+ * is regular, holds it); the writer checks it again before copying. */
+static ox_status defer_external(rctx *r, ox_graph *g, const char *path, uint64_t offset,
+                                uint64_t nbytes, const ox_tensor_source **defer,
+                                ox_tensor_data *out)
+{
+    /* the resolved path: a relative one would follow the host's chdir */
+    char *real = realpath(path, NULL);
+    const char *keep = ox_arena_strdup(&g->arena, real ? real : path);
+    free(real);
+    ox_tensor_source *src = keep ? ox_arena_alloc(&g->arena, sizeof(*src)) : NULL;
+    if (!src)
+        return room(r);
+    memset(src, 0, sizeof *src);
+    src->kind = OX_SOURCE_PATH;
+    src->path = keep;
+    src->fd = -1;
+    src->offset = offset;
+    out->data = NULL;
+    out->nbytes = nbytes;
+    out->owned = false;
+    *defer = src;
+    return OX_OK;
+}
+
 static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t, const char *what,
-                               uint64_t nbytes, ox_tensor_data *out)
+                               uint64_t nbytes, const ox_tensor_source **defer, ox_tensor_data *out)
 {
     const char *tname = nz(t->name);
     const char *loc = NULL;
@@ -357,6 +389,12 @@ static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t,
         free(path);
         return r->st;
     }
+    if (defer && nbytes >= OX_IR_MALLOC_THRESHOLD) {
+        close(fd);
+        ox_status ds = defer_external(r, g, path, offset, nbytes, defer, out);
+        free(path);
+        return ds;
+    }
     unsigned char *buf = alloc_owned(g, nbytes);
     if (!buf) {
         close(fd);
@@ -420,9 +458,11 @@ static ox_status read_strings(rctx *r, ox_graph *g, Onnx__TensorProto *t, const 
 }
 
 /* Decode a TensorProto's type, shape and bytes. */
+/* `defer`: NULL, or where an initializer's large external bytes are left
+ * as a source instead of read (defer_external). */
 static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const char *what,
                              ox_dtype *dt_out, int64_t **dims_out, uint32_t *rank_out,
-                             ox_tensor_data *data)
+                             ox_tensor_data *data, const ox_tensor_source **defer)
 {
     const char *tname = nz(t->name);
     int dt = t->has_data_type ? t->data_type : 0;
@@ -479,7 +519,7 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
     if (dt == OX_STRING)
         return read_strings(r, g, t, what, count, data);
     if (external)
-        return read_external(r, g, t, what, nbytes, data);
+        return read_external(r, g, t, what, nbytes, defer, data);
     if (t->has_raw_data) {
         if (t->raw_data.len != nbytes)
             return rfail(r, OX_EFORMAT, "%s '%s': raw_data has %zu bytes but %s with %llu "
@@ -706,7 +746,7 @@ static ox_attr_tensor *read_attr_tensor(rctx *r, ox_graph *g, Onnx__TensorProto 
         return NULL;
     }
     memset(at, 0, sizeof *at);
-    if (read_tensor(r, g, t, what, &at->dtype, &at->dims, &at->rank, &at->data))
+    if (read_tensor(r, g, t, what, &at->dtype, &at->dims, &at->rank, &at->data, NULL))
         return NULL;
     if (keep_bytes(r, &at->data) != 0) {
         room(r);
@@ -1137,7 +1177,8 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
         int64_t *dims;
         uint32_t rank;
         ox_tensor_data data;
-        if (read_tensor(r, g, t, "initializer", &dt, &dims, &rank, &data) != OX_OK)
+        const ox_tensor_source *source = NULL;
+        if (read_tensor(r, g, t, "initializer", &dt, &dims, &rank, &data, &source) != OX_OK)
             goto fail;
         ox_value *v = ox_graph_add_value(g, OX_VAL_PARAM, dt, (int32_t)rank, dims);
         if (!v) {
@@ -1145,6 +1186,7 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
             goto nomem;
         }
         v->tensor = data;
+        v->source = source;
         if (!(v->name = adup(g, t->name)) || ox_graph_add_param(g, v->id) != 0 ||
             namemap_put(&m, v->name, v->id) != 0)
             goto nomem;

@@ -15,6 +15,7 @@
 
 #include "context.h"
 #include "ir.h"
+#include "param_source.h"
 #include "onnx.pb-c.h"
 #include "onnx_read.h"
 #include "test_util.h"
@@ -389,6 +390,97 @@ static void put_external_model(const char *path, const char *location)
     w->n_float_data = n_float;
     onnx__model_proto__free_unpacked(m, NULL);
 }
+
+/* tiny_model with an initializer of `n` floats at `offset` in `location`. */
+static void put_large_external_model(const char *path, const char *location, int64_t n,
+                                     int64_t offset)
+{
+    size_t len;
+    uint8_t *buf = tiny_model(&len, NULL);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    ck_assert_ptr_nonnull(m);
+    free(buf);
+    Onnx__TensorProto *w = m->graph->initializer[0];
+    char off[32];
+    snprintf(off, sizeof off, "%lld", (long long)offset);
+    Onnx__StringStringEntryProto e[2] = {ONNX__STRING_STRING_ENTRY_PROTO__INIT,
+                                         ONNX__STRING_STRING_ENTRY_PROTO__INIT};
+    e[0].key = (char *)"location";
+    e[0].value = (char *)location;
+    e[1].key = (char *)"offset";
+    e[1].value = off;
+    Onnx__StringStringEntryProto *entries[2] = {&e[0], &e[1]};
+    size_t n_float = w->n_float_data;
+    int64_t dim = w->dims[0];
+    w->n_float_data = 0;
+    w->dims[0] = n;
+    w->has_data_location = 1;
+    w->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    w->n_external_data = 2;
+    Onnx__StringStringEntryProto **saved = w->external_data;
+    w->external_data = entries;
+    len = protobuf_c_message_get_packed_size(&m->base);
+    buf = malloc(len);
+    protobuf_c_message_pack(&m->base, buf);
+    put(path, buf, len);
+    free(buf);
+    w->external_data = saved;
+    w->n_external_data = 0;
+    w->n_float_data = n_float;
+    w->dims[0] = dim;
+    onnx__model_proto__free_unpacked(m, NULL);
+}
+
+/* A large initializer in external data is not loaded by the read: the graph
+ * keeps its file region, so checking a model larger than memory costs its
+ * metadata; writing the graph again copies the bytes from there, and a data
+ * file that changed meanwhile is an error naming it, not a crash. */
+START_TEST(large_external_initializers_stay_in_their_file)
+{
+    enum { N = 20000, PREFIX = 24 }; /* 80,000 bytes: past the 64 KiB threshold */
+    unsigned char *file = malloc(PREFIX + N * sizeof(float));
+    ck_assert_ptr_nonnull(file);
+    memset(file, 0xee, PREFIX);
+    for (int i = 0; i < N; i++) {
+        float v = (float)i * 0.25f - 7.0f;
+        memcpy(file + PREFIX + (size_t)i * sizeof v, &v, sizeof v);
+    }
+    put(in(dir, "w.bin"), file, PREFIX + N * sizeof(float));
+    put_large_external_model(in(dir, "m.onnx"), "w.bin", N, PREFIX);
+
+    ox_graph *g = NULL;
+    ck_assert_msg(ox_read(ctx, in(dir, "m.onnx"), &g) == OX_OK, "%s", ox_errmsg(ctx));
+    const ox_value *w = ox_graph_value(g, g->params[0]);
+    ck_assert_ptr_null(w->tensor.data);
+    ck_assert_uint_eq(w->tensor.nbytes, N * sizeof(float));
+    ck_assert_ptr_nonnull(w->source);
+    ck_assert_uint_eq(w->source->offset, PREFIX);
+    ck_assert_int_eq(ox_check(ctx, g, stderr, NULL), OX_OK);
+
+    /* written again with its bytes inline: read back, they are the file's */
+    ck_assert_msg(ox_write(ctx, g, in(dir, "inline.onnx"), NULL) == OX_OK, "%s", ox_errmsg(ctx));
+    ox_graph *back = NULL;
+    ck_assert_msg(ox_read(ctx, in(dir, "inline.onnx"), &back) == OX_OK, "%s", ox_errmsg(ctx));
+    const ox_value *wb = ox_graph_value(back, back->params[0]);
+    ck_assert_ptr_null(wb->source);
+    ck_assert_uint_eq(wb->tensor.nbytes, N * sizeof(float));
+    ck_assert_mem_eq(wb->tensor.data, file + PREFIX, N * sizeof(float));
+    ox_graph_free(back);
+
+    /* the data file cut short after the read: the write fails naming it */
+    put(in(dir, "w.bin"), file, PREFIX + 100);
+    ck_assert_int_ne(ox_write(ctx, g, in(dir, "late.onnx"), NULL), OX_OK);
+    ck_assert_msg(strstr(ox_errmsg(ctx), "w.bin") != NULL, "%s", ox_errmsg(ctx));
+    ck_assert_int_eq(access(in(dir, "late.onnx"), F_OK), -1);
+    ox_graph_free(g);
+
+    /* a region past the file's end is refused by the read itself */
+    put_large_external_model(in(dir, "m.onnx"), "w.bin", N, PREFIX);
+    ck_assert_int_eq(ox_read(ctx, in(dir, "m.onnx"), &g), OX_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(ox_errmsg(ctx), "is outside"));
+    free(file);
+}
+END_TEST
 
 /* A tensor with its values in two fields is refused: which one counts would
  * be a guess. */
@@ -985,6 +1077,7 @@ int main(void)
     tcase_add_test(tc, torch_exports_read_and_rewrite);
     tcase_add_test(tc, external_data_from_onnx_save);
     tcase_add_test(tc, external_data_is_a_regular_file_below_the_model);
+    tcase_add_test(tc, large_external_initializers_stay_in_their_file);
     tcase_add_test(tc, tensor_with_two_value_fields_is_refused);
     tcase_add_test(tc, typed_fields_and_dangling_names);
     tcase_add_test(tc, bad_paths_and_empty_file);
