@@ -7,8 +7,9 @@
  * large tensor bytes are taken over from the decoded message (protobuf-c
  * allocates each bytes field separately with our allocator) so a model's
  * weights exist once in memory.  Then the decoded message is freed.
- * Large initializers in external data are not read at all: the value keeps
- * their file region, which only a writer reads (defer_external).
+ * Large initializers are not read at all when the model comes from a file:
+ * the value keeps their file region, which only a writer reads (raw_data:
+ * onnx_inline_weights.h, defer_inline; external data: defer_external).
  */
 #include "onnx_read.h"
 
@@ -25,6 +26,7 @@
 
 #include "context.h"
 #include "onnx.pb-c.h"
+#include "onnx_inline_weights.h"
 #include "param_source.h"
 #include "strmap.h"
 
@@ -36,6 +38,10 @@ typedef struct read_keep {
     size_t n_subs, cap_subs;
     void **blocks;
     size_t n_blocks, cap_blocks;
+    /* the model file, open while initializers left in it are the graph's
+     * (onnx_inline_weights.h): a descriptor, so a file renamed over the
+     * model's path meanwhile does not change them; -1 none */
+    int model_fd;
 } read_keep;
 
 static void keep_free(void *mapping, size_t len)
@@ -50,6 +56,8 @@ static void keep_free(void *mapping, size_t len)
     for (size_t i = 0; i < k->n_blocks; i++)
         free(k->blocks[i]);
     free(k->blocks);
+    if (k->model_fd >= 0)
+        close(k->model_fd);
     free(k);
 }
 
@@ -185,6 +193,10 @@ typedef struct rctx {
      * real_base_state 0 not yet, 1 in real_base, -1 it does not resolve */
     int real_base_state;
     char real_base[PATH_MAX];
+    /* initializers whose raw_data the read left in the model file: where
+     * (NULL when none), and the descriptor the graph keeps for them */
+    const ox_inline_weights *inline_w;
+    int model_fd;
 } rctx;
 
 static ox_status rfail(rctx *r, ox_status st, const char *fmt, ...)
@@ -458,11 +470,41 @@ static ox_status read_strings(rctx *r, ox_graph *g, Onnx__TensorProto *t, const 
 }
 
 /* Decode a TensorProto's type, shape and bytes. */
-/* `defer`: NULL, or where an initializer's large external bytes are left
- * as a source instead of read (defer_external). */
+/* raw_data the read left in the model file (onnx_inline_weights.h): the
+ * value holds a region of the descriptor the graph keeps open. */
+static ox_status defer_inline(rctx *r, ox_graph *g, uint64_t at, uint64_t nbytes,
+                              const ox_tensor_source **defer, ox_tensor_data *out)
+{
+    ox_tensor_source *src = ox_arena_alloc(&g->arena, sizeof(*src));
+    if (!src)
+        return room(r);
+    memset(src, 0, sizeof *src);
+    src->kind = OX_SOURCE_FD;
+    src->fd = r->model_fd;
+    src->path = ox_arena_strdup(&g->arena, r->file); /* for messages */
+    src->offset = at;
+    if (!src->path)
+        return room(r);
+    out->data = NULL;
+    out->nbytes = nbytes;
+    out->owned = false;
+    *defer = src;
+    return OX_OK;
+}
+
+/* Where an initializer's bytes may stay (read_tensor): `out` gets the
+ * source when they do; `inline_at` is where its raw_data sits in the model
+ * file when the read left it there, else OX_INLINE_KEPT. */
+typedef struct defer_to {
+    const ox_tensor_source **out;
+    uint64_t inline_at;
+} defer_to;
+
+/* `defer`: NULL, or where an initializer's large bytes are left as a source
+ * instead of read (defer_external, defer_inline). */
 static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const char *what,
                              ox_dtype *dt_out, int64_t **dims_out, uint32_t *rank_out,
-                             ox_tensor_data *data, const ox_tensor_source **defer)
+                             ox_tensor_data *data, const defer_to *defer)
 {
     const char *tname = nz(t->name);
     int dt = t->has_data_type ? t->data_type : 0;
@@ -519,12 +561,14 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
     if (dt == OX_STRING)
         return read_strings(r, g, t, what, count, data);
     if (external)
-        return read_external(r, g, t, what, nbytes, defer, data);
+        return read_external(r, g, t, what, nbytes, defer ? defer->out : NULL, data);
     if (t->has_raw_data) {
         if (t->raw_data.len != nbytes)
             return rfail(r, OX_EFORMAT, "%s '%s': raw_data has %zu bytes but %s with %llu "
                          "elements needs %llu", what, tname, t->raw_data.len, type_name(dt),
                          (unsigned long long)count, (unsigned long long)nbytes);
+        if (defer && defer->inline_at != OX_INLINE_KEPT)
+            return defer_inline(r, g, defer->inline_at, nbytes, defer->out, data);
         return take_bytes(g, &t->raw_data, data) == 0 ? OX_OK : room(r);
     }
     /* typed fields: which one holds this type, and how many values (a
@@ -1178,7 +1222,16 @@ static ox_graph *convert_graph(rctx *r, Onnx__GraphProto *gp, int depth, bool ma
         uint32_t rank;
         ox_tensor_data data;
         const ox_tensor_source *source = NULL;
-        if (read_tensor(r, g, t, "initializer", &dt, &dims, &rank, &data, &source) != OX_OK)
+        defer_to defer = {&source, OX_INLINE_KEPT};
+        if (main_graph && r->inline_w && i < r->inline_w->n &&
+            r->inline_w->offset[i] != OX_INLINE_KEPT) {
+            /* decoded without its raw_data: the field as the file has it */
+            defer.inline_at = r->inline_w->offset[i];
+            t->has_raw_data = 1;
+            t->raw_data.len = (size_t)r->inline_w->length[i];
+            t->raw_data.data = NULL;
+        }
+        if (read_tensor(r, g, t, "initializer", &dt, &dims, &rank, &data, &defer) != OX_OK)
             goto fail;
         ox_value *v = ox_graph_add_value(g, OX_VAL_PARAM, dt, (int32_t)rank, dims);
         if (!v) {
@@ -1308,14 +1361,18 @@ fail:
     return r->st; /* the body is freed with g */
 }
 
-ox_status ox_read_memory(ox_context *ctx, const void *data, size_t len, const char *name,
-                         const char *base_dir, ox_graph **out)
+/* The model at data[0..len).  model_fd: the file it was mapped from, or -1
+ * (memory, a pipe): from a file, the large raw_data of the initializers
+ * stays in it (onnx_inline_weights.h). */
+static ox_status read_wire(ox_context *ctx, const void *data, size_t len, const char *name,
+                           const char *base_dir, int model_fd, ox_graph **out)
 {
     rctx r;
     memset(&r, 0, sizeof r);
     r.ctx = ctx;
     r.file = name ? name : "(memory)";
     r.base_dir = base_dir;
+    r.model_fd = -1;
     if (!out)
         return ox_fail(ctx, OX_EINVAL, "ox_read: out is NULL");
     *out = NULL;
@@ -1327,28 +1384,45 @@ ox_status ox_read_memory(ox_context *ctx, const void *data, size_t len, const ch
     const char *why = wire_scan(&onnx__model_proto__descriptor, data, len, 0, 0, &bad_at);
     if (why)
         return rfail(&r, OX_EFORMAT, "%s at byte %zu of %zu", why, bad_at, len);
+    /* Leaving weights in the file is a saving, never a need: when the strip
+     * or the descriptor's copy fails, they are read as from memory. */
+    ox_inline_weights iw;
+    memset(&iw, 0, sizeof iw);
+    if (model_fd >= 0 && ox_inline_weights_strip(data, len, OX_IR_MALLOC_THRESHOLD, &iw) == 0 &&
+        iw.wire) {
+        r.model_fd = fcntl(model_fd, F_DUPFD_CLOEXEC, 0);
+        if (r.model_fd >= 0)
+            r.inline_w = &iw;
+    }
+    if (!r.inline_w)
+        ox_inline_weights_free(&iw);
     bool alloc_failed = false;
     ProtobufCAllocator decoding = {pb_alloc, pb_free, &alloc_failed};
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(&decoding, len, data);
-    if (!mp && alloc_failed)
-        return rfail(&r, OX_ENOMEM, "out of memory decoding the model (%zu bytes)", len);
-    if (!mp)
-        return rfail(&r, OX_EFORMAT, "protobuf decoding failed (wrong field types for ModelProto: "
-                     "truncated or not an ONNX file)");
+    Onnx__ModelProto *mp = r.inline_w ? onnx__model_proto__unpack(&decoding, iw.wire_len, iw.wire)
+                                      : onnx__model_proto__unpack(&decoding, len, data);
+    ox_graph *g = NULL;
+    if (!mp) {
+        if (alloc_failed)
+            rfail(&r, OX_ENOMEM, "out of memory decoding the model (%zu bytes)", len);
+        else
+            rfail(&r, OX_EFORMAT, "protobuf decoding failed (wrong field types for ModelProto: "
+                  "truncated or not an ONNX file)");
+        goto done;
+    }
     if (!mp->graph) {
-        onnx__model_proto__free_unpacked(mp, &pb_allocator);
-        return rfail(&r, OX_EFORMAT, "it has no graph");
+        rfail(&r, OX_EFORMAT, "it has no graph");
+        goto done;
     }
     r.keep = calloc(1, sizeof(*r.keep));
     if (!r.keep) {
-        onnx__model_proto__free_unpacked(mp, &pb_allocator);
-        return room(&r);
+        room(&r);
+        goto done;
     }
-    ox_graph *g = convert_graph(&r, mp->graph, 0, true);
+    r.keep->model_fd = r.model_fd; /* closed with the graph from here on */
+    g = convert_graph(&r, mp->graph, 0, true);
     if (!g) {
         keep_free(r.keep, 0);
-        onnx__model_proto__free_unpacked(mp, &pb_allocator);
-        return r.st;
+        goto done;
     }
     g->mapping = r.keep;
     g->mapping_len = 0;
@@ -1362,20 +1436,29 @@ ox_status ox_read_memory(ox_context *ctx, const void *data, size_t len, const ch
         if (ox_graph_set_opset(g, nz(op->domain), op->has_version ? op->version : 0) != 0)
             goto nomem;
     }
-    for (size_t i = 0; i < mp->n_functions; i++) {
-        if (convert_function(&r, g, i, mp->functions[i]) != OX_OK) {
-            onnx__model_proto__free_unpacked(mp, &pb_allocator);
-            ox_graph_free(g);
-            return r.st;
-        }
-    }
-    onnx__model_proto__free_unpacked(mp, &pb_allocator);
+    for (size_t i = 0; i < mp->n_functions; i++)
+        if (convert_function(&r, g, i, mp->functions[i]) != OX_OK)
+            goto drop;
     *out = g;
-    return OX_OK;
+    g = NULL;
+    goto done;
 nomem:
-    onnx__model_proto__free_unpacked(mp, &pb_allocator);
-    ox_graph_free(g);
-    return room(&r);
+    room(&r);
+drop:
+    ox_graph_free(g); /* closes the kept descriptor with the keep */
+done:
+    if (mp)
+        onnx__model_proto__free_unpacked(mp, &pb_allocator);
+    if (!r.keep && r.model_fd >= 0)
+        close(r.model_fd);
+    ox_inline_weights_free(&iw);
+    return *out ? OX_OK : r.st;
+}
+
+ox_status ox_read_memory(ox_context *ctx, const void *data, size_t len, const char *name,
+                         const char *base_dir, ox_graph **out)
+{
+    return read_wire(ctx, data, len, name, base_dir, -1, out);
 }
 
 /* Protobuf's own cap on a message: more from a pipe cannot be a model. */
@@ -1478,8 +1561,8 @@ ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out)
             return ox_fail(ctx, OX_EIO, "%s: cannot map the file: %s", path, strerror(e));
         }
     }
+    ox_status s = read_wire(ctx, map, len, path, dir, fd, out);
     close(fd);
-    ox_status s = ox_read_memory(ctx, map, len, path, dir, out);
     if (map)
         munmap(map, len);
     free(dir);

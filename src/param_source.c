@@ -18,7 +18,8 @@ static ox_status region_fits(ox_context *ctx, const char *what, const char *name
                              const ox_tensor_source *s, int fd, uint64_t nbytes)
 {
     struct stat st;
-    const char *file = s->kind == OX_SOURCE_PATH ? s->path : "the file descriptor";
+    /* a descriptor may carry its file's name for messages (a model read by ox_read) */
+    const char *file = s->path ? s->path : "the file descriptor";
     if (fstat(fd, &st) != 0)
         return ox_fail(ctx, OX_EIO, "%s: parameter '%s': cannot stat %s: %s", what, name, file,
                        strerror(errno));
@@ -106,8 +107,7 @@ ox_status ox_source_next(ox_context *ctx, ox_source_cursor *c, void *buf, size_t
             if (k < 0 && errno == EINTR)
                 continue;
             if (k <= 0) {
-                const char *file = c->src->kind == OX_SOURCE_PATH ? c->src->path
-                                                                 : "its file descriptor";
+                const char *file = c->src->path ? c->src->path : "its file descriptor";
                 if (k == 0)
                     return ox_fail(ctx, OX_EIO,
                                    "ox_write: parameter '%s': %s ends after %llu of its %llu "

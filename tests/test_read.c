@@ -431,6 +431,22 @@ static void put_large_external_model(const char *path, const char *location, int
     onnx__model_proto__free_unpacked(m, NULL);
 }
 
+/* The first initializer of the model at `path`, read from memory (so its
+ * bytes are resident), holds `want`. */
+static void expect_param_bytes(const char *path, const void *want, size_t n)
+{
+    size_t len;
+    unsigned char *p = slurp(path, &len);
+    ox_graph *g = NULL;
+    ck_assert_msg(ox_read_memory(ctx, p, len, path, NULL, &g) == OX_OK, "%s", ox_errmsg(ctx));
+    const ox_value *w = ox_graph_value(g, g->params[0]);
+    ck_assert_ptr_null(w->source);
+    ck_assert_uint_eq(w->tensor.nbytes, n);
+    ck_assert_mem_eq(w->tensor.data, want, n);
+    ox_graph_free(g);
+    free(p);
+}
+
 /* A large initializer in external data is not loaded by the read: the graph
  * keeps its file region, so checking a model larger than memory costs its
  * metadata; writing the graph again copies the bytes from there, and a data
@@ -459,13 +475,7 @@ START_TEST(large_external_initializers_stay_in_their_file)
 
     /* written again with its bytes inline: read back, they are the file's */
     ck_assert_msg(ox_write(ctx, g, in(dir, "inline.onnx"), NULL) == OX_OK, "%s", ox_errmsg(ctx));
-    ox_graph *back = NULL;
-    ck_assert_msg(ox_read(ctx, in(dir, "inline.onnx"), &back) == OX_OK, "%s", ox_errmsg(ctx));
-    const ox_value *wb = ox_graph_value(back, back->params[0]);
-    ck_assert_ptr_null(wb->source);
-    ck_assert_uint_eq(wb->tensor.nbytes, N * sizeof(float));
-    ck_assert_mem_eq(wb->tensor.data, file + PREFIX, N * sizeof(float));
-    ox_graph_free(back);
+    expect_param_bytes(in(dir, "inline.onnx"), file + PREFIX, N * sizeof(float));
 
     /* the data file cut short after the read: the write fails naming it */
     put(in(dir, "w.bin"), file, PREFIX + 100);
@@ -479,6 +489,142 @@ START_TEST(large_external_initializers_stay_in_their_file)
     ck_assert_int_eq(ox_read(ctx, in(dir, "m.onnx"), &g), OX_EFORMAT);
     ck_assert_ptr_nonnull(strstr(ox_errmsg(ctx), "is outside"));
     free(file);
+}
+END_TEST
+
+/* tiny_model with an initializer of `n` floats (value i * 0.5 - 3) in
+ * raw_data; `twice`: a second, 8-byte raw_data after it (protobuf's last
+ * one wins); `typed_too`: float_data as well (refused by the reader). */
+static uint8_t *large_inline_model(size_t *len, int64_t n, bool twice, bool typed_too)
+{
+    size_t tlen;
+    uint8_t *buf = tiny_model(&tlen, NULL);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, tlen, buf);
+    ck_assert_ptr_nonnull(m);
+    free(buf);
+    Onnx__TensorProto *w = m->graph->initializer[0];
+    float *raw = malloc((size_t)n * sizeof(float));
+    ck_assert_ptr_nonnull(raw);
+    for (int64_t i = 0; i < n; i++)
+        raw[i] = (float)i * 0.5f - 3.0f;
+    size_t n_float = w->n_float_data;
+    int64_t dim = w->dims[0];
+    w->n_float_data = typed_too ? n_float : 0;
+    w->dims[0] = n;
+    w->has_raw_data = 1;
+    w->raw_data.data = (uint8_t *)raw;
+    w->raw_data.len = (size_t)n * sizeof(float);
+    *len = protobuf_c_message_get_packed_size(&m->base);
+    static const uint8_t second[] = {0x4a, 8, 1, 2, 3, 4, 5, 6, 7, 8}; /* field 9, 8 bytes */
+    buf = malloc(*len);
+    protobuf_c_message_pack(&m->base, buf);
+    if (twice) {
+        /* protobuf-c cannot pack a field twice: the model is packed with a
+         * graph holding no initializer, then a second graph field (model
+         * field 7) follows by hand, holding the tensor's bytes with the
+         * extra raw_data appended as its initializer (graph field 5);
+         * decoding merges the two graphs into one */
+        size_t wl = protobuf_c_message_get_packed_size(&w->base);
+        uint8_t *tb = malloc(wl + sizeof second);
+        protobuf_c_message_pack(&w->base, tb);
+        memcpy(tb + wl, second, sizeof second);
+        Onnx__TensorProto *w2 = onnx__tensor_proto__unpack(NULL, wl + sizeof second, tb);
+        ck_assert_ptr_nonnull(w2);
+        ck_assert_uint_eq(w2->raw_data.len, 8); /* protobuf-c: the last one */
+        onnx__tensor_proto__free_unpacked(w2, NULL);
+        m->graph->n_initializer = 0;
+        size_t ml = protobuf_c_message_get_packed_size(&m->base);
+        free(buf);
+        buf = malloc(ml + wl + sizeof second + 32);
+        protobuf_c_message_pack(&m->base, buf);
+        size_t at = ml;
+        size_t gl = 1 + 5 + wl + sizeof second; /* initializer key, length, tensor */
+        buf[at++] = 0x3a; /* model field 7 */
+        for (size_t v = gl; ; v >>= 7) { buf[at++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0)); if (!(v >> 7)) break; }
+        size_t gstart = at;
+        buf[at++] = 0x2a; /* graph field 5 */
+        size_t tl = wl + sizeof second;
+        /* a 5-byte varint, padded, so gl above holds whatever tl is */
+        for (int k = 0; k < 5; k++)
+            buf[at++] = (uint8_t)(((tl >> (7 * k)) & 0x7f) | (k < 4 ? 0x80 : 0));
+        memcpy(buf + at, tb, wl);
+        at += wl;
+        memcpy(buf + at, second, sizeof second);
+        at += sizeof second;
+        ck_assert_uint_eq(at - gstart, gl);
+        *len = at;
+        m->graph->n_initializer = 1;
+        free(tb);
+    }
+    w->has_raw_data = 0;
+    w->raw_data.data = NULL;
+    w->raw_data.len = 0;
+    w->n_float_data = n_float;
+    w->dims[0] = dim;
+    onnx__model_proto__free_unpacked(m, NULL);
+    free(raw);
+    return buf;
+}
+
+/* Large raw_data of initializers stays in the model file when it is read:
+ * the value holds a region of a descriptor the graph keeps, so a file
+ * renamed over the path later does not change it; written again, the bytes
+ * are the file's.  Read from memory they are resident, as before. */
+START_TEST(large_inline_initializers_stay_in_the_model_file)
+{
+    enum { N = 20000 };
+    size_t len;
+    uint8_t *buf = large_inline_model(&len, N, false, false);
+    put(in(dir, "m.onnx"), buf, len);
+    float want[N];
+    for (int i = 0; i < N; i++)
+        want[i] = (float)i * 0.5f - 3.0f;
+
+    ox_graph *g = NULL;
+    ck_assert_msg(ox_read(ctx, in(dir, "m.onnx"), &g) == OX_OK, "%s", ox_errmsg(ctx));
+    const ox_value *w = ox_graph_value(g, g->params[0]);
+    ck_assert_ptr_null(w->tensor.data);
+    ck_assert_uint_eq(w->tensor.nbytes, sizeof want);
+    ck_assert_ptr_nonnull(w->source);
+    ck_assert_int_eq(w->source->kind, OX_SOURCE_FD);
+    ck_assert_mem_eq(buf + w->source->offset, want, sizeof want);
+    ck_assert_int_eq(ox_check(ctx, g, stderr, NULL), OX_OK);
+
+    /* another model renamed over the path: the graph still has its own */
+    size_t small_len;
+    uint8_t *small = tiny_model(&small_len, NULL);
+    put(in(dir, "other.onnx"), small, small_len);
+    free(small);
+    ck_assert_int_eq(rename(in(dir, "other.onnx"), in(dir, "m.onnx")), 0);
+    ck_assert_msg(ox_write(ctx, g, in(dir, "out.onnx"), NULL) == OX_OK, "%s", ox_errmsg(ctx));
+    ox_graph_free(g);
+    expect_param_bytes(in(dir, "out.onnx"), want, sizeof want);
+
+    /* read from memory: resident */
+    expect_param_bytes(in(dir, "out.onnx"), want, sizeof want);
+    ck_assert_msg(ox_read_memory(ctx, buf, len, "mem", NULL, &g) == OX_OK, "%s", ox_errmsg(ctx));
+    ck_assert_ptr_null(ox_graph_value(g, g->params[0])->source);
+    ox_graph_free(g);
+    free(buf);
+
+    /* raw_data twice: the last one counts, as protobuf-c decodes it (8 bytes
+     * for 20000 floats: refused with the reader's own message) */
+    buf = large_inline_model(&len, N, true, false);
+    put(in(dir, "twice.onnx"), buf, len);
+    ck_assert_int_eq(ox_read(ctx, in(dir, "twice.onnx"), &g), OX_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(ox_errmsg(ctx), "raw_data has 8 bytes but"));
+    char from_memory[1024];
+    snprintf(from_memory, sizeof from_memory, "%s", strstr(ox_errmsg(ctx), "raw_data"));
+    ck_assert_int_eq(ox_read_memory(ctx, buf, len, "mem", NULL, &g), OX_EFORMAT);
+    ck_assert_str_eq(strstr(ox_errmsg(ctx), "raw_data"), from_memory);
+    free(buf);
+
+    /* raw_data and float_data: still refused, naming both */
+    buf = large_inline_model(&len, N, false, true);
+    put(in(dir, "both.onnx"), buf, len);
+    ck_assert_int_eq(ox_read(ctx, in(dir, "both.onnx"), &g), OX_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(ox_errmsg(ctx), "holds values in both raw_data and float_data"));
+    free(buf);
 }
 END_TEST
 
@@ -1078,6 +1224,7 @@ int main(void)
     tcase_add_test(tc, external_data_from_onnx_save);
     tcase_add_test(tc, external_data_is_a_regular_file_below_the_model);
     tcase_add_test(tc, large_external_initializers_stay_in_their_file);
+    tcase_add_test(tc, large_inline_initializers_stay_in_the_model_file);
     tcase_add_test(tc, tensor_with_two_value_fields_is_refused);
     tcase_add_test(tc, typed_fields_and_dangling_names);
     tcase_add_test(tc, bad_paths_and_empty_file);

@@ -428,10 +428,12 @@ OX_API ox_status ox_export(ox_context *ctx, const ox_graph *traced, const char *
                            const ox_export_options *opts);
 
 /* Read an ONNX file (external data resolved relative to it).  Initializers
- * of 64 KiB and more kept in external data are not loaded: the graph holds
- * where they are (the file is checked to hold them), and ox_write copies
+ * of 64 KiB and more are not loaded: the graph holds where they are (the
+ * model file, through a descriptor it keeps open until freed, or the
+ * external data file, which is checked to hold them), and ox_write copies
  * them from there, so reading a model larger than memory costs its
- * metadata.  Keep those files in place until the graph is freed. */
+ * metadata.  Keep external data files in place until the graph is freed;
+ * the model file itself may be replaced. */
 OX_API ox_status ox_read(ox_context *ctx, const char *path, ox_graph **out);
 
 /* Check in the spirit of onnx.checker: the structural rules and each node

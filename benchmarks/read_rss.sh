@@ -1,10 +1,11 @@
 #!/bin/sh
-# Reading a model whose weights are in external data: `oxport check` and
-# `oxport dump` beside onnx's own checker on the same file, each in a fresh
-# process (/usr/bin/time -v): wall time and peak RSS.  The model is one Add
-# with a float32 initializer of MIB MiB, saved by onnx with its data beside it.
+# Reading a model back: `oxport check` and `oxport dump` beside onnx's own
+# checker on the same file, each in a fresh process (/usr/bin/time -v): wall
+# time and peak RSS.  The model is one Add with a float32 initializer of MIB
+# MiB, saved by onnx twice: with its data beside it (external data) and with
+# the data inside the .onnx file (raw_data).
 #
-# usage: benchmarks/check_external_rss.sh [MIB (default 512)] [BUILDDIR (default build)] [WORKDIR (default /var/tmp)]
+# usage: benchmarks/read_rss.sh [MIB (default 512)] [BUILDDIR (default build)] [WORKDIR (default /var/tmp)]
 set -eu
 mib=${1:-512}
 builddir=${2:-build}
@@ -26,11 +27,13 @@ n = mib * 1024 * 1024 // 4
 w = numpy_helper.from_array(np.linspace(-1, 1, n, dtype=np.float32), "w")
 io = [helper.make_tensor_value_info(k, TensorProto.FLOAT, [n]) for k in ("x", "y")]
 g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g", io[:1], io[1:], [w])
-onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{work}/m.onnx",
-          save_as_external_data=True, location="m.data")
+model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+onnx.save(model, f"{work}/inline.onnx")
+onnx.save(model, f"{work}/m.onnx", save_as_external_data=True, location="m.data")
 PY
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "model: $(stat -c %s "$work/m.onnx") bytes + m.data $(stat -c %s "$work/m.data") bytes"
+echo "external: m.onnx $(stat -c %s "$work/m.onnx") bytes + m.data $(stat -c %s "$work/m.data") bytes"
+echo "inline: inline.onnx $(stat -c %s "$work/inline.onnx") bytes"
 
 run() {
     label=$1
@@ -45,10 +48,13 @@ run() {
     printf "  %-48s %10s wall  %8.1f MiB peak RSS\n" "$label" "$wall" "$(awk -v k="$rss" 'BEGIN {print k / 1024}')"
 }
 
-run "oxport check" "$oxport" check "$work/m.onnx"
-run "oxport dump" "$oxport" dump "$work/m.onnx"
-run "onnx.checker.check_model(path)" /usr/bin/python3 -c \
-    "import onnx, sys; onnx.checker.check_model(sys.argv[1])" "$work/m.onnx"
-run "onnx.load (external data loaded) + check_model" /usr/bin/python3 -c \
-    "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]))" "$work/m.onnx"
+for f in m inline; do
+    echo "== $f.onnx"
+    run "oxport check" "$oxport" check "$work/$f.onnx"
+    run "oxport dump" "$oxport" dump "$work/$f.onnx"
+    run "onnx.checker.check_model(path)" /usr/bin/python3 -c \
+        "import onnx, sys; onnx.checker.check_model(sys.argv[1])" "$work/$f.onnx"
+    run "onnx.load + check_model" /usr/bin/python3 -c \
+        "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]))" "$work/$f.onnx"
+done
 run "python3 -c 'import onnx' (interpreter floor)" /usr/bin/python3 -c "import onnx"
