@@ -26,7 +26,9 @@
 
 /* upd cut to index's sizes (torch lets src be larger than index; ONNX's
  * updates are index's shape): Slice to Shape(index) from opset 10, to the
- * recorded sizes at 9. */
+ * recorded sizes at 9.  Sizes that match on the example need no cut, unless
+ * the index is a constant and upd is not: its sizes are then the file's,
+ * while a dynamic axis may grow upd's (`out.scatter(1, fixed_idx, x)`). */
 static ox_vid cut_to(ox_sym *g, const ox_api *api, ox_vid upd, ox_vid index)
 {
     int rank = api->rank(g, index);
@@ -42,7 +44,7 @@ static ox_vid cut_to(ox_sym *g, const ox_api *api, ox_vid upd, ox_vid index)
         starts[d] = 0;
         ends[d] = b;
     }
-    if (same || rank > AT_MAX_RANK)
+    if ((same && !(api->is_const(g, index) && !api->is_const(g, upd))) || rank > AT_MAX_RANK)
         return upd;
     if (api->opset(g) < 10) {
         for (int d = 0; d < rank; d++)

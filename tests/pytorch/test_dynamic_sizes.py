@@ -248,6 +248,16 @@ class Classifier(nn.Module):
         return self.head(torch.flatten(self.pool(torch.relu(self.conv(x))), 1))
 
 
+class ScatterFixedIndex(nn.Module):
+    """scatter/scatter_add from a src whose dim 1 is dynamic, by a constant index that
+    reads its first 3 columns: the file cuts src to the index's sizes at every size, not
+    only where they differ on the example."""
+
+    def forward(self, x):
+        idx = torch.tensor([[0, 2, 1], [1, 0, 3]])
+        return torch.zeros(2, 4).scatter(1, idx, x) + torch.zeros(2, 4).scatter_add(1, idx, 2 * x)
+
+
 # name -> (module factory, example shape, dynamic axes of the input, opsets)
 CASES = {
     "flatten_view": (Flatten, (2, 3, 4), [0], (9, 13, 17)),
@@ -278,6 +288,7 @@ CASES = {
     "one_hot_of_size": (OneHotCount, (3, 5), [0, 1], (9, 13, 17)),
     "split_traced_size": (SplitTraced, (2, 6), [0, 1], (10, 13, 17)),
     "roll_traced_shift": (RollTraced, (2, 6), [0, 1], (10, 13, 17)),
+    "scatter_fixed_index": (ScatterFixedIndex, (2, 3), [1], (9, 11, 16)),
 }
 
 
@@ -289,6 +300,7 @@ SHAPES = {
     "roll_dynamic_dims": [(1, 3, 3), (4, 8, 9), (3, 4, 7)],
     "classifier": [(1, 2, 3, 3), (4, 2, 11, 9), (3, 2, 5, 7)],
     "split_traced_size": [(1, 2), (4, 10), (3, 8)],
+    "scatter_fixed_index": [(2, 4), (2, 9)],
 }
 
 
@@ -305,7 +317,7 @@ def other_shapes(shape, axes, name=None):
 
 # Cases whose lowering reads no size even with dynamic axes (a scale factor, a roll by
 # fixed shifts): no Shape node to keep.
-READS_NO_SIZE = {"interpolate_scale", "roll_dynamic_dims", "classifier"}
+READS_NO_SIZE = {"interpolate_scale", "roll_dynamic_dims", "classifier", "scatter_fixed_index"}
 
 
 def size_nodes(path):
