@@ -218,6 +218,25 @@ class FakeTrace(unittest.TestCase):
         self.same_file_and_runs(Buckets(), (torch.randn(3, 4), rows), {"x": {1: "n"}, "rows": {}},
                                 [(torch.randn(3, 9) * 2, torch.sort(torch.randn(3, 6), -1).values)])
 
+    def test_selections_and_scans_give_the_same_file(self):
+        """No meta kernel in torch 1.13 for median, kthvalue, logcumsumexp, cummax or
+        cummin: their results' shapes and dtypes come from self's (reduced along dim, or
+        like self, with int64 indices)."""
+        class Stats(nn.Module):
+            def forward(self, x):
+                m = x.median(1)
+                return (x.median(), m.values, m.indices, torch.median(x, -1, keepdim=True).indices,
+                        x.kthvalue(2, 0), x.kthvalue(3, 1, True).values, x.logcumsumexp(1),
+                        x.cummax(1), torch.cummin(x, 0).indices)
+        self.same_file_and_runs(Stats(), torch.randn(4, 6), {"x": {0: "b", 1: "n"}}, [torch.randn(5, 9)])
+
+    def test_selection_out_of_range_is_refused_under_fake(self):
+        """kthvalue's k past the dim's size: no stand-in, torch's meta path refuses it."""
+        class Kth(nn.Module):
+            def forward(self, x):
+                return x.kthvalue(7, 1)
+        self.refused(Kth(), (torch.randn(3, 4),), "cannot run aten::kthvalue")
+
     def test_weight_norm_gives_the_same_file(self):
         """torch._weight_norm has no meta kernel in torch 1.13 (its _weight_norm_interface)."""
         class Normed(nn.Module):
