@@ -1,7 +1,8 @@
 /* atan2(y, x): the angle of the point (x, y) in all four quadrants.  ONNX
  * has no Atan2, and its Atan has no float64 kernel in ONNX Runtime, so the
  * lowering reduces to the arctangent of a ratio in [0, 1] (Atan in float32,
- * an argument-halving series in float64) and places it by the signs. */
+ * an argument-halving series in float64) and places it by the signs.  The
+ * float64 atan, asin and acos of math.c are this atan2 too. */
 #include <math.h>
 
 #include "aten_family.h"
@@ -50,7 +51,7 @@ static ox_vid negative(ox_sym *g, const ox_api *api, ox_vid v)
  * then pi/2 - a where |y| > |x|, pi - a where x is negative, -a where y is.
  * 0/0 and inf/inf are settled before the division: t = 0 when both are 0
  * (atan2(0, 0) = 0, placed by the signs), 1 when both are infinite (pi/4). */
-static ox_vid atan2_of(ox_sym *g, const ox_api *api, ox_vid y, ox_vid x)
+ox_vid at_atan2(ox_sym *g, const ox_api *api, ox_vid y, ox_vid x)
 {
     ox_vid ay = oxu_op1(g, api, "Abs", y), ax = oxu_op1(g, api, "Abs", x);
     ox_vid swap = oxu_op2(g, api, "Greater", ay, ax);
@@ -86,7 +87,7 @@ static int sym_atan2(ox_sym *g, const ox_api *api)
     }
     if (!v[0] || !v[1])
         return 1;
-    return oxu_set_result_recorded(g, api, 0, atan2_of(g, api, v[0], v[1]));
+    return oxu_set_result_recorded(g, api, 0, at_atan2(g, api, v[0], v[1]));
 }
 
 static const ox_param_decl p_atan2[] = {OX_PARAM("self", OX_ARG_TENSOR),

@@ -112,6 +112,13 @@ ROWS += [
         dynamic=ATAN2_DYN),
     Row("atan2.float64_zeros", "aten::atan2", lambda y, x: torch.atan2(y.double(), x.double().neg()),
         [T(5, 6, dtype=I64, lo=-2, hi=2), T(5, 6, dtype=I64, lo=-2, hi=2)]),
+    # float64 atan, asin, acos: at_atan2's float64 series (ONNX Runtime has no float64 Atan,
+    # Asin, Acos); clamping makes exact +-1 at input-dependent places
+    Row("atan.float64", "aten::atan", lambda x: torch.atan(x), [T(3, 5, dtype=F64, lo=-6, hi=6)],
+        opsets=(7, 8, 9, 13, 17),
+        xfail={o: "ONNX Runtime has no float64 Atan, and the float64 series needs Where (opset 9)" for o in (7, 8)}),
+    Row("asin.float64", "aten::asin", lambda x: torch.asin(x.clamp(-1, 1)), [T(3, 5, dtype=F64, lo=-1.2, hi=1.2)]),
+    Row("acos.float64", "aten::acos", lambda x: torch.acos(x.clamp(-1, 1)), [T(3, 5, dtype=F64, lo=-1.2, hi=1.2)]),
     Row("atan2.broadcast_mixed", "aten::atan2", lambda y, x: torch.atan2(y, x), [T(3, 1, 4), T(5, 4, dtype=F64)]),
 ]
 
