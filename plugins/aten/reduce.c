@@ -2,6 +2,7 @@
  * logsumexp, var/std (and with the mean), argmax/argmin, and the scan,
  * selection and order along one: cumsum, topk, sort/argsort, median/kthvalue.  Reduce* take axes as an attribute
  * up to opset 17, except ReduceSum, whose axes become an input at opset 13. */
+#include <math.h>
 #include <string.h>
 
 #include "aten_family.h"
@@ -417,10 +418,18 @@ static int sym_argsort(ox_sym *g, const ox_api *api) { return sort_topk(g, api, 
  * 11 the smallest are TopK's largest of -x.  Element types as
  * topk_compute_type. */
 static int kth_smallest(ox_sym *g, const ox_api *api, ox_vid x, int64_t axis, ox_vid pos,
-                        int64_t kfix, int keep)
+                        int64_t kfix, int keep, int median)
 {
     int opset = api->opset(g);
     ox_dtype t = api->dtype(g, x);
+    /* nan: TopK's order of a nan is not defined, so nan orders as +inf, and
+     * the nans are counted to settle the result as torch's: a median of
+     * values with a nan is nan, at the first nan's index; kthvalue sorts nan
+     * last, so its k-th is nan when fewer than k values are not */
+    int nan_aware = oxu_is_floating(t) && t != OX_UNDEFINED;
+    ox_vid isnan = nan_aware ? at_op1(g, api, "IsNaN", x) : 0;
+    if (nan_aware)
+        x = oxu_where(g, api, isnan, oxu_scalar_like(g, api, INFINITY, x), x);
     ox_vid in = oxu_cast_to(g, api, x, topk_compute_type(g, api, t));
     int negate = opset < 11;
     if (negate)
@@ -456,6 +465,26 @@ static int kth_smallest(ox_sym *g, const ox_api *api, ox_vid x, int64_t axis, ox
     }
     if (negate)
         picked[0] = at_op1(g, api, "Neg", picked[0]);
+    if (nan_aware) {
+        ox_vid count = oxu_reduce(g, api, "ReduceSum", oxu_cast(g, api, isnan, OX_INT64), &axis, 1, keep);
+        ox_vid is_nan_result;
+        if (median) {
+            is_nan_result = at_op2(g, api, "Greater", count, oxu_const_int(g, api, 0));
+            ox_vid flags = oxu_cast(g, api, isnan, OX_FLOAT);
+            ox_onode *am = flags ? api->op(g, "ArgMax", 1, &flags, 1) : NULL;
+            if (am) {
+                api->attr_int(am, "axis", axis);
+                api->attr_int(am, "keepdims", keep);
+            }
+            /* ArgMax takes the first of equal maxima: the first nan */
+            picked[1] = oxu_where(g, api, is_nan_result, oxu_out(g, api, am, "ArgMax"), picked[1]);
+        } else {
+            ox_vid not_nan = at_op2(g, api, "Sub", oxu_size_of(g, api, x, axis), count);
+            is_nan_result = at_op2(g, api, "Greater", at_op2(g, api, "Add", pos, oxu_const_int(g, api, 1)),
+                                   not_nan);
+        }
+        picked[0] = oxu_where(g, api, is_nan_result, oxu_scalar_like(g, api, NAN, picked[0]), picked[0]);
+    }
     if (oxu_set_result(g, api, 0, oxu_cast_to(g, api, picked[0], t)))
         return 1;
     if (oxu_n_outputs(g, api, 1) < 2)
@@ -537,7 +566,7 @@ static int sym_median(ox_sym *g, const ox_api *api)
         if (!pos)
             return 1;
     }
-    return kth_smallest(g, api, x, axis, pos, kfix, keep);
+    return kth_smallest(g, api, x, axis, pos, kfix, keep, 1);
 }
 
 static int sym_kthvalue(ox_sym *g, const ox_api *api)
@@ -555,7 +584,7 @@ static int sym_kthvalue(ox_sym *g, const ox_api *api)
     ox_vid pos = api->opset(g) >= 10 ? oxu_const_int(g, api, k - 1) : 0;
     if (!x || (api->opset(g) >= 10 && !pos))
         return 1;
-    return kth_smallest(g, api, x, axis, pos, k, keep);
+    return kth_smallest(g, api, x, axis, pos, k, keep, 0);
 }
 
 /* dim None (or absent, the overload without dim) reduces every dim. */

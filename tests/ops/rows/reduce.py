@@ -10,6 +10,7 @@ from optable import Refuse, Row, T
 I64, I32, I16, U8, BOOL, F64, F16 = torch.int64, torch.int32, torch.int16, torch.uint8, torch.bool, torch.float64, torch.float16
 INT_OPSETS = (9, 11, 13, 17)
 BATCH = {"in0": {0: "batch"}, "out0": {0: "batch"}}
+NAN = float("nan")
 
 ROWS = [
     # ---- all / any: a count of nonzero values (ReduceSum of int64), any dtype in
@@ -99,6 +100,18 @@ ROWS = [
     Row("median.ties_all_equal_rows", "aten::median",
         lambda x: torch.cat([x.float(), x[:, :1].float().expand(-1, 7)]).median(1),
         [T(4, 7, dtype=I64, lo=0, hi=2)], opsets=(11, 13, 17)),
+    # nan: a row's median is nan at its first nan's index (nan_to_num keeps the reference
+    # finite); kthvalue orders nan last, so the k-th is nan when fewer than k are not (which
+    # nan's index torch returns then is its partitioning's choice, as on ties: the values)
+    Row("median.nan", "aten::median",
+        lambda x: (lambda r: (r[0].nan_to_num(nan=9.0), r[1]))(torch.where(x.abs() < 0.1, NAN, x).median(1)),
+        [T(6, 7, distinct=True)]),
+    Row("median.all_nan_or_not", "aten::median",
+        lambda x, y: torch.stack([x.median(), torch.where(y.abs() < 0.3, NAN, y).median()]).nan_to_num(nan=9.0),
+        [T(3, 5), T(3, 5, distinct=True)]),
+    Row("kthvalue.nan", "aten::kthvalue",
+        lambda x: torch.where(x.abs() < 0.5, NAN, x).kthvalue(5, 1)[0].nan_to_num(nan=9.0),
+        [T(6, 7, distinct=True)]),
     Row("median.int64", "aten::median", lambda x: (x * 16 + torch.arange(5)).median(1),
         [T(3, 5, dtype=I64, lo=-9, hi=9)]),
     Row("median.rank0", "aten::median", lambda x: x.median(0), [T()], constant=(1,)),
