@@ -3,7 +3,11 @@
  * these are a Scan along the dim whose body carries the running value, so
  * each step is torch's own recurrence in torch's order: exact for zeros,
  * negative values and integers (exp(cumsum(log x)) is none of these), one
- * pass over the data, and the dim's length is read at run time.
+ * pass over the data, and the dim's length is read at run time.  The cost
+ * is ONNX Runtime's per-step overhead, about 1 us a step (1.30, one
+ * thread: cumprod along 1000 steps of [64, 1000] 1.4 ms a run against
+ * CumSum's 0.5 ms; along 64 steps of [1000, 64] 0.32 ms against 0.30 ms),
+ * so it suits the short and medium dims these ops see.
  *
  * ONNX Runtime's Scan refuses a sequence of length 0, and a dynamic dim may
  * be empty at run time: the scan runs over the dim with one leading
