@@ -9,9 +9,10 @@
  * CumSum's 0.5 ms; along 64 steps of [1000, 64] 0.32 ms against 0.30 ms),
  * so it suits the short and medium dims these ops see.
  *
- * ONNX Runtime's Scan refuses a sequence of length 0, and a dynamic dim may
- * be empty at run time: the scan runs over the dim with one leading
- * element prepended (the start value), whose output is sliced off. */
+ * ONNX Runtime's Scan crashes (SIGFPE, 1.30) on a sequence of length 0,
+ * and a dynamic dim may be empty at run time: the scan runs over the dim
+ * with one leading element prepended (the start value), whose output is
+ * sliced off. */
 #include <math.h>
 
 #include "aten_family.h"
