@@ -569,20 +569,41 @@ static int sym_median(ox_sym *g, const ox_api *api)
     return kth_smallest(g, api, x, axis, pos, kfix, keep, 1);
 }
 
+/* k from a traced size (kthvalue(x, (n + 1) // 2)) is TopK's k input */
+static int kthvalue_check(ox_sym *g, const ox_api *api)
+{
+    if (api->arg_kind(g, "k") == OX_ARG_TENSOR && api->opset(g) < 10)
+        return api->limit(g, 10, "kthvalue with a k computed from traced sizes needs TopK's k input");
+    return 0;
+}
+
 static int sym_kthvalue(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");
     int r = api->rank(g, x);
-    int64_t axis, k = api->arg_int(g, "k", 1);
+    int64_t axis, k = 1;
     if (at_axis(g, api, "dim", api->arg_int(g, "dim", -1), r == 0 ? 1 : r, &axis))
         return 1;
     int keep = api->arg_int(g, "keepdim", 0) != 0;
-    if (k < 1)
+    if (kthvalue_check(g, api))
+        return 1;
+    ox_vid pos = 0;
+    if (api->arg_kind(g, "k") == OX_ARG_TENSOR) {
+        ox_vid kv = oxu_cast_to(g, api, api->arg_tensor(g, "k"), OX_INT64);
+        static const int64_t zero = 0;
+        if (kv && api->rank(g, kv) == 1)
+            kv = oxu_squeeze(g, api, kv, &zero, 1);
+        pos = at_op2(g, api, "Sub", kv, oxu_const_int(g, api, 1));
+        if (!pos)
+            return 1;
+    } else if ((k = api->arg_int(g, "k", 1)) < 1) {
         return api->fail(g, "kthvalue's k is %lld; it must be at least 1", (long long)k);
+    }
     if (r == 0) /* torch: a 0-dim tensor's only element, whatever keepdim */
         return one_element(g, api, x);
-    ox_vid pos = api->opset(g) >= 10 ? oxu_const_int(g, api, k - 1) : 0;
-    if (!x || (api->opset(g) >= 10 && !pos))
+    if (!pos && api->opset(g) >= 10 && !(pos = oxu_const_int(g, api, k - 1)))
+        return 1;
+    if (!x)
         return 1;
     return kth_smallest(g, api, x, axis, pos, k, keep, 0);
 }
@@ -630,7 +651,8 @@ static const ox_param_decl p_max_min[] = {OX_PARAM("self", OX_ARG_TENSOR),
 static const ox_param_decl p_median[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                          OX_PARAM_NULL("dim", OX_ARG_INT),
                                          OX_PARAM_BOOL("keepdim", 0)};
-static const ox_param_decl p_kthvalue[] = {OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM("k", OX_ARG_INT),
+static const ox_param_decl p_kthvalue[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                           AT_PARAM_OR("k", OX_ARG_INT, OX_ARG_TENSOR),
                                            OX_PARAM_INT("dim", OX_ARG_INT, -1),
                                            OX_PARAM_BOOL("keepdim", 0)};
 /* aten::sort.stable's order; plain aten::sort records no `stable` */
@@ -660,7 +682,7 @@ const ox_op_decl at_ops_reduce[] = {
     OX_OP_EX("aten::sort", 9, p_sort, 2, sym_sort, 0u, sort_check),
     OX_OP_EX("aten::argsort", 9, p_sort, 1, sym_argsort, 0u, sort_check),
     OX_OP_EX("aten::median", 9, p_median, 1, sym_median, OX_OP_OUTPUTS_AS_RECORDED, median_check),
-    OX_OP("aten::kthvalue", 9, p_kthvalue, 2, sym_kthvalue),
+    OX_OP_EX("aten::kthvalue", 9, p_kthvalue, 2, sym_kthvalue, 0u, kthvalue_check),
     OX_OP_EX("aten::max", 9, p_max_min, 1, sym_max, OX_OP_OUTPUTS_AS_RECORDED, NULL),
     OX_OP_EX("aten::min", 9, p_max_min, 1, sym_min, OX_OP_OUTPUTS_AS_RECORDED, NULL),
 };

@@ -227,7 +227,7 @@ class FakeTrace(unittest.TestCase):
                 m = x.median(1)
                 return (x.median(), m.values, m.indices, torch.median(x, -1, keepdim=True).indices,
                         x.kthvalue(2, 0), x.kthvalue(3, 1, True).values, x.logcumsumexp(1),
-                        x.cummax(1), torch.cummin(x, 0).indices)
+                        x.cummax(1), torch.cummin(x, 0).indices, x.kthvalue((x.shape[1] + 1) // 2, 1).values)
         self.same_file_and_runs(Stats(), torch.randn(4, 6), {"x": {0: "b", 1: "n"}}, [torch.randn(5, 9)])
 
     def test_selection_out_of_range_is_refused_under_fake(self):

@@ -121,6 +121,11 @@ ROWS = [
     # k is a constant, the dim dynamic: no size is read
     Row("kthvalue.dynamic", "aten::kthvalue", lambda x: x.kthvalue(2, 1), [T(3, 5, distinct=True)],
         dynamic={"in0": {0: "b", 1: "n"}, "out0": {0: "b"}, "out1": {0: "b"}}),
+    # k computed from the size ((n + 1) // 2, a median by kthvalue): TopK's k input from
+    # opset 10; at 9 the recorder keeps the example's k with a warning
+    Row("kthvalue.traced_k", "aten::kthvalue", lambda x: x.kthvalue((x.shape[1] + 1) // 2, 1),
+        [T(3, 5, distinct=True)], dynamic={"in0": {0: "b", 1: "n"}, "out0": {0: "b"}, "out1": {0: "b"}},
+        opsets=(9, 10, 13, 17), xfail={9: "TopK's k is an attribute at opset 9: the example's k is kept (warned)"}),
     # on ties torch's kthvalue picks an index by its partitioning (the YAML says so): the values
     Row("kthvalue.ties_values", "aten::kthvalue", lambda x: x.float().kthvalue(3, 1)[0],
         [T(4, 6, dtype=I64, lo=0, hi=3)]),
