@@ -59,6 +59,9 @@ static int scan_along(ox_sym *g, const ox_api *api, ox_obody *body, size_t ns, c
     if (!body || !scanned)
         return 1;
     ox_vid in[4];
+    int64_t axes[4] = {axis, axis, axis, axis};
+    if (ns + 1 > 4 || n_out > 4) /* this file's scans carry at most 3 states, 2 outputs */
+        return api->fail(g, "scan_along holds at most 3 states and 4 outputs (%zu, %zu)", ns, n_out);
     for (size_t i = 0; i < ns; i++)
         if (!(in[i] = init[i]))
             return 1;
@@ -69,7 +72,6 @@ static int scan_along(ox_sym *g, const ox_api *api, ox_obody *body, size_t ns, c
     api->attr_graph(scan, "body", body);
     api->attr_int(scan, "num_scan_inputs", 1);
     api->attr_ints(scan, "scan_input_axes", &axis, 1);
-    int64_t axes[4] = {axis, axis, axis, axis};
     api->attr_ints(scan, "scan_output_axes", axes, n_out);
     for (size_t i = 0; i < n_out; i++) {
         ox_vid y = api->node_output(scan, ns + i);
