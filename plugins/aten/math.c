@@ -85,12 +85,30 @@ static int sym_sign(ox_sym *g, const ox_api *api)
         return oxu_set_result(g, api, 0, at_op1(g, api, "Identity", x));
     return unary(g, api, "Sign");
 }
-static int sym_atan(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Atan"); }
-static int sym_acos(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Acos"); }
-static int sym_asin(ox_sym *g, const ox_api *api) { return floating_unary(g, api, "Asin"); }
-/* ONNX Runtime has no float64 Tan (nor Atan, Asin, Acos, which have no exact
- * spelling in what it runs); a float64 tan is Sin / Cos, both of which it
- * runs in float64, within a few ulps of torch's. */
+/* ONNX Runtime has no float64 Atan, Asin or Acos: in float64 they are
+ * at_atan2's float64 series, atan(x) = atan2(x, 1), asin(x) =
+ * atan2(x, sqrt((1 - x)(1 + x))), acos(x) = atan2(sqrt((1 - x)(1 + x)), x)
+ * (1 - x is exact near 1, so acos keeps its precision there; |x| > 1 is a
+ * nan as torch's), within a few ulps of torch's. */
+static int inverse_trig(ox_sym *g, const ox_api *api, const char *type)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    /* at_atan2 needs Where and IsNaN (opset 9): below, the file names the
+     * op, as ONNX has it, and runs where a runtime has the kernel */
+    if (!x || api->dtype(g, x) != OX_DOUBLE || api->opset(g) < 9)
+        return floating_unary(g, api, type);
+    ox_vid one = oxu_scalar_like(g, api, 1.0, x);
+    if (type[1] == 't') /* Atan */
+        return oxu_set_result(g, api, 0, at_atan2(g, api, x, one));
+    ox_vid c = at_op1(g, api, "Sqrt", at_op2(g, api, "Mul", at_op2(g, api, "Sub", one, x),
+                                              at_op2(g, api, "Add", one, x)));
+    return oxu_set_result(g, api, 0, type[1] == 's' ? at_atan2(g, api, x, c) : at_atan2(g, api, c, x));
+}
+static int sym_atan(ox_sym *g, const ox_api *api) { return inverse_trig(g, api, "Atan"); }
+static int sym_acos(ox_sym *g, const ox_api *api) { return inverse_trig(g, api, "Acos"); }
+static int sym_asin(ox_sym *g, const ox_api *api) { return inverse_trig(g, api, "Asin"); }
+/* ONNX Runtime has no float64 Tan either; a float64 tan is Sin / Cos, both
+ * of which it runs in float64, within a few ulps of torch's. */
 static int sym_tan(ox_sym *g, const ox_api *api)
 {
     ox_vid x = api->arg_tensor(g, "self");

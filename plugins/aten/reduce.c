@@ -1,7 +1,8 @@
 /* Reductions along dims: mean, sum, prod, amax/amin, aminmax, all/any,
  * logsumexp, var/std (and with the mean), argmax/argmin, and the scan,
- * selection and order along one: cumsum, topk, sort/argsort.  Reduce* take axes as an attribute
+ * selection and order along one: cumsum, topk, sort/argsort, median/kthvalue.  Reduce* take axes as an attribute
  * up to opset 17, except ReduceSum, whose axes become an input at opset 13. */
+#include <math.h>
 #include <string.h>
 
 #include "aten_family.h"
@@ -407,6 +408,206 @@ static int sort_topk(ox_sym *g, const ox_api *api, int indices_only)
 static int sym_sort(ox_sym *g, const ox_api *api) { return sort_topk(g, api, 0); }
 static int sym_argsort(ox_sym *g, const ox_api *api) { return sort_topk(g, api, 1); }
 
+/* median and kthvalue: the k-th smallest along axis through TopK(k,
+ * smallest first), whose last entry is picked with Gather at position k - 1
+ * (`pos`, a rank-0 int64 value; at opset 9, where TopK's k is an attribute,
+ * the constant kfix instead).  From opset 11 TopK orders equal values by
+ * the lower index, so the index on ties is the one of a stable sort, which
+ * is torch's median's; torch's kthvalue picks among ties by its
+ * partitioning, which no ONNX operator reproduces (docs: the YAML).  Before
+ * 11 the smallest are TopK's largest of -x.  Element types as
+ * topk_compute_type. */
+static int kth_smallest(ox_sym *g, const ox_api *api, ox_vid x, int64_t axis, ox_vid pos,
+                        int64_t kfix, int keep, int median)
+{
+    int opset = api->opset(g);
+    ox_dtype t = api->dtype(g, x);
+    /* nan: TopK's order of a nan is not defined, so nan orders as +inf, and
+     * the nans are counted to settle the result as torch's: a median of
+     * values with a nan is nan, at the first nan's index; kthvalue sorts nan
+     * last, so its k-th is nan when fewer than k values are not */
+    int nan_aware = oxu_is_floating(t) && t != OX_UNDEFINED;
+    ox_vid isnan = nan_aware ? at_op1(g, api, "IsNaN", x) : 0;
+    if (nan_aware)
+        x = oxu_where(g, api, isnan, oxu_scalar_like(g, api, INFINITY, x), x);
+    ox_vid in = oxu_cast_to(g, api, x, topk_compute_type(g, api, t));
+    int negate = opset < 11;
+    if (negate)
+        in = at_op1(g, api, "Neg", in);
+    if (!in)
+        return 1;
+    ox_onode *n;
+    if (opset < 10) {
+        pos = oxu_const_int(g, api, kfix - 1);
+        n = api->op(g, "TopK", 1, &in, 2);
+        if (n)
+            api->attr_int(n, "k", kfix);
+    } else {
+        ox_vid tin[2] = {in, oxu_unsqueeze(g, api, at_op2(g, api, "Add", pos, oxu_const_int(g, api, 1)), 0)};
+        if (!tin[1])
+            return 1;
+        n = api->op(g, "TopK", 2, tin, 2);
+    }
+    if (!n || !pos)
+        return n ? 1 : api->fail(g, "could not create ONNX node TopK (out of memory?)");
+    api->attr_int(n, "axis", axis);
+    if (opset >= 11)
+        api->attr_int(n, "largest", 0);
+    ox_vid picked[2];
+    for (int i = 0; i < 2; i++) {
+        ox_vid gin[2] = {api->node_output(n, (size_t)i), pos};
+        ox_onode *ga = api->op(g, "Gather", 2, gin, 1);
+        if (ga)
+            api->attr_int(ga, "axis", axis);
+        picked[i] = oxu_out(g, api, ga, "Gather"); /* a rank-0 position drops the dim */
+        if (keep)
+            picked[i] = oxu_unsqueeze(g, api, picked[i], axis);
+    }
+    if (negate)
+        picked[0] = at_op1(g, api, "Neg", picked[0]);
+    if (nan_aware) {
+        ox_vid count = oxu_reduce(g, api, "ReduceSum", oxu_cast(g, api, isnan, OX_INT64), &axis, 1, keep);
+        ox_vid is_nan_result;
+        if (median) {
+            is_nan_result = at_op2(g, api, "Greater", count, oxu_const_int(g, api, 0));
+            ox_vid flags = oxu_cast(g, api, isnan, OX_FLOAT);
+            ox_onode *am = flags ? api->op(g, "ArgMax", 1, &flags, 1) : NULL;
+            if (am) {
+                api->attr_int(am, "axis", axis);
+                api->attr_int(am, "keepdims", keep);
+            }
+            /* ArgMax takes the first of equal maxima: the first nan */
+            picked[1] = oxu_where(g, api, is_nan_result, oxu_out(g, api, am, "ArgMax"), picked[1]);
+        } else {
+            ox_vid not_nan = at_op2(g, api, "Sub", oxu_size_of(g, api, x, axis), count);
+            is_nan_result = at_op2(g, api, "Greater", at_op2(g, api, "Add", pos, oxu_const_int(g, api, 1)),
+                                   not_nan);
+        }
+        picked[0] = oxu_where(g, api, is_nan_result, oxu_scalar_like(g, api, NAN, picked[0]), picked[0]);
+    }
+    if (oxu_set_result(g, api, 0, oxu_cast_to(g, api, picked[0], t)))
+        return 1;
+    if (oxu_n_outputs(g, api, 1) < 2)
+        return 0;
+    return oxu_set_result(g, api, 1, picked[1]);
+}
+
+/* At opset 9 k is TopK's attribute: the position must be known when the
+ * file is written (kthvalue's k is; median's comes from the dim's size). */
+static int median_check(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    if (api->opset(g) >= 10)
+        return 0;
+    int r = api->rank(g, x);
+    if (api->arg_kind(g, "dim") != OX_ARG_INT) {
+        for (int i = 0; i < r; i++)
+            if (api->size(g, x, i) < 0)
+                return api->limit(g, 10, "median of a tensor of unrecorded size needs TopK's k input");
+        return r < 0 ? api->limit(g, 10, "median of a tensor of unrecorded rank needs TopK's k input") : 0;
+    }
+    int64_t axis;
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), r == 0 ? 1 : r, &axis))
+        return 1;
+    if (r > 0 && api->size(g, x, (int)axis) < 0)
+        return api->limit(g, 10, "median along a dim of unrecorded size needs TopK's k input");
+    return 0;
+}
+
+/* median/kthvalue of a 0-dim tensor along dim 0 or -1: the value, index 0. */
+static int one_element(ox_sym *g, const ox_api *api, ox_vid x)
+{
+    if (oxu_set_result(g, api, 0, at_op1(g, api, "Identity", x)))
+        return 1;
+    if (oxu_n_outputs(g, api, 1) < 2)
+        return 0;
+    return oxu_set_result(g, api, 1, oxu_full_scalar(g, api, 0.0, OX_INT64));
+}
+
+/* torch's median is the lower one, the ((n - 1) // 2)-th smallest, n read
+ * at run time from opset 10 (a dynamic dim keeps its median); median()
+ * without a dim is over every element, a rank-0 value (no index). */
+static int sym_median(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    if (median_check(g, api))
+        return 1;
+    int64_t axis = 0;
+    int keep = 0;
+    if (api->arg_kind(g, "dim") == OX_ARG_INT) {
+        int r = api->rank(g, x);
+        if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), r == 0 ? 1 : r, &axis))
+            return 1;
+        keep = api->arg_int(g, "keepdim", 0) != 0;
+        if (r == 0) /* dim 0 of a 0-dim tensor: the element itself, index 0 */
+            return one_element(g, api, x);
+    } else {
+        static const int64_t flat = -1;
+        x = at_reshape(g, api, x, &flat, 1);
+    }
+    if (!x)
+        return 1;
+    int64_t kfix = 0;
+    ox_vid pos = 0;
+    if (api->opset(g) < 10) {
+        int64_t n = 1;
+        if (api->arg_kind(g, "dim") == OX_ARG_INT) {
+            n = oxu_fixed_size(g, api, api->arg_tensor(g, "self"), (int)axis);
+        } else {
+            ox_vid self = api->arg_tensor(g, "self");
+            for (int i = 0; i < api->rank(g, self); i++)
+                n *= oxu_fixed_size(g, api, self, i);
+        }
+        kfix = (n - 1) / 2 + 1;
+    } else {
+        ox_vid n = oxu_size_of(g, api, x, axis);
+        pos = at_op2(g, api, "Div", at_op2(g, api, "Sub", n, oxu_const_int(g, api, 1)),
+                     oxu_const_int(g, api, 2));
+        if (!pos)
+            return 1;
+    }
+    return kth_smallest(g, api, x, axis, pos, kfix, keep, 1);
+}
+
+/* k from a traced size (kthvalue(x, (n + 1) // 2)) is TopK's k input */
+static int kthvalue_check(ox_sym *g, const ox_api *api)
+{
+    if (api->arg_kind(g, "k") == OX_ARG_TENSOR && api->opset(g) < 10)
+        return api->limit(g, 10, "kthvalue with a k computed from traced sizes needs TopK's k input");
+    return 0;
+}
+
+static int sym_kthvalue(ox_sym *g, const ox_api *api)
+{
+    ox_vid x = api->arg_tensor(g, "self");
+    int r = api->rank(g, x);
+    int64_t axis, k = 1;
+    if (at_axis(g, api, "dim", api->arg_int(g, "dim", -1), r == 0 ? 1 : r, &axis))
+        return 1;
+    int keep = api->arg_int(g, "keepdim", 0) != 0;
+    if (kthvalue_check(g, api))
+        return 1;
+    ox_vid pos = 0;
+    if (api->arg_kind(g, "k") == OX_ARG_TENSOR) {
+        ox_vid kv = oxu_cast_to(g, api, api->arg_tensor(g, "k"), OX_INT64);
+        static const int64_t zero = 0;
+        if (kv && api->rank(g, kv) == 1)
+            kv = oxu_squeeze(g, api, kv, &zero, 1);
+        pos = at_op2(g, api, "Sub", kv, oxu_const_int(g, api, 1));
+        if (!pos)
+            return 1;
+    } else if ((k = api->arg_int(g, "k", 1)) < 1) {
+        return api->fail(g, "kthvalue's k is %lld; it must be at least 1", (long long)k);
+    }
+    if (r == 0) /* torch: a 0-dim tensor's only element, whatever keepdim */
+        return one_element(g, api, x);
+    if (!pos && api->opset(g) >= 10 && !(pos = oxu_const_int(g, api, k - 1)))
+        return 1;
+    if (!x)
+        return 1;
+    return kth_smallest(g, api, x, axis, pos, k, keep, 0);
+}
+
 /* dim None (or absent, the overload without dim) reduces every dim. */
 static const ox_param_decl p_mean_sum[] = {
     OX_PARAM("self", OX_ARG_TENSOR), OX_PARAM_NULL("dim", OX_ARG_INTS),
@@ -445,6 +646,15 @@ static const ox_param_decl p_max_min[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                           OX_PARAM_NULL("dim", OX_ARG_INT),
                                           OX_PARAM_BOOL("keepdim", 0),
                                           OX_PARAM_NULL("other", OX_ARG_TENSOR)};
+/* median(self) and median.dim(self, dim, keepdim): one declaration, dim
+ * None for the overload without it (one output, no index) */
+static const ox_param_decl p_median[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                         OX_PARAM_NULL("dim", OX_ARG_INT),
+                                         OX_PARAM_BOOL("keepdim", 0)};
+static const ox_param_decl p_kthvalue[] = {OX_PARAM("self", OX_ARG_TENSOR),
+                                           AT_PARAM_OR("k", OX_ARG_INT, OX_ARG_TENSOR),
+                                           OX_PARAM_INT("dim", OX_ARG_INT, -1),
+                                           OX_PARAM_BOOL("keepdim", 0)};
 /* aten::sort.stable's order; plain aten::sort records no `stable` */
 static const ox_param_decl p_sort[] = {OX_PARAM("self", OX_ARG_TENSOR),
                                        OX_PARAM_NULL("stable", OX_ARG_BOOL),
@@ -471,6 +681,8 @@ const ox_op_decl at_ops_reduce[] = {
     OX_OP("aten::std_mean", 9, p_moments, 2, sym_std_mean),
     OX_OP_EX("aten::sort", 9, p_sort, 2, sym_sort, 0u, sort_check),
     OX_OP_EX("aten::argsort", 9, p_sort, 1, sym_argsort, 0u, sort_check),
+    OX_OP_EX("aten::median", 9, p_median, 1, sym_median, OX_OP_OUTPUTS_AS_RECORDED, median_check),
+    OX_OP_EX("aten::kthvalue", 9, p_kthvalue, 2, sym_kthvalue, 0u, kthvalue_check),
     OX_OP_EX("aten::max", 9, p_max_min, 1, sym_max, OX_OP_OUTPUTS_AS_RECORDED, NULL),
     OX_OP_EX("aten::min", 9, p_max_min, 1, sym_min, OX_OP_OUTPUTS_AS_RECORDED, NULL),
 };

@@ -218,6 +218,60 @@ class FakeTrace(unittest.TestCase):
         self.same_file_and_runs(Buckets(), (torch.randn(3, 4), rows), {"x": {1: "n"}, "rows": {}},
                                 [(torch.randn(3, 9) * 2, torch.sort(torch.randn(3, 6), -1).values)])
 
+    def test_selections_and_scans_give_the_same_file(self):
+        """No meta kernel in torch 1.13 for median, kthvalue, logcumsumexp, cummax or
+        cummin: their results' shapes and dtypes come from self's (reduced along dim, or
+        like self, with int64 indices)."""
+        class Stats(nn.Module):
+            def forward(self, x):
+                m = x.median(1)
+                return (x.median(), m.values, m.indices, torch.median(x, -1, keepdim=True).indices,
+                        x.kthvalue(2, 0), x.kthvalue(3, 1, True).values, x.logcumsumexp(1),
+                        x.cummax(1), torch.cummin(x, 0).indices, x.kthvalue((x.shape[1] + 1) // 2, 1).values)
+        self.same_file_and_runs(Stats(), torch.randn(4, 6), {"x": {0: "b", 1: "n"}}, [torch.randn(5, 9)])
+
+    def test_selection_stand_ins_are_torchs_results(self):
+        """median, kthvalue, logcumsumexp, cummax, cummin: the stand-ins' shapes, dtypes
+        and strides equal torch's CPU results over shapes, dims, k and keepdim, and they
+        answer nothing where torch refuses (dim out of range, an empty dim, k past it,
+        an integer logcumsumexp)."""
+        from oxport.torch import _fake_results as FR
+        import itertools
+        checked = 0
+        shapes = [(), (5,), (3, 4), (2, 0, 3), (2, 3, 4)]
+        for shape, dtype in itertools.product(shapes, (torch.float32, torch.int64)):
+            cpu = torch.ones(shape, dtype=dtype)
+            meta = torch.empty(shape, dtype=dtype, device="meta")
+            calls = [("median.default", (), {})]
+            for dim in range(-len(shape) - 2, len(shape) + 2):
+                calls += [("logcumsumexp.default", (dim,), {}), ("cummax.default", (dim,), {}),
+                          ("cummin.default", (dim,), {})]
+                for keep in (False, True):
+                    calls.append(("median.dim", (dim,), {"keepdim": keep}))
+                    calls += [("kthvalue.default", (k, dim, keep), {}) for k in (0, 1, 3, 5)]
+            for name, args, kwargs in calls:
+                op = getattr(getattr(torch.ops.aten, name.split(".")[0]), name.split(".")[1])
+                try:
+                    want = op(cpu, *args, **kwargs)
+                except (RuntimeError, IndexError):
+                    want = None
+                got = FR.meta_selection_result(name, (meta,) + args, kwargs)
+                if got is None:
+                    continue
+                self.assertIsNotNone(want, (name, shape, dtype, args, kwargs))
+                for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+                    self.assertEqual((tuple(g.shape), g.dtype, g.stride()), (tuple(w.shape), w.dtype, w.stride()),
+                                     (name, shape, dtype, args, kwargs))
+                checked += 1
+        self.assertGreater(checked, 100)
+
+    def test_selection_out_of_range_is_refused_under_fake(self):
+        """kthvalue's k past the dim's size: no stand-in, torch's meta path refuses it."""
+        class Kth(nn.Module):
+            def forward(self, x):
+                return x.kthvalue(7, 1)
+        self.refused(Kth(), (torch.randn(3, 4),), "cannot run aten::kthvalue")
+
     def test_weight_norm_gives_the_same_file(self):
         """torch._weight_norm has no meta kernel in torch 1.13 (its _weight_norm_interface)."""
         class Normed(nn.Module):

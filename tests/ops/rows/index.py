@@ -146,6 +146,26 @@ ROWS = [
         [T(4, 2, 3, dtype=I64)]),
     Row("diagonal.batched", "aten::diagonal", lambda x: torch.diagonal(x, 0, -2, -1), [T(2, 3, 3)],
         dynamic={"in0": {0: "b"}}),
+    # diag_embed: everything from the run-time shape (the embedded dim dynamic too)
+    Row("diag_embed", "aten::diag_embed", lambda x: torch.diag_embed(x), [T(2, 4)],
+        dynamic={"in0": {0: "b", 1: "n"}, "out0": {0: "b", 1: "n", 2: "n"}}),
+    Row("diag_embed.offset", "aten::diag_embed", lambda x: torch.diag_embed(x, 2), [T(2, 3)],
+        dynamic={"in0": {1: "n"}, "out0": {1: "m", 2: "m"}}),
+    Row("diag_embed.negative_offset_dims", "aten::diag_embed", lambda x: torch.diag_embed(x, -1, 0, 2),
+        [T(2, 3, 4)]),
+    # dim1 > dim2: the diagonal's rows are dim1, so the matrix is transposed
+    Row("diag_embed.dims_swapped", "aten::diag_embed", lambda x: torch.diag_embed(x, 1, dim1=-1, dim2=0),
+        [T(3, 4)]),
+    # off-diagonal zeros stay 0 next to inf (a 0 * inf product would make nan: nan_to_num
+    # shows it as 7, and the infinities as 5, so the reference is finite)
+    Row("diag_embed.infinities", "aten::diag_embed",
+        lambda x: torch.diag_embed(torch.where(x > 0.5, float("inf"), x)).nan_to_num(nan=7.0, posinf=5.0),
+        [T(2, 4)]),
+    Row("diag_embed.int64", "aten::diag_embed", lambda x: torch.diag_embed(x, -2), [T(2, 3, dtype=I64)]),
+    Row("diag_embed.bool", "aten::diag_embed", lambda x: torch.diag_embed(x), [T(5, dtype=BOOL)]),
+    Row("diag.vector", "aten::diag", lambda x: torch.diag(x, 1), [T(4)],
+        dynamic={"in0": {0: "n"}, "out0": {0: "m", 1: "m"}}),
+    Row("diag.matrix", "aten::diag", lambda x: torch.diag(x, -1), [T(4, 3)]),
 
     # ---------------------------------------------------------------- list-returning ATen ops
     # reached at the dispatcher level (the host records them like their public forms)

@@ -10,6 +10,7 @@ from optable import Refuse, Row, T
 I64, I32, I16, U8, BOOL, F64, F16 = torch.int64, torch.int32, torch.int16, torch.uint8, torch.bool, torch.float64, torch.float16
 INT_OPSETS = (9, 11, 13, 17)
 BATCH = {"in0": {0: "batch"}, "out0": {0: "batch"}}
+NAN = float("nan")
 
 ROWS = [
     # ---- all / any: a count of nonzero values (ReduceSum of int64), any dtype in
@@ -82,6 +83,55 @@ ROWS = [
     Row("sort.dynamic", "aten::sort", lambda x: torch.sort(x, 1, descending=True), [T(2, 5, distinct=True)],
         dynamic={"in0": {1: "n"}, "out0": {1: "n"}},
         xfail={9: "TopK's k is an attribute at opset 9: the example's size is baked in"}),
+    # ---- median / kthvalue: TopK of the k smallest, the last one gathered
+    # (not distinct: those inputs are one set of values permuted, with one median)
+    Row("median.all", "aten::median", lambda x: x.median(), [T(3, 5)]),
+    Row("median.all_even", "aten::median", lambda x: torch.median(x), [T(2, 3, 2)]),
+    # the position (n - 1) // 2 follows the run-time size (TopK's k input from opset 10)
+    Row("median.all_dynamic", "aten::median", lambda x: x.median(), [T(3, 5)],
+        dynamic={"in0": {0: "a", 1: "b"}}, opsets=(10, 11, 13, 17)),
+    Row("median.dim", "aten::median", lambda x: x.median(1), [T(3, 5, distinct=True)]),
+    Row("median.dim_keepdim_even", "aten::median", lambda x: x.median(0, keepdim=True), [T(4, 3, distinct=True)]),
+    Row("median.dim_dynamic", "aten::median", lambda x: torch.median(x, -1), [T(3, 6, distinct=True)],
+        dynamic={"in0": {0: "b", 1: "n"}, "out0": {0: "b"}, "out1": {0: "b"}}, opsets=(9, 10, 11, 13, 17),
+        xfail={9: "TopK's k is an attribute at opset 9: the example's (n - 1) // 2 is baked in (the export warns)"}),
+    # ties, and rows of one repeated value (the appended ones): the index of a stable sort,
+    # which torch's median returns too; TopK orders ties so from opset 11
+    Row("median.ties_all_equal_rows", "aten::median",
+        lambda x: torch.cat([x.float(), x[:, :1].float().expand(-1, 7)]).median(1),
+        [T(4, 7, dtype=I64, lo=0, hi=2)], opsets=(11, 13, 17)),
+    # nan: a row's median is nan at its first nan's index (nan_to_num keeps the reference
+    # finite); kthvalue orders nan last, so the k-th is nan when fewer than k are not (which
+    # nan's index torch returns then is its partitioning's choice, as on ties: the values)
+    Row("median.nan", "aten::median",
+        lambda x: (lambda r: (r[0].nan_to_num(nan=9.0), r[1]))(torch.where(x.abs() < 0.1, NAN, x).median(1)),
+        [T(6, 7, distinct=True)]),
+    Row("median.all_nan_or_not", "aten::median",
+        lambda x, y: torch.stack([x.median(), torch.where(y.abs() < 0.3, NAN, y).median()]).nan_to_num(nan=9.0),
+        [T(3, 5), T(3, 5, distinct=True)]),
+    Row("kthvalue.nan", "aten::kthvalue",
+        lambda x: torch.where(x.abs() < 0.5, NAN, x).kthvalue(5, 1)[0].nan_to_num(nan=9.0),
+        [T(6, 7, distinct=True)]),
+    Row("median.int64", "aten::median", lambda x: (x * 16 + torch.arange(5)).median(1),
+        [T(3, 5, dtype=I64, lo=-9, hi=9)]),
+    Row("median.rank0", "aten::median", lambda x: x.median(0), [T()], constant=(1,)),
+    Row("kthvalue", "aten::kthvalue", lambda x: x.kthvalue(2, 1), [T(3, 5, distinct=True)]),
+    Row("kthvalue.default_dim", "aten::kthvalue", lambda x: torch.kthvalue(x, 4), [T(2, 3, 5, distinct=True)]),
+    Row("kthvalue.keepdim_dim0", "aten::kthvalue", lambda x: x.kthvalue(3, 0, keepdim=True), [T(4, 3, distinct=True)]),
+    # k is a constant, the dim dynamic: no size is read
+    Row("kthvalue.dynamic", "aten::kthvalue", lambda x: x.kthvalue(2, 1), [T(3, 5, distinct=True)],
+        dynamic={"in0": {0: "b", 1: "n"}, "out0": {0: "b"}, "out1": {0: "b"}}),
+    # k computed from the size ((n + 1) // 2, a median by kthvalue): TopK's k input from
+    # opset 10; at 9 the recorder keeps the example's k with a warning
+    Row("kthvalue.traced_k", "aten::kthvalue", lambda x: x.kthvalue((x.shape[1] + 1) // 2, 1),
+        [T(3, 5, distinct=True)], dynamic={"in0": {0: "b", 1: "n"}, "out0": {0: "b"}, "out1": {0: "b"}},
+        opsets=(9, 10, 13, 17), xfail={9: "TopK's k is an attribute at opset 9: the example's k is kept (warned)"}),
+    # on ties torch's kthvalue picks an index by its partitioning (the YAML says so): the values
+    Row("kthvalue.ties_values", "aten::kthvalue", lambda x: x.float().kthvalue(3, 1)[0],
+        [T(4, 6, dtype=I64, lo=0, hi=3)]),
+    Row("kthvalue.int32", "aten::kthvalue", lambda x: (x * 16 + torch.arange(5, dtype=I32)).kthvalue(2, 1),
+        [T(3, 5, dtype=I32, lo=-9, hi=9)]),
+    Row("kthvalue.rank0", "aten::kthvalue", lambda x: x.kthvalue(1, 0), [T()], constant=(1,)),
     Row("argsort", "aten::argsort", lambda x: torch.argsort(x), [T(3, 5, distinct=True)]),
     Row("argsort.descending_dim0", "aten::argsort", lambda x: x.argsort(0, descending=True), [T(4, 3, distinct=True)]),
     Row("argsort.stable", "aten::argsort", lambda x: torch.argsort(x, stable=True), [T(3, 6, lo=0, hi=2, dtype=I64)],

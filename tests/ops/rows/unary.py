@@ -86,6 +86,42 @@ def with_specials(x):
     return torch.where(x > 1.2, INF, torch.where(x < -1.2, -INF, torch.where(x.abs() < 0.3, float("nan"), x)))
 
 
+def clip_to_inf(x):
+    """x with +inf above 1.5 and -inf below -1.5, finite elsewhere (no nan)."""
+    return torch.where(x > 1.5, INF, torch.where(x < -1.5, -INF, x))
+
+
+ATAN2_DYN = {"in0": {0: "n"}, "in1": {0: "n"}, "out0": {0: "n"}}
+
+ROWS += [
+    # atan2: every quadrant from uniform inputs; small integers (as float) put zeros of
+    # either operand at input-dependent places: x == 0 with y of both signs, y == 0 with x
+    # of both signs, and both 0
+    Row("atan2", "aten::atan2", lambda y, x: torch.atan2(y, x), [T(4, 6), T(4, 6)], dynamic=ATAN2_DYN),
+    Row("atan2.zeros", "aten::atan2", lambda y, x: torch.atan2(y.float(), x.float()),
+        [T(5, 6, dtype=I64, lo=-2, hi=2), T(5, 6, dtype=I64, lo=-2, hi=2)], dynamic=ATAN2_DYN),
+    # -0 (a negated integer zero): atan2(+-0, -0) is +-pi, atan2(-0, x > 0) is -0
+    Row("atan2.signed_zeros", "aten::atan2", lambda y, x: torch.atan2(y.float().neg(), x.float().neg()),
+        [T(5, 6, dtype=I64, lo=-2, hi=2), T(5, 6, dtype=I64, lo=-2, hi=2)]),
+    Row("atan2.infinities", "aten::atan2", lambda y, x: torch.atan2(clip_to_inf(y), clip_to_inf(x)),
+        [T(5, 6), T(5, 6)]),
+    # integer operands compute in float32 as torch's; a float64 operand makes float64
+    Row("atan2.int64", "aten::atan2", lambda y, x: torch.atan2(y, x),
+        [T(5, 6, dtype=I64, lo=-3, hi=3), T(5, 6, dtype=I64, lo=-3, hi=3)]),
+    Row("atan2.float64", "aten::atan2", lambda y, x: torch.atan2(y, x), [T(4, 6, dtype=F64), T(4, 6, dtype=F64)],
+        dynamic=ATAN2_DYN),
+    Row("atan2.float64_zeros", "aten::atan2", lambda y, x: torch.atan2(y.double(), x.double().neg()),
+        [T(5, 6, dtype=I64, lo=-2, hi=2), T(5, 6, dtype=I64, lo=-2, hi=2)]),
+    # float64 atan, asin, acos: at_atan2's float64 series (ONNX Runtime has no float64 Atan,
+    # Asin, Acos); clamping makes exact +-1 at input-dependent places
+    Row("atan.float64", "aten::atan", lambda x: torch.atan(x), [T(3, 5, dtype=F64, lo=-6, hi=6)],
+        opsets=(7, 8, 9, 13, 17),
+        xfail={o: "ONNX Runtime has no float64 Atan, and the float64 series needs Where (opset 9)" for o in (7, 8)}),
+    Row("asin.float64", "aten::asin", lambda x: torch.asin(x.clamp(-1, 1)), [T(3, 5, dtype=F64, lo=-1.2, hi=1.2)]),
+    Row("acos.float64", "aten::acos", lambda x: torch.acos(x.clamp(-1, 1)), [T(3, 5, dtype=F64, lo=-1.2, hi=1.2)]),
+    Row("atan2.broadcast_mixed", "aten::atan2", lambda y, x: torch.atan2(y, x), [T(3, 1, 4), T(5, 4, dtype=F64)]),
+]
+
 ROWS += [
     Row("log10", "aten::log10", lambda x: torch.log10(x), [T(3, 4, **POS)]),
     Row("log10.int64", "aten::log10", lambda x: torch.log10(x), [T(3, 4, dtype=I64, lo=1, hi=1000)]),

@@ -300,3 +300,79 @@ def meta_weight_norm_result(v, g, dim):
     if dim != -1 and g.numel() != v.shape[dim]:
         return None
     return torch.empty_like(v)
+
+
+def _dim_of(x, dim):
+    """dim normalised against x's rank (a 0-dim tensor takes 0 and -1), or None when
+    torch would refuse it."""
+    if type(dim) is not int:
+        return None
+    n = max(x.dim(), 1)
+    return (dim + n if dim < 0 else dim) if -n <= dim < n else None
+
+
+def _reduced(x, dim, keepdim):
+    """x's shape with dim removed (kept as 1 with keepdim); a 0-dim tensor stays 0-dim."""
+    if x.dim() == 0:
+        return ()
+    shape = list(x.shape)
+    if keepdim:
+        shape[dim] = 1
+    else:
+        del shape[dim]
+    return tuple(shape)
+
+
+def _selection_result(x, dim, keepdim, k=None):
+    """median.dim / kthvalue: (values like x reduced over dim, int64 indices) where the
+    dim holds an element to select (torch refuses an empty one, and k outside 1..size)."""
+    if not _meta_tensors(x) or x.is_complex() or x.dtype == torch.bool or type(keepdim) is not bool:
+        return None
+    d = _dim_of(x, dim)
+    if d is None:
+        return None
+    size = x.shape[d] if x.dim() else 1
+    if size == 0 or (k is not None and (type(k) is not int or not 1 <= k <= size)):
+        return None
+    shape = _reduced(x, d, keepdim)
+    return (torch.empty(shape, dtype=x.dtype, device="meta"),
+            torch.empty(shape, dtype=torch.int64, device="meta"))
+
+
+def _bind(names, defaults, args, kwargs):
+    b = dict(defaults)
+    b.update(zip(names, args))
+    b.update(kwargs)
+    return b if set(b) == set(names) else None
+
+
+def meta_selection_result(overload, args, kwargs):
+    """torch 1.13 has no meta kernel for median, kthvalue, logcumsumexp, cummax or cummin
+    (their CPU kernels run helpers that the meta device lacks).  median(self): a 0-dim
+    tensor of self's dtype (self not empty); median.dim and kthvalue: values and int64
+    indices over self reduced along dim; logcumsumexp (floating self), cummax and
+    cummin: results like self (and int64 indices).  `overload` is the OpOverload's
+    name; None where torch's own checks might fail."""
+    if overload == "median.default":
+        b = _bind(("self",), {}, args, kwargs)
+        x = b and b["self"]
+        if not b or not _meta_tensors(x) or x.is_complex() or x.dtype == torch.bool or x.numel() == 0:
+            return None
+        return torch.empty((), dtype=x.dtype, device="meta")
+    if overload == "median.dim":
+        b = _bind(("self", "dim", "keepdim"), {"keepdim": False}, args, kwargs)
+        return b and _selection_result(b["self"], b["dim"], b["keepdim"])
+    if overload == "kthvalue.default":
+        b = _bind(("self", "k", "dim", "keepdim"), {"dim": -1, "keepdim": False}, args, kwargs)
+        return b and _selection_result(b["self"], b["dim"], b["keepdim"], b["k"])
+    if overload in ("logcumsumexp.default", "cummax.default", "cummin.default"):
+        b = _bind(("self", "dim"), {}, args, kwargs)
+        x = b and b["self"]
+        if not b or not _meta_tensors(x) or x.is_complex() or _dim_of(x, b["dim"]) is None:
+            return None
+        if overload == "logcumsumexp.default":
+            return torch.empty_like(x, memory_format=torch.contiguous_format) if x.is_floating_point() else None
+        return (torch.empty_like(x, memory_format=torch.contiguous_format),
+                torch.empty(x.shape, dtype=torch.int64, device="meta"))
+    return None
+

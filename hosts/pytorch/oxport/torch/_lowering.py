@@ -495,6 +495,28 @@ def _topk(rec, func, args, kwargs):
     return rec.emit("aten::topk", resolved, result)
 
 
+@handles(torch.kthvalue, T.kthvalue)
+def _kthvalue(rec, func, args, kwargs):
+    """kthvalue with a traced k (a position computed from a size, as (n + 1) // 2): k
+    recorded as the size's value, TopK's k input from opset 10.  A constant k is left to
+    the dispatcher-level recorder, and so is a traced one below opset 10 (fixed, with a
+    warning).  Under trace='fake' the result comes from the shapes (no meta kernel in
+    torch 1.13)."""
+    b = bind(args, kwargs, ("input", "k", "dim", "keepdim"), dim=-1, keepdim=False)
+    k, x = b["k"], b["input"]
+    if not isinstance(k, S.TracedInt) or not rec.live or not isinstance(x, torch.Tensor):
+        return NotImplemented
+    if rec.opset is not None and rec.opset < 10:
+        return NotImplemented
+    dim, keep = int(b["dim"]), bool(b["keepdim"])
+    resolved = rec.resolve([("self", x)]) + [("k", E.ARG_TENSOR, k._ox_vid)] + \
+        rec.resolve([("dim", dim), ("keepdim", keep)])
+    stand_in = FR.meta_selection_result("kthvalue.default", (x, S.plain(k), dim, keep), {}) if rec.fake else None
+    result = torch.return_types.kthvalue(stand_in) if stand_in is not None else \
+        torch.kthvalue(x, S.plain(k), dim, keep)
+    return rec.emit("aten::kthvalue", resolved, result)
+
+
 @handles(F.hardtanh)
 def _hardtanh(rec, func, args, kwargs):
     b = bind(args, kwargs, ("input", "min_val", "max_val", "inplace"), min_val=-1.0, max_val=1.0, inplace=False)

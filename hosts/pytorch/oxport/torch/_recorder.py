@@ -1238,7 +1238,11 @@ class AtenMode(TorchDispatchMode):
             if a.alias_info is not None and a.alias_info.is_write and i < len(args) \
                     and isinstance(args[i], torch.Tensor):
                 mutated = args[i]
-        stand_in = FR.meta_bucket_result(func.__name__, args, kwargs) if rec.fake else None
+        stand_in = None
+        if rec.fake:
+            stand_in = FR.meta_bucket_result(func.__name__, args, kwargs)
+            if stand_in is None:
+                stand_in = FR.meta_selection_result(func.__name__, args, kwargs)
         if stand_in is not None:
             func, args, kwargs = (lambda: stand_in), (), {}
         rec.inside += 1
