@@ -95,7 +95,10 @@ static inline ox_vid at_float64_as_float(ox_sym *g, const ox_api *api, ox_vid v)
 }
 
 /* A convolution weight's spatial rank *nsp (its rank less 2, the weight of rank
- * 3 to 5) and its kernel sizes, which must be recorded.  0, or the api's failure. */
+ * 3 to 5) and its kernel sizes, which must be recorded.  0, or the api's failure.
+ * The sizes go into the file (kernel_shape, "same" pads): read as fixed_size,
+ * so a weight whose kernel dims a dynamic axis reaches (a weight computed from
+ * the input) is reported as fixed to the example. */
 static inline int at_conv_kernel(ox_sym *g, const ox_api *api, ox_vid w, size_t *nsp,
                                  int64_t *kernel)
 {
@@ -105,7 +108,8 @@ static inline int at_conv_kernel(ox_sym *g, const ox_api *api, ox_vid w, size_t 
                          wrank);
     *nsp = (size_t)wrank - 2;
     for (size_t i = 0; i < *nsp; i++) {
-        kernel[i] = api->size(g, w, (int)i + 2);
+        kernel[i] = OXU_API_HAS(api, fixed_size) ? api->fixed_size(g, w, (int)i + 2)
+                                                 : api->size(g, w, (int)i + 2);
         if (kernel[i] < 0)
             return api->fail(g, "the weight's kernel size along axis %zu is unknown; record the "
                                 "weight's sizes",

@@ -601,6 +601,16 @@ class SizeReads(unittest.TestCase):
                 return x.unfold(2, 2, 1).sum(-1)
         self.assertEqual(FixedCounts.export_warnings(self, Fixed(), (2, 6, 3), [0, 1]), [])
 
+    def test_conv_with_a_weight_the_dynamic_axes_reach_warns(self):
+        class SelfCorrelation(nn.Module):
+            def forward(self, x):
+                return F.conv2d(x, x[:1])  # the kernel is the first image, as large as x
+        got = FixedCounts.export_warnings(self, SelfCorrelation(), (2, 3, 5, 4), [0, 2, 3])
+        self.assertEqual(len(got), 1, got)
+        self.assertIn("its conversion read dim 2 of a value as 5", got[0])
+        # a parameter's kernel is the same at every input size: quiet
+        self.assertEqual(FixedCounts.export_warnings(self, nn.Conv2d(3, 4, 3), (2, 3, 5, 4), [0, 2, 3]), [])
+
     def test_roll_warns_only_where_it_takes_the_shift_modulo_the_recorded_size(self):
         class Roll(nn.Module):
             def __init__(self, shift):
