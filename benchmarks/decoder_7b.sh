@@ -33,19 +33,7 @@ LLAMA7B="layers=32,dim=4096,hidden=11008,heads=32,vocab=32000"   # LLaMA-7B
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(uname -r)"
 echo "work directory: $work ($(df -h --output=fstype,avail "$work" | tail -1 | tr -s ' '))"
 
-# run LABEL CMD...: the command in a fresh process under /usr/bin/time -v
-run() {
-    label=$1
-    shift
-    /usr/bin/time -v -o "$work/time.txt" "$@" > "$work/out.txt" 2>&1 || {
-        echo "$label failed:" >&2
-        cat "$work/out.txt" "$work/time.txt" >&2
-        exit 1
-    }
-    wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time.txt")
-    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")
-    printf "  %-44s %10s wall  %8.1f MiB peak RSS\n" "$label" "$wall" "$(awk -v k="$rss" 'BEGIN {print k / 1024}')"
-}
+. "$src/benchmarks/timed_run.sh"
 
 need_free() { # bytes
     avail=$(df --output=avail -B1 "$work" | tail -1)

@@ -35,18 +35,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "external: m.onnx $(stat -c %s "$work/m.onnx") bytes + m.data $(stat -c %s "$work/m.data") bytes"
 echo "inline: inline.onnx $(stat -c %s "$work/inline.onnx") bytes"
 
-run() {
-    label=$1
-    shift
-    /usr/bin/time -v -o "$work/time.txt" "$@" > "$work/out.txt" 2>&1 || {
-        echo "$label failed:" >&2
-        cat "$work/out.txt" "$work/time.txt" >&2
-        exit 1
-    }
-    wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time.txt")
-    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")
-    printf "  %-48s %10s wall  %8.1f MiB peak RSS\n" "$label" "$wall" "$(awk -v k="$rss" 'BEGIN {print k / 1024}')"
-}
+. "$src/benchmarks/timed_run.sh"
 
 for f in m inline; do
     echo "== $f.onnx"

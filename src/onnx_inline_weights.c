@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "onnx.pb-c.h"
+#include "wire_varint.h"
 
 /* Where bytes go: p NULL measures only. */
 typedef struct sink {
@@ -51,22 +52,6 @@ typedef struct field {
     size_t start, body, end;
 } field;
 
-static int varint_at(const uint8_t *p, size_t len, size_t *pos, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-        if (*pos >= len)
-            return -1;
-        uint8_t b = p[(*pos)++];
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *out = v;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* 1 a field read into *f, 0 at the end, -1 a malformed one. */
 static int next_field(const uint8_t *p, size_t len, size_t *pos, field *f)
 {
@@ -74,11 +59,11 @@ static int next_field(const uint8_t *p, size_t len, size_t *pos, field *f)
         return 0;
     f->start = *pos;
     uint64_t v;
-    if (varint_at(p, len, pos, &f->key) != 0)
+    if (ox_wire_varint(p, len, pos, &f->key) != 0)
         return -1;
     switch (f->key & 7) {
     case 0:
-        if (varint_at(p, len, pos, &v) != 0)
+        if (ox_wire_varint(p, len, pos, &v) != 0)
             return -1;
         break;
     case 1:
@@ -92,7 +77,7 @@ static int next_field(const uint8_t *p, size_t len, size_t *pos, field *f)
         *pos += 4;
         break;
     case 2:
-        if (varint_at(p, len, pos, &v) != 0 || v > len - *pos)
+        if (ox_wire_varint(p, len, pos, &v) != 0 || v > len - *pos)
             return -1;
         f->body = *pos;
         *pos += (size_t)v;

@@ -29,6 +29,7 @@
 #include "onnx_inline_weights.h"
 #include "param_source.h"
 #include "strmap.h"
+#include "wire_varint.h"
 
 /* What a read graph keeps besides its arena, freed with it: subgraphs of
  * GRAPH attributes, and the malloc'd bytes (OX_IR_MALLOC_THRESHOLD and up)
@@ -92,24 +93,6 @@ static ProtobufCAllocator pb_allocator = {pb_alloc, pb_free, NULL};
 
 /* -------------------------------------------------------------- wire scan */
 
-static int read_varint(const uint8_t *p, size_t len, size_t *pos, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-        if (*pos >= len)
-            return -1;
-        uint8_t b = p[(*pos)++];
-        if (shift == 63 && b > 1)
-            return -1;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *out = v;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* Walk the wire format with the schema, recursing only into known message
  * fields and at most OX_READ_MAX_DEPTH deep.  Returns NULL or a reason. */
 static const char *wire_scan(const ProtobufCMessageDescriptor *desc, const uint8_t *p, size_t len,
@@ -120,14 +103,14 @@ static const char *wire_scan(const ProtobufCMessageDescriptor *desc, const uint8
         uint64_t key, v;
         size_t start = pos;
         *bad_at = base + start;
-        if (read_varint(p, len, &pos, &key) != 0)
+        if (ox_wire_varint(p, len, &pos, &key) != 0)
             return "truncated or corrupt field header";
         uint64_t field = key >> 3;
         if (field == 0 || field > 536870911u)
             return "invalid field number";
         switch (key & 7) {
         case 0:
-            if (read_varint(p, len, &pos, &v) != 0)
+            if (ox_wire_varint(p, len, &pos, &v) != 0)
                 return "truncated varint";
             break;
         case 1:
@@ -141,7 +124,7 @@ static const char *wire_scan(const ProtobufCMessageDescriptor *desc, const uint8
             pos += 4;
             break;
         case 2: {
-            if (read_varint(p, len, &pos, &v) != 0)
+            if (ox_wire_varint(p, len, &pos, &v) != 0)
                 return "truncated length";
             if (v > len - pos)
                 return "length runs past the end of the data (truncated file?)";

@@ -92,24 +92,28 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-START_TEST(two_contexts_export_at_once)
+/* A fresh directory, the weights (`period` varies them between tests), and
+ * two jobs writing a.onnx and b.onnx there. */
+static void two_jobs(job jobs[2], int period)
 {
     strcpy(dir, "/tmp/oxport-threads-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     for (int i = 0; i < WIDTH * WIDTH; i++)
-        weight[i] = (float)(i % 7) / 7.0f - 0.4f;
+        weight[i] = (float)(i % period) / (float)period - 0.4f;
+    for (int i = 0; i < 2; i++) {
+        jobs[i] = (job){.status = OX_OK};
+        snprintf(jobs[i].path, sizeof jobs[i].path, "%s/%c.onnx", dir, 'a' + i);
+    }
+}
 
-    job jobs[2] = {{.status = OX_OK}, {.status = OX_OK}};
-    snprintf(jobs[0].path, sizeof jobs[0].path, "%s/a.onnx", dir);
-    snprintf(jobs[1].path, sizeof jobs[1].path, "%s/b.onnx", dir);
-    pthread_t th[2];
-    for (int i = 0; i < 2; i++)
-        ck_assert_int_eq(pthread_create(&th[i], NULL, thread_main, &jobs[i]), 0);
+/* Both threads joined: each job succeeded, and the two files, of one model,
+ * hold the same bytes. */
+static void join_and_compare(pthread_t th[2], job jobs[2])
+{
     for (int i = 0; i < 2; i++) {
         ck_assert_int_eq(pthread_join(th[i], NULL), 0);
         ck_assert_msg(jobs[i].status == OX_OK, "thread %d: %s", i, jobs[i].message);
     }
-    /* the same model, so the same bytes */
     size_t la, lb;
     unsigned char *a = slurp(path_in_dir(dir, "a.onnx"), &la);
     unsigned char *b = slurp(path_in_dir(dir, "b.onnx"), &lb);
@@ -118,6 +122,16 @@ START_TEST(two_contexts_export_at_once)
     free(a);
     free(b);
     rm_tree(dir);
+}
+
+START_TEST(two_contexts_export_at_once)
+{
+    job jobs[2];
+    two_jobs(jobs, 7);
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, thread_main, &jobs[i]), 0);
+    join_and_compare(th, jobs);
 }
 END_TEST
 
@@ -148,29 +162,12 @@ static void *second_main(void *arg)
 
 START_TEST(context_freed_before_another_thread_makes_one)
 {
-    strcpy(dir, "/tmp/oxport-threads-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    for (int i = 0; i < WIDTH * WIDTH; i++)
-        weight[i] = (float)(i % 5) / 5.0f - 0.3f;
-
-    job jobs[2] = {{.status = OX_OK}, {.status = OX_OK}};
-    snprintf(jobs[0].path, sizeof jobs[0].path, "%s/a.onnx", dir);
-    snprintf(jobs[1].path, sizeof jobs[1].path, "%s/b.onnx", dir);
+    job jobs[2];
+    two_jobs(jobs, 5);
     pthread_t th[2];
     ck_assert_int_eq(pthread_create(&th[1], NULL, second_main, &jobs[1]), 0);
     ck_assert_int_eq(pthread_create(&th[0], NULL, first_main, &jobs[0]), 0);
-    for (int i = 0; i < 2; i++) {
-        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
-        ck_assert_msg(jobs[i].status == OX_OK, "thread %d: %s", i, jobs[i].message);
-    }
-    size_t la, lb;
-    unsigned char *a = slurp(path_in_dir(dir, "a.onnx"), &la);
-    unsigned char *b = slurp(path_in_dir(dir, "b.onnx"), &lb);
-    ck_assert_uint_eq(la, lb);
-    ck_assert_mem_eq(a, b, la);
-    free(a);
-    free(b);
-    rm_tree(dir);
+    join_and_compare(th, jobs);
 }
 END_TEST
 
