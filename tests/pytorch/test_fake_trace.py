@@ -6,6 +6,7 @@ read tensor values are refused with the call named.
     /usr/bin/python3 tests/pytorch/test_fake_trace.py [unittest args]
 """
 
+import copy
 import os
 import sys
 import tempfile
@@ -803,6 +804,44 @@ class FakeTrace(unittest.TestCase):
         for kw in ({"trace": "fake"}, {"trace": "eager", "export_params": False}):
             msg = self.refused(meta, (x,), "parameter 0.weight is on the meta device", "export_params=False", **kw)
             self.assertNotIn("cannot run on the meta device", msg)
+
+    def test_float16_model_exports_without_cpu_kernels(self):
+        """torch 1.13 has no float16 CPU convolution: the eager trace fails with torch's own
+        error, as torch.onnx.export does, plus a note naming the call and trace='fake', which
+        exports the model; the file computes in float16 what the float32 model computes."""
+        torch.manual_seed(0)
+        net = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 5))
+        net.train()
+        with torch.no_grad():  # calibrate the BatchNorm statistics
+            for _ in range(4):
+                net(torch.randn(8, 3, 6, 6) * 2 + 0.5)
+        net.eval()
+        half = copy.deepcopy(net).half()
+        x = torch.randn(2, 3, 6, 6)
+        with tempfile.TemporaryDirectory(prefix="oxport-half-") as tmp:
+            path = os.path.join(tmp, "m.onnx")
+            with self.assertRaises(RuntimeError) as caught:
+                oxt.export(half, (x.half(),), path, input_names=["x"])
+            self.assertIn("not implemented for 'Half'", str(caught.exception))
+            note = "\n".join(getattr(caught.exception, "__notes__", []))
+            self.assertIn("Sequential/Conv2d[0]", note)
+            self.assertIn("trace='fake'", note)
+            self.assertFalse(os.path.exists(path))
+
+            oxt.export(half, (x.half(),), path, input_names=["x"], dynamic_axes={"x": {0: "b"}}, trace="fake")
+            inputs = [x, torch.randn(2, 3, 6, 6), torch.randn(5, 3, 6, 6)]
+            outs = onnxval.run_ort_many(path, [{"x": i.half().numpy()} for i in inputs])
+            refs = []
+            for i, got in zip(inputs, outs):
+                self.assertEqual(got[0].dtype, np.float16)
+                with torch.no_grad():
+                    ref = net(i).numpy()
+                refs.append(ref)
+                # float16 keeps about 3 decimal digits: a few of its roundings per layer
+                self.assertLess(float(np.abs(got[0].astype(np.float32) - ref).max()),
+                                2e-2 * float(np.abs(ref).max()))
+            self.assertFalse(np.allclose(refs[0], refs[1]), "the reference ignores its input")
 
     def test_bad_mode_is_refused(self):
         with self.assertRaises(ValueError):

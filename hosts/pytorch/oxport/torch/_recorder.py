@@ -1015,6 +1015,23 @@ def _bool_fill_dtype(func, args, kwargs):
     return kwargs
 
 
+_NO_KERNEL_FOR = re.compile(r"not implemented for '(Half|BFloat16|ComplexHalf)'")
+
+
+def _note_missing_kernel(rec, func, e):
+    """A model in float16 or bfloat16 meets a CPU kernel torch does not have for it
+    ("slow_conv2d_cpu" not implemented for 'Half'): the eager trace cannot run it, but
+    trace='fake' runs no kernel.  The error keeps its type and message (torch.onnx.export
+    raises the same); a note says where and what to do, once per exception."""
+    if getattr(e, "_ox_noted", False) or not _NO_KERNEL_FOR.search(str(e)):
+        return
+    e._ox_noted = True
+    name = getattr(getattr(func, "_schema", None), "name", None) or getattr(func, "__name__", "an operator")
+    e.add_note(f"oxport: {name} at {S.user_frame()} in {rec.scope_str()} has no CPU kernel for this dtype "
+               f"in torch {torch.__version__}, so the eager trace cannot run it; "
+               f"oxport.torch.export(..., trace='fake') records the graph without running kernels")
+
+
 def _run_kernel(rec, func, args, kwargs):
     """Run an ATen kernel.  Under trace='fake' a tensor the forward made on the CPU
     (torch.arange(n) with no device, a table built in forward) can meet the meta
@@ -1030,6 +1047,8 @@ def _run_kernel(rec, func, args, kwargs):
     try:
         return func(*args, **kwargs)
     except RuntimeError as e:
+        if not rec.fake:
+            _note_missing_kernel(rec, func, e)
         if not rec.fake or not any(m in str(e) for m in _MIXED_DEVICES):
             raise
     originals = {}
