@@ -168,10 +168,10 @@ class FakeTrace(unittest.TestCase):
             self.assertNotIn("backends:", msg)  # torch's dispatch-key list stays out
             self.assertEqual(os.listdir(tmp), [])
 
-    def same_file_and_runs(self, model, example, dynamic_axes, others):
+    def same_file_and_runs(self, model, example, dynamic_axes, others, opset=None):
         """Eager and fake traces of `model` with dynamic axes write the same bytes, and
         the file matches eager on the example and on `others` (other shapes).  An example
-        is a tensor or a tuple of them."""
+        is a tensor or a tuple of them; `opset`: the export's default when None."""
         def as_args(a):
             return a if isinstance(a, tuple) else (a,)
         with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
@@ -180,7 +180,7 @@ class FakeTrace(unittest.TestCase):
             for mode in ("eager", "fake"):
                 path = os.path.join(tmp, f"{mode}.onnx")
                 oxt.export(model, as_args(example), path, input_names=list(dynamic_axes),
-                           dynamic_axes=dynamic_axes, trace=mode)
+                           dynamic_axes=dynamic_axes, trace=mode, opset_version=opset)
                 with open(path, "rb") as f:
                     files.append(f.read())
             self.assertTrue(files[0] == files[1], "trace='fake' wrote another file")
@@ -325,6 +325,15 @@ class FakeTrace(unittest.TestCase):
                 return x.index_copy(1, torch.tensor([3, 0]), s) * 2
         self.same_file_and_runs(Copy(), (torch.randn(3, 4), torch.randn(3, 2)), {"x": {0: "b"}, "s": {0: "b"}},
                                 [(torch.randn(5, 4), torch.randn(5, 2))])
+
+    def test_stft_with_a_window_made_in_forward_gives_the_same_file(self):
+        """torch.hann_window(n) without a device is a CPU tensor; stft checks its input and
+        window share a device in its own words, which the recorder knows too."""
+        class Magnitude(nn.Module):
+            def forward(self, x):
+                return torch.stft(x, 16, hop_length=4, window=torch.hann_window(16), return_complex=True).abs()
+        self.same_file_and_runs(Magnitude(), torch.randn(1, 64), {"x": {0: "b", 1: "t"}},
+                                [torch.randn(2, 80)], opset=17)
 
     def test_numbers_written_into_a_mask_give_the_same_file(self):
         """Swin's shifted-window mask: numbers written into slices of a tensor made in

@@ -999,6 +999,7 @@ _MIXED_DEVICES = ("found at least two devices", "is not on the expected device m
                   "indices should be either on cpu or on the same device",
                   "meshgrid expects all tensors to have the same device",
                   "expected to be in the same device",  # index_copy with a CPU index
+                  "must be on the same device",  # stft with a window made in forward
                   "Cannot copy out of meta tensor")
 
 
