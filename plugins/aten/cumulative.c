@@ -84,27 +84,33 @@ static int scan_along(ox_sym *g, const ox_api *api, ox_obody *body, size_t ns, c
     return 0;
 }
 
-/* The dim, normalised against self's rank; a rank-0 self is scanned as
- * 1-D (torch accepts dim 0 or -1 there) and reshaped back. */
-static int scan_dim(ox_sym *g, const ox_api *api, ox_vid *x, int64_t *axis, int *rank)
+/* self and its dim, normalised against self's rank; a rank-0 self
+ * (*was_rank0) is scanned as 1-D (torch accepts dim 0 or -1 there) and
+ * reshaped back by scan_result. */
+static int scan_self(ox_sym *g, const ox_api *api, ox_vid *x, int64_t *axis, int *rank,
+                     int *was_rank0)
 {
+    *x = api->arg_tensor(g, "self");
+    if (!*x)
+        return 1;
     int r = api->rank(g, *x);
     if (r < 0)
         return api->fail(g, "the rank of self is not recorded");
     if (at_axis(g, api, "dim", api->arg_int(g, "dim", 0), r == 0 ? 1 : r, axis))
         return 1;
-    if (r == 0) {
-        *x = oxu_unsqueeze(g, api, *x, 0);
-        if (!*x)
-            return 1;
-    }
+    *was_rank0 = r == 0;
+    if (r == 0 && !(*x = oxu_unsqueeze(g, api, *x, 0)))
+        return 1;
     *rank = r == 0 ? 1 : r;
     return 0;
 }
 
-static ox_vid restore_rank0(ox_sym *g, const ox_api *api, ox_vid y, int was_rank0)
+/* A scan's output y as the op returns it: in `want` (the type the scan
+ * computed in may be wider), rank 0 again for a rank-0 self. */
+static ox_vid scan_result(ox_sym *g, const ox_api *api, ox_vid y, ox_dtype want, int was_rank0)
 {
     static const int64_t zero = 0;
+    y = oxu_cast_to(g, api, y, want);
     return was_rank0 ? oxu_squeeze(g, api, y, &zero, 1) : y;
 }
 
@@ -129,11 +135,10 @@ static ox_obody *product_body(ox_sym *g, const ox_api *api, ox_dtype dt, int ran
  * narrow type's range, as torch wraps it. */
 static int sym_cumprod(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
-    int was_rank0 = x && api->rank(g, x) == 0;
+    ox_vid x;
     int64_t axis = 0;
-    int rank = 0;
-    if (!x || scan_dim(g, api, &x, &axis, &rank))
+    int rank = 0, was_rank0 = 0;
+    if (scan_self(g, api, &x, &axis, &rank, &was_rank0))
         return 1;
     if (api->arg_kind(g, "dtype") == OX_ARG_DTYPE)
         x = at_cast(g, api, x, (ox_dtype)api->arg_int(g, "dtype", OX_FLOAT));
@@ -149,8 +154,7 @@ static int sym_cumprod(ox_sym *g, const ox_api *api)
     if (scan_along(g, api, product_body(g, api, dt, rank), 1, &one, prepend(g, api, one, x, axis),
                    axis, rank, 1, &dt, &y))
         return 1;
-    return oxu_set_result_recorded(g, api, 0,
-                                   restore_rank0(g, api, oxu_cast_to(g, api, y, want), was_rank0));
+    return oxu_set_result_recorded(g, api, 0, scan_result(g, api, y, want, was_rank0));
 }
 
 /* ---------------------------------------------------------------- cummax, cummin */
@@ -198,11 +202,10 @@ static ox_obody *extremum_body(ox_sym *g, const ox_api *api, ox_dtype dt, int ra
 
 static int cum_extremum(ox_sym *g, const ox_api *api, int max)
 {
-    ox_vid x = api->arg_tensor(g, "self");
-    int was_rank0 = x && api->rank(g, x) == 0;
+    ox_vid x;
     int64_t axis = 0;
-    int rank = 0;
-    if (!x || scan_dim(g, api, &x, &axis, &rank))
+    int rank = 0, was_rank0 = 0;
+    if (scan_self(g, api, &x, &axis, &rank, &was_rank0))
         return 1;
     ox_dtype want = api->dtype(g, x);
     ox_dtype dt = compare_type(want);
@@ -216,9 +219,9 @@ static int cum_extremum(ox_sym *g, const ox_api *api, int max)
     if (scan_along(g, api, extremum_body(g, api, dt, rank, max), 3, init,
                    prepend(g, api, init[0], x, axis), axis, rank, 2, out_dt, y))
         return 1;
-    if (oxu_set_result_recorded(g, api, 0, restore_rank0(g, api, oxu_cast_to(g, api, y[0], want), was_rank0)))
+    if (oxu_set_result_recorded(g, api, 0, scan_result(g, api, y[0], want, was_rank0)))
         return 1;
-    return oxu_set_result(g, api, 1, restore_rank0(g, api, y[1], was_rank0));
+    return oxu_set_result(g, api, 1, scan_result(g, api, y[1], OX_INT64, was_rank0));
 }
 
 static int sym_cummax(ox_sym *g, const ox_api *api) { return cum_extremum(g, api, 1); }
@@ -255,11 +258,10 @@ static ox_obody *logaddexp_body(ox_sym *g, const ox_api *api, ox_dtype dt, int r
 
 static int sym_logcumsumexp(ox_sym *g, const ox_api *api)
 {
-    ox_vid x = api->arg_tensor(g, "self");
-    int was_rank0 = x && api->rank(g, x) == 0;
+    ox_vid x;
     int64_t axis = 0;
-    int rank = 0;
-    if (!x || scan_dim(g, api, &x, &axis, &rank))
+    int rank = 0, was_rank0 = 0;
+    if (scan_self(g, api, &x, &axis, &rank, &was_rank0))
         return 1;
     ox_dtype want = api->dtype(g, x);
     /* Exp and Log in float32 for float16/bfloat16 (torch has no integer
@@ -272,7 +274,7 @@ static int sym_logcumsumexp(ox_sym *g, const ox_api *api)
     if (scan_along(g, api, logaddexp_body(g, api, dt, rank), 2, init, prepend(g, api, init[0], x, axis),
                    axis, rank, 1, &dt, &y))
         return 1;
-    return oxu_set_result_recorded(g, api, 0, restore_rank0(g, api, oxu_cast_to(g, api, y, want), was_rank0));
+    return oxu_set_result_recorded(g, api, 0, scan_result(g, api, y, want, was_rank0));
 }
 
 static const ox_param_decl p_cumprod[] = {OX_PARAM("self", OX_ARG_TENSOR),
