@@ -9,7 +9,7 @@
  * weights exist once in memory.  Then the decoded message is freed.
  * Large initializers are not read at all when the model comes from a file:
  * the value keeps their file region, which only a writer reads (raw_data:
- * onnx_inline_weights.h, defer_inline; external data: defer_external).
+ * onnx_inline_weights.h; external data: defer_external).
  */
 #include "onnx_read.h"
 
@@ -276,33 +276,46 @@ static bool leaves_dir(rctx *r, const char *path)
            (real[n] != '/' && real[n] != '\0' && !(n == 1 && base[0] == '/'));
 }
 
-/* An initializer's external bytes from OX_IR_MALLOC_THRESHOLD up are not
- * read: the value keeps where they are (*defer, a file-region source as
- * ox_trace_param_file makes), so checking, dumping or diffing a model larger
- * than memory costs its metadata, and writing it again streams the bytes
- * (onnx_write.c).  The region is checked now as a read would (the file opens,
- * is regular, holds it); the writer checks it again before copying. */
-static ox_status defer_external(rctx *r, ox_graph *g, const char *path, uint64_t offset,
-                                uint64_t nbytes, const ox_tensor_source **defer,
-                                ox_tensor_data *out)
+/* An initializer's bytes left where they are: a region of a file, by path
+ * or through the descriptor fd (`path` then names it in messages), which
+ * only a writer reads (onnx_write.c); the tensor holds their count, no
+ * bytes. */
+static ox_status leave_in_file(rctx *r, ox_graph *g, ox_source_kind kind, const char *path, int fd,
+                               uint64_t offset, uint64_t nbytes, const ox_tensor_source **defer,
+                               ox_tensor_data *out)
 {
-    /* the resolved path: a relative one would follow the host's chdir */
-    char *real = realpath(path, NULL);
-    const char *keep = ox_arena_strdup(&g->arena, real ? real : path);
-    free(real);
-    ox_tensor_source *src = keep ? ox_arena_alloc(&g->arena, sizeof(*src)) : NULL;
-    if (!src)
+    ox_tensor_source *src = ox_arena_alloc(&g->arena, sizeof(*src));
+    const char *name = ox_arena_strdup(&g->arena, path);
+    if (!src || !name)
         return room(r);
     memset(src, 0, sizeof *src);
-    src->kind = OX_SOURCE_PATH;
-    src->path = keep;
-    src->fd = -1;
+    src->kind = kind;
+    src->path = name;
+    src->fd = fd;
     src->offset = offset;
     out->data = NULL;
     out->nbytes = nbytes;
     out->owned = false;
     *defer = src;
     return OX_OK;
+}
+
+/* An initializer's external bytes from OX_IR_MALLOC_THRESHOLD up are not
+ * read: the value keeps where they are (*defer, a file-region source as
+ * ox_trace_param_file makes), so checking, dumping or diffing a model larger
+ * than memory costs its metadata, and writing it again streams the bytes.
+ * The region is checked now as a read would (the file opens, is regular,
+ * holds it); the writer checks it again before copying. */
+static ox_status defer_external(rctx *r, ox_graph *g, const char *path, uint64_t offset,
+                                uint64_t nbytes, const ox_tensor_source **defer,
+                                ox_tensor_data *out)
+{
+    /* the resolved path: a relative one would follow the host's chdir */
+    char *real = realpath(path, NULL);
+    ox_status st = leave_in_file(r, g, OX_SOURCE_PATH, real ? real : path, -1, offset, nbytes,
+                                 defer, out);
+    free(real);
+    return st;
 }
 
 static ox_status read_external(rctx *r, ox_graph *g, const Onnx__TensorProto *t, const char *what,
@@ -453,28 +466,6 @@ static ox_status read_strings(rctx *r, ox_graph *g, Onnx__TensorProto *t, const 
 }
 
 /* Decode a TensorProto's type, shape and bytes. */
-/* raw_data the read left in the model file (onnx_inline_weights.h): the
- * value holds a region of the descriptor the graph keeps open. */
-static ox_status defer_inline(rctx *r, ox_graph *g, uint64_t at, uint64_t nbytes,
-                              const ox_tensor_source **defer, ox_tensor_data *out)
-{
-    ox_tensor_source *src = ox_arena_alloc(&g->arena, sizeof(*src));
-    if (!src)
-        return room(r);
-    memset(src, 0, sizeof *src);
-    src->kind = OX_SOURCE_FD;
-    src->fd = r->model_fd;
-    src->path = ox_arena_strdup(&g->arena, r->file); /* for messages */
-    src->offset = at;
-    if (!src->path)
-        return room(r);
-    out->data = NULL;
-    out->nbytes = nbytes;
-    out->owned = false;
-    *defer = src;
-    return OX_OK;
-}
-
 /* Where an initializer's bytes may stay (read_tensor): `out` gets the
  * source when they do; `inline_at` is where its raw_data sits in the model
  * file when the read left it there, else OX_INLINE_KEPT. */
@@ -484,7 +475,7 @@ typedef struct defer_to {
 } defer_to;
 
 /* `defer`: NULL, or where an initializer's large bytes are left as a source
- * instead of read (defer_external, defer_inline). */
+ * instead of read (leave_in_file). */
 static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const char *what,
                              ox_dtype *dt_out, int64_t **dims_out, uint32_t *rank_out,
                              ox_tensor_data *data, const defer_to *defer)
@@ -550,8 +541,9 @@ static ox_status read_tensor(rctx *r, ox_graph *g, Onnx__TensorProto *t, const c
             return rfail(r, OX_EFORMAT, "%s '%s': raw_data has %zu bytes but %s with %llu "
                          "elements needs %llu", what, tname, t->raw_data.len, type_name(dt),
                          (unsigned long long)count, (unsigned long long)nbytes);
-        if (defer && defer->inline_at != OX_INLINE_KEPT)
-            return defer_inline(r, g, defer->inline_at, nbytes, defer->out, data);
+        if (defer && defer->inline_at != OX_INLINE_KEPT) /* onnx_inline_weights.h */
+            return leave_in_file(r, g, OX_SOURCE_FD, r->file, r->model_fd, defer->inline_at,
+                                 nbytes, defer->out, data);
         return take_bytes(g, &t->raw_data, data) == 0 ? OX_OK : room(r);
     }
     /* typed fields: which one holds this type, and how many values (a

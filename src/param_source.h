@@ -25,8 +25,8 @@ typedef struct ox_tensor_source {
     ox_source_kind kind;
     ox_param_read_fn read; /* CALLBACK */
     void *user;
-    const char *path;      /* PATH (in the traced graph's arena) */
-    int fd;                /* FD (the host's) */
+    const char *path;      /* PATH (in the graph's arena); FD: its name for messages, or NULL */
+    int fd;                /* FD (the host's, or one a read graph keeps) */
     uint64_t offset;       /* PATH / FD: where the bytes start in the file */
 } ox_tensor_source;
 
