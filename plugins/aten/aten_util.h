@@ -108,8 +108,7 @@ static inline int at_conv_kernel(ox_sym *g, const ox_api *api, ox_vid w, size_t 
                          wrank);
     *nsp = (size_t)wrank - 2;
     for (size_t i = 0; i < *nsp; i++) {
-        kernel[i] = OXU_API_HAS(api, fixed_size) ? api->fixed_size(g, w, (int)i + 2)
-                                                 : api->size(g, w, (int)i + 2);
+        kernel[i] = oxu_fixed_size(g, api, w, (int)i + 2);
         if (kernel[i] < 0)
             return api->fail(g, "the weight's kernel size along axis %zu is unknown; record the "
                                 "weight's sizes",

@@ -97,7 +97,7 @@ static int sym_conv_tbc(ox_sym *g, const ox_api *api)
     if (api->rank(g, x) != 3 || api->rank(g, w) != 3)
         return api->fail(g, "conv_tbc takes a rank-3 input and weight; got ranks %d and %d",
                          api->rank(g, x), api->rank(g, w));
-    int64_t k = api->fixed_size(g, w, 0); /* kernel_shape: reported if a dynamic axis reaches it */
+    int64_t k = oxu_fixed_size(g, api, w, 0); /* kernel_shape: reported if a dynamic axis reaches it */
     if (k < 0)
         return api->fail(g, "the weight's kernel size (axis 0) is unknown; record the weight's "
                             "sizes");
