@@ -10,11 +10,6 @@
 #include "aten_util.h"
 #include "oxport/plugin_util.h"
 
-static ox_vid cst(ox_sym *g, const ox_api *api, double v, ox_vid like)
-{
-    return oxu_scalar_like(g, api, v, like);
-}
-
 /* arctan(t) for t in [0, 1] in float64 from operators ONNX Runtime runs in
  * float64: three halvings atan(t) = 2 atan(t / (1 + sqrt(1 + t^2))) bring t
  * under tan(pi/32) ~ 0.0985, where the Taylor series to u^17/17 leaves a
@@ -22,7 +17,7 @@ static ox_vid cst(ox_sym *g, const ox_api *api, double v, ox_vid like)
  * halvings' rounding (a few ulps) is what remains. */
 static ox_vid atan_unit_f64(ox_sym *g, const ox_api *api, ox_vid t)
 {
-    ox_vid one = cst(g, api, 1.0, t);
+    ox_vid one = oxu_scalar_like(g, api, 1.0, t);
     ox_vid u = t;
     for (int i = 0; i < 3; i++) {
         ox_vid r = oxu_op1(g, api, "Sqrt", oxu_op2(g, api, "Add", one, oxu_op2(g, api, "Mul", u, u)));
@@ -30,19 +25,19 @@ static ox_vid atan_unit_f64(ox_sym *g, const ox_api *api, ox_vid t)
     }
     ox_vid s = oxu_op2(g, api, "Mul", u, u);
     /* Horner in s: 1 - s/3 + s^2/5 - ... + s^8/17 */
-    ox_vid p = cst(g, api, 1.0 / 17.0, t);
+    ox_vid p = oxu_scalar_like(g, api, 1.0 / 17.0, t);
     for (int k = 7; k >= 0; k--) {
         double c = (k % 2 ? -1.0 : 1.0) / (2.0 * k + 1.0);
-        p = oxu_op2(g, api, "Add", oxu_op2(g, api, "Mul", p, s), cst(g, api, c, t));
+        p = oxu_op2(g, api, "Add", oxu_op2(g, api, "Mul", p, s), oxu_scalar_like(g, api, c, t));
     }
-    return oxu_op2(g, api, "Mul", oxu_op2(g, api, "Mul", u, p), cst(g, api, 8.0, t));
+    return oxu_op2(g, api, "Mul", oxu_op2(g, api, "Mul", u, p), oxu_scalar_like(g, api, 8.0, t));
 }
 
 /* v < 0, or v is -0 (1 / -0 is -inf): the half-plane IEEE atan2 reads from
  * the sign bit, so atan2(0, -0) is pi as torch has it. */
 static ox_vid negative(ox_sym *g, const ox_api *api, ox_vid v)
 {
-    ox_vid zero = cst(g, api, 0.0, v);
+    ox_vid zero = oxu_scalar_like(g, api, 0.0, v);
     return oxu_op2(g, api, "Or", oxu_op2(g, api, "Less", v, zero),
                    oxu_op2(g, api, "Less", oxu_op1(g, api, "Reciprocal", v), zero));
 }
@@ -62,11 +57,12 @@ ox_vid at_atan2(ox_sym *g, const ox_api *api, ox_vid y, ox_vid x)
                           oxu_op2(g, api, "Or", oxu_op2(g, api, "Less", lo, hi),
                                   oxu_op1(g, api, "IsNaN", oxu_op2(g, api, "Add", lo, hi))));
     ox_dtype dt = api->dtype(g, y);
-    ox_vid both = oxu_cast(g, api, oxu_op2(g, api, "Greater", hi, cst(g, api, 0.0, hi)), dt);
+    ox_vid both = oxu_cast(g, api, oxu_op2(g, api, "Greater", hi, oxu_scalar_like(g, api, 0.0, hi)), dt);
     ox_vid t = oxu_where(g, api, same, both, oxu_op2(g, api, "Div", lo, hi));
     ox_vid a = dt == OX_DOUBLE ? atan_unit_f64(g, api, t) : oxu_op1(g, api, "Atan", t);
-    a = oxu_where(g, api, swap, oxu_op2(g, api, "Sub", cst(g, api, M_PI / 2, a), a), a);
-    a = oxu_where(g, api, negative(g, api, x), oxu_op2(g, api, "Sub", cst(g, api, M_PI, a), a), a);
+    a = oxu_where(g, api, swap, oxu_op2(g, api, "Sub", oxu_scalar_like(g, api, M_PI / 2, a), a), a);
+    a = oxu_where(g, api, negative(g, api, x),
+                  oxu_op2(g, api, "Sub", oxu_scalar_like(g, api, M_PI, a), a), a);
     return oxu_where(g, api, negative(g, api, y), oxu_op1(g, api, "Neg", a), a);
 }
 
